@@ -1,0 +1,286 @@
+/*
+ * ringlog.h - the producer API: record events into a ringlog session.
+ *
+ *   #include <ringlog.h>
+ *
+ *   rlog_attach(NULL);                    // $RINGLOG_SESSION, else "default"
+ *   uint64_t v[2] = { 42, 7 };
+ *   rlog_write(1024, v, sizeof v);        // ID 1024, 16-byte payload, timestamped
+ *   if (rlog_enabled(3))                  // category 3 on in the session's mask?
+ *       rlog_write_flagged(1025, 3, v, 8);
+ *
+ * Link with -lringlog (pkg-config ringlog).  Every function is safe to call
+ * when no session exists: writes are then no-ops that return 0 and the
+ * application runs on.  Tracing never blocks, never allocates on the write
+ * path and never fails loudly: an event that cannot be stored is counted as
+ * lost in the session and reported in the log as a DATA_LOSS record.
+ *
+ * The write path is inline (below) so that the application compiles it: it
+ * loads the session's enable mask, sets the thread's in-write flag, reads the
+ * tick counter, checks space, stores the record and release-stores the
+ * buffer's new write offset.  No lock, no atomic read-modify-write, no
+ * syscall.  Everything else (the first write of a thread, a full buffer, a
+ * time sync, losses) is in the library's slow path.
+ *
+ * Return values of the write functions:
+ *   1            the event is in the thread's buffer and will reach the log
+ *   0            not recorded and not counted: no session, or the session is
+ *                paused (enable mask 0) or stopping
+ *   -ENOBUFS     dropped and counted lost: no free buffer in the pool
+ *   -EBUSY       dropped and counted lost: the write interrupted another
+ *                write of the same thread (a signal handler)
+ *   -EMSGSIZE    not recorded, not counted: the record cannot fit in a buffer
+ *   -EINVAL      not recorded, not counted: ID reserved or above 16383
+ * An event counts as emitted when a write returns 1, -ENOBUFS or -EBUSY;
+ * emitted = written + lost holds exactly for every session.
+ */
+#ifndef RINGLOG_H
+#define RINGLOG_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+/* __rdtsc() is a compiler intrinsic (GCC and Clang), the only portable way
+ * to read the time-stamp counter without inline assembly. */
+#include <x86intrin.h>
+#define RLOG__HAVE_TSC 1
+#else
+#define RLOG__HAVE_TSC 0
+#endif
+
+#include "ringlog/abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define RLOG__EXPORT __attribute__((visibility("default")))
+/* Branch hints are a GCC/Clang extension; without them the fast path is the
+ * same code with a worse layout. */
+#define RLOG__LIKELY(x)   __builtin_expect(!!(x), 1)
+#define RLOG__UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Initial-exec TLS: one %fs-relative load even from a -fPIC plugin, instead
+ * of a __tls_get_addr call.  A GCC/Clang attribute; without it the access is
+ * correct, only slower. */
+#define RLOG__TLS_IE __attribute__((tls_model("initial-exec")))
+#else
+#define RLOG__TLS_IE
+#define RLOG__EXPORT
+#define RLOG__LIKELY(x)   (x)
+#define RLOG__UNLIKELY(x) (x)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Session attachment                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * rlog_attach - attach this process to a session.
+ * @name: session name; NULL means $RINGLOG_SESSION, or "default" if unset.
+ *
+ * Maps the session's shared-memory region and validates its header.  A
+ * process is attached to at most one session; attaching again first detaches.
+ * Threads get their buffers lazily, at their first write.
+ *
+ * Returns 0, or:
+ *   -EINVAL   the name is not a valid session name
+ *   -ENOENT   no such session (writes stay no-ops; call again later)
+ *   -EPROTO   the region has another ABI version or an inconsistent header
+ *   -EACCES   the region belongs to another user
+ *   -ENOMEM   the region could not be mapped
+ */
+RLOG__EXPORT int rlog_attach(const char *name);
+
+/*
+ * rlog_detach - stop recording in this process.
+ *
+ * Hands the calling thread's buffer to the daemon; later writes from any
+ * thread are no-ops.  Other threads' buffers are handed over when those
+ * threads exit, or drained by the daemon at stop.  The mapping is kept (a
+ * thread may still be inside a write), so detaching does not free memory.
+ * Returns 0, or -ENOENT if the process was not attached.
+ */
+RLOG__EXPORT int rlog_detach(void);
+
+/*
+ * rlog_flush_thread - hand the calling thread's current buffer to the daemon
+ * now, instead of when it is full.  Useful before a long idle period.
+ * Returns 0 (also when the thread has no buffer), or -ENOENT if detached.
+ */
+RLOG__EXPORT int rlog_flush_thread(void);
+
+/*
+ * rlog_stats - this process's view of its own thread: events written and
+ * lost by the calling thread since it first wrote.
+ */
+struct rlog_thread_stats {
+	uint64_t events_written; /* writes that returned 1 */
+	uint64_t events_lost;    /* writes that returned -ENOBUFS or -EBUSY */
+	uint64_t bytes_lost;     /* record bytes of those */
+};
+/* Fills *out for the calling thread.  Returns 0, or -EINVAL if out is NULL. */
+RLOG__EXPORT int rlog_thread_stats(struct rlog_thread_stats *out);
+
+/* ------------------------------------------------------------------ */
+/* Internals the inline write path needs.  Not API: may change with the  */
+/* library's soname.                                                    */
+/* ------------------------------------------------------------------ */
+
+struct rlog__thread {
+	uint8_t *pos;                 /* next byte to write; NULL: no buffer */
+	uint8_t *end;                 /* end of the current buffer */
+	uint8_t *base;                /* start of the current buffer */
+	_Atomic uint32_t *write_off;  /* &descriptor->write_off of the buffer */
+	_Atomic uint32_t *busy;       /* &slot->busy; NULL until the thread has a slot */
+	_Atomic uint64_t *mask;       /* enable mask of the region the slot is in */
+	uint64_t last;                /* 64-bit tick time of the last record */
+	uint64_t written;             /* events this thread wrote (for rlog_thread_stats) */
+};
+
+/* The thread's state.  The initial-exec TLS model makes this one
+ * %fs-relative access from the application and from the library. */
+extern _Thread_local struct rlog__thread rlog__thread RLOG__EXPORT RLOG__TLS_IE;
+
+/* Points at the session's enable mask, or at a word that is always 0. */
+extern _Atomic uint64_t *_Atomic rlog__mask RLOG__EXPORT;
+
+/* Non-zero when the session's tick source is the TSC. */
+extern _Atomic int rlog__tick_tsc RLOG__EXPORT;
+
+/* The slow path: called with the thread's busy flag set (or without a
+ * slot).  Same arguments and results as rlog__write. */
+RLOG__EXPORT int rlog__write_slow(uint32_t hdr, uint32_t flagword, const void *payload,
+				  size_t len, uint64_t now);
+
+/* Counts a write that found the busy flag set (signal-handler nesting). */
+RLOG__EXPORT int rlog__write_nested(uint32_t hdr, size_t len);
+
+static inline uint64_t rlog__now(void)
+{
+#if RLOG__HAVE_TSC
+	if (RLOG__LIKELY(atomic_load_explicit(&rlog__tick_tsc, memory_order_relaxed)))
+		return __rdtsc();
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The write path.  hdr carries ID (FLAGGED for a flagged record), Length and
+ * the timestamp bit; flagword is (flag << 16 | real ID) for FLAGGED.
+ *
+ * Ordering, in this function and against the daemon (src/daemon/drain.c):
+ *   busy = 1        then the decisive load of the thread's own region mask
+ *                   (t->mask; the slow path returns 0 or rebinds the thread
+ *                   to a new session when it reads 0): the daemon's stop sequence
+ *                   (mask = 0; membarrier(GLOBAL); wait busy == 0) pairs with
+ *                   this order; a signal fence keeps the compiler from
+ *                   swapping the two, membarrier does it for the CPU.
+ *   record stores   then store_release(write_off): pairs with the daemon's
+ *                   load_acquire(write_off) before it reads the bytes.
+ *   busy = 0        release: pairs with the daemon's load_acquire(busy).
+ */
+static inline int rlog__write(uint32_t hdr, uint32_t flagword, const void *payload, size_t len)
+{
+	/* Fast exit while no session is attached, or it is paused or stopping. */
+	_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask, memory_order_relaxed);
+	if (RLOG__UNLIKELY(atomic_load_explicit(m, memory_order_relaxed) == 0))
+		return 0;
+	struct rlog__thread *t = &rlog__thread;
+	_Atomic uint32_t *busy = t->busy;
+	if (RLOG__UNLIKELY(busy == NULL))
+		return rlog__write_slow(hdr, flagword, payload, len, 0);
+	if (RLOG__UNLIKELY(atomic_load_explicit(busy, memory_order_relaxed)))
+		return rlog__write_nested(hdr, len);
+	atomic_store_explicit(busy, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	uint64_t now = rlog__now();
+	size_t flagbytes = (hdr >> RLOG_HDR_ID_SHIFT & RLOG_HDR_ID_MASK) == RLOG_ID_FLAGGED ? 4 : 0;
+	size_t size = (8 + flagbytes + len + 3) & ~(size_t)3;
+	uint8_t *p = t->pos;
+	if (RLOG__UNLIKELY(p == NULL || len > RLOG_MAX_PAYLOAD ||
+			   now - t->last >= (UINT64_C(1) << 31) || (size_t)(t->end - p) < size ||
+			   atomic_load_explicit(t->mask, memory_order_relaxed) == 0))
+		return rlog__write_slow(hdr, flagword, payload, len, now);
+	uint32_t hw[2] = { hdr, (uint32_t)now };
+	memcpy(p, hw, 8);
+	p += 8;
+	if (flagbytes) {
+		memcpy(p, &flagword, 4);
+		p += 4;
+	}
+	if (len & 3) {
+		uint32_t zero = 0; /* the fill bytes are zero: no stale bytes leak into the log */
+		memcpy(p + (len & ~(size_t)3), &zero, 4);
+	}
+	memcpy(p, payload, len);
+	t->pos += size;
+	t->last = now;
+	t->written++;
+	atomic_store_explicit(t->write_off, (uint32_t)(t->pos - t->base), memory_order_release);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(busy, 0, memory_order_release);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing events                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * rlog_enabled - is category cat (0..63) enabled in the session?
+ * One load and a test: call it before preparing an expensive payload.
+ * Returns false when no session is attached or cat > 63.
+ */
+static inline bool rlog_enabled(unsigned cat)
+{
+	_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask, memory_order_relaxed);
+	return cat < 64 && (atomic_load_explicit(m, memory_order_relaxed) >> cat & 1u) != 0;
+}
+
+/*
+ * rlog_write - record a time-stamped event.
+ * @id:      event ID, RLOG_ID_RAW_U8 (16) .. RLOG_ID_MAX (16383); application
+ *           IDs start at RLOG_ID_USER_MIN (1024)
+ * @payload: len bytes to copy into the record (may be NULL if len is 0)
+ * @len:     payload length, at most 65535 and what fits in a buffer
+ * Returns 1, 0, -ENOBUFS, -EBUSY, -EMSGSIZE or -EINVAL (see the top of this
+ * file).  Async-signal-safe.
+ */
+static inline int rlog_write(unsigned id, const void *payload, size_t len)
+{
+	if (RLOG__UNLIKELY(id < RLOG_ID_RAW_U8 || id > RLOG_ID_MAX))
+		return -EINVAL;
+	return rlog__write(((uint32_t)id << RLOG_HDR_ID_SHIFT) | (uint32_t)(len & 0xffffu) |
+				   RLOG_HDR_TIMESTAMP_BIT,
+			   0, payload, len);
+}
+
+/*
+ * rlog_write_flagged - record a time-stamped event with a 16-bit flag
+ * (CeLog's CeLogData with fFlagged).  The record's header ID is FLAGGED and
+ * the real ID and the flag follow the timestamp.
+ * Same arguments and results as rlog_write, plus @flag.
+ */
+static inline int rlog_write_flagged(unsigned id, uint16_t flag, const void *payload, size_t len)
+{
+	if (RLOG__UNLIKELY(id < RLOG_ID_RAW_U8 || id > RLOG_ID_MAX))
+		return -EINVAL;
+	return rlog__write(((uint32_t)RLOG_ID_FLAGGED << RLOG_HDR_ID_SHIFT) |
+				   (uint32_t)(len & 0xffffu) | RLOG_HDR_TIMESTAMP_BIT,
+			   (uint32_t)flag << 16 | id, payload, len);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGLOG_H */

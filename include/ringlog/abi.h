@@ -1,0 +1,277 @@
+/*
+ * ringlog/abi.h - the on-disk and shared-memory layouts (ABI version 1).
+ *
+ * Everything here is a fixed-width, little-endian layout shared between
+ * processes (the session region) or written to disk (log files).  Every
+ * struct is static-asserted to the size and offsets documented byte by byte
+ * in docs/FORMAT.md; tests/test_abi.c checks the same numbers against that
+ * document.  Change a layout only together with RLOG_SHM_ABI_VERSION or
+ * RLOG_FILE_VERSION_MAJOR/MINOR and docs/FORMAT.md.
+ *
+ * The event record (CeLog's CEL_HEADER, kept bit for bit):
+ *
+ *   bit 31        30        29 ............ 16   15 ............ 0
+ *   +-----------+---------+-------------------+------------------+
+ *   | fTimeStamp| reserved|  ID (14 bits)     |  Length (16 bits)|
+ *   +-----------+---------+-------------------+------------------+
+ *   +4  u32 timestamp            only if fTimeStamp
+ *   +.. u16 real ID, u16 flag    only if ID == RLOG_ID_FLAGGED
+ *   +.. payload, Length bytes
+ *   +.. 0-3 fill bytes to the next 4-byte boundary
+ *
+ * Length counts the payload only.
+ */
+#ifndef RINGLOG_ABI_H
+#define RINGLOG_ABI_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdatomic.h>
+
+/* ------------------------------------------------------------------ */
+/* Event record header                                                 */
+/* ------------------------------------------------------------------ */
+
+#define RLOG_HDR_LENGTH_MASK   0x0000ffffu  /* bits 0-15: payload bytes */
+#define RLOG_HDR_ID_SHIFT      16           /* bits 16-29: event ID */
+#define RLOG_HDR_ID_MASK       0x3fffu
+#define RLOG_HDR_RESERVED_BIT  0x40000000u  /* bit 30: must be 0 */
+#define RLOG_HDR_TIMESTAMP_BIT 0x80000000u  /* bit 31: fTimeStamp */
+
+#define RLOG_MAX_PAYLOAD       0xffffu      /* Length is 16 bits */
+
+/* Reserved event IDs.  IDs below RLOG_ID_USER_MIN are ringlog's own. */
+#define RLOG_ID_INVALID        0     /* never written: catches zeroed memory */
+#define RLOG_ID_LOG_MARKER     1     /* tick frequency + wall clock; first in every file */
+#define RLOG_ID_DATA_LOSS      2     /* written by the daemon only (seed 000) */
+#define RLOG_ID_FLAGGED        3     /* real ID and flag follow the timestamp */
+#define RLOG_ID_TIME_SYNC      4     /* full 64-bit tick time */
+#define RLOG_ID_RAW_U8         16    /* RAW_*: payload is an array of one C type */
+#define RLOG_ID_RAW_I8         17
+#define RLOG_ID_RAW_U16        18
+#define RLOG_ID_RAW_I16        19
+#define RLOG_ID_RAW_U32        20
+#define RLOG_ID_RAW_I32        21
+#define RLOG_ID_RAW_U64        22
+#define RLOG_ID_RAW_I64        23
+#define RLOG_ID_RAW_DOUBLE     24
+#define RLOG_ID_RAW_STRING     25    /* UTF-8 bytes, no terminator */
+#define RLOG_ID_COUNTER        32    /* reserved: counter deltas (counters part, not yet emitted) */
+#define RLOG_ID_EVENT_SCHEMA   33    /* reserved: self-describing events (not yet emitted) */
+#define RLOG_ID_THREAD_NAME    34    /* reserved (not yet emitted) */
+#define RLOG_ID_PROCESS_NAME   35    /* reserved (not yet emitted) */
+#define RLOG_ID_SPAN_BEGIN     36    /* reserved (not yet emitted) */
+#define RLOG_ID_SPAN_END       37    /* reserved (not yet emitted) */
+#define RLOG_ID_USER_MIN       1024  /* first application ID */
+#define RLOG_ID_MAX            16383 /* last ID that fits in 14 bits */
+
+/* LOG_MARKER payload (Length >= 112; readers ignore bytes past 112). */
+struct rlog_log_marker {
+	uint64_t tick_freq_hz;      /* ticks per second of the timestamps */
+	uint64_t sync_ticks;        /* a 64-bit tick time ... */
+	uint64_t sync_realtime_ns;  /* ... and CLOCK_REALTIME at that moment, ns since 1970 */
+	uint64_t sync_monotonic_ns; /* ... and CLOCK_MONOTONIC_RAW at that moment */
+	uint32_t tick_source;       /* RLOG_TICK_TSC or RLOG_TICK_MONOTONIC */
+	uint32_t buffer_size;       /* session buffer size in bytes */
+	uint32_t buffer_count;      /* session buffers in the pool */
+	uint32_t reserved;          /* 0 */
+	char session_name[64];      /* NUL-padded, not necessarily NUL-terminated */
+};
+_Static_assert(sizeof(struct rlog_log_marker) == 112, "LOG_MARKER payload is 112 bytes");
+
+#define RLOG_TICK_TSC        1  /* x86 time-stamp counter (constant and nonstop) */
+#define RLOG_TICK_MONOTONIC  2  /* CLOCK_MONOTONIC in nanoseconds (tick_freq_hz 1e9) */
+
+/* DATA_LOSS payload (Length >= 24). */
+struct rlog_data_loss {
+	uint64_t events;   /* events lost */
+	uint64_t bytes;    /* record bytes those events would have taken */
+	uint32_t cause;    /* RLOG_LOSS_* */
+	uint32_t reserved; /* 0 */
+};
+_Static_assert(sizeof(struct rlog_data_loss) == 24, "DATA_LOSS payload is 24 bytes");
+
+#define RLOG_LOSS_NO_BUFFER  1  /* no free buffer in the pool (discard mode) */
+#define RLOG_LOSS_NESTED     2  /* a write interrupted a write (signal handler) */
+#define RLOG_LOSS_CORRUPT    3  /* a buffer in shared memory failed validation */
+#define RLOG_LOSS_LOG_WRITE  4  /* the log file could not be written (full disk) */
+#define RLOG_LOSS_NO_SLOT    5  /* no producer slot left for the thread */
+
+/* TIME_SYNC payload: one u64, the full 64-bit tick time of the record. */
+
+/* ------------------------------------------------------------------ */
+/* Log file                                                            */
+/* ------------------------------------------------------------------ */
+
+#define RLOG_FILE_MAGIC          "RLOGFILE"   /* 8 bytes, no NUL */
+#define RLOG_FILE_VERSION_MAJOR  1
+#define RLOG_FILE_VERSION_MINOR  0
+
+struct rlog_file_header {
+	char magic[8];          /* "RLOGFILE" */
+	uint16_t version_major; /* readers refuse another major */
+	uint16_t version_minor; /* additive changes only */
+	uint32_t header_size;   /* bytes to the first block, >= 64 */
+	uint64_t created_realtime_ns; /* when the daemon created the file */
+	uint32_t flags;         /* 0 */
+	uint32_t reserved0;     /* 0 */
+	uint8_t reserved[32];   /* 0 */
+};
+_Static_assert(sizeof(struct rlog_file_header) == 64, "file header is 64 bytes");
+
+#define RLOG_BLOCK_MAGIC        0x4b424c52u  /* "RLBK" in file byte order */
+#define RLOG_BLOCK_FLAG_DAEMON  0x0001u      /* records synthesised by the daemon */
+
+struct rlog_block_header {
+	uint32_t magic;       /* RLOG_BLOCK_MAGIC */
+	uint16_t header_size; /* 48 */
+	uint16_t flags;       /* RLOG_BLOCK_FLAG_* */
+	uint64_t seq;         /* 0, 1, 2, ... in file order */
+	uint32_t pid;         /* producer process */
+	uint32_t tid;         /* producer thread */
+	uint64_t base_time;   /* 64-bit ticks: the time reference before the first record */
+	uint32_t data_size;   /* record bytes after this header, a multiple of 4 */
+	uint32_t record_count;/* records in the data, TIME_SYNC included */
+	uint32_t crc32;       /* zlib crc32 of bytes 0..39 of this header, then the data */
+	uint32_t reserved;    /* 0 */
+};
+_Static_assert(sizeof(struct rlog_block_header) == 48, "block header is 48 bytes");
+_Static_assert(offsetof(struct rlog_block_header, crc32) == 40, "crc32 at +40");
+
+/* ------------------------------------------------------------------ */
+/* Shared-memory session region                                        */
+/* ------------------------------------------------------------------ */
+
+#define RLOG_SHM_MAGIC         0x314d4853474f4c52ull /* "RLOGSHM1" */
+#define RLOG_SHM_ABI_VERSION   1
+#define RLOG_SHM_PREFIX        "/ringlog."   /* shm_open name = prefix + lower-case name */
+#define RLOG_NAME_MAX          64
+#define RLOG_PATH_MAX          1024
+
+/* Session states (rlog_shm_header.state). */
+#define RLOG_STATE_CREATING  0  /* header not ready: producers stay away */
+#define RLOG_STATE_ACTIVE    1
+#define RLOG_STATE_STOPPING  2  /* daemon draining; producers no-op */
+#define RLOG_STATE_STOPPED   3  /* final statistics valid; region unlinked */
+#define RLOG_STATE_FAILED    4  /* daemon could not start; see the daemon log */
+
+/* Log file modes (rlog_shm_header.log_file_mode); only SEQUENTIAL is built. */
+#define RLOG_MODE_SEQUENTIAL 0
+
+/*
+ * Statistics the daemon publishes (relaxed stores; readers may see a
+ * mixture of two passes while the session runs; exact after STOPPED).
+ */
+struct rlog_shm_stats {
+	_Atomic uint64_t events_written;   /* application records written to the file */
+	_Atomic uint64_t bytes_written;    /* record bytes of those */
+	_Atomic uint64_t buffers_written;  /* thread blocks written to the file */
+	_Atomic uint64_t events_lost;      /* total, every cause (final at STOPPED) */
+	_Atomic uint64_t bytes_lost;       /* total, every cause (final at STOPPED) */
+	_Atomic uint64_t log_buffers_lost; /* blocks the file could not take (ETW LogBuffersLost) */
+	_Atomic uint64_t corrupt_buffers;  /* buffers that failed validation */
+	_Atomic uint64_t file_bytes;       /* bytes in the log file */
+	_Atomic uint64_t wakeups;          /* fill-event wake-ups the daemon received */
+	_Atomic uint64_t passes;           /* drain passes */
+	uint64_t reserved[6];              /* 0 */
+};
+_Static_assert(sizeof(struct rlog_shm_stats) == 128, "stats are 128 bytes");
+
+struct rlog_shm_header {
+	/* +0: identity and geometry, written once by the creator before state
+	 * becomes ACTIVE (release) and never changed after. */
+	uint64_t magic;            /* RLOG_SHM_MAGIC */
+	uint32_t abi_version;      /* RLOG_SHM_ABI_VERSION */
+	uint32_t header_size;      /* sizeof(struct rlog_shm_header) */
+	uint64_t region_size;      /* bytes in the whole region */
+	uint32_t buffer_size;      /* bytes per buffer (BufferSize) */
+	uint32_t buffer_count;     /* buffers in the pool (MaximumBuffers) */
+	uint32_t slot_count;       /* producer slots */
+	uint32_t high_water;       /* buffers in use at which a producer wakes the daemon */
+	uint64_t desc_offset;      /* -> struct rlog_shm_desc[buffer_count] */
+	uint64_t slot_offset;      /* -> struct rlog_shm_slot[slot_count] */
+	uint64_t free_offset;      /* -> _Atomic uint64_t free bitmap[(buffer_count+63)/64] */
+	uint64_t buffers_offset;   /* -> buffer_count * buffer_size bytes, page aligned */
+	/* +72: clock, as in the LOG_MARKER */
+	uint64_t tick_freq_hz;
+	uint64_t sync_ticks;
+	uint64_t sync_realtime_ns;
+	uint64_t sync_monotonic_ns;
+	uint32_t tick_source;      /* RLOG_TICK_* */
+	uint32_t log_file_mode;    /* RLOG_MODE_* */
+	uint32_t flush_timer_ms;   /* 0: flush only full buffers */
+	uint32_t daemon_pid;       /* capture daemon (LoggerThreadId) */
+	uint64_t reserved0;        /* 0 */
+	/* +128 */
+	char name[RLOG_NAME_MAX + 8];      /* display name, NUL-terminated */
+	char log_file[RLOG_PATH_MAX];      /* absolute path of the log file */
+	uint8_t pad0[1280 - 128 - 72 - RLOG_PATH_MAX];
+	/* +1280: read by every producer on every event: alone on its line */
+	_Atomic uint64_t enable_mask;      /* 0 pauses the session; bit n enables category n */
+	uint8_t pad1[56];
+	/* +1344: control words */
+	_Atomic uint32_t state;            /* RLOG_STATE_*; futex for `ringlog stop` */
+	_Atomic uint32_t fill_waiting;     /* fSetEvent: 1 while the daemon sleeps; its futex */
+	_Atomic uint32_t stop_requested;   /* set by `ringlog stop` */
+	_Atomic uint32_t flush_requested;  /* set by a flush request: drain partial buffers */
+	_Atomic uint64_t orphan_lost_events; /* losses of threads that found no slot */
+	_Atomic uint64_t orphan_lost_bytes;
+	uint8_t pad2[32];
+	/* +1408 */
+	struct rlog_shm_stats stats;
+	/* +1536 */
+	char last_error[256];      /* daemon's last error, NUL-terminated; "" if none */
+	/* +1792 */
+	uint8_t reserved[4096 - 1792];
+};
+_Static_assert(sizeof(struct rlog_shm_header) == 4096, "session header is one page");
+_Static_assert(offsetof(struct rlog_shm_header, name) == 128, "name at +128");
+_Static_assert(offsetof(struct rlog_shm_header, enable_mask) == 1280, "mask at +1280");
+_Static_assert(offsetof(struct rlog_shm_header, state) == 1344, "control at +1344");
+_Static_assert(offsetof(struct rlog_shm_header, stats) == 1408, "stats at +1408");
+_Static_assert(offsetof(struct rlog_shm_header, last_error) == 1536, "last_error at +1536");
+
+/* Buffer states (rlog_shm_desc.state). */
+#define RLOG_BUF_FREE   0  /* in the free bitmap */
+#define RLOG_BUF_OWNED  1  /* a producer thread writes it */
+#define RLOG_BUF_FULL   2  /* handed to the daemon */
+
+/*
+ * One descriptor per buffer.  The owning producer writes every field but
+ * state-after-FULL; the daemon reads them and, when the buffer is drained,
+ * sets state FREE and its bit in the free bitmap.
+ */
+struct rlog_shm_desc {
+	_Atomic uint32_t state;     /* RLOG_BUF_* */
+	_Atomic uint32_t write_off; /* committed bytes (release-stored per event) */
+	uint32_t pid;               /* owner process */
+	uint32_t tid;               /* owner thread */
+	uint32_t slot;              /* owner's producer slot */
+	uint32_t reserved0;         /* 0 */
+	uint64_t seq;               /* this slot's buffer sequence: 0, 1, 2, ... */
+	uint64_t base_time;         /* 64-bit ticks before the first record */
+	uint64_t lost_events[2];    /* owner's cumulative losses at take: [0] no buffer, [1] nested */
+	uint64_t lost_bytes[2];
+	uint8_t pad[128 - 72];
+};
+_Static_assert(sizeof(struct rlog_shm_desc) == 128, "descriptor is 128 bytes");
+
+/* Producer slot states. */
+#define RLOG_SLOT_FREE    0
+#define RLOG_SLOT_ACTIVE  1
+#define RLOG_SLOT_EXITED  2  /* thread gone; daemon reports final losses, then frees */
+
+/* One slot per producer thread; one cache line, written by its thread only. */
+struct rlog_shm_slot {
+	_Atomic uint32_t state;       /* RLOG_SLOT_*; claimed by CAS FREE -> ACTIVE */
+	_Atomic uint32_t busy;        /* 1 while the thread is inside a write */
+	uint32_t pid;
+	uint32_t tid;
+	_Atomic uint64_t lost_events[2]; /* cumulative: [0] no buffer, [1] nested */
+	_Atomic uint64_t lost_bytes[2];
+	_Atomic uint64_t buffers_taken;  /* next descriptor seq */
+	uint8_t pad[8];
+};
+_Static_assert(sizeof(struct rlog_shm_slot) == 64, "slot is one cache line");
+
+#endif /* RINGLOG_ABI_H */

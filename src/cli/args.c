@@ -1,0 +1,25 @@
+#include "args.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (s == NULL || *s == '\0' || !isxdigit((unsigned char)s[0]))
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+void cli_kv_u64(const char *key, uint64_t v)
+{
+	printf("%s: %" PRIu64 "\n", key, v);
+}

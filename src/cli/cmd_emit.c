@@ -1,0 +1,102 @@
+/*
+ * cmd_emit.c - `ringlog emit NAME ID [--count N] [--payload HEX] [--flag F]`:
+ * write events from a shell script (a marker between the phases of a job,
+ * as logger(1) does for syslog).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli.h"
+#include "ringlog.h"
+
+#define USAGE "usage: ringlog emit NAME ID [--count N] [--payload HEX] [--flag F]"
+
+static int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int cmd_emit(int argc, char **argv)
+{
+	const char *name = NULL, *id_s = NULL, *hex = "";
+	uint64_t count = 1, id, flag = 0;
+	bool flagged = false;
+	for (int i = 1; i < argc; i++) {
+		bool has_val = i + 1 < argc;
+		if (strcmp(argv[i], "--count") == 0 && has_val) {
+			if (!cli_parse_u64(argv[++i], 0, UINT64_C(1) << 40, &count))
+				return cli_error("emit: --count '%s': expected a number", argv[i]);
+		} else if (strcmp(argv[i], "--payload") == 0 && has_val) {
+			hex = argv[++i];
+		} else if (strcmp(argv[i], "--flag") == 0 && has_val) {
+			if (!cli_parse_u64(argv[++i], 0, 65535, &flag))
+				return cli_error("emit: --flag '%s': expected 0 to 65535", argv[i]);
+			flagged = true;
+		} else if (argv[i][0] == '-' && !isdigit((unsigned char)argv[i][1])) {
+			cli_error("emit: unknown or incomplete option '%s'", argv[i]);
+			fprintf(stderr, "%s\n", USAGE);
+			return 2;
+		} else if (name == NULL) {
+			name = argv[i];
+		} else if (id_s == NULL) {
+			id_s = argv[i];
+		} else {
+			cli_error("emit: unexpected argument '%s'", argv[i]);
+			return 2;
+		}
+	}
+	if (name == NULL || id_s == NULL) {
+		cli_error("emit: missing %s", name == NULL ? "session NAME" : "event ID");
+		fprintf(stderr, "%s\n", USAGE);
+		return 2;
+	}
+	if (!cli_parse_u64(id_s, RLOG_ID_RAW_U8, RLOG_ID_MAX, &id))
+		return cli_error("emit: ID '%s': expected %d to %d (IDs below %d are reserved)", id_s,
+				 RLOG_ID_RAW_U8, RLOG_ID_MAX, RLOG_ID_RAW_U8);
+	size_t hl = strlen(hex);
+	if (hl % 2 != 0 || hl / 2 > RLOG_MAX_PAYLOAD)
+		return cli_error("emit: --payload: expected an even number of hex digits, at most "
+				 "65535 bytes");
+	static uint8_t payload[RLOG_MAX_PAYLOAD];
+	for (size_t i = 0; i < hl / 2; i++) {
+		int hi = hex_value((unsigned char)hex[2 * i]), lo = hex_value((unsigned char)hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return cli_error("emit: --payload: '%c%c' is not a hex byte", hex[2 * i],
+					 hex[2 * i + 1]);
+		payload[i] = (uint8_t)(hi << 4 | lo);
+	}
+	int err = rlog_attach(name);
+	if (err == -EINVAL)
+		return cli_error("emit: invalid session name '%s'", name);
+	if (err == -ENOENT)
+		return cli_error("emit: no session named '%s'", name);
+	if (err < 0)
+		return cli_error("emit: %s: %s", name, strerror(-err));
+	uint64_t written = 0, lost = 0, off = 0;
+	for (uint64_t i = 0; i < count; i++) {
+		int r = flagged ? rlog_write_flagged((unsigned)id, (uint16_t)flag, payload, hl / 2)
+				: rlog_write((unsigned)id, payload, hl / 2);
+		if (r == 1)
+			written++;
+		else if (r == -ENOBUFS || r == -EBUSY)
+			lost++;
+		else if (r == 0)
+			off++;
+		else {
+			rlog_detach();
+			return cli_error("emit: %s", strerror(-r));
+		}
+	}
+	rlog_detach();
+	printf("emitted: %llu\nwritten: %llu\nlost: %llu\n", (unsigned long long)(written + lost),
+	       (unsigned long long)written, (unsigned long long)lost);
+	if (off)
+		return cli_error("emit: %s: %llu events not recorded: the session is paused or "
+				 "stopping", name, (unsigned long long)off);
+	return 0;
+}

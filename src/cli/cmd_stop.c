@@ -1,0 +1,26 @@
+/*
+ * cmd_stop.c - `ringlog stop NAME`: drain everything, close the file,
+ * remove the session, print the final statistics.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+#include "control.h"
+
+int cmd_stop(int argc, char **argv)
+{
+	if (argc != 2) {
+		cli_error("stop: usage: ringlog stop NAME");
+		return 2;
+	}
+	struct ctl_result res;
+	if (ctl_stop(argv[1], &res) != 0)
+		return 1;
+	printf("session: %s\nfile: %s\n", res.name, res.log_file);
+	ctl_stats_print(&res.stats);
+	if (res.last_error[0]) {
+		cli_error("stop: %s: %s", res.name, res.last_error);
+		return 1;
+	}
+	return 0;
+}

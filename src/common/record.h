@@ -1,0 +1,147 @@
+/*
+ * record.h - encoding and decoding of one event record (CeLog's format).
+ *
+ * Shared by the producer's slow path, the daemon (which validates every
+ * record it drains from shared memory) and the reader.  The byte layout is
+ * drawn in include/ringlog/abi.h and specified in docs/FORMAT.md.
+ */
+#ifndef RLOG_COMMON_RECORD_H
+#define RLOG_COMMON_RECORD_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ringlog/abi.h"
+
+/* Time-stamped records must be less than this many ticks after the previous
+ * record of the same thread; otherwise the producer writes a TIME_SYNC. */
+#define RLOG_TIME_SYNC_TICKS (UINT64_C(1) << 31)
+
+static inline uint32_t rlog__hdr_make(unsigned id, unsigned length, bool timestamp)
+{
+	return (uint32_t)(length & RLOG_HDR_LENGTH_MASK) |
+	       ((uint32_t)(id & RLOG_HDR_ID_MASK) << RLOG_HDR_ID_SHIFT) |
+	       (timestamp ? RLOG_HDR_TIMESTAMP_BIT : 0u);
+}
+
+static inline unsigned rlog__hdr_length(uint32_t h) { return h & RLOG_HDR_LENGTH_MASK; }
+static inline unsigned rlog__hdr_id(uint32_t h) { return (h >> RLOG_HDR_ID_SHIFT) & RLOG_HDR_ID_MASK; }
+static inline bool rlog__hdr_has_time(uint32_t h) { return (h & RLOG_HDR_TIMESTAMP_BIT) != 0; }
+
+/* Bytes a record takes: header, timestamp, flag word, payload, fill. */
+static inline uint32_t rlog__record_size(unsigned id, unsigned length, bool timestamp)
+{
+	uint32_t n = 4u + (timestamp ? 4u : 0u) + (id == RLOG_ID_FLAGGED ? 4u : 0u) + length;
+	return (n + 3u) & ~3u;
+}
+
+static inline uint32_t rlog__get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4); /* the formats are little-endian; so is every target we build for */
+	return v;
+}
+
+static inline uint64_t rlog__get64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* One decoded record; payload points into the caller's bytes. */
+struct rlog__record {
+	uint32_t hdr;        /* the raw header word */
+	uint16_t id;         /* the real ID (after FLAGGED is resolved) */
+	uint16_t flag;       /* flag value if flagged, else 0 */
+	bool flagged;        /* header ID was FLAGGED */
+	bool has_time;       /* fTimeStamp */
+	uint32_t time_low;   /* the 32-bit timestamp if has_time */
+	uint16_t length;     /* payload bytes */
+	const uint8_t *payload;
+	uint32_t size;       /* bytes the whole record takes, fill included */
+};
+
+/*
+ * Decode the record at p, of which avail bytes are readable.
+ * Returns the record size (> 0), or -EBADMSG if the record is malformed
+ * (reserved bit set, ID 0, a flagged record whose real ID is 0 or FLAGGED)
+ * or does not fit in avail bytes.  Never reads past p + avail.
+ */
+static inline int rlog__record_decode(const uint8_t *p, size_t avail, struct rlog__record *r)
+{
+	if (avail < 4)
+		return -EBADMSG;
+	uint32_t h = rlog__get32(p);
+	unsigned id = rlog__hdr_id(h);
+	unsigned len = rlog__hdr_length(h);
+	bool ts = rlog__hdr_has_time(h);
+	if ((h & RLOG_HDR_RESERVED_BIT) || id == RLOG_ID_INVALID)
+		return -EBADMSG;
+	uint32_t size = rlog__record_size(id, len, ts);
+	if (size > avail)
+		return -EBADMSG;
+	size_t off = 4;
+	r->hdr = h;
+	r->has_time = ts;
+	r->time_low = 0;
+	if (ts) {
+		r->time_low = rlog__get32(p + off);
+		off += 4;
+	}
+	r->flagged = (id == RLOG_ID_FLAGGED);
+	r->flag = 0;
+	if (r->flagged) {
+		uint32_t fw = rlog__get32(p + off);
+		off += 4;
+		id = fw & 0xffffu;
+		r->flag = (uint16_t)(fw >> 16);
+		if (id == RLOG_ID_INVALID || id == RLOG_ID_FLAGGED || id > RLOG_ID_MAX)
+			return -EBADMSG;
+	}
+	r->id = (uint16_t)id;
+	r->length = (uint16_t)len;
+	r->payload = p + off;
+	r->size = size;
+	return (int)size;
+}
+
+/*
+ * Advance a thread's 64-bit time cursor by one record's 32-bit timestamp.
+ * Returns -EBADMSG if the timestamp is 2^31 or more ticks past the cursor
+ * (a conforming producer writes a TIME_SYNC first), else 0.
+ */
+static inline int rlog__time_advance(uint64_t *cur, uint32_t low)
+{
+	uint32_t d = low - (uint32_t)*cur;
+	if (d >= (uint32_t)RLOG_TIME_SYNC_TICKS)
+		return -EBADMSG;
+	*cur += d;
+	return 0;
+}
+
+/*
+ * Apply a record to the time cursor: TIME_SYNC sets it (its payload must be
+ * 8 bytes whose low half matches the timestamp), any other time-stamped
+ * record advances it.  Returns 0 or -EBADMSG.
+ */
+static inline int rlog__time_apply(uint64_t *cur, const struct rlog__record *r)
+{
+	if (r->id == RLOG_ID_TIME_SYNC && !r->flagged) {
+		if (r->length != 8 || !r->has_time)
+			return -EBADMSG;
+		uint64_t t = rlog__get64(r->payload);
+		if ((uint32_t)t != r->time_low)
+			return -EBADMSG;
+		*cur = t;
+		return 0;
+	}
+	if (r->has_time)
+		return rlog__time_advance(cur, r->time_low);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * shm.c - create, open, validate and remove session regions.
+ */
+#define _GNU_SOURCE
+#include "shm.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomics.h"
+#include "bits.h"
+
+#define PAGE 4096u
+
+int rlog__name_validate(const char *name)
+{
+	if (name == NULL)
+		return -EINVAL;
+	size_t n = strlen(name);
+	if (n == 0 || n > RLOG_NAME_MAX || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (!(isalnum(c) || c == '.' || c == '_' || c == '-') || c >= 0x80)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int rlog__shm_name(const char *name, char *out, size_t cap)
+{
+	if (rlog__name_validate(name) < 0)
+		return -EINVAL;
+	size_t plen = strlen(RLOG_SHM_PREFIX), n = strlen(name);
+	if (plen + n + 1 > cap)
+		return -EINVAL;
+	memcpy(out, RLOG_SHM_PREFIX, plen);
+	for (size_t i = 0; i < n; i++)
+		out[plen + i] = (char)tolower((unsigned char)name[i]);
+	out[plen + n] = '\0';
+	return 0;
+}
+
+/* The layout is a pure function of the geometry: creator and openers
+ * compute it the same way, and an opener checks the header agrees. */
+struct layout {
+	uint64_t desc_offset, slot_offset, free_offset, buffers_offset, region_size;
+	uint32_t free_words;
+};
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static void layout_compute(uint32_t buffer_size, uint32_t buffer_count, uint32_t slot_count,
+			   struct layout *l)
+{
+	l->free_words = (buffer_count + 63) / 64;
+	l->desc_offset = sizeof(struct rlog_shm_header);
+	l->slot_offset = l->desc_offset + (uint64_t)buffer_count * sizeof(struct rlog_shm_desc);
+	l->free_offset = l->slot_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_slot);
+	l->buffers_offset = round_up(l->free_offset + (uint64_t)l->free_words * 8, PAGE);
+	l->region_size = l->buffers_offset + (uint64_t)buffer_count * buffer_size;
+}
+
+static uint32_t slot_count_for(uint32_t buffer_count)
+{
+	/* One slot per producer thread.  A thread holds at most one buffer, so
+	 * more threads than buffers cannot all write at once anyway; the 64
+	 * extra slots let short-lived threads come and go while the daemon
+	 * reaps the exited ones. */
+	return buffer_count + 64;
+}
+
+static void map_views(struct rlog__region *r, void *base, size_t size, const struct layout *l)
+{
+	r->hdr = base;
+	r->size = size;
+	r->desc = (struct rlog_shm_desc *)((uint8_t *)base + l->desc_offset);
+	r->slots = (struct rlog_shm_slot *)((uint8_t *)base + l->slot_offset);
+	r->free_bits = (_Atomic uint64_t *)((uint8_t *)base + l->free_offset);
+	r->buffers = (uint8_t *)base + l->buffers_offset;
+	r->free_words = l->free_words;
+}
+
+int rlog__region_create(const char *name, const struct rlog__region_params *p,
+			struct rlog__region *out)
+{
+	char shm[96];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return -EINVAL;
+	if (p->buffer_size < RLOG_MIN_BUFFER_SIZE || p->buffer_size > RLOG_MAX_BUFFER_SIZE ||
+	    p->buffer_size % PAGE != 0 || p->buffer_count < RLOG_MIN_BUFFER_COUNT ||
+	    p->buffer_count > RLOG_MAX_BUFFER_COUNT)
+		return -EINVAL;
+	uint32_t slots = slot_count_for(p->buffer_count);
+	struct layout l;
+	layout_compute(p->buffer_size, p->buffer_count, slots, &l);
+	if (l.region_size > RLOG_MAX_REGION_SIZE)
+		return -EINVAL;
+
+	int fd = shm_open(shm, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return -errno;
+	int err;
+	if (fchmod(fd, 0600) < 0 || ftruncate(fd, (off_t)l.region_size) < 0) {
+		err = -errno;
+		goto fail_unlink;
+	}
+	void *base = mmap(NULL, l.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		err = -errno;
+		goto fail_unlink;
+	}
+	close(fd);
+
+	memset(out, 0, sizeof *out);
+	map_views(out, base, l.region_size, &l);
+	out->buffer_size = p->buffer_size;
+	out->buffer_count = p->buffer_count;
+	out->slot_count = slots;
+	out->high_water = (uint32_t)(((uint64_t)p->buffer_count * 7 + 9) / 10);
+
+	struct rlog_shm_header *h = out->hdr; /* ftruncate zeroed everything */
+	h->abi_version = RLOG_SHM_ABI_VERSION;
+	h->header_size = sizeof *h;
+	h->region_size = l.region_size;
+	h->buffer_size = p->buffer_size;
+	h->buffer_count = p->buffer_count;
+	h->slot_count = slots;
+	h->high_water = out->high_water;
+	h->desc_offset = l.desc_offset;
+	h->slot_offset = l.slot_offset;
+	h->free_offset = l.free_offset;
+	h->buffers_offset = l.buffers_offset;
+	h->log_file_mode = RLOG_MODE_SEQUENTIAL;
+	h->flush_timer_ms = p->flush_timer_ms;
+	snprintf(h->name, sizeof h->name, "%s", name);
+	store_relaxed(&h->enable_mask, p->enable_mask);
+	for (uint32_t w = 0; w < l.free_words; w++) {
+		uint32_t left = p->buffer_count - w * 64;
+		store_relaxed(&out->free_bits[w], left >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << left) - 1);
+	}
+	/* The magic goes last: an opener that sees it sees a laid-out region
+	 * (pairs with the load_acquire in rlog__region_open). */
+	atomic_store_explicit((_Atomic uint64_t *)&h->magic, RLOG_SHM_MAGIC, memory_order_release);
+	return 0;
+
+fail_unlink:
+	close(fd);
+	shm_unlink(shm);
+	return err;
+}
+
+int rlog__region_open(const char *name, struct rlog__region *out)
+{
+	char shm[96];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return -EINVAL;
+	int fd = shm_open(shm, O_RDWR, 0);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	if (st.st_size < (off_t)sizeof(struct rlog_shm_header) ||
+	    (uint64_t)st.st_size > RLOG_MAX_REGION_SIZE) {
+		close(fd);
+		return -EPROTO;
+	}
+	size_t size = (size_t)st.st_size;
+	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return -ENOMEM;
+
+	/* Copy the geometry once, validate the copy, use only the copy. */
+	struct rlog_shm_header *h = base;
+	uint64_t magic = atomic_load_explicit((_Atomic uint64_t *)&h->magic, memory_order_acquire);
+	struct rlog_shm_header g;
+	memcpy(&g, h, offsetof(struct rlog_shm_header, name));
+	struct layout l;
+	int err = -EPROTO;
+	if (magic != RLOG_SHM_MAGIC || g.abi_version != RLOG_SHM_ABI_VERSION ||
+	    g.header_size != sizeof(struct rlog_shm_header) || g.region_size != size)
+		goto fail;
+	if (g.buffer_size < RLOG_MIN_BUFFER_SIZE || g.buffer_size > RLOG_MAX_BUFFER_SIZE ||
+	    g.buffer_size % PAGE != 0 || g.buffer_count < RLOG_MIN_BUFFER_COUNT ||
+	    g.buffer_count > RLOG_MAX_BUFFER_COUNT ||
+	    g.slot_count != slot_count_for(g.buffer_count) || g.high_water == 0 ||
+	    g.high_water > g.buffer_count)
+		goto fail;
+	layout_compute(g.buffer_size, g.buffer_count, g.slot_count, &l);
+	if (l.region_size != size || l.desc_offset != g.desc_offset ||
+	    l.slot_offset != g.slot_offset || l.free_offset != g.free_offset ||
+	    l.buffers_offset != g.buffers_offset)
+		goto fail;
+
+	memset(out, 0, sizeof *out);
+	map_views(out, base, size, &l);
+	out->buffer_size = g.buffer_size;
+	out->buffer_count = g.buffer_count;
+	out->slot_count = g.slot_count;
+	out->high_water = g.high_water;
+	return 0;
+fail:
+	munmap(base, size);
+	return err;
+}
+
+void rlog__region_close(struct rlog__region *r)
+{
+	if (r->hdr)
+		munmap(r->hdr, r->size);
+	memset(r, 0, sizeof *r);
+}
+
+int rlog__region_unlink(const char *name)
+{
+	char shm[96];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return -EINVAL;
+	return shm_unlink(shm) < 0 ? -errno : 0;
+}
+
+uint32_t rlog__region_free_count(const struct rlog__region *r)
+{
+	uint32_t n = 0;
+	for (uint32_t w = 0; w < r->free_words; w++)
+		n += rlog__popcount64(load_relaxed(&r->free_bits[w]));
+	return n;
+}
+
+int rlog__region_list(void (*fn)(const char *name, void *arg), void *arg)
+{
+	DIR *d = opendir("/dev/shm");
+	if (d == NULL)
+		return -errno;
+	const char *prefix = RLOG_SHM_PREFIX + 1; /* without the leading '/' */
+	size_t plen = strlen(prefix);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, prefix, plen) != 0)
+			continue;
+		if (rlog__name_validate(e->d_name + plen) < 0)
+			continue;
+		fn(e->d_name + plen, arg);
+		n++;
+	}
+	closedir(d);
+	return n;
+}

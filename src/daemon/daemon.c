@@ -1,0 +1,219 @@
+/*
+ * daemon.c - the capture daemon's loop and the stop sequence.
+ *
+ *   daemon                                      producers
+ *   ------                                      ---------
+ *   loop:
+ *     pass: drain FULL buffers (drain.c)
+ *     fill_waiting = 1             (seq_cst)
+ *     any FULL? stop? -> no sleep                state = FULL (seq_cst)
+ *     futex_wait(fill_waiting, 1, 10 ms)  <---- in use >= high water and
+ *                                               exchange(fill_waiting, 0) == 1:
+ *                                               futex_wake
+ *   stop:
+ *     state = STOPPING; enable_mask = 0 (seq_cst)
+ *     membarrier(GLOBAL)             makes every producer's "busy = 1" that
+ *                                    precedes its mask load visible, or
+ *                                    makes its mask load see 0
+ *     per active slot: see busy == 0 once
+ *     final pass, final DATA_LOSS, refined LOG_MARKER, close, unlink,
+ *     state = STOPPED, futex_wake(state)
+ *
+ * Every write that returned 1 to its caller is in the file: the write set
+ * busy before reading the mask, so either it saw 0 (returned 0), or the
+ * daemon waits for its busy = 0, which comes after its write_off release.
+ */
+#define _GNU_SOURCE
+#include "daemon.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomics.h"
+#include "clock.h"
+#include "drain.h"
+#include "futex.h"
+#include "logfile.h"
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	got_signal = 1;
+}
+
+static void set_error(struct rlog__region *r, const char *what, int err)
+{
+	snprintf(r->hdr->last_error, sizeof r->hdr->last_error, "%s: %s", what, strerror(err));
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Waits until every producer that may be inside a write has left it. */
+static void quiesce_producers(struct rlog__region *r)
+{
+	/* Pairs with the producer's busy = 1 then mask load (ringlog.h):
+	 * membarrier(GLOBAL) runs a full barrier on every CPU that runs a
+	 * thread of any process, so a producer either has its busy = 1
+	 * visible now, or its later mask load sees 0. */
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0)
+		sleep_ms(20); /* no membarrier: store buffers drain in far less */
+	uint64_t deadline = rlog__monotonic_ns() + 2000000000u;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_slot *s = &r->slots[i];
+		if (load_acquire(&s->state) != RLOG_SLOT_ACTIVE)
+			continue;
+		/* busy == 0 seen once suffices: a later write sees mask 0. */
+		while (load_acquire(&s->busy) != 0) {
+			pid_t pid = (pid_t)s->pid;
+			if ((pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) ||
+			    rlog__monotonic_ns() > deadline)
+				break;
+			sleep_ms(1);
+		}
+	}
+}
+
+static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)
+{
+	struct rlog_shm_header *h = r->hdr;
+	memset(m, 0, sizeof *m);
+	m->tick_freq_hz = h->tick_freq_hz;
+	m->sync_ticks = h->sync_ticks;
+	m->sync_realtime_ns = h->sync_realtime_ns;
+	m->sync_monotonic_ns = h->sync_monotonic_ns;
+	m->tick_source = h->tick_source;
+	m->buffer_size = r->buffer_size;
+	m->buffer_count = r->buffer_count;
+	/* NUL-padded, not necessarily terminated (a 64-character name fills it). */
+	size_t n = strnlen(h->name, sizeof m->session_name);
+	memcpy(m->session_name, h->name, n);
+}
+
+int rlog__daemon_run(struct rlog__region *r, int out_fd)
+{
+	struct rlog_shm_header *h = r->hdr;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+
+	uint32_t source = h->tick_source;
+	struct rlog__clock_sync start;
+	h->tick_freq_hz = rlog__clock_calibrate(source, 20, &start);
+	h->sync_ticks = start.ticks;
+	h->sync_realtime_ns = start.realtime_ns;
+	h->sync_monotonic_ns = start.monotonic_raw_ns;
+	h->daemon_pid = (uint32_t)getpid();
+
+	struct rlog_log_marker m;
+	marker_fill(r, &m);
+	struct rlog__logfile lf;
+	struct rlog__drain d;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	int err = rlog__logfile_open(&lf, out_fd, r->buffer_size, &m, h->daemon_pid, tid);
+	if (err < 0) {
+		set_error(r, "writing the log file header", -err);
+		goto fail;
+	}
+	err = rlog__drain_init(&d, r, &lf, source);
+	if (err < 0) {
+		set_error(r, "allocating daemon state", -err);
+		rlog__logfile_close(&lf);
+		goto fail;
+	}
+	/* Pairs with the producers' load_acquire(state) in rlog_attach and
+	 * the `ringlog start` waiting for it. */
+	store_release(&h->state, RLOG_STATE_ACTIVE);
+	rlog__futex_wake(&h->state, INT_MAX);
+
+	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
+	while (!load_acquire(&h->stop_requested) && !got_signal) {
+		uint64_t now = rlog__monotonic_ns();
+		bool flush = exchange_acq_rel(&h->flush_requested, 0) != 0;
+		if (h->flush_timer_ms && now - last_flush >= (uint64_t)h->flush_timer_ms * 1000000u)
+			flush = true;
+		if (flush)
+			last_flush = now;
+		if (now - last_dead_check >= 1000000000u) {
+			rlog__drain_check_dead(&d);
+			last_dead_check = now;
+		}
+		rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
+		if (rlog__logfile_flush(&lf) < 0)
+			set_error(r, "writing the log file", lf.last_errno);
+		else
+			rlog__drain_report_log_losses(&d);
+		rlog__drain_publish(&d);
+
+		/* The fill event: announce the sleep, look once more, sleep.
+		 * seq_cst pairs with the producers' handover (thread.c). */
+		store_seq_cst(&h->fill_waiting, 1);
+		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) ||
+		    rlog__drain_any_full(&d)) {
+			store_seq_cst(&h->fill_waiting, 0);
+			continue;
+		}
+		rlog__futex_wait(&h->fill_waiting, 1, RLOG_DAEMON_POLL_MS);
+		if (exchange_acq_rel(&h->fill_waiting, 0) == 0)
+			fetch_add_relaxed(&h->stats.wakeups, 1); /* a producer cleared it */
+	}
+
+	/* The stop sequence. */
+	store_release(&h->state, RLOG_STATE_STOPPING);
+	store_seq_cst(&h->enable_mask, 0);
+	quiesce_producers(r);
+	rlog__drain_check_dead(&d);
+	rlog__drain_pass(&d, RLOG_DRAIN_FINAL);
+	rlog__drain_final_losses(&d);
+	if (rlog__logfile_flush(&lf) < 0)
+		set_error(r, "writing the log file", lf.last_errno);
+	if (source == RLOG_TICK_TSC) {
+		/* The frequency measured over the whole session is far more
+		 * precise than the 20 ms calibration at start. */
+		struct rlog__clock_sync end;
+		rlog__clock_sync_now(source, &end);
+		if (end.monotonic_raw_ns - start.monotonic_raw_ns > 100000000u) {
+			h->tick_freq_hz = rlog__tick_freq(source, &start, &end);
+			marker_fill(r, &m);
+			if (rlog__logfile_rewrite_marker(&lf, &m) < 0)
+				set_error(r, "rewriting the LOG_MARKER", errno);
+		}
+	}
+	if (fsync(out_fd) < 0 && errno != EINVAL && errno != EROFS)
+		set_error(r, "syncing the log file", errno);
+	if (lf.last_errno && h->last_error[0] == '\0')
+		set_error(r, "writing the log file", lf.last_errno);
+	rlog__drain_publish(&d);
+	close(out_fd);
+	rlog__drain_free(&d);
+	rlog__logfile_close(&lf);
+	rlog__region_unlink(h->name);
+	/* Pairs with `ringlog stop` waiting on state: the statistics above are
+	 * final when it sees STOPPED. */
+	store_release(&h->state, RLOG_STATE_STOPPED);
+	rlog__futex_wake(&h->state, INT_MAX);
+	return 0;
+
+fail:
+	close(out_fd);
+	rlog__region_unlink(h->name);
+	store_release(&h->state, RLOG_STATE_FAILED);
+	rlog__futex_wake(&h->state, INT_MAX);
+	return err;
+}

@@ -1,0 +1,421 @@
+/*
+ * drain.c - the daemon's pass over the buffer pool.
+ *
+ * The region is hostile input: a producer may be buggy, dead, or a process
+ * writing garbage on purpose.  So nothing read from it is trusted:
+ *   - descriptor fields are copied once and checked (slot < slot_count,
+ *     write_off <= buffer_size and 4-aligned and not going backwards);
+ *   - the committed bytes are copied out of the region first, and only the
+ *     copy is validated and written, so the producer cannot change them
+ *     between the check and the write;
+ *   - every record is decoded with bounds checks and its time checked
+ *     (record.h); a bad record poisons the rest of its buffer, which is
+ *     counted (corrupt_buffers, bytes lost) and reported in a DATA_LOSS
+ *     record, and the buffer is recycled.
+ *
+ * Order: each thread's buffers are drained in the order it took them
+ * (slot, seq); a buffer whose predecessor is not yet drained waits for the
+ * next pass.  The file then holds every thread's blocks in time order, and
+ * a reader can merge threads with one pending event each.
+ *
+ * Losses: a producer counts its lost events in its slot (cumulative, per
+ * cause) and copies the counters into each buffer descriptor it takes.  The
+ * daemon remembers, per slot, what it has reported; a descriptor whose
+ * snapshot is higher gets a DATA_LOSS block (the thread's pid/tid, the
+ * buffer's base time) just before its first block.  What is left when the
+ * thread exits or the session stops is reported then.  So every loss is
+ * reported once, by the daemon, as the seed requires.
+ */
+#define _GNU_SOURCE
+#include "drain.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomics.h"
+#include "clock.h"
+#include "record.h"
+
+int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__logfile *lf,
+		     uint32_t tick_source)
+{
+	memset(d, 0, sizeof *d);
+	d->r = r;
+	d->lf = lf;
+	d->tick_source = tick_source;
+	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
+	d->slots = calloc(r->slot_count, sizeof *d->slots);
+	d->copy = malloc(r->buffer_size);
+	d->order = malloc(r->buffer_count * sizeof *d->order);
+	d->dead = calloc(r->slot_count, 1);
+	d->scan_slot = calloc(r->buffer_count, sizeof *d->scan_slot);
+	d->scan_seq = calloc(r->buffer_count, sizeof *d->scan_seq);
+	d->pending = calloc(r->slot_count, sizeof *d->pending);
+	d->exited = calloc(r->slot_count, sizeof *d->exited);
+	if (!d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->scan_slot ||
+	    !d->scan_seq || !d->pending || !d->exited) {
+		rlog__drain_free(d);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rlog__drain_free(struct rlog__drain *d)
+{
+	free(d->bufs);
+	free(d->slots);
+	free(d->copy);
+	free(d->order);
+	free(d->dead);
+	free(d->scan_slot);
+	free(d->scan_seq);
+	free(d->pending);
+	free(d->exited);
+	d->scan_slot = NULL;
+	d->scan_seq = NULL;
+	d->pending = NULL;
+	d->exited = NULL;
+	d->bufs = NULL;
+	d->slots = NULL;
+	d->copy = NULL;
+	d->order = NULL;
+	d->dead = NULL;
+}
+
+static void loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
+		       uint64_t events, uint64_t bytes, uint32_t cause)
+{
+	if (events == 0 && bytes == 0)
+		return;
+	uint8_t rec[8 + sizeof(struct rlog_data_loss)];
+	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss), true),
+			   (uint32_t)time };
+	struct rlog_data_loss dl = { .events = events, .bytes = bytes, .cause = cause };
+	memcpy(rec, hw, 8);
+	memcpy(rec + 8, &dl, sizeof dl);
+	rlog__logfile_block(d->lf, RLOG_BLOCK_FLAG_DAEMON, pid, tid, time, rec, sizeof rec, 1, 0, 0);
+	d->reported_events += events;
+	d->reported_bytes += bytes;
+}
+
+static const uint32_t loss_cause[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
+
+/* Reports the part of cumulative counters ev[]/by[] not yet reported. */
+static void report_slot_losses(struct rlog__drain *d, struct rlog__dslot *s, uint32_t pid,
+			       uint32_t tid, uint64_t time, const uint64_t ev[2],
+			       const uint64_t by[2])
+{
+	for (int c = 0; c < 2; c++) {
+		/* Counters only grow; a smaller value is a stale snapshot (or
+		 * a hostile one) and reports nothing. */
+		if (ev[c] <= s->rep_events[c] && by[c] <= s->rep_bytes[c])
+			continue;
+		uint64_t e = ev[c] > s->rep_events[c] ? ev[c] - s->rep_events[c] : 0;
+		uint64_t b = by[c] > s->rep_bytes[c] ? by[c] - s->rep_bytes[c] : 0;
+		loss_block(d, pid, tid, time, e, b, loss_cause[c]);
+		if (ev[c] > s->rep_events[c])
+			s->rep_events[c] = ev[c];
+		if (by[c] > s->rep_bytes[c])
+			s->rep_bytes[c] = by[c];
+	}
+}
+
+static uint64_t now_ticks(struct rlog__drain *d)
+{
+	return rlog__ticks(d->tick_source);
+}
+
+/*
+ * Writes the committed, not yet written bytes of buffer idx.  The caller
+ * has seen state OWNED or FULL with load_acquire.
+ */
+static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
+{
+	struct rlog__region *r = d->r;
+	struct rlog_shm_desc *desc = &r->desc[idx];
+	struct rlog__dbuf *b = &d->bufs[idx];
+	if (!b->started) {
+		b->started = true;
+		b->read_off = 0;
+		b->poisoned = false;
+		b->cursor = desc->base_time;
+		b->pid = desc->pid;
+		b->tid = desc->tid;
+		b->slot = slot; /* the scan's checked copy, never desc->slot again */
+		struct rlog__dslot *s = &d->slots[b->slot];
+		if (!s->seen) {
+			s->seen = true;
+			s->pid = b->pid;
+			s->tid = b->tid;
+		}
+		uint64_t ev[2], by[2];
+		for (int c = 0; c < 2; c++) {
+			ev[c] = desc->lost_events[c];
+			by[c] = desc->lost_bytes[c];
+		}
+		report_slot_losses(d, s, b->pid, b->tid, b->cursor, ev, by);
+	}
+	/* Pairs with the producer's store_release(write_off) after it stored
+	 * the record bytes. */
+	uint32_t wo = load_acquire(&desc->write_off);
+	if (b->poisoned) {
+		if (wo > b->read_off && wo <= r->buffer_size)
+			b->read_off = wo;
+		return;
+	}
+	if (wo > r->buffer_size || (wo & 3) || wo < b->read_off) {
+		b->poisoned = true;
+		d->corrupt_buffers++;
+		loss_block(d, b->pid, b->tid, b->cursor, 0, r->buffer_size - b->read_off,
+			   RLOG_LOSS_CORRUPT);
+		return;
+	}
+	uint32_t n = wo - b->read_off;
+	if (n == 0)
+		return;
+	memcpy(d->copy, rlog__region_buffer(r, idx) + b->read_off, n);
+
+	uint64_t start = b->cursor, cursor = b->cursor;
+	uint32_t off = 0, records = 0, events = 0, event_bytes = 0;
+	bool bad = false;
+	while (off < n) {
+		struct rlog__record rec;
+		int sz = rlog__record_decode(d->copy + off, n - off, &rec);
+		if (sz < 0 || (!rec.flagged && (rec.id == RLOG_ID_LOG_MARKER ||
+						 rec.id == RLOG_ID_DATA_LOSS)) ||
+		    rlog__time_apply(&cursor, &rec) < 0) {
+			bad = true;
+			break;
+		}
+		records++;
+		if (rec.flagged || rec.id != RLOG_ID_TIME_SYNC) {
+			events++;
+			event_bytes += (uint32_t)sz;
+		}
+		off += (uint32_t)sz;
+	}
+	if (off > 0)
+		rlog__logfile_block(d->lf, 0, b->pid, b->tid, start, d->copy, off, records, events,
+				    event_bytes);
+	b->cursor = cursor;
+	d->slots[b->slot].last_time = cursor;
+	b->read_off = wo;
+	if (bad) {
+		b->poisoned = true;
+		d->corrupt_buffers++;
+		loss_block(d, b->pid, b->tid, cursor, 0, n - off, RLOG_LOSS_CORRUPT);
+	}
+}
+
+static void release_buffer(struct rlog__drain *d, uint32_t idx)
+{
+	struct rlog__region *r = d->r;
+	d->bufs[idx].started = false;
+	d->bufs[idx].poisoned = false;
+	store_relaxed(&r->desc[idx].state, RLOG_BUF_FREE);
+	/* Release: the state store and every read of the buffer happen before
+	 * a producer's acquire CAS can take the bit (src/lib/thread.c). */
+	atomic_fetch_or_explicit(&r->free_bits[idx / 64], UINT64_C(1) << (idx % 64),
+				 memory_order_release);
+}
+
+static struct rlog__drain *sort_ctx; /* qsort has no context argument in C11 */
+
+static int by_slot_seq(const void *a, const void *b)
+{
+	/* Private copies only: values in the region may change mid-sort. */
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint32_t xs = sort_ctx->scan_slot[i], ys = sort_ctx->scan_slot[j];
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	uint64_t xq = sort_ctx->scan_seq[i], yq = sort_ctx->scan_seq[j];
+	if (xq != yq)
+		return xq < yq ? -1 : 1;
+	return i < j ? -1 : (i > j);
+}
+
+/* Frees an exited slot once none of its buffers is pending. */
+static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
+{
+	struct rlog__region *r = d->r;
+	struct rlog_shm_slot *sl = &r->slots[i];
+	uint32_t st = load_acquire(&sl->state);
+	if (!(st == RLOG_SLOT_EXITED || (st == RLOG_SLOT_ACTIVE && d->dead[i])) || pending[i])
+		return;
+	struct rlog__dslot *s = &d->slots[i];
+	uint64_t ev[2], by[2];
+	for (int c = 0; c < 2; c++) {
+		ev[c] = load_acquire(&sl->lost_events[c]);
+		by[c] = load_acquire(&sl->lost_bytes[c]);
+	}
+	uint64_t t = s->last_time ? s->last_time : now_ticks(d);
+	report_slot_losses(d, s, sl->pid, sl->tid, t, ev, by);
+	memset(s, 0, sizeof *s);
+	d->dead[i] = 0;
+	/* The producer that claims it next CASes FREE -> ACTIVE. */
+	store_release(&sl->state, RLOG_SLOT_FREE);
+}
+
+int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
+{
+	struct rlog__region *r = d->r;
+	uint32_t n = 0, released = 0;
+	d->passes++;
+	bool *pending = d->pending, *exited = d->exited;
+	memset(pending, 0, r->slot_count * sizeof *pending);
+	/* Slots that had exited before the scan: their buffers were handed
+	 * over first (release), so the scan below sees them. */
+	for (uint32_t i = 0; i < r->slot_count; i++)
+		exited[i] = load_seq_cst(&r->slots[i].state) == RLOG_SLOT_EXITED || d->dead[i];
+
+	for (uint32_t i = 0; i < r->buffer_count; i++) {
+		uint32_t st = load_acquire(&r->desc[i].state);
+		if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL)
+			continue;
+		uint32_t slot = d->bufs[i].started ? d->bufs[i].slot : r->desc[i].slot;
+		if (slot >= r->slot_count) {
+			/* Not a slot of ours: a hostile descriptor. */
+			d->corrupt_buffers++;
+			loss_block(d, r->desc[i].pid, r->desc[i].tid, now_ticks(d), 0, r->buffer_size,
+				   RLOG_LOSS_CORRUPT);
+			release_buffer(d, i);
+			continue;
+		}
+		d->scan_slot[i] = slot;
+		d->scan_seq[i] = r->desc[i].seq;
+		d->order[n++] = i;
+	}
+	sort_ctx = d;
+	qsort(d->order, n, sizeof *d->order, by_slot_seq);
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t idx = d->order[k];
+		struct rlog_shm_desc *desc = &r->desc[idx];
+		uint32_t slot = d->scan_slot[idx];
+		struct rlog__dslot *s = &d->slots[slot];
+		uint64_t seq = d->scan_seq[idx];
+		if (mode != RLOG_DRAIN_FINAL && !d->bufs[idx].started && seq != s->next_seq) {
+			/* Its predecessor is not drained yet: keep the thread's
+			 * blocks in order, take it next pass. */
+			pending[slot] = true;
+			continue;
+		}
+		/* Re-read: it may have become FULL since the scan. */
+		uint32_t st = load_acquire(&desc->state);
+		bool owner_dead = d->dead[slot] || (exited[slot] && st == RLOG_BUF_OWNED);
+		if (st == RLOG_BUF_FULL || owner_dead) {
+			drain_buffer(d, idx, slot);
+			release_buffer(d, idx);
+			s->next_seq = seq + 1;
+			released++;
+		} else if (st == RLOG_BUF_OWNED) {
+			if (mode != RLOG_DRAIN_FULL)
+				drain_buffer(d, idx, slot);
+			pending[slot] = true;
+		}
+	}
+	for (uint32_t i = 0; i < r->slot_count; i++)
+		if (exited[i])
+			reap_slot(d, i, pending);
+	return (int)released;
+}
+
+void rlog__drain_check_dead(struct rlog__drain *d)
+{
+	struct rlog__region *r = d->r;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		if (load_acquire(&r->slots[i].state) != RLOG_SLOT_ACTIVE || d->dead[i])
+			continue;
+		pid_t pid = (pid_t)r->slots[i].pid;
+		if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
+			d->dead[i] = 1;
+	}
+}
+
+void rlog__drain_final_losses(struct rlog__drain *d)
+{
+	struct rlog__region *r = d->r;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_slot *sl = &r->slots[i];
+		uint32_t st = load_acquire(&sl->state);
+		if (st != RLOG_SLOT_ACTIVE && st != RLOG_SLOT_EXITED)
+			continue;
+		struct rlog__dslot *s = &d->slots[i];
+		uint64_t ev[2], by[2];
+		for (int c = 0; c < 2; c++) {
+			ev[c] = load_acquire(&sl->lost_events[c]);
+			by[c] = load_acquire(&sl->lost_bytes[c]);
+		}
+		uint64_t t = s->last_time ? s->last_time : now_ticks(d);
+		report_slot_losses(d, s, sl->pid, sl->tid, t, ev, by);
+	}
+	uint64_t oe = load_acquire(&r->hdr->orphan_lost_events);
+	uint64_t ob = load_acquire(&r->hdr->orphan_lost_bytes);
+	if (oe > d->orphan_rep_events || ob > d->orphan_rep_bytes) {
+		loss_block(d, 0, 0, now_ticks(d), oe - d->orphan_rep_events, ob - d->orphan_rep_bytes,
+			   RLOG_LOSS_NO_SLOT);
+		d->orphan_rep_events = oe;
+		d->orphan_rep_bytes = ob;
+	}
+	rlog__drain_report_log_losses(d);
+}
+
+void rlog__drain_report_log_losses(struct rlog__drain *d)
+{
+	struct rlog__logfile *lf = d->lf;
+	if (lf->unreported_events == 0 && lf->unreported_bytes == 0)
+		return;
+	uint64_t e = lf->unreported_events, b = lf->unreported_bytes;
+	lf->unreported_events = lf->unreported_bytes = 0;
+	/* These events were counted when the file refused them: the record
+	 * says where they went without counting them twice. */
+	loss_block(d, 0, 0, now_ticks(d), e, b, RLOG_LOSS_LOG_WRITE);
+	d->reported_events -= e;
+	d->reported_bytes -= b;
+}
+
+void rlog__drain_publish(struct rlog__drain *d)
+{
+	struct rlog__region *r = d->r;
+	struct rlog_shm_stats *st = &r->hdr->stats;
+	/* Losses: what DATA_LOSS records reported, plus what producers have
+	 * counted and the daemon has not reported yet, plus the file's. */
+	uint64_t ev = d->reported_events + d->lf->lost_events;
+	uint64_t by = d->reported_bytes + d->lf->lost_bytes;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_slot *sl = &r->slots[i];
+		uint32_t s = load_relaxed(&sl->state);
+		if (s != RLOG_SLOT_ACTIVE && s != RLOG_SLOT_EXITED)
+			continue;
+		for (int c = 0; c < 2; c++) {
+			uint64_t e = load_relaxed(&sl->lost_events[c]), b = load_relaxed(&sl->lost_bytes[c]);
+			if (e > d->slots[i].rep_events[c])
+				ev += e - d->slots[i].rep_events[c];
+			if (b > d->slots[i].rep_bytes[c])
+				by += b - d->slots[i].rep_bytes[c];
+		}
+	}
+	uint64_t oe = load_relaxed(&r->hdr->orphan_lost_events);
+	uint64_t ob = load_relaxed(&r->hdr->orphan_lost_bytes);
+	ev += oe - d->orphan_rep_events;
+	by += ob - d->orphan_rep_bytes;
+	store_relaxed(&st->events_written, d->lf->events_written);
+	store_relaxed(&st->bytes_written, d->lf->bytes_written);
+	store_relaxed(&st->buffers_written, d->lf->buffers_written);
+	store_relaxed(&st->events_lost, ev);
+	store_relaxed(&st->bytes_lost, by);
+	store_relaxed(&st->log_buffers_lost, d->lf->lost_blocks);
+	store_relaxed(&st->corrupt_buffers, d->corrupt_buffers);
+	store_relaxed(&st->file_bytes, d->lf->file_bytes);
+	store_relaxed(&st->passes, d->passes);
+}
+
+bool rlog__drain_any_full(struct rlog__drain *d)
+{
+	for (uint32_t i = 0; i < d->r->buffer_count; i++)
+		if (load_seq_cst(&d->r->desc[i].state) == RLOG_BUF_FULL)
+			return true;
+	return false;
+}

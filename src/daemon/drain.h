@@ -1,0 +1,82 @@
+/*
+ * drain.h - moving events from the session's buffers into the log file.
+ */
+#ifndef RLOG_DAEMON_DRAIN_H
+#define RLOG_DAEMON_DRAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "logfile.h"
+#include "shm.h"
+
+enum rlog__drain_mode {
+	RLOG_DRAIN_FULL,    /* buffers handed over (FULL) only */
+	RLOG_DRAIN_FLUSH,   /* also the committed part of buffers still owned */
+	RLOG_DRAIN_FINAL,   /* everything, whatever the order: the session ends */
+};
+
+/* The daemon's private view of one buffer: never stored in the region. */
+struct rlog__dbuf {
+	uint32_t read_off;   /* bytes of the buffer already written to the file */
+	uint64_t cursor;     /* 64-bit time after the last record read */
+	bool started;        /* first chunk seen (losses reported, identity copied) */
+	bool poisoned;       /* failed validation: the rest is skipped */
+	uint32_t pid, tid, slot;
+};
+
+/* The daemon's private view of one producer slot. */
+struct rlog__dslot {
+	uint64_t rep_events[2], rep_bytes[2]; /* losses already in DATA_LOSS records */
+	uint64_t next_seq;                    /* next buffer of this slot to drain */
+	uint64_t last_time;                   /* time of its last record in the file */
+	uint32_t pid, tid;
+	bool seen;
+};
+
+struct rlog__drain {
+	struct rlog__region *r;
+	struct rlog__logfile *lf;
+	uint32_t tick_source;
+	struct rlog__dbuf *bufs;
+	struct rlog__dslot *slots;
+	uint8_t *copy;               /* one buffer's worth: what is validated and written */
+	uint32_t *order;             /* candidate buffer indices for a pass */
+	uint32_t *scan_slot;         /* per buffer: slot as read (and checked) by the scan */
+	uint64_t *scan_seq;          /* per buffer: seq as read by the scan */
+	bool *pending;               /* per slot: a buffer of it waits (pass scratch) */
+	bool *exited;                /* per slot: exited before the scan (pass scratch) */
+	uint8_t *dead;               /* per slot: owner process found dead */
+	uint64_t reported_events;    /* events in every DATA_LOSS written */
+	uint64_t reported_bytes;
+	uint64_t orphan_rep_events, orphan_rep_bytes;
+	uint64_t corrupt_buffers;
+	uint64_t passes;
+};
+
+/* Returns 0 or -ENOMEM. */
+int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__logfile *lf,
+		     uint32_t tick_source);
+void rlog__drain_free(struct rlog__drain *d);
+
+/* One pass over the pool.  Returns the number of buffers released. */
+int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode);
+
+/* Finds producer processes that died: their slots are reaped and their
+ * buffers drained and freed on the next pass. */
+void rlog__drain_check_dead(struct rlog__drain *d);
+
+/* The session is ending: DATA_LOSS records for every loss not yet
+ * reported (slots still active, orphans, log-write losses). */
+void rlog__drain_final_losses(struct rlog__drain *d);
+
+/* Reports log-write losses once the file takes blocks again. */
+void rlog__drain_report_log_losses(struct rlog__drain *d);
+
+/* Publishes statistics into the region header. */
+void rlog__drain_publish(struct rlog__drain *d);
+
+/* True if some buffer is FULL (seq_cst loads: the fill-event check). */
+bool rlog__drain_any_full(struct rlog__drain *d);
+
+#endif

@@ -1,0 +1,184 @@
+#define _GNU_SOURCE
+#include "logfile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "record.h"
+
+void rlog__block_header_make(struct rlog_block_header *h, uint16_t flags, uint64_t seq,
+			     uint32_t pid, uint32_t tid, uint64_t base_time, const void *data,
+			     uint32_t size, uint32_t records)
+{
+	memset(h, 0, sizeof *h);
+	h->magic = RLOG_BLOCK_MAGIC;
+	h->header_size = sizeof *h;
+	h->flags = flags;
+	h->seq = seq;
+	h->pid = pid;
+	h->tid = tid;
+	h->base_time = base_time;
+	h->data_size = size;
+	h->record_count = records;
+	uLong c = crc32(0L, (const Bytef *)h, offsetof(struct rlog_block_header, crc32));
+	if (size)
+		c = crc32(c, (const Bytef *)data, size);
+	h->crc32 = (uint32_t)c;
+}
+
+uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m)
+{
+	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_LOG_MARKER, sizeof *m, true), (uint32_t)m->sync_ticks };
+	memcpy(out, hw, 8);
+	memcpy(out + 8, m, sizeof *m);
+	return 8 + sizeof *m;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
+{
+	*done = 0;
+	while (*done < n) {
+		ssize_t w = write(fd, p + *done, n - *done);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		*done += (size_t)w;
+	}
+	return 0;
+}
+
+int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
+		       const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid)
+{
+	memset(lf, 0, sizeof *lf);
+	lf->fd = fd;
+	lf->cap = max_block + sizeof(struct rlog_block_header);
+	if (lf->cap < (1u << 20))
+		lf->cap = 1u << 20;
+	lf->stage = malloc(lf->cap);
+	lf->staged_cap = 256;
+	lf->staged = malloc(lf->staged_cap * sizeof *lf->staged);
+	if (lf->stage == NULL || lf->staged == NULL) {
+		rlog__logfile_close(lf);
+		return -ENOMEM;
+	}
+	struct rlog_file_header fh;
+	memset(&fh, 0, sizeof fh);
+	memcpy(fh.magic, RLOG_FILE_MAGIC, 8);
+	fh.version_major = RLOG_FILE_VERSION_MAJOR;
+	fh.version_minor = RLOG_FILE_VERSION_MINOR;
+	fh.header_size = sizeof fh;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	size_t done;
+	int err = write_all(fd, (const uint8_t *)&fh, sizeof fh, &done);
+	if (err < 0)
+		return err;
+	lf->file_bytes = sizeof fh;
+	lf->marker_offset = lf->file_bytes;
+	lf->marker_pid = pid;
+	lf->marker_tid = tid;
+	uint8_t rec[8 + sizeof(struct rlog_log_marker)];
+	uint32_t n = rlog__marker_record(rec, marker);
+	err = rlog__logfile_block(lf, RLOG_BLOCK_FLAG_DAEMON, pid, tid, marker->sync_ticks, rec, n, 1, 0, 0);
+	if (err < 0)
+		return err;
+	return rlog__logfile_flush(lf);
+}
+
+int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
+			uint64_t base_time, const void *data, uint32_t size, uint32_t records,
+			uint32_t events, uint32_t event_bytes)
+{
+	size_t need = sizeof(struct rlog_block_header) + size;
+	if (lf->used + need > lf->cap || lf->nstaged == lf->staged_cap) {
+		int err = rlog__logfile_flush(lf);
+		(void)err; /* a failed flush is counted; this block is tried anew */
+	}
+	if (need > lf->cap) {
+		lf->lost_events += events;
+		lf->lost_bytes += event_bytes;
+		lf->unreported_events += events;
+		lf->unreported_bytes += event_bytes;
+		lf->lost_blocks++;
+		return -EMSGSIZE;
+	}
+	struct rlog_block_header h;
+	rlog__block_header_make(&h, flags, lf->seq++, pid, tid, base_time, data, size, records);
+	memcpy(lf->stage + lf->used, &h, sizeof h);
+	memcpy(lf->stage + lf->used + sizeof h, data, size);
+	lf->used += need;
+	lf->staged[lf->nstaged++] = (struct rlog__staged){
+		.end = (uint32_t)lf->used, .events = events, .bytes = event_bytes,
+		.thread = !(flags & RLOG_BLOCK_FLAG_DAEMON),
+	};
+	return 0;
+}
+
+int rlog__logfile_flush(struct rlog__logfile *lf)
+{
+	if (lf->used == 0)
+		return 0;
+	size_t done;
+	int err = write_all(lf->fd, lf->stage, lf->used, &done);
+	size_t whole = 0; /* bytes of the blocks written entirely */
+	for (size_t i = 0; i < lf->nstaged; i++) {
+		struct rlog__staged *s = &lf->staged[i];
+		if (s->end <= done) {
+			whole = s->end;
+			lf->events_written += s->events;
+			lf->bytes_written += s->bytes;
+			lf->buffers_written += s->thread;
+		} else {
+			lf->lost_events += s->events;
+			lf->lost_bytes += s->bytes;
+			lf->unreported_events += s->events;
+			lf->unreported_bytes += s->bytes;
+			lf->lost_blocks++;
+		}
+	}
+	if (err < 0) {
+		lf->last_errno = -err;
+		/* Cut a partly written block off, so the file ends on a block
+		 * boundary and every block in it is whole. */
+		if (done != whole) {
+			if (ftruncate(lf->fd, (off_t)(lf->file_bytes + whole)) == 0)
+				lseek(lf->fd, (off_t)(lf->file_bytes + whole), SEEK_SET);
+		}
+	}
+	lf->file_bytes += whole;
+	lf->used = 0;
+	lf->nstaged = 0;
+	return err;
+}
+
+int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log_marker *m)
+{
+	uint8_t buf[sizeof(struct rlog_block_header) + 8 + sizeof *m];
+	uint32_t n = rlog__marker_record(buf + sizeof(struct rlog_block_header), m);
+	struct rlog_block_header h;
+	rlog__block_header_make(&h, RLOG_BLOCK_FLAG_DAEMON, 0, lf->marker_pid, lf->marker_tid,
+				m->sync_ticks, buf + sizeof h, n, 1);
+	memcpy(buf, &h, sizeof h);
+	ssize_t w = pwrite(lf->fd, buf, sizeof h + n, (off_t)lf->marker_offset);
+	if (w < 0)
+		return -errno;
+	return w == (ssize_t)(sizeof h + n) ? 0 : -EIO;
+}
+
+void rlog__logfile_close(struct rlog__logfile *lf)
+{
+	free(lf->stage);
+	free(lf->staged);
+	lf->stage = NULL;
+	lf->staged = NULL;
+}

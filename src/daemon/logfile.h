@@ -1,0 +1,75 @@
+/*
+ * logfile.h - writing a ringlog log file: the file header, the LOG_MARKER
+ * block, then blocks of records (docs/FORMAT.md).
+ *
+ * Blocks are staged in memory and written with write(2) in large pieces.
+ * If the file cannot take them (a full disk, an I/O error) the blocks not
+ * written whole are counted as lost (events, bytes, LogBuffersLost), the
+ * file is cut back to the last whole block so it stays readable, and later
+ * blocks are tried again.
+ */
+#ifndef RLOG_DAEMON_LOGFILE_H
+#define RLOG_DAEMON_LOGFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringlog/abi.h"
+
+struct rlog__staged {
+	uint32_t end;        /* stage offset just past the block */
+	uint32_t events;     /* application events in it */
+	uint32_t bytes;      /* their record bytes */
+	bool thread;         /* a producer thread's block (not daemon records) */
+};
+
+struct rlog__logfile {
+	int fd;
+	uint8_t *stage;
+	size_t used, cap;
+	struct rlog__staged *staged;
+	size_t nstaged, staged_cap;
+	uint64_t seq;              /* next block sequence number */
+	uint64_t file_bytes;       /* bytes in the file, all whole blocks */
+	uint64_t marker_offset;    /* where the LOG_MARKER block starts */
+	uint32_t marker_pid, marker_tid;
+	/* Confirmed by write(2): */
+	uint64_t events_written, bytes_written, buffers_written;
+	/* Not written (full disk, I/O error): */
+	uint64_t lost_events, lost_bytes, lost_blocks;
+	uint64_t unreported_events, unreported_bytes; /* not yet in a DATA_LOSS */
+	int last_errno;            /* 0, or the errno of the last failed write */
+};
+
+/* Starts a file on fd (positioned at 0): header and LOG_MARKER block.
+ * Returns 0 or -errno. */
+int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
+		       const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid);
+
+/* Appends one block.  events/event_bytes are the application events it
+ * carries (0 for daemon blocks).  Returns 0 or -errno (the block is then
+ * counted lost). */
+int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
+			uint64_t base_time, const void *data, uint32_t size, uint32_t records,
+			uint32_t events, uint32_t event_bytes);
+
+/* Writes what is staged.  Returns 0 or -errno. */
+int rlog__logfile_flush(struct rlog__logfile *lf);
+
+/* Rewrites the LOG_MARKER block in place (same size), e.g. with a refined
+ * tick frequency.  Returns 0 or -errno. */
+int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log_marker *m);
+
+/* Encodes a block header with its crc32 over header bytes 0..39 and data. */
+void rlog__block_header_make(struct rlog_block_header *h, uint16_t flags, uint64_t seq,
+			     uint32_t pid, uint32_t tid, uint64_t base_time, const void *data,
+			     uint32_t size, uint32_t records);
+
+/* Encodes a LOG_MARKER record (header, timestamp, payload) into out
+ * (8 + sizeof marker bytes) and returns its size. */
+uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m);
+
+void rlog__logfile_close(struct rlog__logfile *lf);
+
+#endif

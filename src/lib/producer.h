@@ -1,0 +1,53 @@
+/*
+ * producer.h - the producer library's internal state (not installed).
+ *
+ * Process state: the region attached to, a generation number bumped at
+ * every attach and detach, and the hooks (atfork, atexit, thread-exit key).
+ * Thread state: the public struct rlog__thread the inline write path uses
+ * (include/ringlog.h), plus struct rlog__tpriv below, which only the slow
+ * path touches.
+ */
+#ifndef RLOG_LIB_PRODUCER_H
+#define RLOG_LIB_PRODUCER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ringlog.h"
+#include "shm.h"
+
+struct rlog__tpriv {
+	struct rlog__region *region;  /* region of the thread's slot */
+	struct rlog_shm_slot *slot;   /* NULL when unbound */
+	struct rlog_shm_desc *desc;   /* current buffer's descriptor, or NULL */
+	uint32_t slot_idx;
+	uint32_t gen;                 /* process generation the binding belongs to */
+	uint32_t pid, tid;
+	volatile sig_atomic_t in_slow; /* re-entry guard for the unbound slow path */
+	bool exiting;                 /* thread-exit hooks ran: writes are no-ops */
+	bool key_set;
+	uint64_t lost_events;         /* for rlog_thread_stats */
+	uint64_t lost_bytes;
+};
+
+extern _Thread_local struct rlog__tpriv rlog__tpriv;
+
+/* The attached region (NULL when detached) and the generation. */
+extern struct rlog__region *_Atomic rlog__current;
+extern _Atomic uint32_t rlog__gen;
+
+/* The word rlog__mask points at while detached: always 0. */
+extern _Atomic uint64_t rlog__zero_mask;
+
+/* Registers the thread-exit, atfork and atexit hooks once per process. */
+void rlog__hooks_init(void);
+
+/* Releases the calling thread's binding: hands its buffer to the daemon,
+ * marks its slot EXITED.  Safe to call when unbound. */
+void rlog__thread_unbind(void);
+
+/* Hands the thread's current buffer to the daemon (state FULL). */
+void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv);
+
+#endif
