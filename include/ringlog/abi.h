@@ -178,9 +178,9 @@ struct rlog_shm_stats {
 _Static_assert(sizeof(struct rlog_shm_stats) == 128, "stats are 128 bytes");
 
 struct rlog_shm_header {
-	/* +0: identity and geometry, written once by the creator before state
-	 * becomes ACTIVE (release) and never changed after. */
-	uint64_t magic;            /* RLOG_SHM_MAGIC */
+	/* +0: identity and geometry, written once by the creator before it
+	 * stores magic (release), never changed after. */
+	_Atomic uint64_t magic;    /* RLOG_SHM_MAGIC, stored last by the creator (release) */
 	uint32_t abi_version;      /* RLOG_SHM_ABI_VERSION */
 	uint32_t header_size;      /* sizeof(struct rlog_shm_header) */
 	uint64_t region_size;      /* bytes in the whole region */
@@ -192,7 +192,9 @@ struct rlog_shm_header {
 	uint64_t slot_offset;      /* -> struct rlog_shm_slot[slot_count] */
 	uint64_t free_offset;      /* -> _Atomic uint64_t free bitmap[(buffer_count+63)/64] */
 	uint64_t buffers_offset;   /* -> buffer_count * buffer_size bytes, page aligned */
-	/* +72: clock, as in the LOG_MARKER */
+	/* +72: clock, as in the LOG_MARKER; tick_source and log_file are set by
+	 * the creator, the rest by the daemon before it makes the session
+	 * ACTIVE (release). */
 	uint64_t tick_freq_hz;
 	uint64_t sync_ticks;
 	uint64_t sync_realtime_ns;

@@ -68,7 +68,7 @@ struct rlog__record {
 /*
  * Decode the record at p, of which avail bytes are readable.
  * Returns the record size (> 0), or -EBADMSG if the record is malformed
- * (reserved bit set, ID 0, a flagged record whose real ID is 0 or FLAGGED)
+ * (reserved bit set, ID 0, a flagged record whose real ID is below RAW_U8)
  * or does not fit in avail bytes.  Never reads past p + avail.
  */
 static inline int rlog__record_decode(const uint8_t *p, size_t avail, struct rlog__record *r)
@@ -99,7 +99,9 @@ static inline int rlog__record_decode(const uint8_t *p, size_t avail, struct rlo
 		off += 4;
 		id = fw & 0xffffu;
 		r->flag = (uint16_t)(fw >> 16);
-		if (id == RLOG_ID_INVALID || id == RLOG_ID_FLAGGED || id > RLOG_ID_MAX)
+		/* ringlog's own records (LOG_MARKER, DATA_LOSS, FLAGGED,
+		 * TIME_SYNC and the reserved IDs below RAW_U8) are never flagged. */
+		if (id < RLOG_ID_RAW_U8 || id > RLOG_ID_MAX)
 			return -EBADMSG;
 	}
 	r->id = (uint16_t)id;

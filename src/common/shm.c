@@ -151,7 +151,7 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	}
 	/* The magic goes last: an opener that sees it sees a laid-out region
 	 * (pairs with the load_acquire in rlog__region_open). */
-	atomic_store_explicit((_Atomic uint64_t *)&h->magic, RLOG_SHM_MAGIC, memory_order_release);
+	store_release(&h->magic, RLOG_SHM_MAGIC);
 	return 0;
 
 fail_unlink:
@@ -187,9 +187,9 @@ int rlog__region_open(const char *name, struct rlog__region *out)
 
 	/* Copy the geometry once, validate the copy, use only the copy. */
 	struct rlog_shm_header *h = base;
-	uint64_t magic = atomic_load_explicit((_Atomic uint64_t *)&h->magic, memory_order_acquire);
+	uint64_t magic = load_acquire(&h->magic);
 	struct rlog_shm_header g;
-	memcpy(&g, h, offsetof(struct rlog_shm_header, name));
+	memcpy((uint8_t *)&g + 8, (const uint8_t *)h + 8, offsetof(struct rlog_shm_header, name) - 8);
 	struct layout l;
 	int err = -EPROTO;
 	if (magic != RLOG_SHM_MAGIC || g.abi_version != RLOG_SHM_ABI_VERSION ||

@@ -29,6 +29,15 @@ struct rlog__region *_Atomic rlog__current;
 _Atomic uint32_t rlog__gen = 1;
 
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Every region ever attached, newest first.  They are never unmapped or
+ * freed (a thread may still be writing into one); the list keeps them
+ * reachable, which is also what a leak checker wants to see. */
+struct attached {
+	struct rlog__region region;
+	struct attached *next;
+};
+static struct attached *attached_list;
 static char attached_name[RLOG_NAME_MAX + 1];
 
 static void detach_locked(void)
@@ -65,11 +74,12 @@ int rlog_attach(const char *name)
 		detach_locked();
 
 	int err;
-	struct rlog__region *r = calloc(1, sizeof *r);
-	if (r == NULL) {
+	struct attached *a = calloc(1, sizeof *a);
+	if (a == NULL) {
 		err = -ENOMEM;
 		goto out;
 	}
+	struct rlog__region *r = &a->region;
 	err = rlog__region_open(name, r);
 	if (err < 0)
 		goto fail_free;
@@ -78,6 +88,8 @@ int rlog_attach(const char *name)
 		err = -ENOENT;
 		goto fail_close;
 	}
+	a->next = attached_list;
+	attached_list = a;
 	atomic_store(&rlog__tick_tsc, r->hdr->tick_source == RLOG_TICK_TSC);
 	snprintf(attached_name, sizeof attached_name, "%s", name);
 	atomic_store(&rlog__current, r);
@@ -89,7 +101,7 @@ int rlog_attach(const char *name)
 fail_close:
 	rlog__region_close(r);
 fail_free:
-	free(r);
+	free(a);
 out:
 	pthread_mutex_unlock(&attach_lock);
 	return err;

@@ -22,6 +22,7 @@ struct rlog__tpriv {
 	struct rlog_shm_slot *slot;   /* NULL when unbound */
 	struct rlog_shm_desc *desc;   /* current buffer's descriptor, or NULL */
 	uint32_t slot_idx;
+	uint32_t next_buffer;         /* where the round-robin search for a free buffer starts */
 	uint32_t gen;                 /* process generation the binding belongs to */
 	uint32_t pid, tid;
 	volatile sig_atomic_t in_slow; /* re-entry guard for the unbound slow path */
@@ -39,6 +40,31 @@ extern _Atomic uint32_t rlog__gen;
 
 /* The word rlog__mask points at while detached: always 0. */
 extern _Atomic uint64_t rlog__zero_mask;
+
+/*
+ * ThreadSanitizer sees the threads of one process only.  A buffer goes from
+ * one producer thread to another through the daemon, in another process
+ * (handover -> daemon drains -> free bitmap -> take), so TSan cannot see
+ * that chain and would report the next owner's descriptor writes as a race
+ * with the previous owner's.  These annotations tell it about the chain;
+ * they compile to nothing without TSan.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define RLOG__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RLOG__TSAN 1
+#endif
+#endif
+#ifdef RLOG__TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define rlog__tsan_acquire(p) __tsan_acquire((void *)(p))
+#define rlog__tsan_release(p) __tsan_release((void *)(p))
+#else
+#define rlog__tsan_acquire(p) ((void)(p))
+#define rlog__tsan_release(p) ((void)(p))
+#endif
 
 /* Registers the thread-exit, atfork and atexit hooks once per process. */
 void rlog__hooks_init(void);

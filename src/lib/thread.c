@@ -53,6 +53,7 @@ void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv)
 		return;
 	/* Release: the daemon's load_acquire(state) == FULL sees the final
 	 * write_off and bytes.  seq_cst: see wake_daemon_if_waiting. */
+	rlog__tsan_release(d);
 	store_seq_cst(&d->state, RLOG_BUF_FULL);
 	pv->desc = NULL;
 	t->pos = t->end = t->base = NULL;
@@ -62,53 +63,67 @@ void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv)
 		wake_daemon_if_waiting(r);
 }
 
-/* Takes the lowest-numbered free buffer: the pool's working set stays as
- * small as the load needs (the rest of the region is never touched). */
+/* Takes the next free buffer after the one this thread took last (round
+ * robin).  A buffer the daemon has just read still sits in the daemon's
+ * core's cache; by the time the rotation comes back to it, it has aged out
+ * and the producer's writes do not have to take the lines back from the
+ * other core (measured in docs/PERFORMANCE.md). */
+static bool try_take_word(struct rlog__region *r, uint32_t w, uint64_t mask, uint32_t *idx)
+{
+	uint64_t v = load_relaxed(&r->free_bits[w]);
+	while ((v & mask) != 0) {
+		unsigned b = rlog__ctz64(v & mask);
+		/* Acquire pairs with the daemon's release fetch_or that freed
+		 * the buffer after it stopped reading it. */
+		if (atomic_compare_exchange_weak_explicit(&r->free_bits[w], &v,
+							  v & ~(UINT64_C(1) << b),
+							  memory_order_acquire, memory_order_relaxed)) {
+			*idx = w * 64 + b;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t now);
 bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t now)
 {
 	struct rlog__region *r = pv->region;
-	for (uint32_t w = 0; w < r->free_words; w++) {
-		uint64_t v = load_relaxed(&r->free_bits[w]);
-		while (v != 0) {
-			unsigned b = rlog__ctz64(v);
-			/* Acquire pairs with the daemon's release fetch_or that
-			 * freed the buffer after it stopped reading it. */
-			if (!atomic_compare_exchange_weak_explicit(&r->free_bits[w], &v,
-								   v & ~(UINT64_C(1) << b),
-								   memory_order_acquire,
-								   memory_order_relaxed))
-				continue;
-			uint32_t idx = w * 64 + b;
-			if (idx >= r->buffer_count)
-				continue; /* a bit past the pool: a hostile bitmap */
-			struct rlog_shm_desc *d = &r->desc[idx];
-			struct rlog_shm_slot *s = pv->slot;
-			d->pid = pv->pid;
-			d->tid = pv->tid;
-			d->slot = pv->slot_idx;
-			d->seq = load_relaxed(&s->buffers_taken);
-			store_relaxed(&s->buffers_taken, d->seq + 1);
-			d->base_time = now;
-			for (int i = 0; i < 2; i++) {
-				d->lost_events[i] = load_relaxed(&s->lost_events[i]);
-				d->lost_bytes[i] = load_relaxed(&s->lost_bytes[i]);
-			}
-			store_relaxed(&d->write_off, 0);
-			/* Pairs with the daemon's load_acquire(state): it reads the
-			 * fields above only after seeing OWNED. */
-			store_release(&d->state, RLOG_BUF_OWNED);
-			pv->desc = d;
-			t->base = t->pos = rlog__region_buffer(r, idx);
-			t->end = t->base + r->buffer_size;
-			t->write_off = &d->write_off;
-			t->last = now;
-			return true;
-		}
+	uint32_t start = pv->next_buffer < r->buffer_count ? pv->next_buffer : 0;
+	uint32_t w0 = start / 64, idx = 0;
+	bool got = try_take_word(r, w0, ~UINT64_C(0) << (start % 64), &idx);
+	for (uint32_t k = 1; !got && k <= r->free_words; k++)
+		got = try_take_word(r, (w0 + k) % r->free_words, ~UINT64_C(0), &idx);
+	if (!got || idx >= r->buffer_count) {
+		/* The pool is exhausted (or a hostile bitmap had a bit past the
+		 * pool): make sure the daemon is draining. */
+		wake_daemon_if_waiting(r);
+		return false;
 	}
-	/* The pool is exhausted: make sure the daemon is draining. */
-	wake_daemon_if_waiting(r);
-	return false;
+	pv->next_buffer = idx + 1;
+	struct rlog_shm_desc *d = &r->desc[idx];
+	rlog__tsan_acquire(d); /* the previous owner's handover, via the daemon */
+	struct rlog_shm_slot *s = pv->slot;
+	d->pid = pv->pid;
+	d->tid = pv->tid;
+	d->slot = pv->slot_idx;
+	d->seq = load_relaxed(&s->buffers_taken);
+	store_relaxed(&s->buffers_taken, d->seq + 1);
+	d->base_time = now;
+	for (int i = 0; i < 2; i++) {
+		d->lost_events[i] = load_relaxed(&s->lost_events[i]);
+		d->lost_bytes[i] = load_relaxed(&s->lost_bytes[i]);
+	}
+	store_relaxed(&d->write_off, 0);
+	/* Pairs with the daemon's load_acquire(state): it reads the fields
+	 * above only after seeing OWNED. */
+	store_release(&d->state, RLOG_BUF_OWNED);
+	pv->desc = d;
+	t->base = t->pos = rlog__region_buffer(r, idx);
+	t->end = t->base + r->buffer_size;
+	t->write_off = &d->write_off;
+	t->last = now;
+	return true;
 }
 
 /* Binds the thread to the current region: claims a slot and sets busy.
@@ -129,6 +144,7 @@ int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t s
 		if (load_relaxed(&s->state) != RLOG_SLOT_FREE ||
 		    !atomic_compare_exchange_strong(&s->state, &expect, RLOG_SLOT_ACTIVE))
 			continue;
+		rlog__tsan_acquire(s); /* the previous owner's unbind, via the daemon */
 		pv->pid = (uint32_t)getpid();
 		pv->tid = (uint32_t)syscall(SYS_gettid);
 		s->pid = pv->pid;
@@ -174,6 +190,7 @@ void rlog__thread_unbind(void)
 	/* busy = 0 before EXITED: once EXITED the daemon may free the slot
 	 * and another thread claim it. */
 	store_release(&pv->slot->busy, 0);
+	rlog__tsan_release(pv->slot);
 	store_release(&pv->slot->state, RLOG_SLOT_EXITED);
 	pv->slot = NULL;
 	pv->region = NULL;

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# scripts/deps.sh - install ringlog's build and test dependencies (Debian 12).
+#
+# Idempotent: asks dpkg-query which packages are missing and runs apt-get
+# (update once, then install) only if something is.  As root it calls
+# apt-get directly; otherwise through sudo if there is one; otherwise it
+# prints one error line naming the missing packages and exits 1.
+set -euo pipefail
+
+PACKAGES=(
+	build-essential
+	meson
+	ninja-build
+	pkg-config
+	zlib1g-dev
+	clang              # libFuzzer targets (tests/fuzz/)
+	libclang-rt-14-dev # clang's sanitizer and fuzzer runtimes
+	babeltrace2        # CTF conversion check
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	if [ "$status" != "install ok installed" ]; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+	SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+	SUDO=(sudo)
+else
+	echo "deps.sh: missing packages (${missing[*]}) and not root, no sudo: run as root: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"${missing[@]}" </dev/null

@@ -1,0 +1,216 @@
+/*
+ * harness.h - helpers for tests that run real sessions: the `ringlog`
+ * binary (path in $RINGLOG_BIN), its "key: value" output, and summaries of
+ * the log files it writes (through the reader library).
+ */
+#ifndef RLOG_TEST_HARNESS_H
+#define RLOG_TEST_HARNESS_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ringlog.h"
+#include "ringlog/reader.h"
+
+#define H_OUT_MAX 65536
+
+struct h_run {
+	int status;               /* exit code, or 128 + signal */
+	char out[H_OUT_MAX];      /* stdout */
+	char err[H_OUT_MAX];      /* stderr */
+};
+
+static inline const char *h_bin(void)
+{
+	const char *b = getenv("RINGLOG_BIN");
+	if (b == NULL) {
+		fprintf(stderr, "RINGLOG_BIN is not set\n");
+		exit(99);
+	}
+	return b;
+}
+
+static inline void h_slurp(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+	while ((r = read(fd, buf + n, cap - 1 - n)) > 0 && n < cap - 1)
+		n += (size_t)r;
+	buf[n] = '\0';
+}
+
+/* Runs `ringlog ARGS...` (NULL-terminated) and captures its output. */
+static inline int h_ringlog(struct h_run *res, const char *arg0, ...)
+{
+	const char *argv[32];
+	int argc = 0;
+	argv[argc++] = h_bin();
+	va_list ap;
+	va_start(ap, arg0);
+	for (const char *a = arg0; a != NULL && argc < 31; a = va_arg(ap, const char *))
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	char outp[] = "/tmp/rlog-test-out-XXXXXX", errp[] = "/tmp/rlog-test-err-XXXXXX";
+	int ofd = mkstemp(outp), efd = mkstemp(errp);
+	unlink(outp);
+	unlink(errp);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(ofd, 1);
+		dup2(efd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	lseek(ofd, 0, SEEK_SET);
+	lseek(efd, 0, SEEK_SET);
+	h_slurp(ofd, res->out, sizeof res->out);
+	h_slurp(efd, res->err, sizeof res->err);
+	close(ofd);
+	close(efd);
+	return res->status;
+}
+
+/* The value of "key: N" in text, or UINT64_MAX if absent. */
+static inline uint64_t h_kv(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ':')
+			return strtoull(p + kl + 1, NULL, 0);
+	}
+	return UINT64_MAX;
+}
+
+/* A session name unique to this test process. */
+static inline const char *h_session(const char *tag)
+{
+	static char name[64];
+	snprintf(name, sizeof name, "t-%s-%d", tag, (int)getpid());
+	return name;
+}
+
+static inline const char *h_path(const char *tag)
+{
+	static char path[256];
+	snprintf(path, sizeof path, "/tmp/rlog-test-%s-%d.rlog", tag, (int)getpid());
+	return path;
+}
+
+/* Starts a session; bails out of the test if it fails. */
+static inline void h_start(const char *name, const char *path, const char *bufsize_kb,
+			   const char *buffers)
+{
+	struct h_run r;
+	unlink(path);
+	if (bufsize_kb && buffers)
+		h_ringlog(&r, "start", name, "-o", path, "--buffer-size", bufsize_kb, "--buffers",
+			  buffers, NULL);
+	else
+		h_ringlog(&r, "start", name, "-o", path, NULL);
+	if (r.status != 0) {
+		printf("Bail out! ringlog start %s failed (%d): %s\n", name, r.status, r.err);
+		exit(1);
+	}
+}
+
+/* Per-thread tallies of a log file. */
+#define H_MAX_THREADS 64
+struct h_thread {
+	uint32_t pid, tid;
+	uint64_t events;          /* application events */
+	uint64_t last_seq;        /* last 8-byte sequence payload seen */
+	uint64_t order_errors;    /* sequence payloads not increasing by one */
+	uint64_t loss_events, loss_bytes;
+};
+struct h_summary {
+	int open_err;
+	uint64_t events, markers, loss_records, loss_events, loss_bytes;
+	uint64_t loss_by_cause[8];
+	uint64_t time_errors;     /* events out of global time order */
+	size_t damage;
+	size_t nthreads;
+	struct h_thread th[H_MAX_THREADS];
+};
+
+static inline struct h_thread *h_thread_of(struct h_summary *s, uint32_t pid, uint32_t tid)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->th[i].pid == pid && s->th[i].tid == tid)
+			return &s->th[i];
+	if (s->nthreads == H_MAX_THREADS)
+		return NULL;
+	struct h_thread *t = &s->th[s->nthreads++];
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->tid = tid;
+	return t;
+}
+
+/*
+ * Reads a log file.  Application events whose payload starts with a u64
+ * are checked to count 1, 2, 3, ... per thread (the tests write that).
+ */
+static inline void h_summarize(const char *path, struct h_summary *s)
+{
+	memset(s, 0, sizeof *s);
+	struct rlog_reader *rd;
+	s->open_err = rlog_reader_open(path, &rd);
+	if (s->open_err < 0)
+		return;
+	struct rlog_event ev;
+	int64_t last_time = INT64_MIN;
+	while (rlog_reader_next(rd, &ev) == 1) {
+		if (ev.time_ns < last_time)
+			s->time_errors++;
+		last_time = ev.time_ns;
+		if (ev.from_daemon && !ev.flagged && ev.id == RLOG_ID_LOG_MARKER) {
+			s->markers++;
+			continue;
+		}
+		struct h_thread *t = h_thread_of(s, ev.pid, ev.tid);
+		if (ev.from_daemon && !ev.flagged && ev.id == RLOG_ID_DATA_LOSS) {
+			struct rlog_data_loss dl;
+			memcpy(&dl, ev.payload, sizeof dl);
+			s->loss_records++;
+			s->loss_events += dl.events;
+			s->loss_bytes += dl.bytes;
+			if (dl.cause < 8)
+				s->loss_by_cause[dl.cause] += dl.events;
+			if (t) {
+				t->loss_events += dl.events;
+				t->loss_bytes += dl.bytes;
+			}
+			continue;
+		}
+		s->events++;
+		if (t == NULL)
+			continue;
+		t->events++;
+		if (ev.length >= 8) {
+			uint64_t seq;
+			memcpy(&seq, ev.payload, 8);
+			if (seq <= t->last_seq)
+				t->order_errors++;
+			t->last_seq = seq;
+		}
+	}
+	s->damage = rlog_reader_damage_count(rd);
+	rlog_reader_close(rd);
+}
+
+#endif

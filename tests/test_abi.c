@@ -1,0 +1,587 @@
+/*
+ * test_abi.c - the layouts in include/ringlog/abi.h against docs/FORMAT.md.
+ *
+ * FORMAT.md is the ABI document; this test reads it (path in the
+ * environment variable RINGLOG_FORMAT_MD, or argv[1]) and parses its
+ * machine-readable tables (described at its end):
+ *
+ *   #... struct rlog_NAME             starts a structure's section
+ *   | +OFF | SIZE | field | ... |     one field (FIELD[N] for arrays)
+ *   Total: N bytes                    sizeof the structure
+ *   | `RLOG_X` | VALUE | ... |         a constant (decimal, 0x hex, "string")
+ *
+ * and checks, naming the field or constant on every failure:
+ *   - every documented field exists in the structure with that offset and
+ *     size, and every field below is documented;
+ *   - each documented structure is tiled by its rows and has the right size;
+ *   - every documented constant exists below with that value, and every
+ *     constant below is documented.
+ * The tables below are the C side: offsetof/sizeof of every member.  Each
+ * structure's rows must tile it too, so a member added to abi.h without a
+ * row here fails the test.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ringlog/abi.h"
+#include "record.h"
+#include "shm.h"
+#include "tap.h"
+
+/* ------------------------------------------------------------------ */
+/* The C side                                                          */
+/* ------------------------------------------------------------------ */
+
+struct c_field {
+	const char *strct;
+	const char *field;
+	size_t off, size;
+	int seen; /* documented */
+};
+
+#define F(s, f) { #s, #f, offsetof(struct s, f), sizeof(((struct s *)0)->f), 0 }
+
+static struct c_field c_fields[] = {
+	F(rlog_log_marker, tick_freq_hz),
+	F(rlog_log_marker, sync_ticks),
+	F(rlog_log_marker, sync_realtime_ns),
+	F(rlog_log_marker, sync_monotonic_ns),
+	F(rlog_log_marker, tick_source),
+	F(rlog_log_marker, buffer_size),
+	F(rlog_log_marker, buffer_count),
+	F(rlog_log_marker, reserved),
+	F(rlog_log_marker, session_name),
+
+	F(rlog_data_loss, events),
+	F(rlog_data_loss, bytes),
+	F(rlog_data_loss, cause),
+	F(rlog_data_loss, reserved),
+
+	F(rlog_file_header, magic),
+	F(rlog_file_header, version_major),
+	F(rlog_file_header, version_minor),
+	F(rlog_file_header, header_size),
+	F(rlog_file_header, created_realtime_ns),
+	F(rlog_file_header, flags),
+	F(rlog_file_header, reserved0),
+	F(rlog_file_header, reserved),
+
+	F(rlog_block_header, magic),
+	F(rlog_block_header, header_size),
+	F(rlog_block_header, flags),
+	F(rlog_block_header, seq),
+	F(rlog_block_header, pid),
+	F(rlog_block_header, tid),
+	F(rlog_block_header, base_time),
+	F(rlog_block_header, data_size),
+	F(rlog_block_header, record_count),
+	F(rlog_block_header, crc32),
+	F(rlog_block_header, reserved),
+
+	F(rlog_shm_stats, events_written),
+	F(rlog_shm_stats, bytes_written),
+	F(rlog_shm_stats, buffers_written),
+	F(rlog_shm_stats, events_lost),
+	F(rlog_shm_stats, bytes_lost),
+	F(rlog_shm_stats, log_buffers_lost),
+	F(rlog_shm_stats, corrupt_buffers),
+	F(rlog_shm_stats, file_bytes),
+	F(rlog_shm_stats, wakeups),
+	F(rlog_shm_stats, passes),
+	F(rlog_shm_stats, reserved),
+
+	F(rlog_shm_header, magic),
+	F(rlog_shm_header, abi_version),
+	F(rlog_shm_header, header_size),
+	F(rlog_shm_header, region_size),
+	F(rlog_shm_header, buffer_size),
+	F(rlog_shm_header, buffer_count),
+	F(rlog_shm_header, slot_count),
+	F(rlog_shm_header, high_water),
+	F(rlog_shm_header, desc_offset),
+	F(rlog_shm_header, slot_offset),
+	F(rlog_shm_header, free_offset),
+	F(rlog_shm_header, buffers_offset),
+	F(rlog_shm_header, tick_freq_hz),
+	F(rlog_shm_header, sync_ticks),
+	F(rlog_shm_header, sync_realtime_ns),
+	F(rlog_shm_header, sync_monotonic_ns),
+	F(rlog_shm_header, tick_source),
+	F(rlog_shm_header, log_file_mode),
+	F(rlog_shm_header, flush_timer_ms),
+	F(rlog_shm_header, daemon_pid),
+	F(rlog_shm_header, reserved0),
+	F(rlog_shm_header, name),
+	F(rlog_shm_header, log_file),
+	F(rlog_shm_header, pad0),
+	F(rlog_shm_header, enable_mask),
+	F(rlog_shm_header, pad1),
+	F(rlog_shm_header, state),
+	F(rlog_shm_header, fill_waiting),
+	F(rlog_shm_header, stop_requested),
+	F(rlog_shm_header, flush_requested),
+	F(rlog_shm_header, orphan_lost_events),
+	F(rlog_shm_header, orphan_lost_bytes),
+	F(rlog_shm_header, pad2),
+	F(rlog_shm_header, stats),
+	F(rlog_shm_header, last_error),
+	F(rlog_shm_header, reserved),
+
+	F(rlog_shm_desc, state),
+	F(rlog_shm_desc, write_off),
+	F(rlog_shm_desc, pid),
+	F(rlog_shm_desc, tid),
+	F(rlog_shm_desc, slot),
+	F(rlog_shm_desc, reserved0),
+	F(rlog_shm_desc, seq),
+	F(rlog_shm_desc, base_time),
+	F(rlog_shm_desc, lost_events),
+	F(rlog_shm_desc, lost_bytes),
+	F(rlog_shm_desc, pad),
+
+	F(rlog_shm_slot, state),
+	F(rlog_shm_slot, busy),
+	F(rlog_shm_slot, pid),
+	F(rlog_shm_slot, tid),
+	F(rlog_shm_slot, lost_events),
+	F(rlog_shm_slot, lost_bytes),
+	F(rlog_shm_slot, buffers_taken),
+	F(rlog_shm_slot, pad),
+};
+#define N_FIELDS (sizeof c_fields / sizeof c_fields[0])
+
+struct c_struct {
+	const char *strct;
+	size_t size;
+	int seen;
+};
+
+#define S(s) { #s, sizeof(struct s), 0 }
+
+static struct c_struct c_structs[] = {
+	S(rlog_log_marker), S(rlog_data_loss),	S(rlog_file_header), S(rlog_block_header),
+	S(rlog_shm_stats),  S(rlog_shm_header), S(rlog_shm_desc),    S(rlog_shm_slot),
+};
+#define N_STRUCTS (sizeof c_structs / sizeof c_structs[0])
+
+struct c_const {
+	const char *name;
+	unsigned long long value; /* if str is NULL */
+	const char *str;
+	int seen;
+};
+
+#define K(c) { #c, (unsigned long long)(c), NULL, 0 }
+#define KS(c) { #c, 0, c, 0 }
+
+static struct c_const c_consts[] = {
+	K(RLOG_HDR_LENGTH_MASK),
+	K(RLOG_HDR_ID_SHIFT),
+	K(RLOG_HDR_ID_MASK),
+	K(RLOG_HDR_RESERVED_BIT),
+	K(RLOG_HDR_TIMESTAMP_BIT),
+	K(RLOG_MAX_PAYLOAD),
+
+	K(RLOG_ID_INVALID),
+	K(RLOG_ID_LOG_MARKER),
+	K(RLOG_ID_DATA_LOSS),
+	K(RLOG_ID_FLAGGED),
+	K(RLOG_ID_TIME_SYNC),
+	K(RLOG_ID_RAW_U8),
+	K(RLOG_ID_RAW_I8),
+	K(RLOG_ID_RAW_U16),
+	K(RLOG_ID_RAW_I16),
+	K(RLOG_ID_RAW_U32),
+	K(RLOG_ID_RAW_I32),
+	K(RLOG_ID_RAW_U64),
+	K(RLOG_ID_RAW_I64),
+	K(RLOG_ID_RAW_DOUBLE),
+	K(RLOG_ID_RAW_STRING),
+	K(RLOG_ID_COUNTER),
+	K(RLOG_ID_EVENT_SCHEMA),
+	K(RLOG_ID_THREAD_NAME),
+	K(RLOG_ID_PROCESS_NAME),
+	K(RLOG_ID_SPAN_BEGIN),
+	K(RLOG_ID_SPAN_END),
+	K(RLOG_ID_USER_MIN),
+	K(RLOG_ID_MAX),
+
+	K(RLOG_TICK_TSC),
+	K(RLOG_TICK_MONOTONIC),
+
+	K(RLOG_LOSS_NO_BUFFER),
+	K(RLOG_LOSS_NESTED),
+	K(RLOG_LOSS_CORRUPT),
+	K(RLOG_LOSS_LOG_WRITE),
+	K(RLOG_LOSS_NO_SLOT),
+
+	KS(RLOG_FILE_MAGIC),
+	K(RLOG_FILE_VERSION_MAJOR),
+	K(RLOG_FILE_VERSION_MINOR),
+	K(RLOG_BLOCK_MAGIC),
+	K(RLOG_BLOCK_FLAG_DAEMON),
+
+	K(RLOG_SHM_MAGIC),
+	K(RLOG_SHM_ABI_VERSION),
+	KS(RLOG_SHM_PREFIX),
+	K(RLOG_NAME_MAX),
+	K(RLOG_PATH_MAX),
+
+	K(RLOG_STATE_CREATING),
+	K(RLOG_STATE_ACTIVE),
+	K(RLOG_STATE_STOPPING),
+	K(RLOG_STATE_STOPPED),
+	K(RLOG_STATE_FAILED),
+	K(RLOG_MODE_SEQUENTIAL),
+
+	K(RLOG_BUF_FREE),
+	K(RLOG_BUF_OWNED),
+	K(RLOG_BUF_FULL),
+	K(RLOG_SLOT_FREE),
+	K(RLOG_SLOT_ACTIVE),
+	K(RLOG_SLOT_EXITED),
+
+	/* geometry limits (src/common/shm.h) */
+	K(RLOG_MIN_BUFFER_SIZE),
+	K(RLOG_MAX_BUFFER_SIZE),
+	K(RLOG_MIN_BUFFER_COUNT),
+	K(RLOG_MAX_BUFFER_COUNT),
+	K(RLOG_MAX_REGION_SIZE),
+	K(RLOG_DEFAULT_BUFFER_SIZE),
+	K(RLOG_DEFAULT_BUFFER_COUNT),
+};
+#define N_CONSTS (sizeof c_consts / sizeof c_consts[0])
+
+/* ------------------------------------------------------------------ */
+/* The document side                                                   */
+/* ------------------------------------------------------------------ */
+
+#define MAX_CELLS 8
+
+/* Splits a table row "| a | b | c |" into trimmed cells (in place).
+ * "\|" inside a cell is not a separator.  Returns the number of cells. */
+static int split_row(char *line, char **cells, int max)
+{
+	char *p = line;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '|')
+		return 0;
+	p++;
+	int n = 0;
+	while (*p && *p != '\n' && n < max) {
+		char *start = p;
+		while (*p && *p != '\n' && !(*p == '|' && (p == start || p[-1] != '\\')))
+			p++;
+		if (*p != '|')
+			break; /* text after the last separator */
+		char *end = p;
+		*p++ = '\0';
+		while (*start == ' ' || *start == '\t')
+			start++;
+		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		cells[n++] = start;
+	}
+	return n;
+}
+
+/* Parses a whole cell as an unsigned decimal or 0x-hex number
+ * (optionally backquoted, optionally with a u/U/ull suffix). */
+static int parse_number(const char *s, unsigned long long *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	if (n >= sizeof buf)
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	char *p = buf;
+	if (*p == '`') {
+		p++;
+		char *q = strchr(p, '`');
+		if (q == NULL)
+			return -EINVAL;
+		*q = '\0';
+	}
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(p, &end, 0);
+	if (errno != 0 || end == p)
+		return -EINVAL;
+	while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+		end++;
+	if (*end != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* "+123" -> 123 */
+static int parse_offset(const char *s, unsigned long long *out)
+{
+	if (s[0] != '+' || !isdigit((unsigned char)s[1]))
+		return -EINVAL;
+	return parse_number(s + 1, out);
+}
+
+/* Copies a field cell without backquotes and without an "[N]" suffix. */
+static void field_name(const char *cell, char *out, size_t cap)
+{
+	size_t j = 0;
+	for (size_t i = 0; cell[i] && cell[i] != '[' && j + 1 < cap; i++)
+		if (cell[i] != '`')
+			out[j++] = cell[i];
+	out[j] = '\0';
+}
+
+static struct c_field *find_field(const char *s, const char *f)
+{
+	for (size_t i = 0; i < N_FIELDS; i++)
+		if (strcmp(c_fields[i].strct, s) == 0 && strcmp(c_fields[i].field, f) == 0)
+			return &c_fields[i];
+	return NULL;
+}
+
+static struct c_struct *find_struct(const char *s)
+{
+	for (size_t i = 0; i < N_STRUCTS; i++)
+		if (strcmp(c_structs[i].strct, s) == 0)
+			return &c_structs[i];
+	return NULL;
+}
+
+static struct c_const *find_const(const char *name)
+{
+	for (size_t i = 0; i < N_CONSTS; i++)
+		if (strcmp(c_consts[i].name, name) == 0)
+			return &c_consts[i];
+	return NULL;
+}
+
+/* State of the current structure section while parsing. */
+struct section {
+	char strct[64];     /* "" outside a structure section */
+	unsigned long long next_off; /* where the next row must start */
+	int rows;
+	int tiled;          /* every row started where the previous ended */
+	int total_seen;
+	int line;           /* heading line, for messages */
+};
+
+static void section_end(struct section *sec)
+{
+	if (sec->strct[0] == '\0')
+		return;
+	struct c_struct *cs = find_struct(sec->strct);
+	if (cs == NULL) {
+		ok(0, "FORMAT.md:%d documents struct %s, which the test does not know", sec->line,
+		   sec->strct);
+	} else {
+		cs->seen = 1;
+		ok(sec->total_seen, "struct %s: FORMAT.md gives its size (\"Total: N bytes\")",
+		   sec->strct);
+		ok(sec->rows > 0 && sec->tiled && sec->next_off == cs->size,
+		   "struct %s: FORMAT.md rows tile the structure (rows end at +%llu, sizeof %zu)",
+		   sec->strct, sec->next_off, cs->size);
+	}
+	sec->strct[0] = '\0';
+}
+
+static void parse_heading(struct section *sec, const char *line, int lineno)
+{
+	section_end(sec);
+	const char *p = strstr(line, "struct rlog_");
+	if (p == NULL)
+		return;
+	p += strlen("struct ");
+	size_t n = 0;
+	while ((isalnum((unsigned char)p[n]) || p[n] == '_') && n + 1 < sizeof sec->strct)
+		n++;
+	memcpy(sec->strct, p, n);
+	sec->strct[n] = '\0';
+	sec->next_off = 0;
+	sec->rows = 0;
+	sec->tiled = 1;
+	sec->total_seen = 0;
+	sec->line = lineno;
+}
+
+static void parse_field_row(struct section *sec, char **cells, int n, int lineno)
+{
+	unsigned long long off, size;
+	if (n < 3 || parse_offset(cells[0], &off) < 0)
+		return;
+	char name[64];
+	field_name(cells[2], name, sizeof name);
+	if (parse_number(cells[1], &size) < 0) {
+		ok(0, "FORMAT.md:%d: %s.%s: size \"%s\" is not a number", lineno, sec->strct, name,
+		   cells[1]);
+		return;
+	}
+	if (off != sec->next_off)
+		sec->tiled = 0;
+	sec->next_off = off + size;
+	sec->rows++;
+	struct c_field *cf = find_field(sec->strct, name);
+	if (cf == NULL) {
+		ok(0, "FORMAT.md:%d documents %s.%s, which is not a member in abi.h (or not in this test)",
+		   lineno, sec->strct, name);
+		return;
+	}
+	cf->seen++;
+	if (!ok(cf->off == off && cf->size == size, "%s.%s: FORMAT.md +%llu size %llu, abi.h +%zu size %zu",
+		sec->strct, name, off, size, cf->off, cf->size))
+		diag("FORMAT.md:%d disagrees with abi.h about %s.%s", lineno, sec->strct, name);
+}
+
+static void parse_const_row(char **cells, int n, int lineno)
+{
+	char name[64];
+	size_t len = strlen(cells[0]);
+	if (len < 3 || len - 2 >= sizeof name)
+		return;
+	memcpy(name, cells[0] + 1, len - 2);
+	name[len - 2] = '\0';
+	struct c_const *cc = find_const(name);
+	if (cc == NULL) {
+		ok(0, "FORMAT.md:%d documents %s, which the test does not know", lineno, name);
+		return;
+	}
+	cc->seen++;
+	if (n < 2) {
+		ok(0, "FORMAT.md:%d: %s has no value cell", lineno, name);
+		return;
+	}
+	const char *v = cells[1];
+	if (cc->str) {
+		/* "text" or `"text"` */
+		char buf[128];
+		size_t vl = strlen(v);
+		if (vl >= 2 && v[0] == '`' && v[vl - 1] == '`') {
+			v++;
+			vl -= 2;
+		}
+		int good = vl >= 2 && v[0] == '"' && v[vl - 1] == '"' && vl - 2 < sizeof buf;
+		if (good) {
+			memcpy(buf, v + 1, vl - 2);
+			buf[vl - 2] = '\0';
+		} else {
+			buf[0] = '\0';
+		}
+		ok(good && strcmp(buf, cc->str) == 0, "%s: FORMAT.md %s, code \"%s\"", name, cells[1],
+		   cc->str);
+		return;
+	}
+	unsigned long long val;
+	if (parse_number(v, &val) < 0) {
+		ok(0, "FORMAT.md:%d: %s: value \"%s\" is not a number", lineno, name, v);
+		return;
+	}
+	ok(val == cc->value, "%s: FORMAT.md %s (%llu), code %llu", name, v, val, cc->value);
+}
+
+static int check_document(FILE *f)
+{
+	struct section sec = { .strct = "" };
+	char line[4096];
+	int lineno = 0, in_code = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		if (strncmp(line, "```", 3) == 0) {
+			in_code = !in_code;
+			continue;
+		}
+		if (in_code)
+			continue;
+		if (line[0] == '#') {
+			parse_heading(&sec, line, lineno);
+			continue;
+		}
+		unsigned long long total;
+		if (sec.strct[0] && sscanf(line, "Total: %llu bytes", &total) == 1) {
+			struct c_struct *cs = find_struct(sec.strct);
+			sec.total_seen = 1;
+			if (cs)
+				ok(cs->size == total, "sizeof(struct %s): FORMAT.md %llu, abi.h %zu",
+				   sec.strct, total, cs->size);
+			continue;
+		}
+		char *cells[MAX_CELLS];
+		int n = split_row(line, cells, MAX_CELLS);
+		if (n == 0)
+			continue;
+		if (cells[0][0] == '`' && strncmp(cells[0] + 1, "RLOG_", 5) == 0 &&
+		    cells[0][strlen(cells[0]) - 1] == '`')
+			parse_const_row(cells, n, lineno);
+		else if (sec.strct[0] && cells[0][0] == '+')
+			parse_field_row(&sec, cells, n, lineno);
+	}
+	section_end(&sec);
+	return lineno;
+}
+
+/* The C tables must cover every member: their rows tile each structure. */
+static void check_c_tables(void)
+{
+	for (size_t s = 0; s < N_STRUCTS; s++) {
+		size_t next = 0;
+		int tiled = 1;
+		for (size_t i = 0; i < N_FIELDS; i++) {
+			if (strcmp(c_fields[i].strct, c_structs[s].strct) != 0)
+				continue;
+			if (c_fields[i].off != next)
+				tiled = 0;
+			next = c_fields[i].off + c_fields[i].size;
+		}
+		ok(tiled && next == c_structs[s].size,
+		   "test_abi.c lists every member of struct %s (a new member needs a row here)",
+		   c_structs[s].strct);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = getenv("RINGLOG_FORMAT_MD");
+	if ((path == NULL || *path == '\0') && argc > 1)
+		path = argv[1];
+	if (path == NULL || *path == '\0')
+		path = "docs/FORMAT.md";
+	FILE *f = fopen(path, "r");
+	BAIL_IF(f == NULL, "cannot open %s (set RINGLOG_FORMAT_MD): %s", path, strerror(errno));
+	diag("checking %s against abi.h", path);
+
+	check_c_tables();
+	int lines = check_document(f);
+	fclose(f);
+	ok(lines > 0, "FORMAT.md is not empty (%d lines)", lines);
+
+	for (size_t i = 0; i < N_STRUCTS; i++)
+		ok(c_structs[i].seen, "struct %s has a section in FORMAT.md", c_structs[i].strct);
+	for (size_t i = 0; i < N_FIELDS; i++)
+		ok(c_fields[i].seen == 1, "%s.%s is documented once in FORMAT.md (%d rows)",
+		   c_fields[i].strct, c_fields[i].field, c_fields[i].seen);
+	for (size_t i = 0; i < N_CONSTS; i++)
+		ok(c_consts[i].seen == 1, "%s is documented once in FORMAT.md (%d rows)",
+		   c_consts[i].name, c_consts[i].seen);
+
+	/* Spot checks of numbers FORMAT.md states in prose. */
+	ASSERT_EQ(rlog__record_size(1024, 4, false), 8);
+	ASSERT_EQ(rlog__record_size(1024, 8, true), 16);
+	ASSERT_EQ(rlog__record_size(RLOG_ID_FLAGGED, 4, true), 16);
+	ASSERT_EQ(rlog__record_size(RLOG_ID_RAW_STRING, 5, true), 16);
+	ASSERT_EQ(rlog__record_size(RLOG_ID_FLAGGED, RLOG_MAX_PAYLOAD, true), 65548);
+	ASSERT_EQ(rlog__hdr_make(1024, 8, true), 0x84000008u);
+	ASSERT_EQ(rlog__hdr_make(RLOG_ID_FLAGGED, 4, true), 0x80030004u);
+	ASSERT_EQ(rlog__hdr_make(RLOG_ID_RAW_STRING, 5, true), 0x80190005u);
+	ASSERT_EQ(rlog__hdr_make(RLOG_ID_TIME_SYNC, 8, true), 0x80040008u);
+	ASSERT_EQ(memcmp(&(uint64_t){ RLOG_SHM_MAGIC }, "RLOGSHM1", 8), 0);
+	ASSERT_EQ(memcmp(&(uint32_t){ RLOG_BLOCK_MAGIC }, "RLBK", 4), 0);
+	return done_testing();
+}
