@@ -10,10 +10,15 @@
  *   ref_rdtsc_store_ns    rdtsc plus a 16-byte store into a large array: the floor
  *   ref_clock_gettime_ns  clock_gettime(CLOCK_MONOTONIC)
  * and the loss during the write runs (events_lost), events/s and MB/s.
+ * Each write run is a burst of --events events (default 250000, 6 MB),
+ * which the default pool (16 MiB) absorbs while the daemon drains.  Then,
+ * unless --quick, the highest steady rate (from a ladder of rates, 400 ms
+ * each) at which nothing is lost: sustained_events_per_s.
  * Everything is printed as "key: value", one per line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,7 +35,8 @@
 #include "control.h"
 #include "ringlog.h"
 
-#define USAGE "usage: ringlog bench [--runs N] [--events N] [--buffers N] [--buffer-size KB]"
+#define USAGE "usage: ringlog bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] " \
+	      "[--quick]"
 #define REF_ARRAY (16u << 20) /* bytes: larger than the caches */
 #define RECORD_BYTES 24       /* header + timestamp + 16-byte payload */
 
@@ -146,6 +152,56 @@ static double write_threads(int nthreads, uint64_t n, uint64_t *lost)
 	return sum / nthreads;
 }
 
+/*
+ * Writes at a steady rate (events per second) for ms milliseconds, in
+ * batches of 1000 with a spin to the schedule between them.  Returns the
+ * events lost.  The highest rate with no loss is what the daemon sustains
+ * for as long as the application keeps it up: the pool only absorbs bursts.
+ */
+static uint64_t write_paced(double rate, unsigned ms)
+{
+	uint64_t total = (uint64_t)(rate * ms / 1000.0), lost = 0, v[2] = { 0, 0 };
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < total;) {
+		for (uint64_t k = 0; k < 1000 && i < total; k++, i++) {
+			v[0] = i;
+			lost += rlog_write(1024, v, sizeof v) < 0;
+		}
+		uint64_t due = t0 + (uint64_t)((double)i / rate * 1e9);
+		while (now_ns() < due)
+			;
+	}
+	rlog_flush_thread();
+	return lost;
+}
+
+/* write(2) bandwidth into a new 512 MiB tmpfs file, 1 MiB at a time: the
+ * ceiling for the daemon, which must put every byte into a growing file.
+ * (On a virtual machine the first touch of guest memory is slow, so this is
+ * far below a rewrite of pages the kernel already has.) */
+static double ref_tmpfs_write(const char *path)
+{
+	enum { CHUNK = 1 << 20, TOTAL = 512 };
+	char *buf = malloc(CHUNK);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (buf == NULL || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	memset(buf, 0x5a, CHUNK);
+	uint64_t t0 = now_ns();
+	for (int i = 0; i < TOTAL; i++)
+		if (write(fd, buf, CHUNK) != CHUNK)
+			break;
+	uint64_t t1 = now_ns();
+	close(fd);
+	unlink(path);
+	free(buf);
+	return (double)TOTAL * CHUNK / ((double)(t1 - t0) / 1e9) / 1e6;
+}
+
 /* Lets the daemon drain everything before the next run. */
 static void settle(void)
 {
@@ -155,7 +211,8 @@ static void settle(void)
 
 int cmd_bench(int argc, char **argv)
 {
-	uint64_t runs = 7, events = 2000000;
+	uint64_t runs = 11, events = 250000;
+	bool quick = false;
 	struct rlog__region_params p = {
 		.buffer_size = RLOG_DEFAULT_BUFFER_SIZE,
 		.buffer_count = RLOG_DEFAULT_BUFFER_COUNT,
@@ -164,6 +221,10 @@ int cmd_bench(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		uint64_t v;
 		bool has = i + 1 < argc;
+		if (strcmp(argv[i], "--quick") == 0) {
+			quick = true;
+			continue;
+		}
 		if (strcmp(argv[i], "--runs") == 0 && has && cli_parse_u64(argv[i + 1], 1, 101, &v)) {
 			runs = v;
 		} else if (strcmp(argv[i], "--events") == 0 && has &&
@@ -212,6 +273,22 @@ int cmd_bench(int argc, char **argv)
 		w2[r] = write_threads(2, events, &lost);
 		settle();
 	}
+	/* The sustained rate: a ladder of steady rates, 400 ms each. */
+	char ref[160];
+	snprintf(ref, sizeof ref, "/dev/shm/ringlog-bench-ref-%d", (int)getpid());
+	double tmpfs = quick ? 0 : ref_tmpfs_write(ref);
+	static const double ladder[] = { 5e6, 7.5e6, 10e6, 12.5e6, 15e6, 17.5e6, 20e6, 25e6,
+					 30e6, 40e6, 60e6, 80e6 };
+	double sustained = 0;
+	uint64_t paced_lost = 0;
+	for (size_t k = 0; k < sizeof ladder / sizeof ladder[0] && !quick; k++) {
+		settle();
+		uint64_t l = write_paced(ladder[k], 400);
+		paced_lost += l;
+		if (l != 0)
+			break;
+		sustained = ladder[k];
+	}
 	rlog_detach();
 	struct ctl_result res;
 	int stop_rc = ctl_stop(name, &res);
@@ -237,6 +314,14 @@ int cmd_bench(int argc, char **argv)
 	printf("write_2t_mb_per_s: %.1f\n", 2e9 / m2 * RECORD_BYTES / 1e6);
 	printf("events_emitted: %" PRIu64 "\n", runs * events * 3);
 	printf("events_lost: %" PRIu64 "\n", lost);
+	if (!quick) {
+		printf("ref_tmpfs_write_mb_per_s: %.1f\n", tmpfs);
+		printf("sustained_events_per_s: %.0f\n", sustained);
+		printf("sustained_mb_per_s: %.1f\n", sustained * RECORD_BYTES / 1e6);
+		printf("sustained_vs_tmpfs_write: %.2f\n",
+		       tmpfs > 0 ? sustained * RECORD_BYTES / 1e6 / tmpfs : 0);
+		printf("paced_events_lost: %" PRIu64 "\n", paced_lost);
+	}
 	if (stop_rc == 0) {
 		printf("events_written: %" PRIu64 "\n", res.stats.events_written);
 		printf("session_events_lost: %" PRIu64 "\n", res.stats.events_lost);

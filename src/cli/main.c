@@ -29,7 +29,7 @@ static const struct {
 	{ "list", cmd_list, "list" },
 	{ "emit", cmd_emit, "emit NAME ID [--count N] [--payload HEX] [--flag F]" },
 	{ "dump", cmd_dump, "dump FILE [--all]" },
-	{ "bench", cmd_bench, "bench [--runs N] [--events N]" },
+	{ "bench", cmd_bench, "bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]" },
 };
 
 static void usage(FILE *f)

@@ -69,6 +69,10 @@ static int slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, ui
 	if (len > RLOG_MAX_PAYLOAD)
 		return -EMSGSIZE;
 	uint32_t size = record_bytes(hdr);
+	/* The event's time is when it was written, not after the binding and
+	 * the first touch of a fresh buffer below (tens of microseconds). */
+	if (now == 0)
+		now = rlog__now();
 
 	if (t->busy == NULL || pv->gen != atomic_load(&rlog__gen)) {
 		/* First write of the thread, or the process attached to another
@@ -79,7 +83,6 @@ static int slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, ui
 		int r = rlog__thread_bind(t, pv, size);
 		if (r <= 0)
 			return r;
-		now = rlog__now();
 	}
 	/* busy == 1 from here.  The decisive check of the thread's region
 	 * mask, after busy was set (the stop sequence pairs with it). */
@@ -88,8 +91,6 @@ static int slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, ui
 	struct rlog__region *r = pv->region;
 	if (size + 16 > r->buffer_size)
 		return -EMSGSIZE; /* could never fit, even in an empty buffer */
-	if (now == 0)
-		now = rlog__now();
 
 	bool sync = t->pos != NULL && now - t->last >= RLOG_TIME_SYNC_TICKS;
 	uint32_t need = size + (sync ? 16u : 0u);
