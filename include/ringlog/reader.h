@@ -158,6 +158,8 @@ RLOG__READER_EXPORT const struct rlog_reader_info *rlog_reader_info(const struct
  *   ev  receives the event; its payload stays valid until the next call
  * Returns 1 (an event), 0 (end of the file), or
  *   -EINVAL  r or ev is NULL
+ *   -ENOMEM  out of memory (building the merge on the first call, or
+ *            recording a region found damaged while reading)
  * A block that no longer matches what was indexed at open (the file changed
  * under the reader) is abandoned and added to the damage list.
  */

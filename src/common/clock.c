@@ -60,6 +60,8 @@ void rlog__clock_sync_now(uint32_t source, struct rlog__clock_sync *s)
 	/* Bracket the clock reads with tick reads and keep the tightest of a
 	 * few tries, so that the pair is off by at most half the bracket. */
 	uint64_t best = UINT64_MAX;
+	s->ticks = 0;
+	s->monotonic_raw_ns = 0;
 	for (int i = 0; i < 16; i++) {
 		uint64_t t0 = rlog__ticks(source);
 		uint64_t raw = ts_ns(CLOCK_MONOTONIC_RAW);

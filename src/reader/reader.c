@@ -1,0 +1,190 @@
+/*
+ * reader.c - the reader API (include/ringlog/reader.h): open and map the
+ * file, hand out events and damage, close.  Parsing is in file.c, the time
+ * merge in merge.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static int reader_new(const void *data, size_t size, struct rlog_reader **out)
+{
+	struct rlog_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->data = data;
+	r->size = size;
+	*out = r;
+	return 0;
+}
+
+/* Indexes r; closes it on failure. */
+static int reader_index(struct rlog_reader *r, struct rlog_reader **out)
+{
+	int rc = rlog__file_index(r);
+	if (rc >= 0)
+		rc = rlog__merge_build(r);
+	if (rc < 0) {
+		rlog_reader_close(r);
+		return rc;
+	}
+	r->info.thread_count = r->nstreams;
+	*out = r;
+	return 0;
+}
+
+int rlog_reader_open_mem(const void *data, size_t size, struct rlog_reader **out)
+{
+	struct rlog_reader *r;
+	static const uint8_t empty[1];
+
+	if (!out || (!data && size > 0))
+		return -EINVAL;
+	*out = NULL;
+	int rc = reader_new(data ? data : empty, size, &r);
+	if (rc < 0)
+		return rc;
+	return reader_index(r, out);
+}
+
+int rlog_reader_open(const char *path, struct rlog_reader **out)
+{
+	struct rlog_reader *r = NULL;
+	struct stat st;
+	void *map = NULL;
+	int rc, fd;
+
+	if (!path || !out)
+		return -EINVAL;
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		goto fail_stat;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rc = -EISDIR;
+		goto fail_stat;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		goto fail_stat;
+	}
+	if ((uintmax_t)st.st_size > SIZE_MAX) {
+		rc = -EFBIG;
+		goto fail_stat;
+	}
+	if (st.st_size < 64) {
+		/* Too short for a file header (mmap cannot map 0 bytes). */
+		rc = -EBADMSG;
+		goto fail_stat;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		rc = -errno;
+		goto fail_stat;
+	}
+	/* Both passes read the file front to back. */
+	(void)posix_madvise(map, (size_t)st.st_size, POSIX_MADV_SEQUENTIAL);
+	close(fd);
+	rc = reader_new(map, (size_t)st.st_size, &r);
+	if (rc < 0)
+		goto fail_new;
+	r->map = map;
+	r->map_size = (size_t)st.st_size;
+	return reader_index(r, out);
+
+fail_new:
+	munmap(map, (size_t)st.st_size);
+	return rc;
+fail_stat:
+	close(fd);
+	return rc;
+}
+
+int rlog_reader_set_flags(struct rlog_reader *r, unsigned flags)
+{
+	if (!r || (flags & ~RLOG_READER_TIME_SYNC))
+		return -EINVAL;
+	if (r->started)
+		return -EBUSY;
+	r->flags = flags;
+	return 0;
+}
+
+const struct rlog_reader_info *rlog_reader_info(const struct rlog_reader *r)
+{
+	return &r->info;
+}
+
+int rlog_reader_next(struct rlog_reader *r, struct rlog_event *ev)
+{
+	if (!r || !ev)
+		return -EINVAL;
+	if (!r->started) {
+		int rc = rlog__merge_start(r);
+		if (rc < 0)
+			return rc;
+		r->started = true;
+	}
+	return rlog__merge_next(r, ev);
+}
+
+size_t rlog_reader_damage_count(const struct rlog_reader *r)
+{
+	return r ? r->ndamage : 0;
+}
+
+int rlog_reader_damage(const struct rlog_reader *r, size_t i, struct rlog_damage *out)
+{
+	if (!r || !out)
+		return -EINVAL;
+	if (i >= r->ndamage)
+		return -ERANGE;
+	const struct rlog__damage *d = r->damage[i];
+	out->offset = d->offset;
+	out->length = d->length;
+	out->kind = d->kind;
+	out->records_skipped = d->records_skipped;
+	out->message = d->message;
+	return 0;
+}
+
+const char *rlog_reader_strerror(int err)
+{
+	switch (err) {
+	case -EBADMSG:
+		return "not a ringlog log file (bad file header)";
+	case -EPROTO:
+		return "unsupported log file format version";
+	case -ENODATA:
+		return "no valid LOG_MARKER record: the file holds no readable trace";
+	case -EFBIG:
+		return "file too large to map";
+	default:
+		return strerror(err < 0 ? -err : err);
+	}
+}
+
+void rlog_reader_close(struct rlog_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ndamage; i++)
+		free(r->damage[i]);
+	free(r->damage);
+	free(r->blocks);
+	free(r->streams);
+	free(r->heap);
+	if (r->map)
+		munmap(r->map, r->map_size);
+	free(r);
+}
