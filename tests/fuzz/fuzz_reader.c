@@ -3,8 +3,8 @@
  * opened from memory, read to the end, and its damage list walked.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L \
- *     -Iinclude -Isrc/common -Isrc tests/fuzz/fuzz_reader.c src/reader/*.c -lz \
- *     -o /tmp/fuzz_reader && /tmp/fuzz_reader -max_total_time=60
+ *     -Iinclude -Isrc/common -Isrc tests/fuzz/fuzz_reader.c src/reader/file.c src/reader/merge.c \
+ *     src/reader/reader.c -lz -o /tmp/fuzz_reader && /tmp/fuzz_reader -max_total_time=60
  *
  * (Wiring it into CI with a seed corpus is part of the next issue.)
  */
