@@ -26,7 +26,7 @@
 #include <ringlog.h>
 
 #define WORKERS 4
-#define QUEUE_MAX 64
+#define QUEUE_MAX 8
 
 enum { JOB_BEGIN = 1024, JOB_END = 1025, HASH = 1026, QUEUE = 1027 };
 
