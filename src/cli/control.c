@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,7 +38,9 @@ int ctl_start(const char *name, const char *path, const struct rlog__region_para
 	if (rlog__name_validate(name) < 0)
 		return cli_error("start: invalid session name '%s': use 1 to 64 letters, digits, "
 				 "'.', '_' or '-'", name);
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+	/* With --force, the file is truncated only once the session exists: a
+	 * refused start must not wipe a file (perhaps a running session's log). */
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? 0 : O_EXCL);
 	int fd = open(path, flags, 0644);
 	if (fd < 0) {
 		if (errno == EEXIST)
@@ -65,6 +68,14 @@ int ctl_start(const char *name, const char *path, const struct rlog__region_para
 			return cli_error("start: %s: invalid buffer geometry (buffer size 4..16384 KB in "
 					 "whole pages, 2..65536 buffers, region at most 4 GiB)", name);
 		return cli_error("start: %s: %s", name, strerror(-err));
+	}
+	struct stat fst;
+	if (force && fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && ftruncate(fd, 0) < 0) {
+		err = errno;
+		rlog__region_unlink(name);
+		rlog__region_close(&r);
+		close(fd);
+		return cli_error("start: %s: %s", path, strerror(err));
 	}
 	r.hdr->tick_source = rlog__tick_source_pick();
 	memcpy(r.hdr->log_file, abs, strlen(abs) + 1);

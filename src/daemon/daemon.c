@@ -180,6 +180,11 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	quiesce_producers(r);
 	rlog__drain_check_dead(&d);
 	rlog__drain_pass(&d, RLOG_DRAIN_FINAL);
+	/* Data first, then the loss records in a write of their own: on a full
+	 * disk the small records may still fit where a data block did not, and
+	 * then the file itself says what it is missing. */
+	if (rlog__logfile_flush(&lf) < 0)
+		set_error(r, "writing the log file", lf.last_errno);
 	rlog__drain_final_losses(&d);
 	if (rlog__logfile_flush(&lf) < 0)
 		set_error(r, "writing the log file", lf.last_errno);
