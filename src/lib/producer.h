@@ -28,6 +28,11 @@ struct rlog__tpriv {
 	volatile sig_atomic_t in_slow; /* re-entry guard for the unbound slow path */
 	bool exiting;                 /* thread-exit hooks ran: writes are no-ops */
 	bool key_set;
+	/* Nested writes (signal handlers) that hit the slow path before the
+	 * thread had a slot: parked here, moved to the slot by the interrupted
+	 * slow path once it has one.  Atomic: a handler adds, the thread takes. */
+	_Atomic uint64_t parked_nested_events;
+	_Atomic uint64_t parked_nested_bytes;
 	uint64_t lost_events;         /* for rlog_thread_stats */
 	uint64_t lost_bytes;
 };

@@ -34,15 +34,36 @@ int rlog__write_nested(uint32_t hdr, size_t len)
 		fetch_add_relaxed(&pv->slot->lost_events[1], 1);
 		fetch_add_relaxed(&pv->slot->lost_bytes[1], size);
 	} else {
-		struct rlog__region *r = atomic_load(&rlog__current);
-		if (r == NULL)
+		/* The thread is binding (its first write, or a rebind): park
+		 * the count; the interrupted slow path moves it to the slot. */
+		if (atomic_load(&rlog__current) == NULL)
 			return 0;
-		fetch_add_relaxed(&r->hdr->orphan_lost_events, 1);
-		fetch_add_relaxed(&r->hdr->orphan_lost_bytes, size);
+		fetch_add_relaxed(&pv->parked_nested_events, 1);
+		fetch_add_relaxed(&pv->parked_nested_bytes, size);
 	}
 	pv->lost_events++;
 	pv->lost_bytes += size;
 	return -EBUSY;
+}
+
+/* Moves nested-write losses parked during binding to the thread's slot
+ * (or, if binding failed, to the region's orphan counters). */
+static void unpark_nested(struct rlog__tpriv *pv)
+{
+	if (load_relaxed(&pv->parked_nested_events) == 0)
+		return;
+	uint64_t e = atomic_exchange(&pv->parked_nested_events, 0);
+	uint64_t b = atomic_exchange(&pv->parked_nested_bytes, 0);
+	if (pv->slot) {
+		fetch_add_relaxed(&pv->slot->lost_events[1], e);
+		fetch_add_relaxed(&pv->slot->lost_bytes[1], b);
+		return;
+	}
+	struct rlog__region *r = atomic_load(&rlog__current);
+	if (r) {
+		fetch_add_relaxed(&r->hdr->orphan_lost_events, e);
+		fetch_add_relaxed(&r->hdr->orphan_lost_bytes, b);
+	}
 }
 
 static void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *payload,
@@ -81,6 +102,7 @@ static int slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, ui
 		if (pv->exiting)
 			return 0;
 		int r = rlog__thread_bind(t, pv, size);
+		unpark_nested(pv);
 		if (r <= 0)
 			return r;
 	}
