@@ -85,6 +85,25 @@ static inline int h_ringlog(struct h_run *res, const char *arg0, ...)
 	return res->status;
 }
 
+/* What a series of writes returned: written (1), lost and counted
+ * (-ENOBUFS, -EBUSY), not recorded (0), anything else. */
+struct h_tally {
+	uint64_t written, lost, off, other;
+};
+
+static inline int h_tally_add(struct h_tally *t, int r)
+{
+	if (r == 1)
+		t->written++;
+	else if (r == -ENOBUFS || r == -EBUSY)
+		t->lost++;
+	else if (r == 0)
+		t->off++;
+	else
+		t->other++;
+	return r;
+}
+
 /* The value of "key: N" in text, or UINT64_MAX if absent. */
 static inline uint64_t h_kv(const char *text, const char *key)
 {

@@ -137,7 +137,8 @@ static void on_usr1(int sig)
 
 struct loop {
 	uint32_t tid;
-	uint64_t iterations, ones, lost, zero, other;
+	uint64_t iterations;
+	struct h_tally t;
 	struct rlog_thread_stats st;
 };
 
@@ -149,15 +150,7 @@ static void *writer(void *arg)
 	volatile unsigned spin = 0;
 	while (!atomic_load_explicit(&loop_done, memory_order_relaxed)) {
 		uint64_t seq = ++l->iterations;
-		int r = rlog_write(1024, &seq, sizeof seq);
-		if (r == 1)
-			l->ones++;
-		else if (r == -ENOBUFS || r == -EBUSY)
-			l->lost++;
-		else if (r == 0)
-			l->zero++;
-		else
-			l->other++;
+		h_tally_add(&l->t, rlog_write(1024, &seq, sizeof seq));
 		/* Vary where the signal lands: inside a write (nested), in
 		 * this loop, or at the return of a syscall (not nested). */
 		for (unsigned k = 0; k < (unsigned)(seq % 61); k++)
@@ -226,19 +219,19 @@ static void signal_case(void)
 	ok(hones > 0, "some handler writes were not nested (%" PRIu64 ")", hones);
 	ASSERT_EQ_U64(atomic_load(&h_zero), 0);
 	ASSERT_EQ_U64(atomic_load(&h_other), 0);
-	ASSERT_EQ_U64(l.ones + l.lost, l.iterations);
-	ASSERT_EQ_U64(l.zero + l.other, 0);
-	ASSERT_EQ_U64(l.st.events_written, l.ones + hones);
-	ASSERT_EQ_U64(l.st.events_lost, l.lost + hbusy);
+	ASSERT_EQ_U64(l.t.written + l.t.lost, l.iterations);
+	ASSERT_EQ_U64(l.t.off + l.t.other, 0);
+	ASSERT_EQ_U64(l.st.events_written, l.t.written + hones);
+	ASSERT_EQ_U64(l.st.events_lost, l.t.lost + hbusy);
 
 	struct h_run r;
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_STREQ(r.err, "");
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), l.ones + hones);
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), l.lost + hbusy);
-	ASSERT_EQ_U64(h_kv(r.out, "bytes_lost"), l.lost * 16 + hbusy * 12);
-	ASSERT_EQ_U64(h_kv(r.out, "bytes_written"), l.ones * 16 + hones * 12);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), l.t.written + hones);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), l.t.lost + hbusy);
+	ASSERT_EQ_U64(h_kv(r.out, "bytes_lost"), l.t.lost * 16 + hbusy * 12);
+	ASSERT_EQ_U64(h_kv(r.out, "bytes_written"), l.t.written * 16 + hones * 12);
 	ASSERT_EQ_U64(h_kv(r.out, "corrupt_buffers"), 0);
 
 	struct h_summary s;
@@ -246,16 +239,16 @@ static void signal_case(void)
 	ASSERT_EQ(s.open_err, 0);
 	ASSERT_EQ_U64(s.damage, 0);
 	ASSERT_EQ_U64(s.time_errors, 0);
-	ASSERT_EQ_U64(s.events, l.ones + hones);
-	ASSERT_EQ_U64(s.loss_events, l.lost + hbusy);
+	ASSERT_EQ_U64(s.events, l.t.written + hones);
+	ASSERT_EQ_U64(s.loss_events, l.t.lost + hbusy);
 	ASSERT_EQ_U64(s.loss_by_cause[RLOG_LOSS_NESTED], hbusy);
-	ASSERT_EQ_U64(s.loss_by_cause[RLOG_LOSS_NO_BUFFER], l.lost);
-	ASSERT_EQ_U64(s.loss_bytes, l.lost * 16 + hbusy * 12);
+	ASSERT_EQ_U64(s.loss_by_cause[RLOG_LOSS_NO_BUFFER], l.t.lost);
+	ASSERT_EQ_U64(s.loss_bytes, l.t.lost * 16 + hbusy * 12);
 	ASSERT_EQ((int)s.nthreads, 1);
 	ASSERT_EQ_U64(s.th[0].tid, l.tid);
-	ASSERT_EQ_U64(s.th[0].events, l.ones + hones);
+	ASSERT_EQ_U64(s.th[0].events, l.t.written + hones);
 	ASSERT_EQ_U64(s.th[0].order_errors, 0); /* loop events, in order around the handler's */
-	ASSERT_EQ_U64(s.th[0].loss_events, l.lost + hbusy);
+	ASSERT_EQ_U64(s.th[0].loss_events, l.t.lost + hbusy);
 
 	/* Handler events: exactly the ones that returned 1, each once. */
 	struct rlog_reader *rd;

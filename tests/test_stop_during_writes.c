@@ -20,7 +20,7 @@
 
 struct worker {
 	uint32_t tid;
-	uint64_t written, lost, off, other;
+	struct h_tally t;
 	uint64_t off_after_stop;   /* returns 0 seen after stop returned */
 	uint64_t nonzero_after;    /* returns other than 0 after stop returned */
 };
@@ -35,15 +35,7 @@ static void *produce(void *arg)
 	while (!atomic_load_explicit(&quit, memory_order_relaxed)) {
 		int after = atomic_load_explicit(&stopped, memory_order_acquire);
 		uint64_t payload[2] = { ++seq, 7 };
-		int r = rlog_write(1024, payload, sizeof payload);
-		if (r == 1)
-			w->written++;
-		else if (r == -ENOBUFS || r == -EBUSY)
-			w->lost++;
-		else if (r == 0)
-			w->off++;
-		else
-			w->other++;
+		int r = h_tally_add(&w->t, rlog_write(1024, payload, sizeof payload));
 		if (after) {
 			if (r == 0)
 				w->off_after_stop++;
@@ -87,9 +79,9 @@ static void round_run(int round)
 	uint64_t written = 0, lost = 0;
 	for (int i = 0; i < THREADS; i++) {
 		pthread_join(th[i], NULL);
-		written += w[i].written;
-		lost += w[i].lost;
-		ASSERT_EQ_U64(w[i].other, 0);
+		written += w[i].t.written;
+		lost += w[i].t.lost;
+		ASSERT_EQ_U64(w[i].t.other, 0);
 		ASSERT_EQ_U64(w[i].nonzero_after, 0);
 		ok(w[i].off_after_stop > 0, "round %d thread %d: writes after stop return 0 (%" PRIu64 ")",
 		   round, i, w[i].off_after_stop);
@@ -120,8 +112,8 @@ static void round_run(int round)
 				t = &s.th[k];
 		if (!ok(t != NULL, "round %d thread %d is in the file", round, i))
 			continue;
-		ASSERT_EQ_U64(t->events, w[i].written);
-		ASSERT_EQ_U64(t->loss_events, w[i].lost);
+		ASSERT_EQ_U64(t->events, w[i].t.written);
+		ASSERT_EQ_U64(t->loss_events, w[i].t.lost);
 		ASSERT_EQ_U64(t->order_errors, 0);
 	}
 	rlog_detach();

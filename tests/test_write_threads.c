@@ -11,7 +11,7 @@
 #define EVENTS 1000000u
 
 struct worker {
-	uint64_t written, lost, off;
+	struct h_tally t;
 };
 
 static void *produce(void *arg)
@@ -19,13 +19,7 @@ static void *produce(void *arg)
 	struct worker *w = arg;
 	for (uint64_t i = 1; i <= EVENTS; i++) {
 		uint64_t payload[2] = { i, i * 3 };
-		int r = rlog_write(1024, payload, sizeof payload);
-		if (r == 1)
-			w->written++;
-		else if (r == -ENOBUFS || r == -EBUSY)
-			w->lost++;
-		else
-			w->off++;
+		h_tally_add(&w->t, rlog_write(1024, payload, sizeof payload));
 	}
 	return NULL;
 }
@@ -47,9 +41,9 @@ static void run(const char *tag, int nthreads)
 	uint64_t written = 0, lost = 0, off = 0;
 	for (int i = 0; i < nthreads; i++) {
 		pthread_join(th[i], NULL);
-		written += w[i].written;
-		lost += w[i].lost;
-		off += w[i].off;
+		written += w[i].t.written;
+		lost += w[i].t.lost;
+		off += w[i].t.off + w[i].t.other;
 	}
 	ASSERT_EQ_U64(written, (uint64_t)nthreads * EVENTS);
 	ASSERT_EQ_U64(lost, 0);
