@@ -57,11 +57,11 @@
 #define RLOG_ID_RAW_DOUBLE     24
 #define RLOG_ID_RAW_STRING     25    /* UTF-8 bytes, no terminator */
 #define RLOG_ID_COUNTER        32    /* reserved: counter deltas (counters part, not yet emitted) */
-#define RLOG_ID_EVENT_SCHEMA   33    /* reserved: self-describing events (not yet emitted) */
-#define RLOG_ID_THREAD_NAME    34    /* reserved (not yet emitted) */
-#define RLOG_ID_PROCESS_NAME   35    /* reserved (not yet emitted) */
-#define RLOG_ID_SPAN_BEGIN     36    /* reserved (not yet emitted) */
-#define RLOG_ID_SPAN_END       37    /* reserved (not yet emitted) */
+#define RLOG_ID_EVENT_SCHEMA   33    /* an event type's name, kind and fields (below) */
+#define RLOG_ID_THREAD_NAME    34    /* payload: the writing thread's name, UTF-8 */
+#define RLOG_ID_PROCESS_NAME   35    /* payload: the writing process's name, UTF-8 */
+#define RLOG_ID_SPAN_BEGIN     36    /* reserved, unused: spans are flagged records (below) */
+#define RLOG_ID_SPAN_END       37    /* reserved, unused */
 #define RLOG_ID_USER_MIN       1024  /* first application ID */
 #define RLOG_ID_MAX            16383 /* last ID that fits in 14 bits */
 
@@ -98,6 +98,54 @@ _Static_assert(sizeof(struct rlog_data_loss) == 24, "DATA_LOSS payload is 24 byt
 #define RLOG_LOSS_NO_SLOT    5  /* no producer slot left for the thread */
 
 /* TIME_SYNC payload: one u64, the full 64-bit tick time of the record. */
+
+/*
+ * EVENT_SCHEMA payload: byte-packed, little-endian, no padding.
+ *   +0  u16 event_id      the ID described (RAW_U8 .. RLOG_ID_MAX)
+ *   +2  u8  kind          RLOG_KIND_*
+ *   +3  u8  category      0..63
+ *   +4  u8  name_len      1..255
+ *   +5  u8  field_count   0..RLOG_SCHEMA_MAX_FIELDS
+ *   +6  name              name_len bytes, printable ASCII, no '"' or '\'
+ *   then field_count fields, each:
+ *   +0  u8  type          RLOG_FIELD_*
+ *   +1  u8  name_len      1..255, a C identifier
+ *   +2  u16 count         RLOG_FIELD_BYTES: the array length (1..4096); else 0
+ *   +4  name              name_len bytes
+ * A schema applies to records of its event_id written by the same process
+ * (pid) from the schema record's time on.
+ *
+ * The payload of an event with a schema is its fields in order, packed:
+ * integers and F64 (IEEE double) little-endian at their natural size,
+ * BYTES as count bytes, STRING as a u16 length then that many bytes of
+ * UTF-8 (no terminator, at most RLOG_STRING_MAX).
+ *
+ * Spans: an event type of kind SPAN is written as FLAGGED records, flag
+ * RLOG_SPAN_BEGIN with the fields, flag RLOG_SPAN_END with none; per
+ * thread, an END closes the innermost open BEGIN of the same ID.
+ */
+#define RLOG_KIND_EVENT    0  /* an instant event */
+#define RLOG_KIND_SPAN     1  /* a begin and an end: a duration */
+#define RLOG_KIND_COUNTER  2  /* each field is a counter track's new value */
+
+#define RLOG_FIELD_U8      1
+#define RLOG_FIELD_U16     2
+#define RLOG_FIELD_U32     3
+#define RLOG_FIELD_U64     4
+#define RLOG_FIELD_I8      5
+#define RLOG_FIELD_I16     6
+#define RLOG_FIELD_I32     7
+#define RLOG_FIELD_I64     8
+#define RLOG_FIELD_F64     9
+#define RLOG_FIELD_BYTES   10 /* fixed-size byte array */
+#define RLOG_FIELD_STRING  11 /* u16 length + UTF-8 bytes */
+
+#define RLOG_SCHEMA_MAX_FIELDS 32
+#define RLOG_BYTES_MAX         4096
+#define RLOG_STRING_MAX        1024 /* longer strings are cut at this many bytes */
+
+#define RLOG_SPAN_BEGIN 1
+#define RLOG_SPAN_END   2
 
 /* ------------------------------------------------------------------ */
 /* Log file                                                            */

@@ -1,0 +1,49 @@
+/*
+ * schema.h - encoding and decoding EVENT_SCHEMA records and schema'd
+ * payloads (layout in include/ringlog/abi.h).  Shared by the producer
+ * library, the reader and the converters.
+ */
+#ifndef RLOG_COMMON_SCHEMA_H
+#define RLOG_COMMON_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringlog/schema.h"
+
+/* Size of a field's fixed part in a payload (STRING: its u16 length);
+ * 0 for an unknown type. */
+unsigned rlog__field_fixed_size(uint8_t type, uint16_t count);
+
+/* Checks a schema (IDs, kind, category, names, field types and counts).
+ * Returns 0 or -EINVAL. */
+int rlog__schema_check(const struct rlog_schema *s);
+
+/* Encodes s as an EVENT_SCHEMA payload into out.  Returns the payload
+ * size, -EINVAL (rlog__schema_check failed) or -EMSGSIZE (cap too small). */
+int rlog__schema_encode(const struct rlog_schema *s, uint8_t *out, size_t cap);
+
+/* A decoded schema that owns its names. */
+struct rlog__schema_buf {
+	struct rlog_schema s;
+	struct rlog_field fields[RLOG_SCHEMA_MAX_FIELDS];
+	char names[(RLOG_SCHEMA_MAX_FIELDS + 1) * 256];
+};
+
+/* Decodes an EVENT_SCHEMA payload of n bytes.  Returns 0 or -EBADMSG
+ * (malformed, truncated, trailing bytes, or fails rlog__schema_check). */
+int rlog__schema_decode(const uint8_t *p, size_t n, struct rlog__schema_buf *out);
+
+/*
+ * Decodes field number idx of a payload, starting at *off (0 for the first
+ * field; advanced past the field).  Returns 1, or -EBADMSG if the payload
+ * is too short for the field.  Call for idx = 0 .. field_count-1 in order.
+ */
+int rlog__value_decode(const struct rlog_schema *s, unsigned idx, const uint8_t *payload,
+		       size_t len, size_t *off, struct rlog_value *v);
+
+/* True if the payload holds exactly the schema's fields. */
+bool rlog__payload_matches(const struct rlog_schema *s, const uint8_t *payload, size_t len);
+
+#endif
