@@ -41,6 +41,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ringlog/schema.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -183,6 +185,38 @@ RLOG__READER_EXPORT int rlog_reader_damage(const struct rlog_reader *r, size_t i
  * NULL; the string is static.
  */
 RLOG__READER_EXPORT const char *rlog_reader_strerror(int err);
+
+/*
+ * rlog_reader_schema - the schema of an event's type: the latest
+ * EVENT_SCHEMA record of the event's process (pid) for its ID at or before
+ * the event in time order.
+ * @r:  the reader
+ * @ev: an event returned by rlog_reader_next (its pid and id are used)
+ * Returns the schema (valid until rlog_reader_close), or NULL if the event
+ * type has none (then its payload is raw bytes).
+ */
+RLOG__READER_EXPORT const struct rlog_schema *rlog_reader_schema(struct rlog_reader *r,
+								 const struct rlog_event *ev);
+
+/*
+ * rlog_reader_thread_name / rlog_reader_process_name - the latest name
+ * recorded (THREAD_NAME / PROCESS_NAME records) for a thread or process
+ * anywhere in the file.  Returns a NUL-terminated string valid until
+ * rlog_reader_close, or NULL if none was recorded.
+ */
+RLOG__READER_EXPORT const char *rlog_reader_thread_name(struct rlog_reader *r, uint32_t pid,
+							uint32_t tid);
+RLOG__READER_EXPORT const char *rlog_reader_process_name(struct rlog_reader *r, uint32_t pid);
+
+/*
+ * rlog_event_field - decode field idx of an event with schema s.  Call for
+ * idx = 0, 1, ... in order with *off = 0 before the first field; *off is
+ * advanced past each field.
+ * Returns 1 with *v filled, or -EBADMSG if the payload does not hold the
+ * field (the event does not match its schema), -EINVAL for a bad idx.
+ */
+RLOG__READER_EXPORT int rlog_event_field(const struct rlog_schema *s, const struct rlog_event *ev,
+					 unsigned idx, size_t *off, struct rlog_value *v);
 
 /* Unmaps the file and frees the reader.  NULL is a no-op. */
 RLOG__READER_EXPORT void rlog_reader_close(struct rlog_reader *r);
