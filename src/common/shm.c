@@ -247,7 +247,7 @@ int rlog__region_list(void (*fn)(const char *name, void *arg), void *arg)
 	DIR *d = opendir("/dev/shm");
 	if (d == NULL)
 		return -errno;
-	const char *prefix = RLOG_SHM_PREFIX + 1; /* without the leading '/' */
+	const char *prefix = &RLOG_SHM_PREFIX[1]; /* without the leading "/" */
 	size_t plen = strlen(prefix);
 	int n = 0;
 	struct dirent *e;
