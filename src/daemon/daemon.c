@@ -42,6 +42,9 @@
 #include "futex.h"
 #include "logfile.h"
 
+/* How long the stop sequence waits for a producer to leave a write. */
+#define QUIESCE_NS UINT64_C(10000000000)
+
 static volatile sig_atomic_t got_signal;
 
 static void on_signal(int sig)
@@ -70,7 +73,7 @@ static void quiesce_producers(struct rlog__region *r)
 	 * visible now, or its later mask load sees 0. */
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0)
 		sleep_ms(20); /* no membarrier: store buffers drain in far less */
-	uint64_t deadline = rlog__monotonic_ns() + 2000000000u;
+	uint64_t deadline = rlog__monotonic_ns() + QUIESCE_NS;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_slot *s = &r->slots[i];
 		if (load_acquire(&s->state) != RLOG_SLOT_ACTIVE)
@@ -78,9 +81,17 @@ static void quiesce_producers(struct rlog__region *r)
 		/* busy == 0 seen once suffices: a later write sees mask 0. */
 		while (load_acquire(&s->busy) != 0) {
 			pid_t pid = (pid_t)s->pid;
-			if ((pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) ||
-			    rlog__monotonic_ns() > deadline)
+			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
 				break;
+			if (rlog__monotonic_ns() > deadline) {
+				/* A stopped or traced producer: stop must not hang,
+				 * and must not be silent about what it may miss. */
+				snprintf(r->hdr->last_error, sizeof r->hdr->last_error,
+					 "a producer (pid %d, tid %u) stayed inside a write for %d s; "
+					 "that write may be missing from the log",
+					 (int)pid, s->tid, (int)(QUIESCE_NS / 1000000000u));
+				break;
+			}
 			sleep_ms(1);
 		}
 	}
@@ -105,6 +116,10 @@ static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)
 int rlog__daemon_run(struct rlog__region *r, int out_fd)
 {
 	struct rlog_shm_header *h = r->hdr;
+	/* The name is used to remove the region at the end: keep our own copy,
+	 * not whatever a producer may have written into the header since. */
+	char name[RLOG_NAME_MAX + 1];
+	snprintf(name, sizeof name, "%.*s", RLOG_NAME_MAX, h->name);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -154,7 +169,7 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 			rlog__drain_check_dead(&d);
 			last_dead_check = now;
 		}
-		rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
+		int released = rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
 		if (rlog__logfile_flush(&lf) < 0)
 			set_error(r, "writing the log file", lf.last_errno);
 		else
@@ -164,8 +179,10 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 		/* The fill event: announce the sleep, look once more, sleep.
 		 * seq_cst pairs with the producers' handover (thread.c). */
 		store_seq_cst(&h->fill_waiting, 1);
+		/* A FULL buffer that the pass left (held back for order) must not
+		 * make the daemon spin: re-loop at once only after progress. */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) ||
-		    rlog__drain_any_full(&d)) {
+		    (released > 0 && rlog__drain_any_full(&d))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
 		}
@@ -208,7 +225,7 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	close(out_fd);
 	rlog__drain_free(&d);
 	rlog__logfile_close(&lf);
-	rlog__region_unlink(h->name);
+	rlog__region_unlink(name);
 	/* Pairs with `ringlog stop` waiting on state: the statistics above are
 	 * final when it sees STOPPED. */
 	store_release(&h->state, RLOG_STATE_STOPPED);
@@ -217,7 +234,7 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 
 fail:
 	close(out_fd);
-	rlog__region_unlink(h->name);
+	rlog__region_unlink(name);
 	store_release(&h->state, RLOG_STATE_FAILED);
 	rlog__futex_wake(&h->state, INT_MAX);
 	return err;

@@ -54,7 +54,11 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->scan_seq = calloc(r->buffer_count, sizeof *d->scan_seq);
 	d->pending = calloc(r->slot_count, sizeof *d->pending);
 	d->exited = calloc(r->slot_count, sizeof *d->exited);
-	if (!d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->scan_slot ||
+	d->held_seq = malloc(r->slot_count * sizeof *d->held_seq);
+	if (d->held_seq)
+		for (uint32_t i = 0; i < r->slot_count; i++)
+			d->held_seq[i] = UINT64_MAX;
+	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->scan_slot ||
 	    !d->scan_seq || !d->pending || !d->exited) {
 		rlog__drain_free(d);
 		return -ENOMEM;
@@ -73,6 +77,8 @@ void rlog__drain_free(struct rlog__drain *d)
 	free(d->scan_seq);
 	free(d->pending);
 	free(d->exited);
+	free(d->held_seq);
+	d->held_seq = NULL;
 	d->scan_slot = NULL;
 	d->scan_seq = NULL;
 	d->pending = NULL;
@@ -87,7 +93,9 @@ void rlog__drain_free(struct rlog__drain *d)
 static void loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
 		       uint64_t events, uint64_t bytes, uint32_t cause)
 {
-	if (events == 0 && bytes == 0)
+	/* A CORRUPT record may count nothing it can name (a skipped sequence
+	 * number): it is still written, so the file says something is wrong. */
+	if (events == 0 && bytes == 0 && cause != RLOG_LOSS_CORRUPT)
 		return;
 	uint8_t rec[8 + sizeof(struct rlog_data_loss)];
 	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss), true),
@@ -254,8 +262,55 @@ static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
 	report_slot_losses(d, s, sl->pid, sl->tid, t, ev, by);
 	memset(s, 0, sizeof *s);
 	d->dead[i] = 0;
-	/* The producer that claims it next CASes FREE -> ACTIVE. */
+	/* A FREE slot holds nothing of its last owner: its next owner is
+	 * ACTIVE (CAS) a moment before it stores its pid and resets the
+	 * counters, and in that moment the daemon must see pid 0 (claiming,
+	 * not dead) and no losses, not the old owner's. */
+	sl->pid = 0;
+	sl->tid = 0;
+	for (int c = 0; c < 2; c++) {
+		store_relaxed(&sl->lost_events[c], 0);
+		store_relaxed(&sl->lost_bytes[c], 0);
+	}
+	store_relaxed(&sl->buffers_taken, 0);
+	/* The producer that claims it next CASes FREE -> ACTIVE (release:
+	 * the resets above come first). */
 	store_release(&sl->state, RLOG_SLOT_FREE);
+}
+
+/*
+ * A slot whose buffers were held back for order waits for the buffer with
+ * seq next_seq.  If no descriptor holds it (OWNED or FULL), it never will:
+ * the held buffer's OWNED store (which the scan acquired) came after its
+ * predecessor's FULL store, and only the daemon frees a FULL buffer.  So a
+ * fresh look that finds no predecessor is decisive: a writer skipped a
+ * sequence number (a bug or a hostile region).  The gap is counted as a
+ * corrupt buffer and the slot moves on, instead of its buffers waiting
+ * (and the daemon spinning on them) forever.
+ */
+static void skip_gaps(struct rlog__drain *d)
+{
+	struct rlog__region *r = d->r;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		uint64_t held = d->held_seq[i];
+		if (held == UINT64_MAX)
+			continue;
+		d->held_seq[i] = UINT64_MAX;
+		struct rlog__dslot *s = &d->slots[i];
+		bool found = false;
+		for (uint32_t b = 0; b < r->buffer_count && !found; b++) {
+			uint32_t st = load_acquire(&r->desc[b].state);
+			uint32_t slot = d->bufs[b].started ? d->bufs[b].slot : r->desc[b].slot;
+			found = (st == RLOG_BUF_OWNED || st == RLOG_BUF_FULL) && slot == i &&
+				r->desc[b].seq >= s->next_seq && r->desc[b].seq < held;
+		}
+		if (found)
+			continue;
+		d->corrupt_buffers++;
+		loss_block(d, s->pid, s->tid, s->last_time ? s->last_time : now_ticks(d), 0, 0,
+			   RLOG_LOSS_CORRUPT);
+		s->next_seq = held;
+	}
 }
 
 int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
@@ -296,10 +351,14 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		uint32_t slot = d->scan_slot[idx];
 		struct rlog__dslot *s = &d->slots[slot];
 		uint64_t seq = d->scan_seq[idx];
-		if (mode != RLOG_DRAIN_FINAL && !d->bufs[idx].started && seq != s->next_seq) {
+		if (mode != RLOG_DRAIN_FINAL && !d->bufs[idx].started && seq > s->next_seq) {
 			/* Its predecessor is not drained yet: keep the thread's
-			 * blocks in order, take it next pass. */
+			 * blocks in order, take it next pass (or find the gap
+			 * below).  A seq below next_seq (a duplicate, from a
+			 * hostile writer) is drained at once. */
 			pending[slot] = true;
+			if (seq < d->held_seq[slot])
+				d->held_seq[slot] = seq;
 			continue;
 		}
 		/* Re-read: it may have become FULL since the scan. */
@@ -308,7 +367,8 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		if (st == RLOG_BUF_FULL || owner_dead) {
 			drain_buffer(d, idx, slot);
 			release_buffer(d, idx);
-			s->next_seq = seq + 1;
+			if (seq >= s->next_seq)
+				s->next_seq = seq + 1;
 			released++;
 		} else if (st == RLOG_BUF_OWNED) {
 			if (mode != RLOG_DRAIN_FULL)
@@ -316,6 +376,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 			pending[slot] = true;
 		}
 	}
+	skip_gaps(d);
 	for (uint32_t i = 0; i < r->slot_count; i++)
 		if (exited[i])
 			reap_slot(d, i, pending);

@@ -46,6 +46,7 @@ struct rlog__drain {
 	uint64_t *scan_seq;          /* per buffer: seq as read by the scan */
 	bool *pending;               /* per slot: a buffer of it waits (pass scratch) */
 	bool *exited;                /* per slot: exited before the scan (pass scratch) */
+	uint64_t *held_seq;          /* per slot: lowest seq held back for order (pass scratch) */
 	uint8_t *dead;               /* per slot: owner process found dead */
 	uint64_t reported_events;    /* events in every DATA_LOSS written */
 	uint64_t reported_bytes;
