@@ -3,13 +3,18 @@
  *
  * A dispatcher thread hands jobs to four workers through a queue.  Each
  * worker does simulated work (hashing a buffer, then a short sleep that
- * stands in for I/O) and records what it does:
+ * stands in for I/O) and records what it does.  The event types are
+ * declared once (<ringlog/event.h>), so the trace names them and their
+ * fields by itself:
  *
- *   1024 JOB_BEGIN  u32 job, u32 worker              when a job starts
- *   1025 JOB_END    u32 job, u32 worker, u64 ns      when it ends (and how long it took)
- *   1026 HASH       u64 value                        a value computed by the job
- *   1027 QUEUE      u32 depth        flagged: flag = 1 enqueue, 2 dequeue
- *   RAW_U32 (20)    u32 jobs done    every 100 jobs, by the dispatcher
+ *   1024 job          span: begins and ends around each job     u32 job, u32 worker   cat 0
+ *   1026 hash         the value a job computed                  u64 value             cat 1
+ *   1028 queue.depth  counter: the queue's depth after each     u32 depth             cat 2
+ *                     put and get
+ * and two events without a schema, written with the raw API:
+ *   1027 (flagged)    flag 1 enqueue, 2 dequeue; payload u32 job
+ *   RAW_U32 (20)      u32 jobs dispatched so far, every 100 jobs
+ * The threads are named "dispatcher" and "worker-0" .. "worker-3".
  *
  * Run it inside a session:
  *   ringlog start demo -o demo.rlog
@@ -24,11 +29,21 @@
 #include <time.h>
 
 #include <ringlog.h>
+#include <ringlog/event.h>
 
 #define WORKERS 4
 #define QUEUE_MAX 8
 
-enum { JOB_BEGIN = 1024, JOB_END = 1025, HASH = 1026, QUEUE = 1027 };
+#define JOB_FIELDS(F) F(U32, job) F(U32, worker)
+RLOG_DEFINE_SPAN(job_span, 1024, "job", 0, JOB_FIELDS)
+
+#define HASH_FIELDS(F) F(U64, value)
+RLOG_DEFINE_EVENT(hash, 1026, "hash", 1, HASH_FIELDS) /* category 1: values; the mask can turn it off */
+
+#define DEPTH_FIELDS(F) F(U32, depth)
+RLOG_DEFINE_COUNTER(queue_depth, 1028, "queue.depth", 2, DEPTH_FIELDS)
+
+enum { QUEUE = 1027, ENQUEUE = 1, DEQUEUE = 2 };
 
 static struct {
 	pthread_mutex_t lock;
@@ -54,7 +69,8 @@ static void queue_put(uint32_t job)
 	uint32_t depth = ++q.count;
 	pthread_cond_signal(&q.not_empty);
 	pthread_mutex_unlock(&q.lock);
-	rlog_write_flagged(QUEUE, 1, &depth, sizeof depth);
+	rlog_write_flagged(QUEUE, ENQUEUE, &job, sizeof job);
+	RLOG_COUNTER(queue_depth, depth);
 }
 
 static int queue_get(uint32_t *job)
@@ -71,7 +87,8 @@ static int queue_get(uint32_t *job)
 	uint32_t depth = --q.count;
 	pthread_cond_signal(&q.not_full);
 	pthread_mutex_unlock(&q.lock);
-	rlog_write_flagged(QUEUE, 2, &depth, sizeof depth);
+	rlog_write_flagged(QUEUE, DEQUEUE, job, sizeof *job);
+	RLOG_COUNTER(queue_depth, depth);
 	return 1;
 }
 
@@ -93,15 +110,13 @@ static uint64_t work(uint32_t job)
 static void *worker(void *arg)
 {
 	uint32_t id = (uint32_t)(uintptr_t)arg, job;
+	char name[16];
+	snprintf(name, sizeof name, "worker-%u", id);
+	rlog_thread_name(name);
 	while (queue_get(&job)) {
-		uint32_t begin[2] = { job, id };
-		uint64_t t0 = now_ns();
-		rlog_write(JOB_BEGIN, begin, sizeof begin);
-		uint64_t h = work(job);
-		if (rlog_enabled(1)) /* category 1: values; the mask can turn it off */
-			rlog_write(HASH, &h, sizeof h);
-		struct { uint32_t job, worker; uint64_t ns; } end = { job, id, now_ns() - t0 };
-		rlog_write(JOB_END, &end, sizeof end);
+		RLOG_BEGIN(job_span, job, id);
+		RLOG_EVENT(hash, work(job));
+		RLOG_END(job_span);
 	}
 	return NULL;
 }
@@ -112,6 +127,7 @@ int main(int argc, char **argv)
 	int err = rlog_attach(NULL); /* $RINGLOG_SESSION, else "default" */
 	if (err < 0)
 		fprintf(stderr, "ringlog-demo: not tracing (%s): running anyway\n", strerror(-err));
+	rlog_thread_name("dispatcher");
 
 	pthread_t th[WORKERS];
 	uint64_t t0 = now_ns();

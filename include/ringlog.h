@@ -30,9 +30,19 @@
  *   -EBUSY       dropped and counted lost: the write interrupted another
  *                write of the same thread (a signal handler)
  *   -EMSGSIZE    not recorded, not counted: the record cannot fit in a buffer
- *   -EINVAL      not recorded, not counted: ID reserved or above 16383
+ *   -EINVAL      not recorded, not counted: ID below 16, one of ringlog's
+ *                metadata IDs 32..37, or above 16383
  * An event counts as emitted when a write returns 1, -ENOBUFS or -EBUSY;
  * emitted = written + lost holds exactly for every session.
+ *
+ * Besides the application's events the library writes metadata records
+ * into a thread's buffer, never counted as events (neither written nor
+ * lost): a THREAD_NAME record before the thread's first event in a
+ * session, a PROCESS_NAME record before the first event of the process's
+ * first thread, and, for event types declared with <ringlog/event.h>, an
+ * EVENT_SCHEMA record before the type's first event.  A metadata record
+ * that finds no free buffer stays pending and is written before the
+ * thread's next event that does find one, so it is never lost.
  */
 #ifndef RINGLOG_H
 #define RINGLOG_H
@@ -139,6 +149,47 @@ struct rlog_thread_stats {
 RLOG__EXPORT int rlog_thread_stats(struct rlog_thread_stats *out);
 
 /* ------------------------------------------------------------------ */
+/* Thread and process names                                            */
+/* ------------------------------------------------------------------ */
+
+/* Longest thread name and process name recorded, in bytes.  Longer names
+ * are cut at the last UTF-8 character boundary that fits. */
+#define RLOG_THREAD_NAME_MAX  64
+#define RLOG_PROCESS_NAME_MAX 255
+
+/*
+ * rlog_thread_name - name the calling thread in the trace.
+ * @name: UTF-8, not empty; cut to RLOG_THREAD_NAME_MAX bytes
+ *
+ * Without a call, a thread's name is what the kernel knows
+ * (prctl(PR_GET_NAME), set by pthread_setname_np) when the thread binds to
+ * a session (its first write there).  This name replaces it: it is
+ * recorded now, as a THREAD_NAME record, if the thread is writing into a
+ * session, and again whenever the thread binds to a later session.  The
+ * kernel's name of the thread is not changed.
+ * Returns 0, or:
+ *   -EINVAL   name is NULL or empty
+ *   -EBUSY    called from a signal handler that interrupted a write of
+ *             this thread: nothing changed
+ * Not async-signal-safe.
+ */
+RLOG__EXPORT int rlog_thread_name(const char *name);
+
+/*
+ * rlog_process_name - name the calling process in the trace.
+ * @name: UTF-8, not empty; cut to RLOG_PROCESS_NAME_MAX bytes
+ *
+ * Without a call, the process's name is program_invocation_short_name
+ * (the base name of argv[0]).  The first thread of the process to write
+ * into a session records it in a PROCESS_NAME record before its event; a
+ * fork child records its own.  After this call the name is recorded again:
+ * now, if the calling thread is writing into a session, else by the next
+ * thread of the process that takes a buffer.
+ * Returns 0, or -EINVAL (name NULL or empty).  Not async-signal-safe.
+ */
+RLOG__EXPORT int rlog_process_name(const char *name);
+
+/* ------------------------------------------------------------------ */
 /* Internals the inline write path needs.  Not API: may change with the  */
 /* library's soname.                                                    */
 /* ------------------------------------------------------------------ */
@@ -163,6 +214,11 @@ extern _Atomic uint64_t *_Atomic rlog__mask RLOG__EXPORT;
 
 /* Non-zero when the session's tick source is the TSC. */
 extern _Atomic int rlog__tick_tsc RLOG__EXPORT;
+
+/* The process's session generation: bumped at every attach and detach, and
+ * in a fork child.  Declared event types (<ringlog/event.h>) remember the
+ * generation in which their schema reached the session.  Stays below 2^31. */
+extern _Atomic uint32_t rlog__gen RLOG__EXPORT;
 
 /* The slow path: called with the thread's busy flag set (or without a
  * slot).  Same arguments and results as rlog__write. */
@@ -259,16 +315,25 @@ RLOG__INLINE bool rlog_enabled(unsigned cat)
 
 /*
  * rlog_write - record a time-stamped event.
- * @id:      event ID, RLOG_ID_RAW_U8 (16) .. RLOG_ID_MAX (16383); application
- *           IDs start at RLOG_ID_USER_MIN (1024)
+ * @id:      event ID, RLOG_ID_RAW_U8 (16) .. RLOG_ID_MAX (16383), not 32..37;
+ *           application IDs start at RLOG_ID_USER_MIN (1024)
  * @payload: len bytes to copy into the record (may be NULL if len is 0)
  * @len:     payload length, at most 65535 and what fits in a buffer
  * Returns 1, 0, -ENOBUFS, -EBUSY, -EMSGSIZE or -EINVAL (see the top of this
  * file).  Async-signal-safe.
  */
+/* True for the IDs the producer API accepts: RAW_U8 .. RLOG_ID_MAX, except
+ * ringlog's metadata IDs COUNTER .. SPAN_END (written by the library only,
+ * and not counted as events).  Folds away for a constant ID. */
+RLOG__INLINE bool rlog__id_ok(unsigned id)
+{
+	return id >= RLOG_ID_RAW_U8 && id <= RLOG_ID_MAX &&
+	       id - RLOG_ID_COUNTER > RLOG_ID_SPAN_END - RLOG_ID_COUNTER;
+}
+
 RLOG__INLINE int rlog_write(unsigned id, const void *payload, size_t len)
 {
-	if (RLOG__UNLIKELY(id < RLOG_ID_RAW_U8 || id > RLOG_ID_MAX))
+	if (RLOG__UNLIKELY(!rlog__id_ok(id)))
 		return -EINVAL;
 	return rlog__write(((uint32_t)id << RLOG_HDR_ID_SHIFT) | (uint32_t)(len & 0xffffu) |
 				   RLOG_HDR_TIMESTAMP_BIT,
@@ -283,7 +348,7 @@ RLOG__INLINE int rlog_write(unsigned id, const void *payload, size_t len)
  */
 RLOG__INLINE int rlog_write_flagged(unsigned id, uint16_t flag, const void *payload, size_t len)
 {
-	if (RLOG__UNLIKELY(id < RLOG_ID_RAW_U8 || id > RLOG_ID_MAX))
+	if (RLOG__UNLIKELY(!rlog__id_ok(id)))
 		return -EINVAL;
 	return rlog__write(((uint32_t)RLOG_ID_FLAGGED << RLOG_HDR_ID_SHIFT) |
 				   (uint32_t)(len & 0xffffu) | RLOG_HDR_TIMESTAMP_BIT,

@@ -49,8 +49,9 @@ echo "+ ringlog stop $session"
 running=0
 
 echo
-echo "event IDs: 1024 job begin (job, worker)  1025 job end (job, worker, ns)  1026 hash value"
-echo "           1027/1 enqueue, 1027/2 dequeue (queue depth)  RAW_U32 jobs dispatched so far"
+echo "events: job (span, begin/end: job, worker)  hash (value)  queue.depth (counter)"
+echo "        1027/1 enqueue, 1027/2 dequeue (raw: job number)  RAW_U32 (jobs dispatched so far)"
+echo "threads: dispatcher, worker-0 .. worker-3"
 echo "+ ringlog dump $log | head -n 40"
 # head closes the pipe early; the dump's SIGPIPE is expected.
 "$RINGLOG" dump "$log" | head -n 40 || true

@@ -147,6 +147,15 @@ static inline void h_start(const char *name, const char *path, const char *bufsi
 	}
 }
 
+/* True for the metadata records the producer library writes on its own
+ * (EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME): not application events. */
+static inline bool h_is_metadata(const struct rlog_event *ev)
+{
+	return !ev->from_daemon && !ev->flagged &&
+	       (ev->id == RLOG_ID_EVENT_SCHEMA || ev->id == RLOG_ID_THREAD_NAME ||
+		ev->id == RLOG_ID_PROCESS_NAME);
+}
+
 /* Per-thread tallies of a log file. */
 #define H_MAX_THREADS 64
 struct h_thread {
@@ -159,6 +168,7 @@ struct h_thread {
 struct h_summary {
 	int open_err;
 	uint64_t events, markers, loss_records, loss_events, loss_bytes;
+	uint64_t metadata;        /* EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME records */
 	uint64_t loss_by_cause[8];
 	uint64_t time_errors;     /* events out of global time order */
 	size_t damage;
@@ -183,6 +193,7 @@ static inline struct h_thread *h_thread_of(struct h_summary *s, uint32_t pid, ui
 /*
  * Reads a log file.  Application events whose payload starts with a u64
  * are checked to count 1, 2, 3, ... per thread (the tests write that).
+ * Metadata records are counted apart, not as events.
  */
 static inline void h_summarize(const char *path, struct h_summary *s)
 {
@@ -199,6 +210,10 @@ static inline void h_summarize(const char *path, struct h_summary *s)
 		last_time = ev.time_ns;
 		if (ev.from_daemon && !ev.flagged && ev.id == RLOG_ID_LOG_MARKER) {
 			s->markers++;
+			continue;
+		}
+		if (h_is_metadata(&ev)) {
+			s->metadata++;
 			continue;
 		}
 		struct h_thread *t = h_thread_of(s, ev.pid, ev.tid);

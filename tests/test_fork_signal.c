@@ -100,7 +100,7 @@ static void fork_case(void)
 	struct rlog_event ev;
 	uint64_t mismatched = 0;
 	while (rlog_reader_next(rd, &ev) == 1) {
-		if (ev.from_daemon)
+		if (ev.from_daemon || h_is_metadata(&ev))
 			continue;
 		uint64_t v[2];
 		memcpy(v, ev.payload, sizeof v);

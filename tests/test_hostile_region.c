@@ -153,6 +153,8 @@ static void hostile_buffers(void)
 			}
 			continue;
 		}
+		if (h_is_metadata(&ev))
+			continue;
 		uint64_t seq;
 		memcpy(&seq, ev.payload, 8);
 		if (ev.id == 1024 && ev.tid != FAKE_TID + 2 && ev.length == 16)

@@ -46,7 +46,7 @@ int main(void)
 	unsigned n = 0, bad = 0;
 	uint64_t last_ticks = 0;
 	while (rlog_reader_next(rd, &ev) == 1) {
-		if (ev.from_daemon)
+		if (ev.from_daemon || h_is_metadata(&ev))
 			continue;
 		unsigned len = n / 2;
 		bool flagged = n % 2;

@@ -65,7 +65,7 @@ static void run(const char *tag, bool monotonic)
 	int64_t t[3] = { 0, 0, 0 };
 	int n = 0, syncs = 0;
 	while (rlog_reader_next(rd, &ev) == 1) {
-		if (ev.from_daemon)
+		if (ev.from_daemon || h_is_metadata(&ev))
 			continue;
 		if (ev.id == RLOG_ID_TIME_SYNC) {
 			syncs++;
@@ -93,7 +93,7 @@ static void run(const char *tag, bool monotonic)
 	char order[8] = "";
 	size_t k = 0;
 	while (rlog_reader_next(rd, &ev) == 1 && k < sizeof order - 1) {
-		if (ev.from_daemon)
+		if (ev.from_daemon || h_is_metadata(&ev))
 			continue;
 		if (ev.id == RLOG_ID_TIME_SYNC && !ev.flagged) {
 			order[k++] = 'S';

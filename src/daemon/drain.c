@@ -198,7 +198,11 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 			break;
 		}
 		records++;
-		if (rec.flagged || rec.id != RLOG_ID_TIME_SYNC) {
+		/* Events are the application's records: TIME_SYNC and the
+		 * metadata the library writes on its own (schemas, names) are
+		 * neither emitted nor counted (include/ringlog.h). */
+		if (rec.flagged || (rec.id != RLOG_ID_TIME_SYNC && rec.id != RLOG_ID_EVENT_SCHEMA &&
+				    rec.id != RLOG_ID_THREAD_NAME && rec.id != RLOG_ID_PROCESS_NAME)) {
 			events++;
 			event_bytes += (uint32_t)sz;
 		}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "ringlog.h"
+#include "ringlog/schema.h"
 #include "shm.h"
 
 struct rlog__tpriv {
@@ -35,13 +36,21 @@ struct rlog__tpriv {
 	_Atomic uint64_t parked_nested_bytes;
 	uint64_t lost_events;         /* for rlog_thread_stats */
 	uint64_t lost_bytes;
+	/* Metadata (names.c): records to write before the thread's next event,
+	 * and the name rlog_thread_name() gave the thread. */
+	uint8_t meta_pending;         /* RLOG__META_* */
+	bool thread_name_set;         /* use thread_name, not prctl(PR_GET_NAME) */
+	uint8_t thread_name_len;
+	char thread_name[RLOG_THREAD_NAME_MAX];
 };
+
+#define RLOG__META_THREAD_NAME 0x1u /* THREAD_NAME: set at every binding */
 
 extern _Thread_local struct rlog__tpriv rlog__tpriv;
 
-/* The attached region (NULL when detached) and the generation. */
+/* The attached region (NULL when detached).  The generation, rlog__gen,
+ * is declared in ringlog.h. */
 extern struct rlog__region *_Atomic rlog__current;
-extern _Atomic uint32_t rlog__gen;
 
 /* The word rlog__mask points at while detached: always 0. */
 extern _Atomic uint64_t rlog__zero_mask;
@@ -80,5 +89,55 @@ void rlog__thread_unbind(void);
 
 /* Hands the thread's current buffer to the daemon (state FULL). */
 void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv);
+
+/*
+ * Entering and leaving the slow path from a library function (not from the
+ * inline write path, which sets busy itself).  rlog__slow_enter returns
+ * false if the thread is already inside a write (the caller is a signal
+ * handler that interrupted it): the caller then counts a nested write or
+ * gives up.  Otherwise it sets the re-entry guard and, if the thread has a
+ * slot, busy = 1 (before the slow path's decisive mask load, as the inline
+ * path does).  rlog__slow_leave clears both.
+ */
+bool rlog__slow_enter(struct rlog__thread *t, struct rlog__tpriv *pv);
+void rlog__slow_leave(struct rlog__thread *t, struct rlog__tpriv *pv);
+
+/*
+ * The slow path's work, between rlog__slow_enter and rlog__slow_leave (or
+ * from rlog__write_slow).  Writes, in this order, whatever metadata is
+ * pending (PROCESS_NAME, THREAD_NAME), then the schema record of schema if
+ * not NULL, then the event (hdr, flagword, payload, len; hdr 0: no event).
+ * Sets *schema_written once the schema record is in the buffer.  Results
+ * as rlog__write_slow; with no event: 1 (metadata written), 0 (not bound
+ * to the current session, or paused: nothing written), -ENOBUFS (no free
+ * buffer: still pending; nothing counted).
+ */
+int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uint32_t flagword,
+	       const void *payload, size_t len, uint64_t now, const struct rlog_schema *schema,
+	       bool *schema_written);
+
+/*
+ * names.c: the process name, for the slow path.  rlog__process_name_claim
+ * returns true if the process's name is not yet in the session of
+ * generation gen (or changed since), and claims writing it (tok receives
+ * the claim): the caller then writes it and calls rlog__process_name_done
+ * with ok = whether the record was written (false hands the claim back,
+ * so that the next thread in the slow path tries).  rlog__process_name_get
+ * copies the name into out (RLOG_PROCESS_NAME_MAX bytes) and returns its
+ * length, 0 if it could not be read consistently (it is being changed).
+ * rlog__thread_name_get does the same for the calling thread's name.
+ */
+bool rlog__process_name_claim(uint32_t gen, uint64_t tok[2]);
+void rlog__process_name_done(const uint64_t tok[2], bool ok);
+size_t rlog__process_name_get(char *out);
+size_t rlog__thread_name_get(struct rlog__tpriv *pv, char *out);
+
+/* In a fork child: forgets a rename that another thread of the parent was
+ * making (its lock, a half-changed name). */
+void rlog__names_fork_child(void);
+
+/* The longest UTF-8 prefix of s (NUL-terminated) of at most max bytes that
+ * does not end inside a character.  Returns its length. */
+size_t rlog__utf8_cut(const char *s, size_t max);
 
 #endif

@@ -167,6 +167,8 @@ int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t s
 		t->mask = &r->hdr->enable_mask;
 		t->pos = t->end = t->base = NULL;
 		t->write_off = &no_write_off;
+		/* Every binding names the thread in its session (write.c). */
+		pv->meta_pending |= RLOG__META_THREAD_NAME;
 		if (!pv->key_set) {
 			pv->key_set = true;
 			pthread_setspecific(exit_key, (void *)1);
@@ -243,6 +245,12 @@ static void fork_child(void)
 	pv->desc = NULL;
 	pv->region = NULL;
 	pv->lost_events = pv->lost_bytes = 0;
+	pv->meta_pending = 0;
+	rlog__names_fork_child();
+	/* A new process: its own process name, thread name and schema records
+	 * (a schema applies to the records of the process that wrote it), so
+	 * everything registered under the parent's generation is stale. */
+	atomic_fetch_add(&rlog__gen, 1);
 }
 
 static void hooks_register(void)
