@@ -127,6 +127,8 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_header, flush_requested),
 	F(rlog_shm_header, orphan_lost_events),
 	F(rlog_shm_header, orphan_lost_bytes),
+	F(rlog_shm_header, binders),
+	F(rlog_shm_header, reserved1),
 	F(rlog_shm_header, pad2),
 	F(rlog_shm_header, stats),
 	F(rlog_shm_header, last_error),
@@ -151,7 +153,8 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_slot, lost_events),
 	F(rlog_shm_slot, lost_bytes),
 	F(rlog_shm_slot, buffers_taken),
-	F(rlog_shm_slot, pad),
+	F(rlog_shm_slot, taking),
+	F(rlog_shm_slot, reserved),
 };
 #define N_FIELDS (sizeof c_fields / sizeof c_fields[0])
 

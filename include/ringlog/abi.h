@@ -266,7 +266,9 @@ struct rlog_shm_header {
 	_Atomic uint32_t flush_requested;  /* set by a flush request: drain partial buffers */
 	_Atomic uint64_t orphan_lost_events; /* losses of threads that found no slot */
 	_Atomic uint64_t orphan_lost_bytes;
-	uint8_t pad2[32];
+	_Atomic uint32_t binders;          /* producers inside a bind (the stop sequence waits for 0) */
+	uint32_t reserved1;                /* 0 */
+	uint8_t pad2[24];
 	/* +1408 */
 	struct rlog_shm_stats stats;
 	/* +1536 */
@@ -320,7 +322,8 @@ struct rlog_shm_slot {
 	_Atomic uint64_t lost_events[2]; /* cumulative: [0] no buffer, [1] nested */
 	_Atomic uint64_t lost_bytes[2];
 	_Atomic uint64_t buffers_taken;  /* next descriptor seq */
-	uint8_t pad[8];
+	_Atomic uint32_t taking;         /* buffer index + 1 between its bit's CAS and OWNED, else 0 */
+	uint32_t reserved;               /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_slot) == 64, "slot is one cache line");
 

@@ -95,6 +95,10 @@ static void quiesce_producers(struct rlog__region *r)
 			sleep_ms(1);
 		}
 	}
+	/* Threads binding a slot, or counting a loss without one (thread.c):
+	 * seq_cst pairs with their fetch_add before they read the mask. */
+	while (load_seq_cst(&r->hdr->binders) != 0 && rlog__monotonic_ns() <= deadline)
+		sleep_ms(1);
 }
 
 static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)

@@ -265,6 +265,18 @@ static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
 	uint64_t t = s->last_time ? s->last_time : now_ticks(d);
 	report_slot_losses(d, s, sl->pid, sl->tid, t, ev, by);
 	memset(s, 0, sizeof *s);
+	if (d->dead[i]) {
+		/* Died between clearing a free bit and making that buffer OWNED:
+		 * the buffer is FREE with its bit clear; give it back. */
+		uint32_t taking = load_acquire(&sl->taking);
+		if (taking != 0 && taking <= r->buffer_count &&
+		    load_acquire(&r->desc[taking - 1].state) == RLOG_BUF_FREE) {
+			uint32_t b = taking - 1;
+			atomic_fetch_or_explicit(&r->free_bits[b / 64], UINT64_C(1) << (b % 64),
+						 memory_order_release);
+		}
+	}
+	store_relaxed(&sl->taking, 0);
 	d->dead[i] = 0;
 	/* A FREE slot holds nothing of its last owner: its next owner is
 	 * ACTIVE (CAS) a moment before it stores its pid and resets the

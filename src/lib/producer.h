@@ -87,6 +87,10 @@ void rlog__hooks_init(void);
  * marks its slot EXITED.  Safe to call when unbound. */
 void rlog__thread_unbind(void);
 
+/* Moves nested-write losses parked while the thread had no slot to its
+ * slot, or to the region's orphan counters. */
+void rlog__unpark_nested(struct rlog__tpriv *pv);
+
 /* Hands the thread's current buffer to the daemon (state FULL). */
 void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv);
 

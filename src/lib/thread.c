@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -51,13 +52,16 @@ void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv)
 	struct rlog_shm_desc *d = pv->desc;
 	if (d == NULL)
 		return;
+	/* The thread lets go of the buffer before the daemon may see it FULL:
+	 * nothing on this thread can write into it after that. */
+	pv->desc = NULL;
+	t->pos = t->end = t->base = NULL;
+	t->write_off = &no_write_off;
+	atomic_signal_fence(memory_order_seq_cst);
 	/* Release: the daemon's load_acquire(state) == FULL sees the final
 	 * write_off and bytes.  seq_cst: see wake_daemon_if_waiting. */
 	rlog__tsan_release(d);
 	store_seq_cst(&d->state, RLOG_BUF_FULL);
-	pv->desc = NULL;
-	t->pos = t->end = t->base = NULL;
-	t->write_off = &no_write_off;
 	struct rlog__region *r = pv->region;
 	if (r->buffer_count - rlog__region_free_count(r) >= r->high_water)
 		wake_daemon_if_waiting(r);
@@ -104,6 +108,10 @@ bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t 
 	struct rlog_shm_desc *d = &r->desc[idx];
 	rlog__tsan_acquire(d); /* the previous owner's handover, via the daemon */
 	struct rlog_shm_slot *s = pv->slot;
+	/* If this process dies before OWNED below, the buffer would be FREE
+	 * with its bit clear for good; the daemon finds it through this mark
+	 * when it reaps the dead slot (src/daemon/drain.c). */
+	store_relaxed(&s->taking, idx + 1);
 	d->pid = pv->pid;
 	d->tid = pv->tid;
 	d->slot = pv->slot_idx;
@@ -118,6 +126,7 @@ bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t 
 	/* Pairs with the daemon's load_acquire(state): it reads the fields
 	 * above only after seeing OWNED. */
 	store_release(&d->state, RLOG_BUF_OWNED);
+	store_release(&s->taking, 0);
 	pv->desc = d;
 	t->base = t->pos = rlog__region_buffer(r, idx);
 	t->end = t->base + r->buffer_size;
@@ -130,13 +139,35 @@ bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t 
  * Returns 1 (bound, busy = 1, session enabled), 0 (no active session, or
  * paused: not bound or busy cleared by the caller), or -ENOBUFS (no slot;
  * the event was counted as an orphan loss). */
+static int bind_slot(struct rlog__thread *t, struct rlog__tpriv *pv, struct rlog__region *r,
+		     uint32_t gen, uint32_t size);
 int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t size);
 int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t size)
 {
 	uint32_t gen = atomic_load(&rlog__gen);
 	struct rlog__region *r = atomic_load(&rlog__current);
-	if (r == NULL || load_acquire(&r->hdr->state) != RLOG_STATE_ACTIVE)
+	if (r == NULL)
 		return 0;
+	/* binders counts this thread in before it looks at the session: the
+	 * stop sequence (mask = 0, then wait for binders == 0; all seq_cst)
+	 * either sees it here, or this thread sees the mask at 0.  So a loss
+	 * counted below never arrives after the daemon's final count. */
+	atomic_fetch_add(&r->hdr->binders, 1);
+	int ret = bind_slot(t, pv, r, gen, size);
+	rlog__unpark_nested(pv);
+	atomic_fetch_sub(&r->hdr->binders, 1);
+	return ret;
+}
+
+static int bind_slot(struct rlog__thread *t, struct rlog__tpriv *pv, struct rlog__region *r,
+		     uint32_t gen, uint32_t size)
+{
+	if (load_seq_cst(&r->hdr->state) != RLOG_STATE_ACTIVE ||
+	    load_seq_cst(&r->hdr->enable_mask) == 0)
+		return 0;
+	/* Known before the CAS: the slot carries its owner's pid as soon as
+	 * possible (the daemon reads pid 0 as "being claimed"). */
+	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)syscall(SYS_gettid);
 	uint32_t n = r->slot_count;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rlog_shm_slot *s = &r->slots[i];
@@ -145,8 +176,8 @@ int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t s
 		    !atomic_compare_exchange_strong(&s->state, &expect, RLOG_SLOT_ACTIVE))
 			continue;
 		rlog__tsan_acquire(s); /* the previous owner's unbind, via the daemon */
-		pv->pid = (uint32_t)getpid();
-		pv->tid = (uint32_t)syscall(SYS_gettid);
+		pv->pid = pid;
+		pv->tid = tid;
 		s->pid = pv->pid;
 		s->tid = pv->tid;
 		for (int k = 0; k < 2; k++) {
@@ -188,6 +219,13 @@ void rlog__thread_unbind(void)
 	struct rlog__tpriv *pv = &rlog__tpriv;
 	if (pv->slot == NULL)
 		return;
+	/* Thread exit, atexit and detach run this outside any write, with busy
+	 * at 0: a signal handler's write in the middle would find the slot or
+	 * the buffer half released.  Block signals for these few stores
+	 * (pthread_sigmask is async-signal-safe; this is the rare path). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rlog__buffer_handover(t, pv);
 	/* busy = 0 before EXITED: once EXITED the daemon may free the slot
 	 * and another thread claim it. */
@@ -198,6 +236,7 @@ void rlog__thread_unbind(void)
 	pv->region = NULL;
 	t->busy = NULL;
 	t->mask = NULL;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 int rlog_flush_thread(void)
@@ -208,6 +247,8 @@ int rlog_flush_thread(void)
 	struct rlog__tpriv *pv = &rlog__tpriv;
 	if (t->busy == NULL || pv->desc == NULL)
 		return 0;
+	if (pv->in_slow || load_relaxed(t->busy))
+		return -EBUSY; /* called from a signal handler that interrupted a write */
 	/* busy keeps a signal handler's write out of the buffer meanwhile. */
 	store_relaxed(t->busy, 1);
 	atomic_signal_fence(memory_order_seq_cst);

@@ -31,6 +31,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 #include "atomics.h"
@@ -72,7 +74,7 @@ int rlog__write_nested(uint32_t hdr, size_t len)
 
 /* Moves nested-write losses parked during binding to the thread's slot
  * (or, if binding failed, to the region's orphan counters). */
-static void unpark_nested(struct rlog__tpriv *pv)
+void rlog__unpark_nested(struct rlog__tpriv *pv)
 {
 	if (load_relaxed(&pv->parked_nested_events) == 0)
 		return;
@@ -251,11 +253,15 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 			return 0;
 		/* First write of the thread, or the process attached to another
 		 * session since the thread bound: rebind. */
+		/* Signals are blocked while the thread changes slots: a
+		 * handler's write in between would find neither the old slot
+		 * nor the new one (pthread_sigmask is async-signal-safe). */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		rlog__thread_unbind();
-		if (pv->exiting)
-			return 0;
-		int r = rlog__thread_bind(t, pv, size);
-		unpark_nested(pv);
+		int r = pv->exiting ? 0 : rlog__thread_bind(t, pv, size);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (r <= 0)
 			return r;
 	}
@@ -268,10 +274,10 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 	struct rlog__region *r = pv->region;
 	if (pv->desc != NULL)
 		t->end = t->base + r->buffer_size; /* undoes a trap */
-	if (event && size + 16 > r->buffer_size)
+	if (event && size > r->buffer_size)
 		return -EMSGSIZE; /* could never fit, even in an empty buffer */
 	size_t schema_len = schema ? schema_payload_size(schema) : 0;
-	if (schema && rlog__record_size(RLOG_ID_EVENT_SCHEMA, (unsigned)schema_len, true) + 16 >
+	if (schema && rlog__record_size(RLOG_ID_EVENT_SCHEMA, (unsigned)schema_len, true) >
 			      r->buffer_size)
 		return -EMSGSIZE;
 
