@@ -1,0 +1,199 @@
+/*
+ * cmd_convert.c - `ringlog convert FILE --to chrome|ctf -o OUT`: a log file
+ * in a format other tools open (docs/CONVERT.md):
+ *
+ *   --to chrome   OUT is a JSON file (Trace Event Format) for
+ *                 ui.perfetto.dev and chrome://tracing; "-" is stdout.
+ *                 --spans x (default) writes each span as one "X" event,
+ *                 --spans be as a "B" and an "E".
+ *   --to ctf      OUT is a directory (created if missing) that receives a
+ *                 CTF 1.8 trace for babeltrace2.  A directory that is not
+ *                 empty is refused, because stream files left from another
+ *                 conversion would join the trace; --force first deletes
+ *                 "metadata" and "stream_*" in it.
+ *
+ * On success it prints "key: value" lines of counts (events_read,
+ * events_written, ...) on stdout, unless the JSON itself goes there.
+ *
+ * Exit status: 0 for a clean file; 1 when the file cannot be read or
+ * converted, or holds damaged regions (every readable event is converted
+ * first, then one line per region goes to stderr); 2 for a usage error.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "cli.h"
+#include "reader/convert.h"
+#include "ringlog/reader.h"
+
+#define USAGE "usage: ringlog convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]"
+
+static int usage(void)
+{
+	cli_error("convert: " USAGE);
+	return 2;
+}
+
+static bool is_ctf_file(const char *name)
+{
+	return strcmp(name, "metadata") == 0 || strncmp(name, "stream_", 7) == 0;
+}
+
+/*
+ * Makes dir an empty directory: creates it if missing; with force, deletes
+ * the files an earlier conversion left.  Returns 0, or prints the error and
+ * returns 1.
+ */
+static int prepare_dir(const char *dir, bool force)
+{
+	if (mkdir(dir, 0755) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return cli_error("convert: cannot create %s: %s", dir, strerror(errno));
+	DIR *d = opendir(dir);
+	if (!d)
+		return cli_error("convert: %s: %s", dir, strerror(errno));
+	struct dirent *e;
+	const char *left = NULL;
+	static char left_buf[256];
+	int status = 0;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (force && is_ctf_file(e->d_name)) {
+			if (unlinkat(dirfd(d), e->d_name, 0) < 0) {
+				status = cli_error("convert: cannot delete %s/%s: %s", dir, e->d_name,
+						   strerror(errno));
+				break;
+			}
+			continue;
+		}
+		if (!left) {
+			snprintf(left_buf, sizeof(left_buf), "%s", e->d_name);
+			left = left_buf;
+		}
+	}
+	closedir(d);
+	if (status == 0 && left)
+		status = cli_error("convert: %s is not empty (it holds %s)%s", dir, left,
+				   force ? "" : "; --force deletes an earlier conversion's files");
+	return status;
+}
+
+static void print_stats(const struct rlog__convert_stats *st, bool ctf)
+{
+	cli_kv_u64("events_read", st->events_read);
+	cli_kv_u64("events_written", st->events_written);
+	cli_kv_u64("schema_events", st->schema_events);
+	cli_kv_u64("raw_events", st->raw_events);
+	cli_kv_u64("mismatched", st->mismatched);
+	cli_kv_u64("skipped", st->skipped);
+	if (!ctf) {
+		cli_kv_u64("spans", st->spans);
+		cli_kv_u64("unmatched_begins", st->unmatched_begins);
+		cli_kv_u64("unmatched_ends", st->unmatched_ends);
+	}
+	cli_kv_u64("loss_records", st->loss_records);
+	cli_kv_u64("events_lost", st->events_lost);
+	if (ctf) {
+		cli_kv_u64("streams", st->streams);
+		cli_kv_u64("packets", st->packets);
+		cli_kv_u64("event_classes", st->event_classes);
+	}
+	cli_kv_u64("bytes_written", st->bytes_written);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	const char *path = NULL, *to = NULL, *out = NULL;
+	bool force = false, ctf;
+	unsigned flags = 0;
+	struct rlog_reader *r;
+	struct rlog__convert_stats st;
+	int rc, fd = -1;
+
+	for (int i = 1; i < argc; i++) {
+		bool has_val = i + 1 < argc;
+		if (strcmp(argv[i], "--to") == 0 && has_val) {
+			to = argv[++i];
+		} else if (strcmp(argv[i], "-o") == 0 && has_val) {
+			out = argv[++i];
+		} else if (strcmp(argv[i], "--spans") == 0 && has_val) {
+			i++;
+			if (strcmp(argv[i], "be") == 0)
+				flags |= RLOG__CHROME_SPANS_BE;
+			else if (strcmp(argv[i], "x") != 0)
+				return cli_error("convert: --spans '%s': expected x or be", argv[i]), 2;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			force = true;
+		} else if ((argv[i][0] == '-' && argv[i][1] != '\0') || path) {
+			return usage();
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path || !to || !out)
+		return usage();
+	if (strcmp(to, "chrome") == 0)
+		ctf = false;
+	else if (strcmp(to, "ctf") == 0)
+		ctf = true;
+	else
+		return cli_error("convert: --to '%s': expected chrome or ctf", to), 2;
+	if (ctf && flags)
+		return cli_error("convert: --spans applies to --to chrome only"), 2;
+	bool to_stdout = !ctf && strcmp(out, "-") == 0;
+
+	rc = rlog_reader_open(path, &r);
+	if (rc < 0)
+		return cli_error("convert %s: %s", path, rlog_reader_strerror(rc));
+
+	if (ctf) {
+		if (prepare_dir(out, force) != 0) {
+			rlog_reader_close(r);
+			return 1;
+		}
+		rc = rlog__convert_ctf(r, out, &st);
+	} else {
+		fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			cli_error("convert: cannot create %s: %s", out, strerror(errno));
+			rlog_reader_close(r);
+			return 1;
+		}
+		rc = rlog__convert_chrome(r, fd, flags, &st);
+		if (!to_stdout && close(fd) < 0 && rc == 0)
+			rc = -errno;
+	}
+
+	int status = 0;
+	if (rc < 0) {
+		/* A reader error reads as the reader words it; the rest is the
+		 * output's. */
+		if (rc == -ENOMEM)
+			status = cli_error("convert %s: %s", path, strerror(-rc));
+		else
+			status = cli_error("convert %s: writing %s: %s", path, out, strerror(-rc));
+		if (!ctf && !to_stdout)
+			unlink(out); /* half a JSON document helps nobody */
+	} else if (!to_stdout) {
+		print_stats(&st, ctf);
+	}
+	size_t nd = rlog_reader_damage_count(r);
+	for (size_t i = 0; i < nd; i++) {
+		struct rlog_damage d;
+		if (rlog_reader_damage(r, i, &d) == 0)
+			status = cli_error("convert %s: %s", path, d.message);
+	}
+	rlog_reader_close(r);
+	if (fflush(stdout) != 0 && status == 0)
+		status = cli_error("convert: writing the summary: %s", strerror(errno));
+	return status;
+}
