@@ -265,7 +265,7 @@ int main(void)
 	ASSERT_EQ(r.status, 0);
 	if (r.status != 0)
 		diag("stderr: %s", r.err);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 29); /* 37 records: 4 schemas, 4 names */
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 30); /* 38 records: 4 schemas, 4 names */
 	ASSERT_EQ_U64(h_kv(r.out, "streams"), 5);
 	ASSERT_EQ_U64(h_kv(r.out, "packets"), 7);
 	ASSERT_EQ_U64(h_kv(r.out, "event_classes"), 17);
@@ -313,7 +313,7 @@ int main(void)
 	}
 	rlog_reader_close(rd);
 	free(want.p);
-	ASSERT_EQ(lines, 29);
+	ASSERT_EQ(lines, 30);
 	ASSERT_EQ(mismatches, 0);
 	ASSERT_EQ(extra, 0);
 
@@ -342,7 +342,7 @@ int main(void)
 	const char *argv_n[] = { "babeltrace2", dir, "-c", "sink.utils.counter", NULL };
 	run(&bt, argv_n);
 	ASSERT_EQ(bt.status, 0);
-	ASSERT_EQ_U64(counter_value(bt.out, " Event messages"), 29);
+	ASSERT_EQ_U64(counter_value(bt.out, " Event messages"), 30);
 	ASSERT_EQ_U64(counter_value(bt.out, " Discarded event messages"), 2);
 	ASSERT_EQ_U64(counter_value(bt.out, " Packet beginning messages"), 7);
 	ASSERT_EQ_U64(counter_value(bt.out, " Stream beginning messages"), 5);

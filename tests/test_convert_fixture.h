@@ -16,7 +16,8 @@
  *     2000 work.span end, 2100 all.types (minimum values, empty string),
  *     2150 all.types (escapes, UTF-8), 2160 all.types (a NUL in the string,
  *     a NaN), 2170 all.types with a 2-byte payload (does not match),
- *     2180 queue flagged 9 (matches: the flag is extra), 2190 io.span end
+ *     2180 queue flagged 9 (matches: the flag is extra), 2185 queue with an
+ *     infinite load, 2190 io.span end
  *     with a payload (does not match), 2800 DATA_LOSS corrupt (0 events,
  *     daemon)
  *   pid 100 tid 102 "worker-1"
@@ -196,6 +197,7 @@ static inline void fx_build(struct fg_file *f)
 	fx_all(&b, 2160, 9, 9, 9, 9, 9, 9, 9, 9, NAN, blob2, "ab\0cd", 5);
 	fx_rec(&b, 2170, FX_ALL, -1, "zz", 2);
 	fx_queue_flag(&b, 2180, 9, 4, 2.5, -1);
+	fx_queue(&b, 2185, 1, INFINITY, 0);
 	fx_rec(&b, 2190, FX_IO, RLOG_SPAN_END, "x", 1);
 	fg_block_end(f, &b);
 

@@ -127,10 +127,12 @@ int cmd_convert(int argc, char **argv)
 			out = argv[++i];
 		} else if (strcmp(argv[i], "--spans") == 0 && has_val) {
 			i++;
-			if (strcmp(argv[i], "be") == 0)
+			if (strcmp(argv[i], "be") == 0) {
 				flags |= RLOG__CHROME_SPANS_BE;
-			else if (strcmp(argv[i], "x") != 0)
-				return cli_error("convert: --spans '%s': expected x or be", argv[i]), 2;
+			} else if (strcmp(argv[i], "x") != 0) {
+				cli_error("convert: --spans '%s': expected x or be", argv[i]);
+				return 2;
+			}
 		} else if (strcmp(argv[i], "--force") == 0) {
 			force = true;
 		} else if ((argv[i][0] == '-' && argv[i][1] != '\0') || path) {
@@ -141,14 +143,18 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (!path || !to || !out)
 		return usage();
-	if (strcmp(to, "chrome") == 0)
+	if (strcmp(to, "chrome") == 0) {
 		ctf = false;
-	else if (strcmp(to, "ctf") == 0)
+	} else if (strcmp(to, "ctf") == 0) {
 		ctf = true;
-	else
-		return cli_error("convert: --to '%s': expected chrome or ctf", to), 2;
-	if (ctf && flags)
-		return cli_error("convert: --spans applies to --to chrome only"), 2;
+	} else {
+		cli_error("convert: --to '%s': expected chrome or ctf", to);
+		return 2;
+	}
+	if (ctf && flags) {
+		cli_error("convert: --spans applies to --to chrome only");
+		return 2;
+	}
 	bool to_stdout = !ctf && strcmp(out, "-") == 0;
 
 	rc = rlog_reader_open(path, &r);
