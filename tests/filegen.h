@@ -205,6 +205,82 @@ static inline size_t fg_data_loss(struct fg_block *b, uint32_t time_low, uint64_
 	return at;
 }
 
+/* ------------------------------------------------------------------ */
+/* Metadata records: EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME           */
+/* ------------------------------------------------------------------ */
+
+/* One field of a schema, as fg_schema() writes it. */
+struct fg_field {
+	uint8_t type;      /* RLOG_FIELD_* */
+	uint16_t count;    /* RLOG_FIELD_BYTES: array length; else 0 */
+	const char *name;
+};
+
+/*
+ * An EVENT_SCHEMA payload, byte by byte (include/ringlog/abi.h):
+ *   +0 u16 event_id, +2 u8 kind, +3 u8 category, +4 u8 name_len,
+ *   +5 u8 field_count, +6 name; then per field u8 type, u8 name_len,
+ *   u16 count, name.
+ * Lengths are written as given (truncated to a byte), so that tests can
+ * write malformed schemas too.
+ */
+static inline void fg_schema_payload(struct fg_buf *p, uint16_t id, uint8_t kind,
+				     uint8_t category, const char *name,
+				     const struct fg_field *f, unsigned n)
+{
+	fg_u16(p, id);
+	fg_u8(p, kind);
+	fg_u8(p, category);
+	fg_u8(p, (uint8_t)strlen(name));
+	fg_u8(p, (uint8_t)n);
+	fg_bytes(p, name, strlen(name));
+	for (unsigned i = 0; i < n; i++) {
+		fg_u8(p, f[i].type);
+		fg_u8(p, (uint8_t)strlen(f[i].name));
+		fg_u16(p, f[i].count);
+		fg_bytes(p, f[i].name, strlen(f[i].name));
+	}
+}
+
+/* A timestamped EVENT_SCHEMA record.  Returns its offset in the block. */
+static inline size_t fg_schema(struct fg_block *b, uint32_t time_low, uint16_t id, uint8_t kind,
+			       uint8_t category, const char *name, const struct fg_field *f,
+			       unsigned n)
+{
+	struct fg_buf p = { 0 };
+	fg_schema_payload(&p, id, kind, category, name, f, n);
+	size_t at = fg_event(b, RLOG_ID_EVENT_SCHEMA, -1, true, time_low, p.p, (unsigned)p.len);
+	free(p.p);
+	return at;
+}
+
+/* A timestamped THREAD_NAME or PROCESS_NAME record (payload: the bytes
+ * of name, no terminator). */
+static inline size_t fg_thread_name(struct fg_block *b, uint32_t time_low, const char *name)
+{
+	return fg_event(b, RLOG_ID_THREAD_NAME, -1, true, time_low, name, (unsigned)strlen(name));
+}
+
+static inline size_t fg_process_name(struct fg_block *b, uint32_t time_low, const char *name)
+{
+	return fg_event(b, RLOG_ID_PROCESS_NAME, -1, true, time_low, name, (unsigned)strlen(name));
+}
+
+/* Field values of a schema'd payload: little-endian at their natural
+ * size, F64 as its IEEE bits, STRING as u16 length + bytes. */
+static inline void fg_f64(struct fg_buf *p, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, 8);
+	fg_u64(p, u);
+}
+
+static inline void fg_str(struct fg_buf *p, const void *s, size_t len)
+{
+	fg_u16(p, (uint16_t)len);
+	fg_bytes(p, s, len);
+}
+
 /*
  * Appends the block with its header (seq, crc32 over header bytes 0..39 and
  * the data) and frees its data.  Returns the block's file offset.
@@ -222,7 +298,8 @@ static inline size_t fg_block_end_ex(struct fg_file *f, struct fg_block *b, uint
 	fg_u32(&f->b, (uint32_t)b->d.len);        /* +32 data_size */
 	fg_u32(&f->b, record_count);              /* +36 record_count */
 	uLong crc = crc32(0L, f->b.p + at, 40);
-	crc = crc32(crc, b->d.p, (uInt)b->d.len);
+	/* crc32(crc, NULL, 0) is 0 in zlib, not crc: an empty block needs a pointer. */
+	crc = crc32(crc, b->d.p ? b->d.p : f->b.p, (uInt)b->d.len);
 	fg_u32(&f->b, (uint32_t)crc);             /* +40 crc32 */
 	fg_u32(&f->b, 0);                         /* +44 reserved */
 	fg_bytes(&f->b, b->d.p, b->d.len);

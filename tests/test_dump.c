@@ -234,7 +234,9 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
 		r = run(bin, usages[i]);
-		ASSERT_STREQ(r.err, "ringlog: dump: usage: ringlog dump FILE [--all]\n");
+		ASSERT_STREQ(r.err, "ringlog: dump: usage: ringlog dump FILE [--id N[,N..]] "
+			     "[--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] "
+			     "[--until T] [--format text|json] [--time relative|wall] [--all]\n");
 		ASSERT_STREQ(r.out, "");
 		ASSERT_EQ(r.status, 2);
 		run_free(&r);

@@ -17,17 +17,23 @@
  *   }
  *   rlog_reader_close(r);
  *
- * The file is mapped read-only and indexed once at open: every block header
+ * The file is mapped read-only and walked once at open: every block header
  * is checked, every block's crc32 is verified and every record of a block is
  * decoded and its 64-bit time reconstructed.  A block that fails any check
  * is skipped whole and recorded as a damaged region; the reader then looks
  * for the next valid block header 4 bytes at a time and goes on.  A last
  * block cut short by the end of the file gives every complete, well-formed
  * record it holds (its checksum cannot be verified; its damage entry says
- * so).  rlog_reader_next() then merges the per-thread streams of events
- * (each thread's blocks are in time order in the file) by time with a binary
- * heap.  Memory is proportional to the number of blocks and threads in the
- * file, never to the number of events, so files larger than RAM stream.
+ * so).  The same pass collects the metadata records: event schemas, thread
+ * and process names.  rlog_reader_next() then merges the per-thread streams
+ * of events (each thread's blocks are in time order in the file) by time
+ * with a binary heap, finding the threads' blocks again with a forward
+ * scan of block headers that keeps a bounded queue of block offsets per
+ * thread.  Memory is proportional to the number of threads, damaged
+ * regions and schema changes in the file (plus that bound, 2 MiB), never
+ * to the number of blocks or events, so files larger than RAM stream; pages
+ * of the mapping behind the read position are given back to the kernel as
+ * reading goes on.
  *
  * Event IDs and payload layouts (LOG_MARKER, DATA_LOSS, RAW_*) are in
  * <ringlog/abi.h> and docs/FORMAT.md.
@@ -189,11 +195,16 @@ RLOG__READER_EXPORT const char *rlog_reader_strerror(int err);
 /*
  * rlog_reader_schema - the schema of an event's type: the latest
  * EVENT_SCHEMA record of the event's process (pid) for its ID at or before
- * the event in time order.
+ * the event in time order (the order of rlog_reader_next: by ticks, then
+ * file offset).  The schemas of the whole file are known from the open, so
+ * this holds for any event of the file, asked in any order.  Schemas for
+ * the metadata IDs (EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME) are ignored.
  * @r:  the reader
- * @ev: an event returned by rlog_reader_next (its pid and id are used)
+ * @ev: an event returned by rlog_reader_next (its pid, id, ticks and offset
+ *      are used)
  * Returns the schema (valid until rlog_reader_close), or NULL if the event
- * type has none (then its payload is raw bytes).
+ * type has none (then its payload is raw bytes).  Whether the payload
+ * matches the schema is rlog_event_field_count()'s answer.
  */
 RLOG__READER_EXPORT const struct rlog_schema *rlog_reader_schema(struct rlog_reader *r,
 								 const struct rlog_event *ev);
@@ -217,6 +228,91 @@ RLOG__READER_EXPORT const char *rlog_reader_process_name(struct rlog_reader *r, 
  */
 RLOG__READER_EXPORT int rlog_event_field(const struct rlog_schema *s, const struct rlog_event *ev,
 					 unsigned idx, size_t *off, struct rlog_value *v);
+
+/*
+ * rlog_event_field_count - how many fields an event carries under its
+ * schema: field_count, but 0 for the END record of a span (flag
+ * RLOG_SPAN_END), which carries none.
+ * Returns that count (decode them with rlog_event_field()), or -EBADMSG if
+ * the payload does not hold exactly those fields, or if a span event is not
+ * a FLAGGED record with flag RLOG_SPAN_BEGIN or RLOG_SPAN_END (then print
+ * it raw, marked as not matching), or -EINVAL if s or ev is NULL.
+ */
+RLOG__READER_EXPORT int rlog_event_field_count(const struct rlog_schema *s,
+					       const struct rlog_event *ev);
+
+/*
+ * rlog_reader_schema_latest - the latest EVENT_SCHEMA record of process pid
+ * for event ID id anywhere in the file (by time), for callers that count
+ * events without reading them in time order (ringlog stats).
+ * Returns the schema (valid until rlog_reader_close), or NULL.
+ */
+RLOG__READER_EXPORT const struct rlog_schema *rlog_reader_schema_latest(struct rlog_reader *r,
+									uint32_t pid, uint16_t id);
+
+/*
+ * rlog_reader_bad_schemas - EVENT_SCHEMA records that could not be decoded
+ * (malformed, or describing one of ringlog's metadata IDs) and were
+ * ignored; the events they meant to describe read as raw payloads.  They
+ * are not damaged regions: the blocks holding them are sound.
+ *   first_offset  if not NULL, receives the file offset of the first such
+ *                 record (0 if none)
+ * Returns the count.
+ */
+RLOG__READER_EXPORT uint64_t rlog_reader_bad_schemas(const struct rlog_reader *r,
+						     uint64_t *first_offset);
+
+/*
+ * rlog_reader_thread - thread i of the file (0 .. info->thread_count - 1),
+ * in (pid, tid) order: every thread with at least one valid block.
+ * Returns 0 with *pid and *tid set, -EINVAL (NULL argument) or -ERANGE.
+ */
+RLOG__READER_EXPORT int rlog_reader_thread(const struct rlog_reader *r, size_t i, uint32_t *pid,
+					   uint32_t *tid);
+
+/*
+ * rlog_reader_time_ns - a 64-bit tick time as nanoseconds since the start
+ * of the trace (the LOG_MARKER), negative before it: what rlog_event's
+ * time_ns holds, for the tick times of struct rlog_block.
+ */
+RLOG__READER_EXPORT int64_t rlog_reader_time_ns(const struct rlog_reader *r, uint64_t ticks);
+
+/* One valid block, as the open pass hands it to a visitor.  Read-only. */
+struct rlog_block {
+	uint64_t offset;        /* file offset of the block header */
+	uint32_t pid;           /* producer process */
+	uint32_t tid;           /* producer thread */
+	uint16_t flags;         /* RLOG_BLOCK_FLAG_* */
+	bool truncated;         /* the last block, cut short: data holds its
+				 * complete records only */
+	uint32_t record_count;  /* records in data, TIME_SYNC included */
+	uint32_t size;          /* bytes of records at data */
+	const void *data;       /* the records (layout in <ringlog/abi.h>), valid
+				 * during the call only */
+	uint64_t base_time;     /* 64-bit ticks before the first record */
+	uint64_t first_ticks;   /* time of its first record (base_time if none) */
+	uint64_t last_ticks;    /* time of its last record (base_time if none) */
+};
+
+/* A block visitor: returns 0 to go on, or a negative value to stop the open,
+ * which then returns that value. */
+typedef int (*rlog_block_fn)(void *arg, const struct rlog_block *b);
+
+/*
+ * rlog_reader_open_visit / rlog_reader_open_mem_visit - rlog_reader_open()
+ * and rlog_reader_open_mem() that also call fn(arg, block) for every valid
+ * block in file order, during the open pass, while the block is hot in the
+ * cache: a caller that only needs totals (ringlog stats) reads the file
+ * once.  The LOG_MARKER's information (rlog_reader_info()) is complete
+ * from the first call on unless the first block is damaged; names and
+ * schemas are complete only once open has returned.
+ * Returns what rlog_reader_open() / rlog_reader_open_mem() return, or fn's
+ * negative value (the reader is then closed).
+ */
+RLOG__READER_EXPORT int rlog_reader_open_visit(const char *path, rlog_block_fn fn, void *arg,
+					       struct rlog_reader **out);
+RLOG__READER_EXPORT int rlog_reader_open_mem_visit(const void *data, size_t size, rlog_block_fn fn,
+						   void *arg, struct rlog_reader **out);
 
 /* Unmaps the file and frees the reader.  NULL is a no-op. */
 RLOG__READER_EXPORT void rlog_reader_close(struct rlog_reader *r);

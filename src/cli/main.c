@@ -28,7 +28,8 @@ static const struct {
 	{ "query", cmd_query, "query NAME" },
 	{ "list", cmd_list, "list" },
 	{ "emit", cmd_emit, "emit NAME ID [--count N] [--payload HEX] [--flag F]" },
-	{ "dump", cmd_dump, "dump FILE [--all]" },
+	{ "dump", cmd_dump, "dump FILE [--id N[,N..]] [--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] [--until T] [--format text|json] [--time relative|wall] [--all]" },
+	{ "stats", cmd_stats, "stats FILE [--json]" },
 	{ "convert", cmd_convert, "convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]" },
 	{ "bench", cmd_bench, "bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]" },
 };
@@ -38,7 +39,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: ringlog COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  ringlog %s\n", commands[i].usage);
-	fprintf(f, "\nNot built yet: update, flush, tail, snapshot, stats "
+	fprintf(f, "\nNot built yet: update, flush, tail, snapshot "
 		   "(see README.md).\nSee ringlog(1).\n");
 }
 
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	static const char *later[] = { "update", "flush", "tail", "snapshot", "stats" };
+	static const char *later[] = { "update", "flush", "tail", "snapshot" };
 	for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
 		if (strcmp(cmd, later[i]) == 0) {
 			cli_error("%s: not implemented yet", cmd);

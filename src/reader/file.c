@@ -29,13 +29,26 @@
  *
  * The first valid LOG_MARKER record in a daemon block (normally the only
  * record of block 0) gives the tick frequency and the start of the trace.
+ *
+ * The open pass keeps no list of blocks, only a table of threads (the
+ * first and last block of each), the damaged regions and the metadata
+ * records (schema.c).  Valid blocks and damaged regions tile the file from
+ * the end of the file header to its end, so rlog__block_at() finds the
+ * valid blocks again by hopping headers, stepping over each damaged region
+ * by its length:
+ *
+ *   | hdr | blk A | blk B | damaged ......... | blk C | blk A | trunc. |
+ *         ^ pos   ^ pos+48+data_size          ^ offset+length
  */
+#define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "internal.h"
@@ -55,12 +68,23 @@ enum verdict {
 	BLK_COUNT,    /* checksum correct, record_count disagrees with the data */
 };
 
+/* What walking a block's records found. */
+struct walk {
+	uint32_t count;       /* well-formed records */
+	uint32_t bytes;       /* the bytes they take */
+	enum verdict why;     /* BLK_OK: all bytes walked; else BLK_RECORD or BLK_TIME */
+	uint64_t first_ticks; /* time of the first and last record walked */
+	uint64_t last_ticks;
+	bool meta;            /* an EVENT_SCHEMA, THREAD_NAME or PROCESS_NAME seen */
+};
+
 struct check {
 	enum verdict v;
 	uint32_t data_size;
 	uint32_t record_count;
 	uint32_t walked;      /* records walked (BLK_COUNT) */
 	size_t bad_offset;    /* file offset of the bad record (BLK_RECORD, BLK_TIME) */
+	struct walk w;        /* BLK_OK: the walk */
 };
 
 struct block_hdr {
@@ -98,39 +122,50 @@ static bool block_hdr_sane(const struct block_hdr *h)
 	       h->record_count <= h->data_size / 4;
 }
 
+static bool is_meta(const struct rlog__record *rec)
+{
+	return !rec->flagged && (rec->id == RLOG_ID_EVENT_SCHEMA || rec->id == RLOG_ID_THREAD_NAME ||
+				 rec->id == RLOG_ID_PROCESS_NAME);
+}
+
 /*
  * Walks the records in d[0..len) from time base.  Stops at the first record
- * that is malformed, incomplete or jumps in time.  Returns the bytes taken
- * by the well-formed records before it and their count in *count; *why is
- * BLK_OK if all len bytes were walked, else BLK_RECORD or BLK_TIME, with
- * the offset in d of the record at fault in *bad.
+ * that is malformed, incomplete or jumps in time.  Fills *w: the well-formed
+ * records before it, their bytes, why it stopped (BLK_OK if all len bytes
+ * were walked, else BLK_RECORD or BLK_TIME, the record at fault at offset
+ * w->bytes in d), their first and last times, whether any is metadata.
  */
-static uint32_t walk_records(const uint8_t *d, uint32_t len, uint64_t base, uint32_t *count,
-			     enum verdict *why, uint32_t *bad)
+static void walk_records(const uint8_t *d, uint32_t len, uint64_t base, struct walk *w)
 {
 	uint64_t cursor = base;
 	uint32_t pos = 0, n = 0;
+	bool meta = false;
 
-	*why = BLK_OK;
+	w->why = BLK_OK;
+	w->first_ticks = base;
 	while (pos < len) {
 		struct rlog__record rec;
 		int sz = rlog__record_decode(d + pos, len - pos, &rec);
 		if (sz < 0) {
-			*why = BLK_RECORD;
+			w->why = BLK_RECORD;
 			break;
 		}
 		if (rlog__time_apply(&cursor, &rec) < 0) {
 			/* TIME_SYNC with a bad payload is a malformed record;
 			 * anything else here is a jump in time. */
-			*why = (rec.id == RLOG_ID_TIME_SYNC && !rec.flagged) ? BLK_RECORD : BLK_TIME;
+			w->why = (rec.id == RLOG_ID_TIME_SYNC && !rec.flagged) ? BLK_RECORD : BLK_TIME;
 			break;
 		}
+		if (n == 0)
+			w->first_ticks = cursor;
+		meta |= is_meta(&rec);
 		pos += (uint32_t)sz;
 		n++;
 	}
-	*bad = pos;
-	*count = n;
-	return pos;
+	w->bytes = pos;
+	w->count = n;
+	w->last_ticks = cursor;
+	w->meta = meta;
 }
 
 /* Everything about the block at file offset pos; see enum verdict. */
@@ -167,17 +202,15 @@ static void check_block(const struct rlog_reader *r, size_t pos, struct check *c
 		c->v = BLK_CRC;
 		return;
 	}
-	uint32_t n, bad;
-	enum verdict why;
-	walk_records(p + RLOG__BLOCK_HDR_SIZE, h.data_size, h.base_time, &n, &why, &bad);
-	if (why != BLK_OK) {
-		c->v = why;
-		c->bad_offset = pos + RLOG__BLOCK_HDR_SIZE + bad;
+	walk_records(p + RLOG__BLOCK_HDR_SIZE, h.data_size, h.base_time, &c->w);
+	if (c->w.why != BLK_OK) {
+		c->v = c->w.why;
+		c->bad_offset = pos + RLOG__BLOCK_HDR_SIZE + c->w.bytes;
 		return;
 	}
-	if (n != h.record_count) {
+	if (c->w.count != h.record_count) {
 		c->v = BLK_COUNT;
-		c->walked = n;
+		c->walked = c->w.count;
 		return;
 	}
 	c->v = BLK_OK;
@@ -243,29 +276,87 @@ int rlog__damage_add(struct rlog_reader *r, uint64_t offset, uint64_t length, in
 	return 0;
 }
 
-static int block_add(struct rlog_reader *r, size_t pos, uint32_t walk_size, uint32_t count)
+static uint32_t thread_hash(uint32_t pid, uint32_t tid)
 {
-	struct block_hdr h;
+	uint64_t k = ((uint64_t)pid << 32 | tid) * UINT64_C(0x9e3779b97f4a7c15);
+	return (uint32_t)(k >> 32);
+}
 
-	if (r->nblocks == r->blocks_cap) {
-		size_t cap = r->blocks_cap ? r->blocks_cap * 2 : 64;
-		struct rlog__block *b = realloc(r->blocks, cap * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		r->blocks = b;
-		r->blocks_cap = cap;
+static int thread_hash_rebuild(struct rlog_reader *r, size_t cap)
+{
+	uint32_t *h = calloc(cap, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nthreads; i++) {
+		size_t j = thread_hash(r->threads[i].pid, r->threads[i].tid) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (uint32_t)i + 1;
 	}
-	block_hdr_get(r->data + pos, &h);
-	struct rlog__block *b = &r->blocks[r->nblocks++];
-	b->offset = pos;
-	b->next = RLOG__NO_BLOCK;
-	b->base_time = h.base_time;
-	b->pid = h.pid;
-	b->tid = h.tid;
-	b->walk_size = walk_size;
-	b->record_count = count;
-	b->flags = h.flags;
+	free(r->thread_hash);
+	r->thread_hash = h;
+	r->thread_hash_cap = cap;
 	return 0;
+}
+
+struct rlog__thread *rlog__thread_find(const struct rlog_reader *r, uint32_t pid, uint32_t tid)
+{
+	if (r->thread_hash_cap == 0)
+		return NULL;
+	size_t mask = r->thread_hash_cap - 1;
+	for (size_t j = thread_hash(pid, tid) & mask; r->thread_hash[j]; j = (j + 1) & mask) {
+		struct rlog__thread *t = &r->threads[r->thread_hash[j] - 1];
+		if (t->pid == pid && t->tid == tid)
+			return t;
+	}
+	return NULL;
+}
+
+/* The thread (pid, tid), added with its first block at offset if new. */
+static struct rlog__thread *thread_get(struct rlog_reader *r, uint32_t pid, uint32_t tid,
+				       size_t offset)
+{
+	struct rlog__thread *t = rlog__thread_find(r, pid, tid);
+	if (t)
+		return t;
+	if (r->nthreads >= UINT32_MAX - 1)
+		return NULL;
+	if (r->nthreads == r->threads_cap) {
+		size_t cap = r->threads_cap ? r->threads_cap * 2 : 16;
+		t = realloc(r->threads, cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		r->threads = t;
+		r->threads_cap = cap;
+	}
+	t = &r->threads[r->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	t->first_block = offset;
+	t->last_block = offset;
+	/* Keep the table at most half full. */
+	if (2 * r->nthreads > r->thread_hash_cap) {
+		if (thread_hash_rebuild(r, r->thread_hash_cap ? 2 * r->thread_hash_cap : 64) < 0) {
+			r->nthreads--;
+			return NULL;
+		}
+	} else {
+		size_t mask = r->thread_hash_cap - 1;
+		size_t j = thread_hash(pid, tid) & mask;
+		while (r->thread_hash[j])
+			j = (j + 1) & mask;
+		r->thread_hash[j] = (uint32_t)r->nthreads;
+	}
+	return t;
+}
+
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct rlog__thread *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
 /* Takes the clock and session from the first usable LOG_MARKER record of a
@@ -301,6 +392,167 @@ static void marker_find(struct rlog_reader *r, const struct rlog__block *b)
 		r->info.session_name[64] = '\0';
 		r->have_marker = true;
 		return;
+	}
+}
+
+/* Hands the metadata records of a valid block to schema.c. */
+static int meta_walk(struct rlog_reader *r, struct rlog__thread *t, const struct rlog__block *b)
+{
+	const uint8_t *d = r->data + b->offset + RLOG__BLOCK_HDR_SIZE;
+	uint64_t cursor = b->base_time;
+	uint32_t pos = 0;
+
+	while (pos < b->walk_size) {
+		struct rlog__record rec;
+		int sz = rlog__record_decode(d + pos, b->walk_size - pos, &rec);
+		if (sz < 0 || rlog__time_apply(&cursor, &rec) < 0)
+			return 0; /* walked before: cannot happen */
+		if (is_meta(&rec)) {
+			int rc = rlog__meta_record(r, t, &rec, cursor,
+						   b->offset + RLOG__BLOCK_HDR_SIZE + pos);
+			if (rc < 0)
+				return rc;
+		}
+		pos += (uint32_t)sz;
+	}
+	return 0;
+}
+
+/*
+ * A valid block (or the readable part of the truncated last block) at pos,
+ * walked as w: counts it, files it under its thread, takes its LOG_MARKER
+ * and metadata, and shows it to the visitor.  Returns 0, -ENOMEM or the
+ * visitor's value.
+ */
+static int block_found(struct rlog_reader *r, size_t pos, uint32_t data_size,
+		       const struct walk *w, bool truncated)
+{
+	struct block_hdr h;
+	struct rlog__block b;
+	int rc;
+
+	block_hdr_get(r->data + pos, &h);
+	b.offset = pos;
+	b.base_time = h.base_time;
+	b.pid = h.pid;
+	b.tid = h.tid;
+	b.data_size = data_size;
+	b.walk_size = w->bytes;
+	b.record_count = w->count;
+	b.flags = h.flags;
+
+	struct rlog__thread *t = thread_get(r, h.pid, h.tid, pos);
+	if (!t)
+		return -ENOMEM;
+	t->last_block = pos;
+	r->info.block_count++;
+	marker_find(r, &b);
+	if (w->meta && (rc = meta_walk(r, t, &b)) < 0)
+		return rc;
+	if (r->visit) {
+		struct rlog_block vb = {
+			.offset = pos,
+			.pid = h.pid,
+			.tid = h.tid,
+			.flags = h.flags,
+			.truncated = truncated,
+			.record_count = w->count,
+			.size = w->bytes,
+			.data = r->data + pos + RLOG__BLOCK_HDR_SIZE,
+			.base_time = h.base_time,
+			.first_ticks = w->first_ticks,
+			.last_ticks = w->last_ticks,
+		};
+		rc = r->visit(r->visit_arg, &vb);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static size_t page_size(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	return pg > 0 ? (size_t)pg : 4096;
+}
+
+void rlog__drop_range(struct rlog_reader *r, size_t from, size_t to)
+{
+	size_t page = page_size();
+
+	if (!r->map)
+		return;
+	from = (from + page - 1) / page * page;
+	to = to / page * page;
+	if (to > r->map_size)
+		to = r->map_size / page * page;
+	/* Clean pages of a read-only private file mapping: dropping them
+	 * loses nothing, a later read faults them back in from the file. */
+	if (from < to)
+		(void)madvise((uint8_t *)r->map + from, to - from, MADV_DONTNEED);
+}
+
+void rlog__drop_behind(struct rlog_reader *r, size_t upto)
+{
+	static const size_t step = (size_t)16 << 20;
+
+	if (!r->map || upto < r->dropped + step)
+		return;
+	size_t to = upto / page_size() * page_size();
+	rlog__drop_range(r, r->dropped, to);
+	r->dropped = to;
+}
+
+int rlog__block_at(const struct rlog_reader *r, size_t pos, size_t *damage,
+		   struct rlog__block *b)
+{
+	for (;;) {
+		if (pos >= r->size)
+			return 0;
+		size_t i = *damage;
+		while (i < r->ndamage_open && r->damage[i]->offset < pos)
+			i++;
+		*damage = i;
+		if (i < r->ndamage_open && r->damage[i]->offset == pos) {
+			const struct rlog__damage *d = r->damage[i];
+			if (d->kind == RLOG_DAMAGE_TRUNCATED) {
+				if (r->trunc_walk == 0 || r->trunc_offset != pos)
+					return 0;
+				struct block_hdr h;
+				block_hdr_get(r->data + pos, &h);
+				b->offset = pos;
+				b->base_time = h.base_time;
+				b->pid = h.pid;
+				b->tid = h.tid;
+				/* Its extent runs to the end of the file. */
+				b->data_size = (uint32_t)(r->size - pos - RLOG__BLOCK_HDR_SIZE);
+				b->walk_size = r->trunc_walk;
+				b->record_count = r->trunc_count;
+				b->flags = h.flags;
+				return 1;
+			}
+			if (d->length == 0)
+				return 0;
+			pos += d->length;
+			continue;
+		}
+		struct block_hdr h;
+		b->offset = pos; /* where it failed, if it does */
+		if (r->size - pos < RLOG__BLOCK_HDR_SIZE)
+			return -EBADMSG;
+		block_hdr_get(r->data + pos, &h);
+		if (h.magic != RLOG_BLOCK_MAGIC || !block_hdr_sane(&h) ||
+		    h.data_size > r->size - pos - RLOG__BLOCK_HDR_SIZE)
+			return -EBADMSG;
+		b->offset = pos;
+		b->base_time = h.base_time;
+		b->pid = h.pid;
+		b->tid = h.tid;
+		b->data_size = h.data_size;
+		b->walk_size = h.data_size;
+		b->record_count = h.record_count;
+		b->flags = h.flags;
+		return 1;
 	}
 }
 
@@ -397,19 +649,20 @@ static int truncated(struct rlog_reader *r, size_t pos, const struct check *c)
 {
 	size_t avail = r->size - pos - RLOG__BLOCK_HDR_SIZE;
 	const uint8_t *d = r->data + pos + RLOG__BLOCK_HDR_SIZE;
-	uint32_t n, bad;
-	enum verdict why;
+	struct walk w;
 	char skipped[64];
 	int rc;
 
 	/* avail < data_size, a uint32_t */
-	uint32_t used = walk_records(d, (uint32_t)avail, rlog__get64(r->data + pos + 24), &n,
-				     &why, &bad);
+	walk_records(d, (uint32_t)avail, rlog__get64(r->data + pos + 24), &w);
+	uint32_t n = w.count, used = w.bytes;
 	if (n > 0) {
-		rc = block_add(r, pos, used, n);
+		r->trunc_offset = pos;
+		r->trunc_walk = used;
+		r->trunc_count = n;
+		rc = block_found(r, pos, used, &w, true);
 		if (rc < 0)
 			return rc;
-		marker_find(r, &r->blocks[r->nblocks - 1]);
 	}
 	int64_t lost = c->record_count >= n ? (int64_t)(c->record_count - n) : -1;
 	if (lost >= 0)
@@ -441,6 +694,7 @@ static int file_header(struct rlog_reader *r, size_t *first_block)
 	r->info.version_minor = minor;
 	r->info.created_realtime_ns = rlog__get64(p + 16);
 	r->info.file_size = r->size;
+	r->first_block = hsize;
 	*first_block = hsize;
 	return 0;
 }
@@ -456,11 +710,11 @@ int rlog__file_index(struct rlog_reader *r)
 		struct check c;
 		check_block(r, pos, &c);
 		if (c.v == BLK_OK) {
-			rc = block_add(r, pos, c.data_size, c.record_count);
+			rc = block_found(r, pos, c.data_size, &c.w, false);
 			if (rc < 0)
 				return rc;
-			marker_find(r, &r->blocks[r->nblocks - 1]);
 			pos += RLOG__BLOCK_HDR_SIZE + c.data_size;
+			rlog__drop_behind(r, pos);
 			continue;
 		}
 		if (c.v == BLK_SHORT) {
@@ -495,6 +749,16 @@ int rlog__file_index(struct rlog_reader *r)
 			return (int)next;
 		pos = (size_t)next;
 	}
-	r->info.block_count = r->nblocks;
-	return r->have_marker ? 0 : -ENODATA;
+	r->ndamage_open = r->ndamage;
+	if (!r->have_marker)
+		return -ENODATA;
+	/* Threads in (pid, tid) order, for rlog_reader_thread(). */
+	if (r->nthreads > 1) {
+		qsort(r->threads, r->nthreads, sizeof(*r->threads), thread_cmp);
+		rc = thread_hash_rebuild(r, r->thread_hash_cap);
+		if (rc < 0)
+			return rc;
+	}
+	r->info.thread_count = r->nthreads;
+	return 0;
 }

@@ -12,8 +12,35 @@
  * file order, which keeps the merge stable.  A record without a timestamp
  * has the time of the previous record of its thread.
  *
- * Each stream keeps only its position and one decoded event, so memory is
- * O(blocks + threads) however many events the file holds.
+ * No list of blocks is kept (internal.h).  The valid blocks are found
+ * again, in file order, by the frontier: a scan of block headers that
+ * hops from block to block (rlog__block_at steps over the damaged regions)
+ * and files each block it passes in a small queue of its thread:
+ *
+ *   file      A5 B3 B4 A6 C1 B5 A7 | B6 ...
+ *   streams   A: reading A5, queue A6 A7     B: reading B3, queue B4 B5
+ *             C: reading C1, queue -         frontier ^
+ *
+ * A stream that has read its block takes the next one from its queue; with
+ * the queue empty it moves the frontier on until a block of its thread
+ * turns up.  Every block header is read about once, however many threads
+ * interleave.  The queues hold the blocks between the streams and the
+ * frontier, so they are bounded: past RLOG__QUEUE_MAX offsets in all, a block
+ * that would be queued is not, and its thread is no longer "synced" with
+ * the frontier; it finds its next block by hopping headers itself, from
+ * that block on (known_end), and rejoins the frontier when it reaches it.
+ * This happens only when a thread writes so rarely that the frontier has
+ * to run a long way ahead for it; memory stays O(threads) plus the bound.
+ *
+ * The resident set stays flat too.  The daemon writes a thread's blocks in
+ * runs (one drain pass takes every full buffer), so the streams read
+ * different parts of the file at a time, up to a pool's worth apart.  Each
+ * stream gives back the pages of its run of adjacent blocks once it has read
+ * them (RUN_DROP at a time); every few thousand events the pages behind the
+ * earliest stream are given back (rlog__drop_behind); and the frontier, or
+ * a stream hopping on its own, gives back the header pages it crossed more
+ * than a few MiB back (the streams that read those blocks later fault them
+ * in again).  The pages stay in the page cache.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -22,28 +49,20 @@
 #include "clock.h"
 #include "internal.h"
 
-/* A block's thread, for sorting blocks into per-thread streams. */
-struct thread_key {
-	uint32_t pid;
-	uint32_t tid;
-	size_t block;
-};
+/* Header pages this far behind a scan of headers are given back. */
+#define FAR_HOP ((size_t)8 << 20)
+/* A stream gives back the run of blocks it has read in pieces this large. */
+#define RUN_DROP ((size_t)4 << 20)
+/* rlog__merge_next() calls between two looks at the earliest stream. */
+#define DROP_EVERY 4096u
 
-static int key_cmp(const void *a, const void *b)
-{
-	const struct thread_key *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->block < y->block ? -1 : x->block > y->block;
-}
-
-static int64_t time_ns(const struct rlog_reader *r, uint64_t ticks)
+int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks)
 {
 	uint64_t start = r->info.start_ticks, freq = r->info.tick_freq_hz;
 	uint64_t ns;
 
+	if (freq == 0)
+		return 0; /* no LOG_MARKER seen yet (a visitor during the open) */
 	if (ticks >= start) {
 		ns = rlog__ticks_to_ns(ticks - start, freq);
 		return ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ns;
@@ -52,21 +71,196 @@ static int64_t time_ns(const struct rlog_reader *r, uint64_t ticks)
 	return ns > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)ns;
 }
 
-/*
- * Moves stream s to its next event to return.  Returns 1 (s->rec and the
- * rest describe it), 0 (the stream is done) or -ENOMEM.
- */
-static int stream_advance(struct rlog_reader *r, struct rlog__stream *s)
+/* The stream is done: its thread's blocks are all read. */
+static void stream_end(struct rlog__stream *s)
 {
+	s->blk.offset = RLOG__NO_BLOCK;
+}
+
+/* Thread t's stream takes block b (its thread's next). */
+static void stream_enter(struct rlog_reader *r, struct rlog__stream *s,
+			 const struct rlog__block *b)
+{
+	/* Give back the run read so far, unless it goes on; a page shared
+	 * with the next block is kept. */
+	size_t end = s->blk.offset + RLOG__BLOCK_HDR_SIZE + s->blk.data_size;
+	if (b->offset != end || end - s->run >= RUN_DROP) {
+		rlog__drop_range(r, s->run, end);
+		s->run = b->offset;
+	}
+	s->blk = *b;
+	s->pos = 0;
+	s->cursor = b->base_time;
+	/* Not synced, a block from the queue: known_end (the first block of
+	 * the thread the queue did not take) is still ahead. */
+	size_t b_end = b->offset + RLOG__BLOCK_HDR_SIZE + b->data_size;
+	if (s->known_end < b_end)
+		s->known_end = b_end;
+}
+
+/* The file changed under the reader at offset where: t's stream ends and
+ * the region is recorded.  Returns 0 or -ENOMEM. */
+static int changed(struct rlog_reader *r, struct rlog__thread *t, size_t where)
+{
+	stream_end(&t->s);
+	return rlog__damage_add(r, where, 0, RLOG_DAMAGE_BLOCK, -1,
+				"damaged block at offset %zu: not what the file held when "
+				"it was opened (the rest of thread %u/%u is not read)", where,
+				(unsigned)t->pid, (unsigned)t->tid);
+}
+
+static int queue_push(struct rlog__stream *s, size_t off)
+{
+	if (s->qlen == s->qcap) {
+		uint32_t cap = s->qcap ? 2 * s->qcap : 8;
+		size_t *q = malloc(cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < s->qlen; i++)
+			q[i] = s->q[(s->qhead + i) % s->qcap];
+		free(s->q);
+		s->q = q;
+		s->qcap = cap;
+		s->qhead = 0;
+	}
+	s->q[(s->qhead + s->qlen) % s->qcap] = off;
+	s->qlen++;
+	return 0;
+}
+
+static size_t queue_pop(struct rlog__stream *s)
+{
+	size_t off = s->q[s->qhead];
+	s->qhead = (s->qhead + 1) % s->qcap;
+	if (--s->qlen == 0 && s->qcap > 64) {
+		free(s->q); /* a burst is over: do not keep its memory */
+		s->q = NULL;
+		s->qcap = 0;
+		s->qhead = 0;
+	}
+	return off;
+}
+
+/*
+ * Moves the frontier over one block and files it.  Returns 1, 0 at the end
+ * of the file, or -ENOMEM.  A block that is not what the open pass saw
+ * ends the frontier (and t's stream, with a damage entry).
+ */
+static int frontier_step(struct rlog_reader *r, struct rlog__thread *t)
+{
+	struct rlog__block b;
+	int rc = rlog__block_at(r, r->frontier, &r->frontier_damage, &b);
+	if (rc == 0) {
+		r->frontier = r->size;
+		return 0;
+	}
+	struct rlog__thread *o = rc == 1 ? rlog__thread_find(r, b.pid, b.tid) : NULL;
+	if (!o) {
+		r->frontier = r->size;
+		rc = changed(r, t, b.offset);
+		return rc < 0 ? rc : 0;
+	}
+	r->frontier = b.offset + RLOG__BLOCK_HDR_SIZE + b.data_size;
+	/* Header pages far behind the frontier: their streams fault them
+	 * back when they get there. */
+	if (r->frontier > r->frontier_kept + 2 * FAR_HOP) {
+		rlog__drop_range(r, r->frontier_kept, r->frontier - FAR_HOP);
+		r->frontier_kept = r->frontier - FAR_HOP;
+	}
+	struct rlog__stream *os = &o->s;
+	if (os->blk.offset == RLOG__NO_BLOCK || !os->synced || b.offset <= os->blk.offset)
+		return 1;
+	if (r->queued >= r->queue_max) {
+		os->synced = false; /* it hops on its own from this block */
+		os->known_end = b.offset;
+		return 1;
+	}
+	if (queue_push(os, b.offset) < 0)
+		return -ENOMEM;
+	r->queued++;
+	return 1;
+}
+
+/*
+ * Moves thread t's stream to the next block of its thread.  Returns 1, 0
+ * (no more blocks) or -ENOMEM.
+ */
+static int next_block(struct rlog_reader *r, struct rlog__thread *t)
+{
+	struct rlog__stream *s = &t->s;
+	struct rlog__block b;
+	int rc;
+
 	for (;;) {
-		if (s->block == RLOG__NO_BLOCK)
+		if (s->blk.offset >= t->last_block) {
+			stream_end(s);
 			return 0;
-		const struct rlog__block *b = &r->blocks[s->block];
+		}
+		if (s->qlen > 0) {
+			size_t off = queue_pop(s);
+			r->queued--;
+			rc = rlog__block_at(r, off, &s->damage, &b);
+			if (rc != 1 || b.offset != off || b.pid != t->pid || b.tid != t->tid) {
+				rc = changed(r, t, off);
+				return rc < 0 ? rc : 0;
+			}
+			stream_enter(r, s, &b);
+			return 1;
+		}
+		if (s->synced) {
+			rc = frontier_step(r, t);
+			if (rc < 0)
+				return rc;
+			if (rc == 0 || s->blk.offset == RLOG__NO_BLOCK) {
+				stream_end(s);
+				return 0;
+			}
+			continue;
+		}
+		/* On its own, from known_end up to the frontier. */
+		size_t pos = s->known_end, kept = pos + FAR_HOP;
+		while (pos < r->frontier) {
+			rc = rlog__block_at(r, pos, &s->damage, &b);
+			if (rc == 0)
+				break;
+			if (rc < 0) {
+				rc = changed(r, t, b.offset);
+				return rc < 0 ? rc : 0;
+			}
+			if (b.pid == t->pid && b.tid == t->tid) {
+				stream_enter(r, s, &b);
+				return 1;
+			}
+			pos = b.offset + RLOG__BLOCK_HDR_SIZE + b.data_size;
+			if (pos > kept + FAR_HOP) {
+				rlog__drop_range(r, kept, pos);
+				kept = pos;
+			}
+		}
+		if (pos < r->frontier) { /* the end of the file */
+			stream_end(s);
+			return 0;
+		}
+		s->synced = true; /* nothing of its own up to the frontier */
+	}
+}
+
+/*
+ * Moves thread t's stream to its next event to return.  Returns 1 (s->rec
+ * and the rest describe it), 0 (the stream is done) or -ENOMEM.
+ */
+static int stream_advance(struct rlog_reader *r, struct rlog__thread *t)
+{
+	struct rlog__stream *s = &t->s;
+
+	for (;;) {
+		if (s->blk.offset == RLOG__NO_BLOCK)
+			return 0;
+		const struct rlog__block *b = &s->blk;
 		if (s->pos >= b->walk_size) {
-			s->block = b->next;
-			s->pos = 0;
-			if (s->block != RLOG__NO_BLOCK)
-				s->cursor = r->blocks[s->block].base_time;
+			int rc = next_block(r, t);
+			if (rc <= 0)
+				return rc;
 			continue;
 		}
 		size_t off = b->offset + RLOG__BLOCK_HDR_SIZE + s->pos;
@@ -95,7 +289,7 @@ static int stream_advance(struct rlog_reader *r, struct rlog__stream *s)
 
 static bool heap_less(const struct rlog_reader *r, size_t a, size_t b)
 {
-	const struct rlog__stream *x = &r->streams[a], *y = &r->streams[b];
+	const struct rlog__stream *x = &r->threads[a].s, *y = &r->threads[b].s;
 	if (x->ticks != y->ticks)
 		return x->ticks < y->ticks;
 	return x->rec_offset < y->rec_offset;
@@ -119,52 +313,9 @@ static void sift_down(struct rlog_reader *r, size_t i)
 	}
 }
 
-int rlog__merge_build(struct rlog_reader *r)
+void rlog__merge_queue_max(struct rlog_reader *r, size_t max)
 {
-	struct thread_key *keys = NULL;
-	size_t n = r->nblocks, nstreams = 0;
-	int rc;
-
-	if (n == 0)
-		return 0;
-	keys = malloc(n * sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		keys[i].pid = r->blocks[i].pid;
-		keys[i].tid = r->blocks[i].tid;
-		keys[i].block = i;
-	}
-	qsort(keys, n, sizeof(*keys), key_cmp);
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || keys[i].pid != keys[i - 1].pid || keys[i].tid != keys[i - 1].tid)
-			nstreams++;
-
-	r->streams = calloc(nstreams, sizeof(*r->streams));
-	r->heap = malloc(nstreams * sizeof(*r->heap));
-	if (!r->streams || !r->heap) {
-		rc = -ENOMEM;
-		goto fail_alloc;
-	}
-	r->nstreams = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool first = i == 0 || keys[i].pid != keys[i - 1].pid ||
-			     keys[i].tid != keys[i - 1].tid;
-		if (first) {
-			struct rlog__stream *s = &r->streams[r->nstreams++];
-			s->block = keys[i].block;
-			s->pos = 0;
-			s->cursor = r->blocks[keys[i].block].base_time;
-		} else {
-			r->blocks[keys[i - 1].block].next = keys[i].block;
-		}
-	}
-	free(keys);
-	return 0;
-
-fail_alloc:
-	free(keys);
-	return rc;
+	r->queue_max = max;
 }
 
 int rlog__merge_start(struct rlog_reader *r)
@@ -172,8 +323,47 @@ int rlog__merge_start(struct rlog_reader *r)
 	int rc;
 
 	r->nheap = 0;
-	for (size_t i = 0; i < r->nstreams; i++) {
-		rc = stream_advance(r, &r->streams[i]);
+	r->dropped = 0; /* the merge reads from the start again */
+	if (r->nthreads == 0)
+		return 0;
+	r->heap = malloc(r->nthreads * sizeof(*r->heap));
+	if (!r->heap)
+		return -ENOMEM;
+	r->frontier = r->first_block;
+	r->frontier_kept = r->first_block;
+	r->frontier_damage = 0;
+	r->queued = 0;
+	for (size_t i = 0; i < r->nthreads; i++) {
+		struct rlog__thread *t = &r->threads[i];
+		struct rlog__stream *s = &t->s;
+		s->damage = 0;
+		rc = rlog__block_at(r, t->first_block, &s->damage, &s->blk);
+		if (rc != 1 || s->blk.offset != t->first_block || s->blk.pid != t->pid ||
+		    s->blk.tid != t->tid) {
+			stream_end(s);
+			if (rc < 0 || rc == 1) {
+				rc = rlog__damage_add(r, t->first_block, 0, RLOG_DAMAGE_BLOCK, -1,
+						      "damaged block at offset %zu: not what "
+						      "the file held when it was opened (thread "
+						      "%u/%u is not read)", t->first_block,
+						      (unsigned)t->pid, (unsigned)t->tid);
+				if (rc < 0)
+					return rc;
+			}
+			continue;
+		}
+		s->pos = 0;
+		s->cursor = s->blk.base_time;
+		s->run = s->blk.offset;
+		s->synced = true; /* nothing of it is before the frontier but blk */
+		s->known_end = s->blk.offset + RLOG__BLOCK_HDR_SIZE + s->blk.data_size;
+	}
+	/* Only now that every stream is in place: loading a head event can
+	 * move the frontier, which files blocks in the streams' queues. */
+	for (size_t i = 0; i < r->nthreads; i++) {
+		if (r->threads[i].s.blk.offset == RLOG__NO_BLOCK)
+			continue;
+		rc = stream_advance(r, &r->threads[i]);
 		if (rc < 0)
 			return rc;
 		if (rc > 0)
@@ -184,16 +374,32 @@ int rlog__merge_start(struct rlog_reader *r)
 	return 0;
 }
 
+/* Gives back the pages behind the earliest block any stream still reads. */
+static void drop_behind(struct rlog_reader *r)
+{
+	size_t low = SIZE_MAX;
+	for (size_t i = 0; i < r->nheap; i++) {
+		size_t o = r->threads[r->heap[i]].s.blk.offset;
+		if (o < low)
+			low = o;
+	}
+	if (low != SIZE_MAX)
+		rlog__drop_behind(r, low);
+}
+
 int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
 {
 	if (r->nheap == 0)
 		return 0;
-	size_t si = r->heap[0];
-	struct rlog__stream *s = &r->streams[si];
-	const struct rlog__block *b = &r->blocks[s->block];
+	if (r->map && ++r->next_calls % DROP_EVERY == 0)
+		drop_behind(r);
+	size_t ti = r->heap[0];
+	struct rlog__thread *t = &r->threads[ti];
+	struct rlog__stream *s = &t->s;
+	const struct rlog__block *b = &s->blk;
 
 	ev->ticks = s->ticks;
-	ev->time_ns = time_ns(r, s->ticks);
+	ev->time_ns = rlog__time_ns(r, s->ticks);
 	ev->pid = b->pid;
 	ev->tid = b->tid;
 	ev->id = s->rec.id;
@@ -208,7 +414,7 @@ int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
 	ev->block_offset = b->offset;
 
 	/* ev points into the file, not into s: advancing is safe. */
-	int rc = stream_advance(r, s);
+	int rc = stream_advance(r, t);
 	if (rc <= 0)
 		r->heap[0] = r->heap[--r->nheap];
 	sift_down(r, 0);

@@ -20,26 +20,30 @@ static int reader_new(const void *data, size_t size, struct rlog_reader **out)
 		return -ENOMEM;
 	r->data = data;
 	r->size = size;
+	r->queue_max = RLOG__QUEUE_MAX;
 	*out = r;
 	return 0;
 }
 
 /* Indexes r; closes it on failure. */
-static int reader_index(struct rlog_reader *r, struct rlog_reader **out)
+static int reader_index(struct rlog_reader *r, rlog_block_fn fn, void *arg,
+			struct rlog_reader **out)
 {
+	r->visit = fn;
+	r->visit_arg = arg;
 	int rc = rlog__file_index(r);
-	if (rc >= 0)
-		rc = rlog__merge_build(r);
+	r->visit = NULL;
+	r->visit_arg = NULL;
 	if (rc < 0) {
 		rlog_reader_close(r);
 		return rc;
 	}
-	r->info.thread_count = r->nstreams;
 	*out = r;
 	return 0;
 }
 
-int rlog_reader_open_mem(const void *data, size_t size, struct rlog_reader **out)
+int rlog_reader_open_mem_visit(const void *data, size_t size, rlog_block_fn fn, void *arg,
+			       struct rlog_reader **out)
 {
 	struct rlog_reader *r;
 	static const uint8_t empty[1];
@@ -50,10 +54,21 @@ int rlog_reader_open_mem(const void *data, size_t size, struct rlog_reader **out
 	int rc = reader_new(data ? data : empty, size, &r);
 	if (rc < 0)
 		return rc;
-	return reader_index(r, out);
+	return reader_index(r, fn, arg, out);
+}
+
+int rlog_reader_open_mem(const void *data, size_t size, struct rlog_reader **out)
+{
+	return rlog_reader_open_mem_visit(data, size, NULL, NULL, out);
 }
 
 int rlog_reader_open(const char *path, struct rlog_reader **out)
+{
+	return rlog_reader_open_visit(path, NULL, NULL, out);
+}
+
+int rlog_reader_open_visit(const char *path, rlog_block_fn fn, void *arg,
+			   struct rlog_reader **out)
 {
 	struct rlog_reader *r = NULL;
 	struct stat st;
@@ -92,7 +107,8 @@ int rlog_reader_open(const char *path, struct rlog_reader **out)
 		rc = -errno;
 		goto fail_stat;
 	}
-	/* Both passes read the file front to back. */
+	/* The open pass reads the file front to back, and so, roughly, does
+	 * the merge. */
 	(void)posix_madvise(map, (size_t)st.st_size, POSIX_MADV_SEQUENTIAL);
 	close(fd);
 	rc = reader_new(map, (size_t)st.st_size, &r);
@@ -100,7 +116,7 @@ int rlog_reader_open(const char *path, struct rlog_reader **out)
 		goto fail_new;
 	r->map = map;
 	r->map_size = (size_t)st.st_size;
-	return reader_index(r, out);
+	return reader_index(r, fn, arg, out);
 
 fail_new:
 	munmap(map, (size_t)st.st_size);
@@ -136,6 +152,22 @@ int rlog_reader_next(struct rlog_reader *r, struct rlog_event *ev)
 		r->started = true;
 	}
 	return rlog__merge_next(r, ev);
+}
+
+int64_t rlog_reader_time_ns(const struct rlog_reader *r, uint64_t ticks)
+{
+	return r ? rlog__time_ns(r, ticks) : 0;
+}
+
+int rlog_reader_thread(const struct rlog_reader *r, size_t i, uint32_t *pid, uint32_t *tid)
+{
+	if (!r || !pid || !tid)
+		return -EINVAL;
+	if (i >= r->nthreads)
+		return -ERANGE;
+	*pid = r->threads[i].pid;
+	*tid = r->threads[i].tid;
+	return 0;
 }
 
 size_t rlog_reader_damage_count(const struct rlog_reader *r)
@@ -181,8 +213,11 @@ void rlog_reader_close(struct rlog_reader *r)
 	for (size_t i = 0; i < r->ndamage; i++)
 		free(r->damage[i]);
 	free(r->damage);
-	free(r->blocks);
-	free(r->streams);
+	rlog__meta_free(r);
+	for (size_t i = 0; i < r->nthreads; i++)
+		free(r->threads[i].s.q);
+	free(r->threads);
+	free(r->thread_hash);
 	free(r->heap);
 	if (r->map)
 		munmap(r->map, r->map_size);

@@ -1,0 +1,400 @@
+/*
+ * schema.c - the reader's metadata: event schemas, thread and process
+ * names, and decoding an event's fields.
+ *
+ * The open pass (file.c) hands every unflagged EVENT_SCHEMA, THREAD_NAME
+ * and PROCESS_NAME record of a valid block to rlog__meta_record(), with its
+ * 64-bit time and file offset.  Blocks come in file order, not time order,
+ * so each record is placed by (ticks, offset), the order in which
+ * rlog_reader_next() returns events:
+ *
+ *   schemas  a hash table on (pid, event ID); each entry holds the versions
+ *            of that schema in time order, each in force from its record
+ *            on.  rlog_reader_schema() takes the latest version at or
+ *            before the event.  A record that repeats the version in force
+ *            at its time adds nothing (a producer writes the same schema
+ *            into every file and snapshot), so memory grows with the
+ *            number of schema changes, not of schema records.
+ *   names    the latest THREAD_NAME of each thread (kept in the thread
+ *            table) and the latest PROCESS_NAME of each process.
+ *
+ * A malformed EVENT_SCHEMA (rlog__schema_decode() refuses it) or one that
+ * describes a metadata ID is counted and ignored: the events it meant to
+ * describe read as raw payloads.  It is not damage: its block is sound.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "schema.h"
+
+/* (ticks, offset) order: -1, 0, 1. */
+static int when_cmp(uint64_t t1, size_t o1, uint64_t t2, size_t o2)
+{
+	if (t1 != t2)
+		return t1 < t2 ? -1 : 1;
+	return o1 < o2 ? -1 : o1 > o2;
+}
+
+/* A copy of name[0..len) up to its first NUL, NUL-terminated. */
+static char *name_dup(const uint8_t *name, size_t len)
+{
+	const uint8_t *nul = memchr(name, 0, len);
+	if (nul)
+		len = (size_t)(nul - name);
+	char *s = malloc(len + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, name, len);
+	s[len] = '\0';
+	return s;
+}
+
+/* ---------------------------------------------------------------- */
+/* Schemas                                                          */
+/* ---------------------------------------------------------------- */
+
+static size_t schema_hash(uint32_t pid, uint16_t id)
+{
+	uint64_t k = ((uint64_t)pid << 16 | id) * UINT64_C(0x9e3779b97f4a7c15);
+	return (size_t)(k >> 32);
+}
+
+static struct rlog__schema_entry *schema_find(struct rlog_reader *r, uint32_t pid, uint16_t id)
+{
+	struct rlog__schema_entry *e = r->schema_last;
+	if (e && e->pid == pid && e->id == id)
+		return e;
+	if (r->schemas_cap == 0)
+		return NULL;
+	size_t mask = r->schemas_cap - 1;
+	for (size_t j = schema_hash(pid, id) & mask; r->schemas[j].nversions; j = (j + 1) & mask) {
+		e = &r->schemas[j];
+		if (e->pid == pid && e->id == id) {
+			r->schema_last = e;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* The slot for (pid, id) in a table without it. */
+static struct rlog__schema_entry *schema_slot(struct rlog__schema_entry *tab, size_t cap,
+					      uint32_t pid, uint16_t id)
+{
+	size_t j = schema_hash(pid, id) & (cap - 1);
+	while (tab[j].nversions)
+		j = (j + 1) & (cap - 1);
+	return &tab[j];
+}
+
+/* The entry for (pid, id), added (empty, nversions 0) if new; NULL: no
+ * memory.  The caller gives it a version at once. */
+static struct rlog__schema_entry *schema_get(struct rlog_reader *r, uint32_t pid, uint16_t id)
+{
+	struct rlog__schema_entry *e = schema_find(r, pid, id);
+	if (e)
+		return e;
+	if (2 * (r->nschemas + 1) > r->schemas_cap) {
+		size_t cap = r->schemas_cap ? 2 * r->schemas_cap : 64;
+		struct rlog__schema_entry *tab = calloc(cap, sizeof(*tab));
+		if (!tab)
+			return NULL;
+		for (size_t i = 0; i < r->schemas_cap; i++)
+			if (r->schemas[i].nversions)
+				*schema_slot(tab, cap, r->schemas[i].pid, r->schemas[i].id) =
+					r->schemas[i];
+		free(r->schemas);
+		r->schemas = tab;
+		r->schemas_cap = cap;
+		r->schema_last = NULL;
+	}
+	e = schema_slot(r->schemas, r->schemas_cap, pid, id);
+	memset(e, 0, sizeof(*e));
+	e->pid = pid;
+	e->id = id;
+	r->nschemas++;
+	return e;
+}
+
+/* A decoded schema in one allocation: the struct, its fields, its names. */
+static struct rlog_schema *schema_copy(const struct rlog_schema *s)
+{
+	size_t names = strlen(s->name) + 1;
+	for (unsigned i = 0; i < s->field_count; i++)
+		names += strlen(s->fields[i].name) + 1;
+	size_t size = sizeof(struct rlog_schema) + s->field_count * sizeof(struct rlog_field) + names;
+	struct rlog_schema *c = malloc(size);
+	if (!c)
+		return NULL;
+	struct rlog_field *f = (struct rlog_field *)(c + 1);
+	char *p = (char *)(f + s->field_count);
+	*c = *s;
+	c->fields = f;
+	size_t n = strlen(s->name) + 1;
+	memcpy(p, s->name, n);
+	c->name = p;
+	p += n;
+	for (unsigned i = 0; i < s->field_count; i++) {
+		f[i] = s->fields[i];
+		n = strlen(s->fields[i].name) + 1;
+		memcpy(p, s->fields[i].name, n);
+		f[i].name = p;
+		p += n;
+	}
+	return c;
+}
+
+static bool raw_equal(const struct rlog__schema_version *v, const uint8_t *p, size_t n)
+{
+	return v->raw_len == n && memcmp(v->raw, p, n) == 0;
+}
+
+static void bad_schema(struct rlog_reader *r, size_t off)
+{
+	if (r->bad_schemas++ == 0)
+		r->bad_schema_offset = off;
+}
+
+static int schema_record(struct rlog_reader *r, uint32_t pid, const struct rlog__record *rec,
+			 uint64_t ticks, size_t off)
+{
+	struct rlog__schema_buf *buf = malloc(sizeof(*buf));
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (rlog__schema_decode(rec->payload, rec->length, buf) < 0 ||
+	    buf->s.id == RLOG_ID_EVENT_SCHEMA || buf->s.id == RLOG_ID_THREAD_NAME ||
+	    buf->s.id == RLOG_ID_PROCESS_NAME) {
+		bad_schema(r, off);
+		goto out;
+	}
+	struct rlog__schema_entry *e = schema_get(r, pid, buf->s.id);
+	if (!e) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* k: the first version after this record. */
+	uint32_t k = e->nversions;
+	while (k > 0 && when_cmp(e->v[k - 1].ticks, e->v[k - 1].offset, ticks, off) > 0)
+		k--;
+	if (k > 0 && raw_equal(&e->v[k - 1], rec->payload, rec->length))
+		goto out; /* repeats the version in force */
+	if (k < e->nversions && raw_equal(&e->v[k], rec->payload, rec->length)) {
+		e->v[k].ticks = ticks; /* the next version, from earlier on */
+		e->v[k].offset = off;
+		goto out;
+	}
+	if (e->nversions == e->cap) {
+		uint32_t cap = e->cap ? 2 * e->cap : 1;
+		struct rlog__schema_version *v = realloc(e->v, cap * sizeof(*v));
+		if (!v) {
+			rc = -ENOMEM;
+			goto out_empty;
+		}
+		e->v = v;
+		e->cap = cap;
+	}
+	struct rlog__schema_version nv = { .ticks = ticks, .offset = off, .raw_len = rec->length };
+	nv.schema = schema_copy(&buf->s);
+	nv.raw = malloc(rec->length ? rec->length : 1);
+	if (!nv.schema || !nv.raw) {
+		free(nv.schema);
+		free(nv.raw);
+		rc = -ENOMEM;
+		goto out_empty;
+	}
+	memcpy(nv.raw, rec->payload, rec->length);
+	memmove(&e->v[k + 1], &e->v[k], (e->nversions - k) * sizeof(*e->v));
+	e->v[k] = nv;
+	e->nversions++;
+	goto out;
+
+out_empty:
+	/* A new entry left without a version would read as an empty slot
+	 * while counted as used: the reader is being closed anyway (-ENOMEM
+	 * fails the open), so only the count must stay right. */
+	if (e->nversions == 0)
+		r->nschemas--;
+out:
+	free(buf);
+	return rc;
+}
+
+const struct rlog_schema *rlog_reader_schema(struct rlog_reader *r, const struct rlog_event *ev)
+{
+	if (!r || !ev)
+		return NULL;
+	const struct rlog__schema_entry *e = schema_find(r, ev->pid, ev->id);
+	if (!e)
+		return NULL;
+	/* The last version at or before the event: nearly always the only one. */
+	uint32_t lo = 0, hi = e->nversions; /* the answer is in [lo - 1, hi) */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (when_cmp(e->v[mid].ticks, e->v[mid].offset, ev->ticks, ev->offset) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? e->v[lo - 1].schema : NULL;
+}
+
+const struct rlog_schema *rlog_reader_schema_latest(struct rlog_reader *r, uint32_t pid, uint16_t id)
+{
+	if (!r)
+		return NULL;
+	const struct rlog__schema_entry *e = schema_find(r, pid, id);
+	return e ? e->v[e->nversions - 1].schema : NULL;
+}
+
+uint64_t rlog_reader_bad_schemas(const struct rlog_reader *r, uint64_t *first_offset)
+{
+	if (first_offset)
+		*first_offset = r ? r->bad_schema_offset : 0;
+	return r ? r->bad_schemas : 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Names                                                            */
+/* ---------------------------------------------------------------- */
+
+/* The index of pid in the sorted process table, or where it would go. */
+static size_t proc_index(const struct rlog_reader *r, uint32_t pid)
+{
+	size_t lo = 0, hi = r->nprocs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int process_name(struct rlog_reader *r, uint32_t pid, const struct rlog__record *rec,
+			uint64_t ticks, size_t off)
+{
+	size_t i = proc_index(r, pid);
+	struct rlog__process *p;
+
+	if (i < r->nprocs && r->procs[i].pid == pid) {
+		p = &r->procs[i];
+		if (when_cmp(ticks, off, p->name_ticks, p->name_offset) < 0)
+			return 0; /* an earlier name */
+	} else {
+		if (r->nprocs == r->procs_cap) {
+			size_t cap = r->procs_cap ? 2 * r->procs_cap : 16;
+			p = realloc(r->procs, cap * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			r->procs = p;
+			r->procs_cap = cap;
+		}
+		memmove(&r->procs[i + 1], &r->procs[i], (r->nprocs - i) * sizeof(*p));
+		r->nprocs++;
+		p = &r->procs[i];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+	}
+	char *name = name_dup(rec->payload, rec->length);
+	if (!name)
+		return -ENOMEM;
+	free(p->name);
+	p->name = name;
+	p->name_ticks = ticks;
+	p->name_offset = off;
+	return 0;
+}
+
+static int thread_name(struct rlog__thread *t, const struct rlog__record *rec, uint64_t ticks,
+		       size_t off)
+{
+	if (t->name && when_cmp(ticks, off, t->name_ticks, t->name_offset) < 0)
+		return 0;
+	char *name = name_dup(rec->payload, rec->length);
+	if (!name)
+		return -ENOMEM;
+	free(t->name);
+	t->name = name;
+	t->name_ticks = ticks;
+	t->name_offset = off;
+	return 0;
+}
+
+int rlog__meta_record(struct rlog_reader *r, struct rlog__thread *th,
+		      const struct rlog__record *rec, uint64_t ticks, size_t off)
+{
+	switch (rec->id) {
+	case RLOG_ID_EVENT_SCHEMA:
+		return schema_record(r, th->pid, rec, ticks, off);
+	case RLOG_ID_THREAD_NAME:
+		return thread_name(th, rec, ticks, off);
+	case RLOG_ID_PROCESS_NAME:
+		return process_name(r, th->pid, rec, ticks, off);
+	default:
+		return 0;
+	}
+}
+
+const char *rlog_reader_thread_name(struct rlog_reader *r, uint32_t pid, uint32_t tid)
+{
+	const struct rlog__thread *t = r ? rlog__thread_find(r, pid, tid) : NULL;
+	return t ? t->name : NULL;
+}
+
+const char *rlog_reader_process_name(struct rlog_reader *r, uint32_t pid)
+{
+	if (!r)
+		return NULL;
+	size_t i = proc_index(r, pid);
+	return i < r->nprocs && r->procs[i].pid == pid ? r->procs[i].name : NULL;
+}
+
+void rlog__meta_free(struct rlog_reader *r)
+{
+	for (size_t i = 0; i < r->schemas_cap; i++) {
+		struct rlog__schema_entry *e = &r->schemas[i];
+		for (uint32_t k = 0; k < e->nversions; k++) {
+			free(e->v[k].schema);
+			free(e->v[k].raw);
+		}
+		free(e->v);
+	}
+	free(r->schemas);
+	for (size_t i = 0; i < r->nprocs; i++)
+		free(r->procs[i].name);
+	free(r->procs);
+	for (size_t i = 0; i < r->nthreads; i++)
+		free(r->threads[i].name);
+}
+
+/* ---------------------------------------------------------------- */
+/* Fields                                                           */
+/* ---------------------------------------------------------------- */
+
+int rlog_event_field(const struct rlog_schema *s, const struct rlog_event *ev, unsigned idx,
+		     size_t *off, struct rlog_value *v)
+{
+	if (s == NULL || ev == NULL || off == NULL || v == NULL || idx >= s->field_count)
+		return -EINVAL;
+	return rlog__value_decode(s, idx, ev->payload, ev->length, off, v);
+}
+
+int rlog_event_field_count(const struct rlog_schema *s, const struct rlog_event *ev)
+{
+	if (s == NULL || ev == NULL)
+		return -EINVAL;
+	if (s->kind == RLOG_KIND_SPAN) {
+		if (!ev->flagged)
+			return -EBADMSG;
+		if (ev->flag == RLOG_SPAN_END)
+			return ev->length == 0 ? 0 : -EBADMSG;
+		if (ev->flag != RLOG_SPAN_BEGIN)
+			return -EBADMSG;
+	}
+	return rlog__payload_matches(s, ev->payload, ev->length) ? s->field_count : -EBADMSG;
+}
