@@ -145,7 +145,8 @@ static inline bool rlog__convert_is(const struct rlog_event *ev, unsigned id)
  * (no fields, an empty payload); any other record must hold exactly the
  * schema's fields (it may be flagged: the flag is extra information).
  * Returns the number of fields decoded (0 for a span's end), or -EBADMSG
- * if the record does not match its schema (convert it raw).
+ * if the record does not match its schema (convert it raw): the answer of
+ * rlog_event_field_count(), with the values decoded in the same pass.
  */
 static inline int rlog__convert_fields(const struct rlog_schema *s, const struct rlog_event *ev,
 				       struct rlog_value *v)
