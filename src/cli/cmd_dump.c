@@ -39,6 +39,7 @@
 #include "args.h"
 #include "cli.h"
 #include "format.h"
+#include "names.h"
 #include "record.h"
 #include "ringlog/abi.h"
 #include "ringlog/reader.h"
@@ -51,27 +52,6 @@
 /* Output is large; a big stdout buffer keeps write(2) calls rare. */
 static char out_buf[1 << 20];
 
-static const char *const reserved_names[] = {
-	[RLOG_ID_LOG_MARKER] = "LOG_MARKER",
-	[RLOG_ID_DATA_LOSS] = "DATA_LOSS",
-	[RLOG_ID_TIME_SYNC] = "TIME_SYNC",
-	[RLOG_ID_RAW_U8] = "RAW_U8",
-	[RLOG_ID_RAW_I8] = "RAW_I8",
-	[RLOG_ID_RAW_U16] = "RAW_U16",
-	[RLOG_ID_RAW_I16] = "RAW_I16",
-	[RLOG_ID_RAW_U32] = "RAW_U32",
-	[RLOG_ID_RAW_I32] = "RAW_I32",
-	[RLOG_ID_RAW_U64] = "RAW_U64",
-	[RLOG_ID_RAW_I64] = "RAW_I64",
-	[RLOG_ID_RAW_DOUBLE] = "RAW_DOUBLE",
-	[RLOG_ID_RAW_STRING] = "RAW_STRING",
-	[RLOG_ID_COUNTER] = "COUNTER",
-	[RLOG_ID_EVENT_SCHEMA] = "EVENT_SCHEMA",
-	[RLOG_ID_THREAD_NAME] = "THREAD_NAME",
-	[RLOG_ID_PROCESS_NAME] = "PROCESS_NAME",
-	[RLOG_ID_SPAN_BEGIN] = "SPAN_BEGIN",
-	[RLOG_ID_SPAN_END] = "SPAN_END",
-};
 
 /* A list of numbers given to --id, --pid or --tid. */
 struct numlist {
@@ -101,7 +81,7 @@ struct dump {
 
 static const char *reserved_name(uint16_t id)
 {
-	return id < sizeof(reserved_names) / sizeof(reserved_names[0]) ? reserved_names[id] : NULL;
+	return rlog__id_name(id);
 }
 
 static bool is_meta(const struct rlog_event *ev)

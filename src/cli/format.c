@@ -4,6 +4,8 @@
  */
 #include "format.h"
 
+#include "names.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -40,16 +42,11 @@ const char *fmt_tick_source(uint32_t source, char *buf, size_t n)
 
 const char *fmt_loss_cause(uint32_t cause, char *buf, size_t n)
 {
-	switch (cause) {
-	case RLOG_LOSS_NO_BUFFER: return "no_buffer";
-	case RLOG_LOSS_NESTED: return "nested";
-	case RLOG_LOSS_CORRUPT: return "corrupt";
-	case RLOG_LOSS_LOG_WRITE: return "log_write";
-	case RLOG_LOSS_NO_SLOT: return "no_slot";
-	default:
-		snprintf(buf, n, "unknown(%" PRIu32 ")", cause);
-		return buf;
-	}
+	const char *name = rlog__loss_cause_name(cause);
+	if (name)
+		return name;
+	snprintf(buf, n, "unknown(%" PRIu32 ")", cause);
+	return buf;
 }
 
 const char *fmt_field_type(uint8_t type)

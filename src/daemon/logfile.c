@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "io.h"
 #include "record.h"
 
 void rlog__block_header_make(struct rlog_block_header *h, uint16_t flags, uint64_t seq,
@@ -38,22 +39,6 @@ uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m)
 	return 8 + sizeof *m;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n, size_t *done)
-{
-	*done = 0;
-	while (*done < n) {
-		ssize_t w = write(fd, p + *done, n - *done);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		*done += (size_t)w;
-	}
-	return 0;
-}
 
 int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
 		       const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid)
@@ -80,7 +65,7 @@ int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	size_t done;
-	int err = write_all(fd, (const uint8_t *)&fh, sizeof fh, &done);
+	int err = rlog__write_all(fd, &fh, sizeof fh, &done);
 	if (err < 0)
 		return err;
 	lf->file_bytes = sizeof fh;
@@ -129,7 +114,7 @@ int rlog__logfile_flush(struct rlog__logfile *lf)
 	if (lf->used == 0)
 		return 0;
 	size_t done;
-	int err = write_all(lf->fd, lf->stage, lf->used, &done);
+	int err = rlog__write_all(lf->fd, lf->stage, lf->used, &done);
 	size_t whole = 0; /* bytes of the blocks written entirely */
 	for (size_t i = 0; i < lf->nstaged; i++) {
 		struct rlog__staged *s = &lf->staged[i];

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "ringlog/abi.h"
+#include "names.h"
 #include "ringlog/reader.h"
 
 /* What a conversion did; every counter starts at 0. */
@@ -91,38 +92,13 @@ int rlog__convert_ctf(struct rlog_reader *r, const char *dir, struct rlog__conve
  * ...), or NULL for IDs it prints as numbers. */
 static inline const char *rlog__convert_id_name(unsigned id)
 {
-	static const char *const names[] = {
-		[RLOG_ID_LOG_MARKER] = "LOG_MARKER",
-		[RLOG_ID_DATA_LOSS] = "DATA_LOSS",
-		[RLOG_ID_TIME_SYNC] = "TIME_SYNC",
-		[RLOG_ID_RAW_U8] = "RAW_U8",
-		[RLOG_ID_RAW_I8] = "RAW_I8",
-		[RLOG_ID_RAW_U16] = "RAW_U16",
-		[RLOG_ID_RAW_I16] = "RAW_I16",
-		[RLOG_ID_RAW_U32] = "RAW_U32",
-		[RLOG_ID_RAW_I32] = "RAW_I32",
-		[RLOG_ID_RAW_U64] = "RAW_U64",
-		[RLOG_ID_RAW_I64] = "RAW_I64",
-		[RLOG_ID_RAW_DOUBLE] = "RAW_DOUBLE",
-		[RLOG_ID_RAW_STRING] = "RAW_STRING",
-		[RLOG_ID_EVENT_SCHEMA] = "EVENT_SCHEMA",
-		[RLOG_ID_THREAD_NAME] = "THREAD_NAME",
-		[RLOG_ID_PROCESS_NAME] = "PROCESS_NAME",
-	};
-	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
+	return rlog__id_name(id);
 }
 
 /* The name of a DATA_LOSS cause ("no_buffer", ...), NULL if unknown. */
 static inline const char *rlog__convert_cause_name(uint32_t cause)
 {
-	switch (cause) {
-	case RLOG_LOSS_NO_BUFFER: return "no_buffer";
-	case RLOG_LOSS_NESTED: return "nested";
-	case RLOG_LOSS_CORRUPT: return "corrupt";
-	case RLOG_LOSS_LOG_WRITE: return "log_write";
-	case RLOG_LOSS_NO_SLOT: return "no_slot";
-	default: return NULL;
-	}
+	return rlog__loss_cause_name(cause);
 }
 
 /* Bytes of one element of a RAW_* array type (RAW_U8 .. RAW_DOUBLE). */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "io.h"
 #include "record.h"
 #include "ringlog/reader.h"
 
@@ -278,27 +279,13 @@ struct chrome {
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
 };
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static int flush_out(struct chrome *c)
 {
 	if (c->out.oom)
 		return -ENOMEM;
 	if (c->err == 0 && c->out.len > 0) {
-		c->err = write_all(c->fd, c->out.p, c->out.len);
+		c->err = rlog__write_all(c->fd, c->out.p, c->out.len, NULL);
 		if (c->st)
 			c->st->bytes_written += c->out.len;
 	}

@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "io.h"
 #include "record.h"
 #include "ringlog/reader.h"
 #include "schema.h"
@@ -123,21 +124,6 @@ struct ctf {
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
 };
 
-static int write_all(int fd, const void *data, size_t n)
-{
-	const char *p = data;
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static inline void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static inline void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -230,7 +216,7 @@ static int stream_flush(struct ctf *c, struct stream *s)
 			O_WRONLY | O_CREAT | O_CLOEXEC | (s->created ? O_APPEND : O_TRUNC), 0644);
 	if (fd < 0)
 		return -errno;
-	int rc = write_all(fd, s->buf, s->len);
+	int rc = rlog__write_all(fd, s->buf, s->len, NULL);
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	if (rc < 0)

@@ -1,0 +1,53 @@
+/*
+ * names.h - the names ringlog's tools print for its own record IDs and
+ * for DATA_LOSS causes (dump, stats and both converters use the same ones).
+ */
+#ifndef RLOG_COMMON_NAMES_H
+#define RLOG_COMMON_NAMES_H
+
+#include <stdint.h>
+
+#include "ringlog/abi.h"
+
+/* "LOG_MARKER", "RAW_U32", ... for ringlog's own IDs; NULL for IDs that
+ * are printed as numbers (application IDs, unassigned reserved ones). */
+static inline const char *rlog__id_name(unsigned id)
+{
+	static const char *const names[] = {
+		[RLOG_ID_LOG_MARKER] = "LOG_MARKER",
+		[RLOG_ID_DATA_LOSS] = "DATA_LOSS",
+		[RLOG_ID_TIME_SYNC] = "TIME_SYNC",
+		[RLOG_ID_RAW_U8] = "RAW_U8",
+		[RLOG_ID_RAW_I8] = "RAW_I8",
+		[RLOG_ID_RAW_U16] = "RAW_U16",
+		[RLOG_ID_RAW_I16] = "RAW_I16",
+		[RLOG_ID_RAW_U32] = "RAW_U32",
+		[RLOG_ID_RAW_I32] = "RAW_I32",
+		[RLOG_ID_RAW_U64] = "RAW_U64",
+		[RLOG_ID_RAW_I64] = "RAW_I64",
+		[RLOG_ID_RAW_DOUBLE] = "RAW_DOUBLE",
+		[RLOG_ID_RAW_STRING] = "RAW_STRING",
+		[RLOG_ID_COUNTER] = "COUNTER",
+		[RLOG_ID_EVENT_SCHEMA] = "EVENT_SCHEMA",
+		[RLOG_ID_THREAD_NAME] = "THREAD_NAME",
+		[RLOG_ID_PROCESS_NAME] = "PROCESS_NAME",
+		[RLOG_ID_SPAN_BEGIN] = "SPAN_BEGIN",
+		[RLOG_ID_SPAN_END] = "SPAN_END",
+	};
+	return id < sizeof names / sizeof names[0] ? names[id] : NULL;
+}
+
+/* "no_buffer", "nested", "corrupt", "log_write", "no_slot"; NULL if unknown. */
+static inline const char *rlog__loss_cause_name(uint32_t cause)
+{
+	switch (cause) {
+	case RLOG_LOSS_NO_BUFFER: return "no_buffer";
+	case RLOG_LOSS_NESTED: return "nested";
+	case RLOG_LOSS_CORRUPT: return "corrupt";
+	case RLOG_LOSS_LOG_WRITE: return "log_write";
+	case RLOG_LOSS_NO_SLOT: return "no_slot";
+	default: return NULL;
+	}
+}
+
+#endif
