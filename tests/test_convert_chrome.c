@@ -18,23 +18,6 @@
 #include "test_convert_fixture.h"
 #include "test_convert_util.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	long n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, fp) != (size_t)n)
-		abort();
-	buf[n] = '\0';
-	fclose(fp);
-	*len = (size_t)n;
-	return buf;
-}
-
 /* The event of phase ph named name at ts (text), on pid/tid; NULL if none,
  * and counted in *n. */
 static const struct json *find(const struct json *evs, const char *ph, const char *name,

@@ -72,23 +72,6 @@ static void expect_of(const char *path, struct expect *x)
 	rlog_reader_close(rd);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	long n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, fp) != (size_t)n)
-		abort();
-	buf[n] = '\0';
-	fclose(fp);
-	*len = (size_t)n;
-	return buf;
-}
-
 static void check_chrome(const char *path, const struct expect *x)
 {
 	char out[300], err[128];

@@ -161,4 +161,23 @@ static inline void rm_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* The whole file at path, NUL-terminated, its length in *len; NULL if it
+ * cannot be opened. */
+static inline char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	long n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, fp) != (size_t)n)
+		abort();
+	buf[n] = '\0';
+	fclose(fp);
+	*len = (size_t)n;
+	return buf;
+}
+
 #endif
