@@ -115,6 +115,10 @@ extern "C" {
  *   -EPROTO   the region has another ABI version or an inconsistent header
  *   -EACCES   the region belongs to another user
  *   -ENOMEM   the region could not be mapped
+ *   -ENOSPC   the session's process table is full (as many processes as it
+ *             has producer slots are attached)
+ * Not async-signal-safe.  Threads bound to a previous session move to the
+ * new one at their next write.
  */
 RLOG__EXPORT int rlog_attach(const char *name);
 
@@ -199,8 +203,11 @@ struct rlog__thread {
 	uint8_t *end;                 /* end of the current buffer */
 	uint8_t *base;                /* start of the current buffer */
 	_Atomic uint32_t *write_off;  /* &descriptor->write_off of the buffer */
-	_Atomic uint32_t *busy;       /* &slot->busy; NULL until the thread has a slot */
-	_Atomic uint64_t *mask;       /* enable mask of the region the slot is in */
+	_Atomic uint32_t *busy;       /* the thread's in-write guard: &slot->busy while bound,
+	                                 a word of the thread's own otherwise; NULL before
+	                                 the thread's first write */
+	_Atomic uint64_t *mask;       /* enable mask of the region the slot is in; a zero
+	                                 word while unbound */
 	uint64_t last;                /* 64-bit tick time of the last record */
 	uint64_t written;             /* events this thread wrote (for rlog_thread_stats) */
 };
@@ -220,12 +227,17 @@ extern _Atomic int rlog__tick_tsc RLOG__EXPORT;
  * generation in which their schema reached the session.  Stays below 2^31. */
 extern _Atomic uint32_t rlog__gen RLOG__EXPORT;
 
-/* The slow path: called with the thread's busy flag set (or without a
- * slot).  Same arguments and results as rlog__write. */
+/* The slow path: called with the thread's guard held (*busy == 1), and
+ * now the tick reading.  Same arguments and results as rlog__write. */
 RLOG__EXPORT int rlog__write_slow(uint32_t hdr, uint32_t flagword, const void *payload,
 				  size_t len, uint64_t now);
 
-/* Counts a write that found the busy flag set (signal-handler nesting). */
+/* The thread's first write (busy == NULL): sets the thread up, then as
+ * rlog__write. */
+RLOG__EXPORT int rlog__write_first(uint32_t hdr, uint32_t flagword, const void *payload,
+				   size_t len);
+
+/* Counts a write that found the guard held (signal-handler nesting). */
 RLOG__EXPORT int rlog__write_nested(uint32_t hdr, size_t len);
 
 RLOG__INLINE uint64_t rlog__now(void)
@@ -244,12 +256,16 @@ RLOG__INLINE uint64_t rlog__now(void)
  * the timestamp bit; flagword is (flag << 16 | real ID) for FLAGGED.
  *
  * Ordering, in this function and against the daemon (src/daemon/drain.c):
- *   busy = 1        then the decisive load of the thread's own region mask
- *                   (t->mask; the slow path returns 0 or rebinds the thread
- *                   to a new session when it reads 0): the daemon's stop sequence
- *                   (mask = 0; membarrier(GLOBAL); wait busy == 0) pairs with
- *                   this order; a signal fence keeps the compiler from
- *                   swapping the two, membarrier does it for the CPU.
+ *   busy = 1        the thread's guard (src/lib/thread.c draws its states);
+ *                   then the decisive load of the thread's own region mask
+ *                   (t->mask; the slow path returns 0 when it reads 0): the
+ *                   daemon's stop sequence (mask = 0; membarrier(GLOBAL); wait
+ *                   busy == 0) pairs with this order; a signal fence keeps
+ *                   the compiler from swapping the two, membarrier does it
+ *                   for the CPU.  A thread bound to another session than the
+ *                   one rlog__mask points at (t->mask != m: the process
+ *                   attached elsewhere, or detached) goes to the slow path,
+ *                   which rebinds it.
  *   record stores   then store_release(write_off): pairs with the daemon's
  *                   load_acquire(write_off) before it reads the bytes.
  *   busy = 0        release: pairs with the daemon's load_acquire(busy).
@@ -263,7 +279,7 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 	struct rlog__thread *t = &rlog__thread;
 	_Atomic uint32_t *busy = t->busy;
 	if (RLOG__UNLIKELY(busy == NULL))
-		return rlog__write_slow(hdr, flagword, payload, len, 0);
+		return rlog__write_first(hdr, flagword, payload, len);
 	if (RLOG__UNLIKELY(atomic_load_explicit(busy, memory_order_relaxed)))
 		return rlog__write_nested(hdr, len);
 	atomic_store_explicit(busy, 1, memory_order_relaxed);
@@ -274,7 +290,7 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 	uint8_t *p = t->pos;
 	if (RLOG__UNLIKELY(p == NULL || len > RLOG_MAX_PAYLOAD ||
 			   now - t->last >= (UINT64_C(1) << 31) || (size_t)(t->end - p) < size ||
-			   atomic_load_explicit(t->mask, memory_order_relaxed) == 0))
+			   t->mask != m || atomic_load_explicit(t->mask, memory_order_relaxed) == 0))
 		return rlog__write_slow(hdr, flagword, payload, len, now);
 	RLOG__PREFETCH_W(p + 256);
 	uint32_t hw[2] = { hdr, (uint32_t)now };

@@ -115,7 +115,7 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_header, log_file_mode),
 	F(rlog_shm_header, flush_timer_ms),
 	F(rlog_shm_header, daemon_pid),
-	F(rlog_shm_header, reserved0),
+	F(rlog_shm_header, proc_offset),
 	F(rlog_shm_header, name),
 	F(rlog_shm_header, log_file),
 	F(rlog_shm_header, pad0),
@@ -125,9 +125,11 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_header, fill_waiting),
 	F(rlog_shm_header, stop_requested),
 	F(rlog_shm_header, flush_requested),
-	F(rlog_shm_header, orphan_lost_events),
-	F(rlog_shm_header, orphan_lost_bytes),
-	F(rlog_shm_header, binders),
+	F(rlog_shm_header, procs_attached),
+	F(rlog_shm_header, procs_refused),
+	F(rlog_shm_header, stop_wait_pid),
+	F(rlog_shm_header, stop_wait_tid),
+	F(rlog_shm_header, stop_wait_what),
 	F(rlog_shm_header, reserved1),
 	F(rlog_shm_header, pad2),
 	F(rlog_shm_header, stats),
@@ -155,6 +157,15 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_slot, buffers_taken),
 	F(rlog_shm_slot, taking),
 	F(rlog_shm_slot, reserved),
+
+	F(rlog_shm_proc, state),
+	F(rlog_shm_proc, gate),
+	F(rlog_shm_proc, pid),
+	F(rlog_shm_proc, reserved0),
+	F(rlog_shm_proc, start_time),
+	F(rlog_shm_proc, lost_events),
+	F(rlog_shm_proc, lost_bytes),
+	F(rlog_shm_proc, reserved1),
 };
 #define N_FIELDS (sizeof c_fields / sizeof c_fields[0])
 
@@ -169,6 +180,7 @@ struct c_struct {
 static struct c_struct c_structs[] = {
 	S(rlog_log_marker), S(rlog_data_loss),	S(rlog_file_header), S(rlog_block_header),
 	S(rlog_shm_stats),  S(rlog_shm_header), S(rlog_shm_desc),    S(rlog_shm_slot),
+	S(rlog_shm_proc),
 };
 #define N_STRUCTS (sizeof c_structs / sizeof c_structs[0])
 
@@ -268,6 +280,12 @@ static struct c_const c_consts[] = {
 	K(RLOG_SLOT_FREE),
 	K(RLOG_SLOT_ACTIVE),
 	K(RLOG_SLOT_EXITED),
+	K(RLOG_PROC_FREE),
+	K(RLOG_PROC_ACTIVE),
+	K(RLOG_PROC_EXITED),
+	K(RLOG_WAIT_NONE),
+	K(RLOG_WAIT_WRITE),
+	K(RLOG_WAIT_GATE),
 
 	/* geometry limits (src/common/shm.h) */
 	K(RLOG_MIN_BUFFER_SIZE),

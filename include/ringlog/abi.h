@@ -1,5 +1,6 @@
 /*
- * ringlog/abi.h - the on-disk and shared-memory layouts (ABI version 1).
+ * ringlog/abi.h - the on-disk layouts (file version 1) and the shared-memory
+ * layouts (region ABI version 2).
  *
  * Everything here is a fixed-width, little-endian layout shared between
  * processes (the session region) or written to disk (log files).  Every
@@ -191,7 +192,7 @@ _Static_assert(offsetof(struct rlog_block_header, crc32) == 40, "crc32 at +40");
 /* ------------------------------------------------------------------ */
 
 #define RLOG_SHM_MAGIC         0x314d4853474f4c52ull /* "RLOGSHM1" */
-#define RLOG_SHM_ABI_VERSION   1
+#define RLOG_SHM_ABI_VERSION   2
 #define RLOG_SHM_PREFIX        "/ringlog."   /* shm_open name = prefix + lower-case name */
 #define RLOG_NAME_MAX          64
 #define RLOG_PATH_MAX          1024
@@ -251,7 +252,7 @@ struct rlog_shm_header {
 	uint32_t log_file_mode;    /* RLOG_MODE_* */
 	uint32_t flush_timer_ms;   /* 0: flush only full buffers */
 	uint32_t daemon_pid;       /* capture daemon (LoggerThreadId) */
-	uint64_t reserved0;        /* 0 */
+	uint64_t proc_offset;      /* -> struct rlog_shm_proc[slot_count] */
 	/* +128 */
 	char name[RLOG_NAME_MAX + 8];      /* display name, NUL-terminated */
 	char log_file[RLOG_PATH_MAX];      /* absolute path of the log file */
@@ -264,11 +265,13 @@ struct rlog_shm_header {
 	_Atomic uint32_t fill_waiting;     /* fSetEvent: 1 while the daemon sleeps; its futex */
 	_Atomic uint32_t stop_requested;   /* set by `ringlog stop` */
 	_Atomic uint32_t flush_requested;  /* set by a flush request: drain partial buffers */
-	_Atomic uint64_t orphan_lost_events; /* losses of threads that found no slot */
-	_Atomic uint64_t orphan_lost_bytes;
-	_Atomic uint32_t binders;          /* producers inside a bind (the stop sequence waits for 0) */
+	_Atomic uint64_t procs_attached;   /* process entries ever claimed (fetch_add) */
+	_Atomic uint64_t procs_refused;    /* processes that found no free entry (fetch_add) */
+	_Atomic uint32_t stop_wait_pid;    /* the stop sequence waits for this producer; 0: none */
+	_Atomic uint32_t stop_wait_tid;    /* its thread (0: a process gate) */
+	_Atomic uint32_t stop_wait_what;   /* RLOG_WAIT_* */
 	uint32_t reserved1;                /* 0 */
-	uint8_t pad2[24];
+	uint8_t pad2[16];
 	/* +1408 */
 	struct rlog_shm_stats stats;
 	/* +1536 */
@@ -308,6 +311,11 @@ struct rlog_shm_desc {
 };
 _Static_assert(sizeof(struct rlog_shm_desc) == 128, "descriptor is 128 bytes");
 
+/* What the stop sequence waits for (rlog_shm_header.stop_wait_what). */
+#define RLOG_WAIT_NONE   0
+#define RLOG_WAIT_WRITE  1  /* a thread inside a write (its slot's busy flag) */
+#define RLOG_WAIT_GATE   2  /* a process counting a loss without a slot (its entry's gate) */
+
 /* Producer slot states. */
 #define RLOG_SLOT_FREE    0
 #define RLOG_SLOT_ACTIVE  1
@@ -322,9 +330,32 @@ struct rlog_shm_slot {
 	_Atomic uint64_t lost_events[2]; /* cumulative: [0] no buffer, [1] nested */
 	_Atomic uint64_t lost_bytes[2];
 	_Atomic uint64_t buffers_taken;  /* next descriptor seq */
-	_Atomic uint32_t taking;         /* buffer index + 1 between its bit's CAS and OWNED, else 0 */
+	_Atomic uint32_t taking;         /* buffer index + 1 from before its bit's CAS to OWNED, else 0 */
 	uint32_t reserved;               /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_slot) == 64, "slot is one cache line");
+
+/* Process entry states. */
+#define RLOG_PROC_FREE    0
+#define RLOG_PROC_ACTIVE  1
+#define RLOG_PROC_EXITED  2  /* detached or exited; the daemon reports its losses, then frees it */
+
+/*
+ * One entry per attached process (slot_count of them): where a thread with
+ * no slot counts its lost events, under the entry's gate, which the stop
+ * sequence waits on; and who is attached (pid, start time) for the
+ * daemon's liveness checks.  Claimed by CAS FREE -> ACTIVE.
+ */
+struct rlog_shm_proc {
+	_Atomic uint32_t state;          /* RLOG_PROC_* */
+	_Atomic uint32_t gate;           /* threads inside a loss count here (fetch_add/sub) */
+	_Atomic uint32_t pid;            /* owner process; 0 while being claimed */
+	uint32_t reserved0;              /* 0 */
+	_Atomic uint64_t start_time;     /* owner's start, /proc/PID/stat field 22; 0: unknown */
+	_Atomic uint64_t lost_events[2]; /* cumulative: [0] no slot, [1] nested while unbound */
+	_Atomic uint64_t lost_bytes[2];
+	uint64_t reserved1;              /* 0 */
+};
+_Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache line");
 
 #endif /* RINGLOG_ABI_H */

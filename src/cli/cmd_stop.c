@@ -18,6 +18,9 @@ int cmd_stop(int argc, char **argv)
 		return 1;
 	printf("session: %s\nfile: %s\n", res.name, res.log_file);
 	ctl_stats_print(&res.stats);
+	if (res.stats.processes_attached == 0)
+		fprintf(stderr, "ringlog: stop: %s: no process attached to this session (was "
+				"RINGLOG_SESSION set, and did the program find libringlog?)\n", res.name);
 	if (res.last_error[0]) {
 		cli_error("stop: %s: %s", res.name, res.last_error);
 		return 1;

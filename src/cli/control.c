@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "control.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -140,6 +141,8 @@ void ctl_stats_copy(const struct rlog_shm_header *h, struct rlog_shm_stats_copy 
 	o->file_bytes = load_relaxed(&s->file_bytes);
 	o->wakeups = load_relaxed(&s->wakeups);
 	o->passes = load_relaxed(&s->passes);
+	o->processes_attached = load_relaxed(&h->procs_attached);
+	o->processes_refused = load_relaxed(&h->procs_refused);
 }
 
 void ctl_stats_print(const struct rlog_shm_stats_copy *s)
@@ -153,6 +156,130 @@ void ctl_stats_print(const struct rlog_shm_stats_copy *s)
 	cli_kv_u64("corrupt_buffers", s->corrupt_buffers);
 	cli_kv_u64("file_bytes", s->file_bytes);
 	cli_kv_u64("wakeups", s->wakeups);
+	cli_kv_u64("processes_attached", s->processes_attached);
+	cli_kv_u64("processes_refused", s->processes_refused);
+}
+
+/* Asks the daemon to stop and wakes it (the fill event's futex). */
+static void request_stop(struct rlog_shm_header *h)
+{
+	atomic_store(&h->stop_requested, 1);
+	atomic_store(&h->fill_waiting, 0);
+	rlog__futex_wake(&h->fill_waiting, 1);
+}
+
+/* Prints, once per producer, what the daemon's stop sequence waits for. */
+static void say_waiting(const char *name, struct rlog_shm_header *h, uint64_t *said)
+{
+	/* Pairs with the daemon's store_release(stop_wait_pid). */
+	uint32_t pid = load_acquire(&h->stop_wait_pid);
+	uint32_t tid = load_relaxed(&h->stop_wait_tid), what = load_relaxed(&h->stop_wait_what);
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	if (pid == 0 || key == *said)
+		return;
+	*said = key;
+	if (what == RLOG_WAIT_GATE)
+		fprintf(stderr, "ringlog: stop: %s: waiting for process %u, which is counting a lost "
+				"event\n", name, pid);
+	else
+		fprintf(stderr, "ringlog: stop: %s: waiting for pid %u, tid %u, which is inside a "
+				"write (stopped or traced?)\n", name, pid, tid);
+}
+
+/* True if process pid runs the executable at exe and maps the object at
+ * path (a line of /proc/PID/maps ends with it). */
+static bool maps_object(pid_t pid, const char *exe, const char *path)
+{
+	char p[64], link[PATH_MAX];
+	snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(p, link, sizeof link - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	if (strcmp(link, exe) != 0)
+		return false;
+	snprintf(p, sizeof p, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(p, "re");
+	if (f == NULL)
+		return false;
+	char line[PATH_MAX + 128];
+	size_t plen = strlen(path);
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f)) {
+		size_t len = strcspn(line, "\n");
+		line[len] = '\0';
+		found = len >= plen && strcmp(line + len - plen, path) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The daemon of a session whose header cannot be trusted (its daemon_pid
+ * may be scribbled too): a process that runs this same executable (the
+ * daemon is a fork of `ringlog start`) and maps the session's object.
+ * Returns its pid, or 0 if there is none.
+ */
+static pid_t find_daemon(const char *name)
+{
+	char shm[96], path[128], exe[PATH_MAX];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return 0;
+	snprintf(path, sizeof path, "/dev/shm%s", shm);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n < 0)
+		return 0;
+	exe[n] = '\0';
+	DIR *d = opendir("/proc");
+	if (d == NULL)
+		return 0;
+	pid_t found = 0, self = getpid();
+	struct dirent *e;
+	while (found == 0 && (e = readdir(d)) != NULL) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == self)
+			continue;
+		if (maps_object((pid_t)pid, exe, path))
+			found = (pid_t)pid;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * The header failed validation.  If a daemon is running for the session,
+ * map the header's first page as it is, ask the daemon to stop through the
+ * words the daemon itself reads, and wait for it to remove the session
+ * (its shared-memory object disappears).
+ */
+static int stop_damaged(const char *name)
+{
+	pid_t daemon = find_daemon(name);
+	if (daemon == 0)
+		return cli_error("stop: %s: not a ringlog session region of this version", name);
+	struct rlog_shm_header *h;
+	int err = rlog__region_map_header(name, &h);
+	if (err < 0)
+		return cli_error("stop: %s: not a ringlog session region of this version, and it "
+				 "cannot be mapped: %s", name, strerror(-err));
+	request_stop(h);
+	uint64_t deadline = rlog__monotonic_ns() + 30000000000u;
+	struct rlog__region probe;
+	while ((err = rlog__region_open(name, &probe)) != -ENOENT) {
+		if (err == 0)
+			rlog__region_close(&probe);
+		if (rlog__monotonic_ns() > deadline || (kill(daemon, 0) < 0 && errno == ESRCH)) {
+			rlog__region_unmap_header(h);
+			return cli_error("stop: %s: the session header is damaged (it fails validation) and "
+					 "its daemon (pid %d) did not remove the session", name, (int)daemon);
+		}
+		rlog__futex_wait(&h->state, load_relaxed(&h->state), 100);
+	}
+	rlog__region_unmap_header(h);
+	return cli_error("stop: %s: the session header was damaged (it fails validation); its "
+			 "daemon (pid %d) has stopped and removed the session: check the log file "
+			 "and the daemon's statistics with care", name, (int)daemon);
 }
 
 int ctl_stop(const char *name, struct ctl_result *out)
@@ -163,14 +290,14 @@ int ctl_stop(const char *name, struct ctl_result *out)
 	int err = rlog__region_open(name, &r);
 	if (err == -ENOENT)
 		return cli_error("stop: no session named '%s'", name);
+	if (err == -EPROTO)
+		return stop_damaged(name);
 	if (err < 0)
-		return cli_error("stop: %s: %s", name, err == -EPROTO ? "not a ringlog session region "
-						   "of this version" : strerror(-err));
+		return cli_error("stop: %s: %s", name, strerror(-err));
 	struct rlog_shm_header *h = r.hdr;
 	pid_t daemon = (pid_t)h->daemon_pid;
-	atomic_store(&h->stop_requested, 1);
-	atomic_store(&h->fill_waiting, 0);
-	rlog__futex_wake(&h->fill_waiting, 1);
+	request_stop(h);
+	uint64_t said = 0;
 	uint32_t st;
 	while ((st = load_acquire(&h->state)) != RLOG_STATE_STOPPED && st != RLOG_STATE_FAILED) {
 		if (daemon <= 0 || (kill(daemon, 0) < 0 && errno == ESRCH)) {
@@ -182,6 +309,7 @@ int ctl_stop(const char *name, struct ctl_result *out)
 			return cli_error("stop: %s: the daemon (pid %d) is not running; removed the "
 					 "session, events still in its buffers are lost", name, (int)daemon);
 		}
+		say_waiting(name, h, &said);
 		rlog__futex_wait(&h->state, st, 200);
 	}
 	ctl_stats_copy(h, &out->stats);

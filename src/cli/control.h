@@ -23,13 +23,18 @@ int ctl_start(const char *name, const char *path, const struct rlog__region_para
 
 /*
  * Asks the daemon of session name to stop, waits until it has, and copies
- * the final statistics to *stats (and the log path, last error).  Prints
- * its own error line and returns 1 on failure, 0 on success.
+ * the final statistics to *stats (and the log path, last error).  While the
+ * daemon waits for a producer, prints one line saying which and why.
+ * Prints its own error line and returns 1 on failure, 0 on success.  A
+ * session whose header fails validation (scribbled) is still asked to stop
+ * (the daemon keeps its own copy of what it needs): then 1, with a line
+ * saying so, once its daemon has removed it.
  */
 struct ctl_result {
 	struct rlog_shm_stats_copy {
 		uint64_t events_written, bytes_written, buffers_written, events_lost, bytes_lost,
-			log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes;
+			log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes,
+			processes_attached, processes_refused;
 	} stats;
 	char log_file[RLOG_PATH_MAX];
 	char last_error[256];

@@ -51,7 +51,7 @@ int rlog__shm_name(const char *name, char *out, size_t cap)
 /* The layout is a pure function of the geometry: creator and openers
  * compute it the same way, and an opener checks the header agrees. */
 struct layout {
-	uint64_t desc_offset, slot_offset, free_offset, buffers_offset, region_size;
+	uint64_t desc_offset, slot_offset, proc_offset, free_offset, buffers_offset, region_size;
 	uint32_t free_words;
 };
 
@@ -66,7 +66,8 @@ static void layout_compute(uint32_t buffer_size, uint32_t buffer_count, uint32_t
 	l->free_words = (buffer_count + 63) / 64;
 	l->desc_offset = sizeof(struct rlog_shm_header);
 	l->slot_offset = l->desc_offset + (uint64_t)buffer_count * sizeof(struct rlog_shm_desc);
-	l->free_offset = l->slot_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_slot);
+	l->proc_offset = l->slot_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_slot);
+	l->free_offset = l->proc_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_proc);
 	l->buffers_offset = round_up(l->free_offset + (uint64_t)l->free_words * 8, PAGE);
 	l->region_size = l->buffers_offset + (uint64_t)buffer_count * buffer_size;
 }
@@ -76,7 +77,8 @@ static uint32_t slot_count_for(uint32_t buffer_count)
 	/* One slot per producer thread.  A thread holds at most one buffer, so
 	 * more threads than buffers cannot all write at once anyway; the 64
 	 * extra slots let short-lived threads come and go while the daemon
-	 * reaps the exited ones. */
+	 * reaps the exited ones.  There are as many process entries: a
+	 * process without a slot could not write anything but losses. */
 	return buffer_count + 64;
 }
 
@@ -86,6 +88,7 @@ static void map_views(struct rlog__region *r, void *base, size_t size, const str
 	r->size = size;
 	r->desc = (struct rlog_shm_desc *)((uint8_t *)base + l->desc_offset);
 	r->slots = (struct rlog_shm_slot *)((uint8_t *)base + l->slot_offset);
+	r->procs = (struct rlog_shm_proc *)((uint8_t *)base + l->proc_offset);
 	r->free_bits = (_Atomic uint64_t *)((uint8_t *)base + l->free_offset);
 	r->buffers = (uint8_t *)base + l->buffers_offset;
 	r->free_words = l->free_words;
@@ -139,6 +142,7 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	h->high_water = out->high_water;
 	h->desc_offset = l.desc_offset;
 	h->slot_offset = l.slot_offset;
+	h->proc_offset = l.proc_offset;
 	h->free_offset = l.free_offset;
 	h->buffers_offset = l.buffers_offset;
 	h->log_file_mode = RLOG_MODE_SEQUENTIAL;
@@ -203,7 +207,8 @@ int rlog__region_open(const char *name, struct rlog__region *out)
 		goto fail;
 	layout_compute(g.buffer_size, g.buffer_count, g.slot_count, &l);
 	if (l.region_size != size || l.desc_offset != g.desc_offset ||
-	    l.slot_offset != g.slot_offset || l.free_offset != g.free_offset ||
+	    l.slot_offset != g.slot_offset || l.proc_offset != g.proc_offset ||
+	    l.free_offset != g.free_offset ||
 	    l.buffers_offset != g.buffers_offset)
 		goto fail;
 
@@ -217,6 +222,38 @@ int rlog__region_open(const char *name, struct rlog__region *out)
 fail:
 	munmap(base, size);
 	return err;
+}
+
+int rlog__region_map_header(const char *name, struct rlog_shm_header **out)
+{
+	char shm[96];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return -EINVAL;
+	int fd = shm_open(shm, O_RDWR, 0);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int err = 0;
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if (st.st_size < (off_t)sizeof(struct rlog_shm_header))
+		err = -EPROTO;
+	void *base = MAP_FAILED;
+	if (err == 0) {
+		base = mmap(NULL, sizeof(struct rlog_shm_header), PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, 0);
+		if (base == MAP_FAILED)
+			err = -errno;
+	}
+	close(fd);
+	if (err == 0)
+		*out = base;
+	return err;
+}
+
+void rlog__region_unmap_header(struct rlog_shm_header *h)
+{
+	munmap(h, sizeof *h);
 }
 
 void rlog__region_close(struct rlog__region *r)

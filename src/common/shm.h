@@ -1,7 +1,7 @@
 /*
  * shm.h - the session region: a POSIX shared-memory object named after the
- * session, holding the header, buffer descriptors, producer slots, the free
- * bitmap and the buffer pool (layout in include/ringlog/abi.h and
+ * session, holding the header, buffer descriptors, producer slots, process
+ * entries, the free bitmap and the buffer pool (layout in include/ringlog/abi.h and
  * docs/FORMAT.md).
  *
  * Every size and offset is validated when a region is opened, and the
@@ -29,6 +29,7 @@ struct rlog__region {
 	struct rlog_shm_header *hdr;
 	struct rlog_shm_desc *desc;
 	struct rlog_shm_slot *slots;
+	struct rlog_shm_proc *procs;  /* slot_count of them */
 	_Atomic uint64_t *free_bits;
 	uint8_t *buffers;
 	size_t size;             /* mapped bytes */
@@ -69,6 +70,15 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
  * or another -errno.
  */
 int rlog__region_open(const char *name, struct rlog__region *out);
+
+/*
+ * Maps the first page of a session's object as it is, without validating
+ * anything: for `ringlog stop` on a session whose header was scribbled,
+ * which still needs to reach the words its daemon reads.  Returns 0,
+ * -ENOENT, -EPROTO (smaller than a header), or another -errno.
+ */
+int rlog__region_map_header(const char *name, struct rlog_shm_header **out);
+void rlog__region_unmap_header(struct rlog_shm_header *h);
 
 /* Unmaps the region (does not remove it). */
 void rlog__region_close(struct rlog__region *r);

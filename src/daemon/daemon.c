@@ -41,6 +41,7 @@
 #include "drain.h"
 #include "futex.h"
 #include "logfile.h"
+#include "procstat.h"
 
 /* How long the stop sequence waits for a producer to leave a write. */
 #define QUIESCE_NS UINT64_C(10000000000)
@@ -64,7 +65,58 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Waits until every producer that may be inside a write has left it. */
+static void wait_publish(struct rlog__region *r, uint32_t pid, uint32_t tid, uint32_t what)
+{
+	store_relaxed(&r->hdr->stop_wait_tid, tid);
+	store_relaxed(&r->hdr->stop_wait_what, what);
+	store_release(&r->hdr->stop_wait_pid, pid); /* pairs with `ringlog stop`'s load_acquire */
+}
+
+/* How long a wait is ordinary (a write takes nanoseconds; a preempted
+ * producer, milliseconds) before the header says for whom it is. */
+#define WAIT_SAY_NS UINT64_C(500000000)
+
+/*
+ * Waits until the word at w reads 0 once (seq_cst), the producer (pid,
+ * start_time) is dead, or the deadline passes (then last_error names it and
+ * returns false).  Past WAIT_SAY_NS, the header says for whom it waits
+ * (`ringlog stop` prints it).
+ */
+static bool wait_zero(struct rlog__region *r, _Atomic uint32_t *w, uint32_t pid, uint64_t start,
+		      uint32_t tid, uint32_t what, uint64_t deadline)
+{
+	bool published = false;
+	uint64_t say = rlog__monotonic_ns() + WAIT_SAY_NS;
+	while (load_seq_cst(w) != 0) {
+		if (rlog__process_dead((pid_t)(pid > INT32_MAX ? 0 : pid), start))
+			break;
+		if (!published && rlog__monotonic_ns() > say) {
+			wait_publish(r, pid, tid, what);
+			published = true;
+		}
+		if (rlog__monotonic_ns() > deadline) {
+			/* A stopped or traced producer: stop must not hang,
+			 * and must not be silent about what it may miss. */
+			int secs = (int)(QUIESCE_NS / 1000000000u);
+			if (what == RLOG_WAIT_WRITE)
+				snprintf(r->hdr->last_error, sizeof r->hdr->last_error,
+					 "a producer (pid %u, tid %u) stayed inside a write for %d s; "
+					 "that write may be missing from the log", pid, tid, secs);
+			else
+				snprintf(r->hdr->last_error, sizeof r->hdr->last_error,
+					 "a producer (pid %u) stayed inside a loss count for %d s; "
+					 "that loss may be missing from the statistics", pid, secs);
+			break;
+		}
+		sleep_ms(1);
+	}
+	if (published)
+		wait_publish(r, 0, 0, RLOG_WAIT_NONE);
+	return load_seq_cst(w) == 0;
+}
+
+/* Waits until every producer that may be inside a write, or inside a loss
+ * count without a slot, has left it. */
 static void quiesce_producers(struct rlog__region *r)
 {
 	/* Pairs with the producer's busy = 1 then mask load (ringlog.h):
@@ -76,29 +128,23 @@ static void quiesce_producers(struct rlog__region *r)
 	uint64_t deadline = rlog__monotonic_ns() + QUIESCE_NS;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_slot *s = &r->slots[i];
-		if (load_acquire(&s->state) != RLOG_SLOT_ACTIVE)
+		/* seq_cst: a slot claimed after this load sees the mask at 0
+		 * (src/lib/thread.c, rlog__thread_bind).  busy == 0 seen once
+		 * suffices: a later write sees mask 0. */
+		if (load_seq_cst(&s->state) != RLOG_SLOT_ACTIVE)
 			continue;
-		/* busy == 0 seen once suffices: a later write sees mask 0. */
-		while (load_acquire(&s->busy) != 0) {
-			pid_t pid = (pid_t)s->pid;
-			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
-				break;
-			if (rlog__monotonic_ns() > deadline) {
-				/* A stopped or traced producer: stop must not hang,
-				 * and must not be silent about what it may miss. */
-				snprintf(r->hdr->last_error, sizeof r->hdr->last_error,
-					 "a producer (pid %d, tid %u) stayed inside a write for %d s; "
-					 "that write may be missing from the log",
-					 (int)pid, s->tid, (int)(QUIESCE_NS / 1000000000u));
-				break;
-			}
-			sleep_ms(1);
-		}
+		wait_zero(r, &s->busy, s->pid, 0, s->tid, RLOG_WAIT_WRITE, deadline);
 	}
-	/* Threads binding a slot, or counting a loss without one (thread.c):
-	 * seq_cst pairs with their fetch_add before they read the mask. */
-	while (load_seq_cst(&r->hdr->binders) != 0 && rlog__monotonic_ns() <= deadline)
-		sleep_ms(1);
+	/* Threads counting a loss without a slot (src/lib/proc.c): seq_cst
+	 * pairs with their fetch_add(gate) before they read the mask. */
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_proc *p = &r->procs[i];
+		uint32_t st = load_seq_cst(&p->state);
+		if (st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED)
+			continue;
+		wait_zero(r, &p->gate, load_relaxed(&p->pid), load_relaxed(&p->start_time), 0,
+			  RLOG_WAIT_GATE, deadline);
+	}
 }
 
 static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)

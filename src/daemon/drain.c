@@ -50,6 +50,8 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->copy = malloc(r->buffer_size);
 	d->order = malloc(r->buffer_count * sizeof *d->order);
 	d->dead = calloc(r->slot_count, 1);
+	d->procs = calloc(r->slot_count, sizeof *d->procs);
+	d->verdicts = calloc(r->slot_count, sizeof *d->verdicts);
 	d->scan_slot = calloc(r->buffer_count, sizeof *d->scan_slot);
 	d->scan_seq = calloc(r->buffer_count, sizeof *d->scan_seq);
 	d->pending = calloc(r->slot_count, sizeof *d->pending);
@@ -58,7 +60,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	if (d->held_seq)
 		for (uint32_t i = 0; i < r->slot_count; i++)
 			d->held_seq[i] = UINT64_MAX;
-	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->scan_slot ||
+	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
 	    !d->scan_seq || !d->pending || !d->exited) {
 		rlog__drain_free(d);
 		return -ENOMEM;
@@ -73,6 +75,10 @@ void rlog__drain_free(struct rlog__drain *d)
 	free(d->copy);
 	free(d->order);
 	free(d->dead);
+	free(d->procs);
+	free(d->verdicts);
+	d->procs = NULL;
+	d->verdicts = NULL;
 	free(d->scan_slot);
 	free(d->scan_seq);
 	free(d->pending);
@@ -90,8 +96,8 @@ void rlog__drain_free(struct rlog__drain *d)
 	d->dead = NULL;
 }
 
-static void loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
-		       uint64_t events, uint64_t bytes, uint32_t cause)
+void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
+			    uint64_t events, uint64_t bytes, uint32_t cause)
 {
 	/* A CORRUPT record may count nothing it can name (a skipped sequence
 	 * number): it is still written, so the file says something is wrong. */
@@ -122,7 +128,7 @@ static void report_slot_losses(struct rlog__drain *d, struct rlog__dslot *s, uin
 			continue;
 		uint64_t e = ev[c] > s->rep_events[c] ? ev[c] - s->rep_events[c] : 0;
 		uint64_t b = by[c] > s->rep_bytes[c] ? by[c] - s->rep_bytes[c] : 0;
-		loss_block(d, pid, tid, time, e, b, loss_cause[c]);
+		rlog__drain_loss_block(d, pid, tid, time, e, b, loss_cause[c]);
 		if (ev[c] > s->rep_events[c])
 			s->rep_events[c] = ev[c];
 		if (by[c] > s->rep_bytes[c])
@@ -130,7 +136,7 @@ static void report_slot_losses(struct rlog__drain *d, struct rlog__dslot *s, uin
 	}
 }
 
-static uint64_t now_ticks(struct rlog__drain *d)
+uint64_t rlog__drain_now(struct rlog__drain *d)
 {
 	return rlog__ticks(d->tick_source);
 }
@@ -176,7 +182,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 	if (wo > r->buffer_size || (wo & 3) || wo < b->read_off) {
 		b->poisoned = true;
 		d->corrupt_buffers++;
-		loss_block(d, b->pid, b->tid, b->cursor, 0, r->buffer_size - b->read_off,
+		rlog__drain_loss_block(d, b->pid, b->tid, b->cursor, 0, r->buffer_size - b->read_off,
 			   RLOG_LOSS_CORRUPT);
 		return;
 	}
@@ -217,7 +223,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 	if (bad) {
 		b->poisoned = true;
 		d->corrupt_buffers++;
-		loss_block(d, b->pid, b->tid, cursor, 0, n - off, RLOG_LOSS_CORRUPT);
+		rlog__drain_loss_block(d, b->pid, b->tid, cursor, 0, n - off, RLOG_LOSS_CORRUPT);
 	}
 }
 
@@ -248,6 +254,38 @@ static int by_slot_seq(const void *a, const void *b)
 	return i < j ? -1 : (i > j);
 }
 
+/*
+ * Slot i's process died while taking a buffer: its taking mark names the
+ * buffer (index + 1), stored before the CAS that cleared the free bit
+ * (src/lib/thread.c).  The CAS may have succeeded (the buffer is claimed
+ * by the dead: FREE state, bit clear, leaked unless given back), or failed
+ * (another thread claimed it, or nobody did), or the buffer may have gone
+ * OWNED since (the drain handled it).  Give it back only if it is FREE with
+ * its bit clear and no live slot is taking it, and it is still FREE after
+ * that scan: a live taker's mark is stored before its CAS and cleared only
+ * after its OWNED store, so a taker that won the bit is seen either by its
+ * mark or by the second look at the state (issue 12, item 6, and the
+ * suspected two-owner case).  All seq_cst, pairing with the taker's.
+ */
+static void reclaim_taking(struct rlog__drain *d, uint32_t i)
+{
+	struct rlog__region *r = d->r;
+	uint32_t taking = load_seq_cst(&r->slots[i].taking);
+	if (taking == 0 || taking > r->buffer_count)
+		return;
+	uint32_t b = taking - 1;
+	uint64_t bit = UINT64_C(1) << (b % 64);
+	if (load_seq_cst(&r->desc[b].state) != RLOG_BUF_FREE ||
+	    (load_seq_cst(&r->free_bits[b / 64]) & bit) != 0)
+		return;
+	for (uint32_t j = 0; j < r->slot_count; j++)
+		if (j != i && !d->dead[j] && load_seq_cst(&r->slots[j].taking) == taking)
+			return;
+	if (load_seq_cst(&r->desc[b].state) != RLOG_BUF_FREE)
+		return;
+	atomic_fetch_or_explicit(&r->free_bits[b / 64], bit, memory_order_release);
+}
+
 /* Frees an exited slot once none of its buffers is pending. */
 static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
 {
@@ -262,20 +300,11 @@ static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
 		ev[c] = load_acquire(&sl->lost_events[c]);
 		by[c] = load_acquire(&sl->lost_bytes[c]);
 	}
-	uint64_t t = s->last_time ? s->last_time : now_ticks(d);
+	uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
 	report_slot_losses(d, s, sl->pid, sl->tid, t, ev, by);
 	memset(s, 0, sizeof *s);
-	if (d->dead[i]) {
-		/* Died between clearing a free bit and making that buffer OWNED:
-		 * the buffer is FREE with its bit clear; give it back. */
-		uint32_t taking = load_acquire(&sl->taking);
-		if (taking != 0 && taking <= r->buffer_count &&
-		    load_acquire(&r->desc[taking - 1].state) == RLOG_BUF_FREE) {
-			uint32_t b = taking - 1;
-			atomic_fetch_or_explicit(&r->free_bits[b / 64], UINT64_C(1) << (b % 64),
-						 memory_order_release);
-		}
-	}
+	if (d->dead[i])
+		reclaim_taking(d, i);
 	store_relaxed(&sl->taking, 0);
 	d->dead[i] = 0;
 	/* A FREE slot holds nothing of its last owner: its next owner is
@@ -323,7 +352,7 @@ static void skip_gaps(struct rlog__drain *d)
 		if (found)
 			continue;
 		d->corrupt_buffers++;
-		loss_block(d, s->pid, s->tid, s->last_time ? s->last_time : now_ticks(d), 0, 0,
+		rlog__drain_loss_block(d, s->pid, s->tid, s->last_time ? s->last_time : rlog__drain_now(d), 0, 0,
 			   RLOG_LOSS_CORRUPT);
 		s->next_seq = held;
 	}
@@ -349,7 +378,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		if (slot >= r->slot_count) {
 			/* Not a slot of ours: a hostile descriptor. */
 			d->corrupt_buffers++;
-			loss_block(d, r->desc[i].pid, r->desc[i].tid, now_ticks(d), 0, r->buffer_size,
+			rlog__drain_loss_block(d, r->desc[i].pid, r->desc[i].tid, rlog__drain_now(d), 0, r->buffer_size,
 				   RLOG_LOSS_CORRUPT);
 			release_buffer(d, i);
 			continue;
@@ -396,19 +425,8 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 	for (uint32_t i = 0; i < r->slot_count; i++)
 		if (exited[i])
 			reap_slot(d, i, pending);
+	rlog__drain_reap_procs(d);
 	return (int)released;
-}
-
-void rlog__drain_check_dead(struct rlog__drain *d)
-{
-	struct rlog__region *r = d->r;
-	for (uint32_t i = 0; i < r->slot_count; i++) {
-		if (load_acquire(&r->slots[i].state) != RLOG_SLOT_ACTIVE || d->dead[i])
-			continue;
-		pid_t pid = (pid_t)r->slots[i].pid;
-		if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
-			d->dead[i] = 1;
-	}
 }
 
 void rlog__drain_final_losses(struct rlog__drain *d)
@@ -425,17 +443,10 @@ void rlog__drain_final_losses(struct rlog__drain *d)
 			ev[c] = load_acquire(&sl->lost_events[c]);
 			by[c] = load_acquire(&sl->lost_bytes[c]);
 		}
-		uint64_t t = s->last_time ? s->last_time : now_ticks(d);
+		uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
 		report_slot_losses(d, s, sl->pid, sl->tid, t, ev, by);
 	}
-	uint64_t oe = load_acquire(&r->hdr->orphan_lost_events);
-	uint64_t ob = load_acquire(&r->hdr->orphan_lost_bytes);
-	if (oe > d->orphan_rep_events || ob > d->orphan_rep_bytes) {
-		loss_block(d, 0, 0, now_ticks(d), oe - d->orphan_rep_events, ob - d->orphan_rep_bytes,
-			   RLOG_LOSS_NO_SLOT);
-		d->orphan_rep_events = oe;
-		d->orphan_rep_bytes = ob;
-	}
+	rlog__drain_final_proc_losses(d);
 	rlog__drain_report_log_losses(d);
 }
 
@@ -448,7 +459,7 @@ void rlog__drain_report_log_losses(struct rlog__drain *d)
 	lf->unreported_events = lf->unreported_bytes = 0;
 	/* These events were counted when the file refused them: the record
 	 * says where they went without counting them twice. */
-	loss_block(d, 0, 0, now_ticks(d), e, b, RLOG_LOSS_LOG_WRITE);
+	rlog__drain_loss_block(d, 0, 0, rlog__drain_now(d), e, b, RLOG_LOSS_LOG_WRITE);
 	d->reported_events -= e;
 	d->reported_bytes -= b;
 }
@@ -474,10 +485,7 @@ void rlog__drain_publish(struct rlog__drain *d)
 				by += b - d->slots[i].rep_bytes[c];
 		}
 	}
-	uint64_t oe = load_relaxed(&r->hdr->orphan_lost_events);
-	uint64_t ob = load_relaxed(&r->hdr->orphan_lost_bytes);
-	ev += oe - d->orphan_rep_events;
-	by += ob - d->orphan_rep_bytes;
+	rlog__drain_unreported_proc_losses(d, &ev, &by);
 	store_relaxed(&st->events_written, d->lf->events_written);
 	store_relaxed(&st->bytes_written, d->lf->bytes_written);
 	store_relaxed(&st->buffers_written, d->lf->buffers_written);

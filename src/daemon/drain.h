@@ -34,6 +34,18 @@ struct rlog__dslot {
 	bool seen;
 };
 
+/* The daemon's private view of one process entry. */
+struct rlog__dproc {
+	uint64_t rep_events[2], rep_bytes[2]; /* losses already in DATA_LOSS records */
+	bool dead;                            /* its process was found dead */
+};
+
+/* A process's liveness, as rlog__drain_check_dead found it. */
+struct pid_verdict {
+	uint32_t pid;
+	bool dead;
+};
+
 struct rlog__drain {
 	struct rlog__region *r;
 	struct rlog__logfile *lf;
@@ -48,9 +60,10 @@ struct rlog__drain {
 	bool *exited;                /* per slot: exited before the scan (pass scratch) */
 	uint64_t *held_seq;          /* per slot: lowest seq held back for order (pass scratch) */
 	uint8_t *dead;               /* per slot: owner process found dead */
+	struct rlog__dproc *procs;   /* per process entry */
+	struct pid_verdict *verdicts;/* per process entry: scratch of rlog__drain_check_dead */
 	uint64_t reported_events;    /* events in every DATA_LOSS written */
 	uint64_t reported_bytes;
-	uint64_t orphan_rep_events, orphan_rep_bytes;
 	uint64_t corrupt_buffers;
 	uint64_t passes;
 };
@@ -63,9 +76,28 @@ void rlog__drain_free(struct rlog__drain *d);
 /* One pass over the pool.  Returns the number of buffers released. */
 int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode);
 
-/* Finds producer processes that died: their slots are reaped and their
- * buffers drained and freed on the next pass. */
+/* procs.c: finds producer processes that died (gone, zombies, reused
+ * pids): their slots are reaped and their buffers drained and freed on the
+ * next pass, their process entries freed. */
 void rlog__drain_check_dead(struct rlog__drain *d);
+
+/* procs.c: frees process entries that are EXITED (gate 0) or dead, after
+ * reporting their losses. */
+void rlog__drain_reap_procs(struct rlog__drain *d);
+
+/* procs.c: the session ends: reports every process entry's losses. */
+void rlog__drain_final_proc_losses(struct rlog__drain *d);
+
+/* procs.c: adds the process entries' unreported losses to *events, *bytes. */
+void rlog__drain_unreported_proc_losses(struct rlog__drain *d, uint64_t *events, uint64_t *bytes);
+
+/* Writes a daemon block holding one DATA_LOSS record (nothing if events
+ * and bytes are 0, unless cause is CORRUPT), and counts it as reported. */
+void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
+			    uint64_t events, uint64_t bytes, uint32_t cause);
+
+/* The session's tick source, now. */
+uint64_t rlog__drain_now(struct rlog__drain *d);
 
 /* The session is ending: DATA_LOSS records for every loss not yet
  * reported (slots still active, orphans, log-write losses). */

@@ -90,14 +90,21 @@ static void set_registered(_Atomic uint32_t *registered, uint32_t gen)
 		store_release(registered, gen);
 }
 
-/* Between rlog__slow_enter and rlog__slow_leave. */
+#define AGAIN 1000 /* write_declared: another thread is writing the schema now */
+
+/*
+ * Between rlog__slow_enter and rlog__slow_leave.  Returns the write's
+ * result, or AGAIN if another thread holds the claim and wait is true: the
+ * caller then waits outside the guard (a thread never yields while it
+ * holds its guard, so a signal handler meanwhile writes normally and the
+ * stop sequence never waits on a yielding thread).
+ */
 static int write_declared(struct rlog__thread *t, struct rlog__tpriv *pv,
 			  const struct rlog_schema *s, _Atomic uint32_t *registered, uint32_t hdr,
-			  uint32_t flagword, const void *payload, size_t len)
+			  uint32_t flagword, const void *payload, size_t len, bool wait)
 {
 	uint32_t gen = atomic_load(&rlog__gen);
 	struct declared_id *d = &declared[s->id];
-	uint64_t deadline = 0;
 	bool written = false;
 	for (;;) {
 		/* Pairs with the release stores of d->gen below. */
@@ -109,14 +116,10 @@ static int write_declared(struct rlog__thread *t, struct rlog__tpriv *pv,
 			return rlog__slow(t, pv, hdr, flagword, payload, len, 0, NULL, NULL);
 		}
 		if (g == (gen | CLAIM)) {
-			/* Another thread writes the schema now: wait for it. */
-			uint64_t now = mono_ns();
-			if (deadline == 0)
-				deadline = now + CLAIM_WAIT_NS;
-			if (now < deadline) {
-				sched_yield();
-				continue;
-			}
+			/* Another thread writes the schema now: wait for it, or,
+			 * after CLAIM_WAIT_NS, write a schema record of our own. */
+			if (wait)
+				return AGAIN;
 			int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, s, &written);
 			if (written)
 				set_registered(registered, pv->gen);
@@ -169,9 +172,17 @@ int rlog_write_declared(const struct rlog_schema *s, _Atomic uint32_t *registere
 	}
 	struct rlog__thread *t = &rlog__thread;
 	struct rlog__tpriv *pv = &rlog__tpriv;
-	if (!rlog__slow_enter(t, pv))
-		return rlog__write_nested(hdr, len); /* a signal handler inside a write */
-	int r = write_declared(t, pv, s, registered, hdr, flagword, payload, len);
-	rlog__slow_leave(t, pv);
-	return r;
+	uint64_t deadline = 0;
+	for (;;) {
+		if (!rlog__slow_enter(t, pv))
+			return rlog__write_nested(hdr, len); /* a signal handler inside a write */
+		bool wait = deadline == 0 || mono_ns() < deadline;
+		int r = write_declared(t, pv, s, registered, hdr, flagword, payload, len, wait);
+		rlog__slow_leave(t);
+		if (r != AGAIN)
+			return r;
+		if (deadline == 0)
+			deadline = mono_ns() + CLAIM_WAIT_NS;
+		sched_yield();
+	}
 }

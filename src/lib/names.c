@@ -148,7 +148,7 @@ static void record_now(void)
 	if (t->busy == NULL || !rlog__slow_enter(t, pv))
 		return;
 	(void)rlog__slow(t, pv, 0, 0, NULL, 0, 0, NULL, NULL);
-	rlog__slow_leave(t, pv);
+	rlog__slow_leave(t);
 }
 
 int rlog_thread_name(const char *name)
@@ -157,16 +157,19 @@ int rlog_thread_name(const char *name)
 		return -EINVAL;
 	struct rlog__thread *t = &rlog__thread;
 	struct rlog__tpriv *pv = &rlog__tpriv;
-	if (pv->in_slow || (t->busy != NULL && load_relaxed(t->busy)))
+	/* The guard keeps a signal handler's write (which may bind the thread
+	 * and read the name) out while the name changes. */
+	if (!rlog__slow_enter(t, pv))
 		return -EBUSY; /* a signal handler inside a write of this thread */
 	size_t n = rlog__utf8_cut(name, RLOG_THREAD_NAME_MAX);
 	memcpy(pv->thread_name, name, n);
 	pv->thread_name_len = (uint8_t)n;
 	pv->thread_name_set = true;
-	if (t->busy != NULL) {
+	if (pv->slot != NULL) {
 		pv->meta_pending |= RLOG__META_THREAD_NAME;
-		record_now();
+		(void)rlog__slow(t, pv, 0, 0, NULL, 0, 0, NULL, NULL);
 	}
+	rlog__slow_leave(t);
 	return 0;
 }
 

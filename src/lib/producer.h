@@ -18,24 +18,32 @@
 #include "ringlog/schema.h"
 #include "shm.h"
 
+/* One attached session: a mapping of its region.  Never freed or unmapped
+ * (a thread may still be writing into it); attach.c keeps them in a list. */
+struct rlog__session {
+	struct rlog__region region;
+	/* This process's entry in the region's process table, + 1; 0 while
+	 * none is claimed (a fork child claims its own at its first write). */
+	_Atomic uint32_t proc;
+	struct rlog__session *next;
+};
+
 struct rlog__tpriv {
-	struct rlog__region *region;  /* region of the thread's slot */
+	struct rlog__session *sess;   /* session of the thread's slot; NULL when unbound */
+	struct rlog__region *region;  /* &sess->region, or NULL */
 	struct rlog_shm_slot *slot;   /* NULL when unbound */
 	struct rlog_shm_desc *desc;   /* current buffer's descriptor, or NULL */
 	uint32_t slot_idx;
 	uint32_t next_buffer;         /* where the round-robin search for a free buffer starts */
 	uint32_t gen;                 /* process generation the binding belongs to */
 	uint32_t pid, tid;
-	volatile sig_atomic_t in_slow; /* re-entry guard for the unbound slow path */
+	/* The in-write guard while the thread has no slot: rlog__thread.busy
+	 * points here then, and at the slot's busy flag while bound. */
+	_Atomic uint32_t guard;
 	bool exiting;                 /* thread-exit hooks ran: writes are no-ops */
 	bool key_set;
-	/* Nested writes (signal handlers) that hit the slow path before the
-	 * thread had a slot: parked here, moved to the slot by the interrupted
-	 * slow path once it has one.  Atomic: a handler adds, the thread takes. */
-	_Atomic uint64_t parked_nested_events;
-	_Atomic uint64_t parked_nested_bytes;
-	uint64_t lost_events;         /* for rlog_thread_stats */
-	uint64_t lost_bytes;
+	_Atomic uint64_t lost_events; /* for rlog_thread_stats (handlers add too) */
+	_Atomic uint64_t lost_bytes;
 	/* Metadata (names.c): records to write before the thread's next event,
 	 * and the name rlog_thread_name() gave the thread. */
 	uint8_t meta_pending;         /* RLOG__META_* */
@@ -48,9 +56,9 @@ struct rlog__tpriv {
 
 extern _Thread_local struct rlog__tpriv rlog__tpriv;
 
-/* The attached region (NULL when detached).  The generation, rlog__gen,
+/* The attached session (NULL when detached).  The generation, rlog__gen,
  * is declared in ringlog.h. */
-extern struct rlog__region *_Atomic rlog__current;
+extern struct rlog__session *_Atomic rlog__current;
 
 /* The word rlog__mask points at while detached: always 0. */
 extern _Atomic uint64_t rlog__zero_mask;
@@ -80,31 +88,95 @@ void __tsan_release(void *addr);
 #define rlog__tsan_release(p) ((void)(p))
 #endif
 
+/*
+ * Test hooks (not API): when rlog__test_hook is set, the slow path calls it
+ * with one of these points, so that a test can raise a signal, or kill the
+ * process, at an exact step of the protocol.  One relaxed load per point,
+ * on the rare path only.
+ */
+enum rlog__hook_point {
+	RLOG__HOOK_SLOW = 1,     /* slow path entered: guard held, signals not blocked */
+	RLOG__HOOK_BIND,         /* binding: signals blocked, no slot claimed yet */
+	RLOG__HOOK_BOUND,        /* binding: slot claimed and busy, signals still blocked */
+	RLOG__HOOK_GATE,         /* a loss is being counted in the process entry: gate held */
+	RLOG__HOOK_UNBIND,       /* unbinding: signals blocked, buffer handed over */
+	RLOG__HOOK_TAKE_CLAIMED, /* a buffer's free bit cleared, the buffer not yet OWNED */
+	RLOG__HOOK_TAKE_OWNED,   /* the buffer OWNED, the slot's taking mark not yet cleared */
+	RLOG__HOOK_LEAVE,        /* the guard has just been released */
+};
+extern void (*_Atomic rlog__test_hook)(int point) RLOG__EXPORT;
+#define RLOG__HOOK(point)                                                                 \
+	do {                                                                              \
+		void (*rlog__h_)(int) =                                                   \
+			atomic_load_explicit(&rlog__test_hook, memory_order_relaxed);    \
+		if (rlog__h_)                                                             \
+			rlog__h_(point);                                                  \
+	} while (0)
+
 /* Registers the thread-exit, atfork and atexit hooks once per process. */
 void rlog__hooks_init(void);
 
-/* Releases the calling thread's binding: hands its buffer to the daemon,
- * marks its slot EXITED.  Safe to call when unbound. */
-void rlog__thread_unbind(void);
+/* Blocks every signal of the calling thread, saving the old mask in *old
+ * (pthread_sigmask is async-signal-safe).  The protocol's state changes of
+ * a thread (binding, unbinding, first touch) run between these two. */
+void rlog__signals_block(sigset_t *old);
+void rlog__signals_restore(const sigset_t *old);
 
-/* Moves nested-write losses parked while the thread had no slot to its
- * slot, or to the region's orphan counters. */
-void rlog__unpark_nested(struct rlog__tpriv *pv);
+/* The thread's first touch of the library: points its guard and mask at
+ * words of its own (signals blocked meanwhile). */
+void rlog__thread_init(struct rlog__thread *t, struct rlog__tpriv *pv);
+
+/* With the guard held and signals blocked: releases the thread's slot
+ * (hands its buffer to the daemon, marks the slot EXITED); the guard moves
+ * to the thread's own word, still held. */
+void rlog__thread_unbind(struct rlog__thread *t, struct rlog__tpriv *pv);
+
+/* Ends the calling thread's recording (outside any write): hands its
+ * buffer over and releases its slot; with exiting, its later writes return
+ * 0.  Used by the thread-exit and atexit hooks and by rlog_detach. */
+void rlog__thread_release(bool exiting);
+
+/* With the guard held and signals blocked: binds the thread to the
+ * attached session.  Returns 1 (bound: the guard is now the slot's busy
+ * flag; session enabled), 0 (no session, paused or stopping, or no process
+ * entry: nothing counted), or -ENOBUFS (no free slot: the event of size
+ * bytes is counted lost in the process entry). */
+int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t size);
 
 /* Hands the thread's current buffer to the daemon (state FULL). */
 void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv);
 
+/* Takes a free buffer for the bound thread at time now.  False if none. */
+bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t now);
+
+/*
+ * proc.c: this process's entry in a session's process table.
+ * rlog__proc_get returns it, claiming one if the process has none there
+ * yet (async-signal-safe), or NULL if the table is full (counted in the
+ * header's procs_refused).  rlog__proc_release marks it EXITED.
+ * rlog__proc_count_loss counts one lost event of size bytes with cause
+ * index c (0 no slot, 1 nested) under the entry's gate, and returns the
+ * write's result: -ENOBUFS (c 0) or -EBUSY (c 1) if counted, 0 if the
+ * session is stopping or the entry is no longer this process's (then the
+ * event is not emitted: not counted, as a write without a session).
+ */
+struct rlog_shm_proc *rlog__proc_get(struct rlog__session *s);
+void rlog__proc_release(struct rlog__session *s);
+int rlog__proc_count_loss(struct rlog__session *s, int c, uint32_t size);
+
+/* Forgets the process entries a fork child inherited from its parent. */
+void rlog__proc_fork_child(void);
+
 /*
  * Entering and leaving the slow path from a library function (not from the
- * inline write path, which sets busy itself).  rlog__slow_enter returns
- * false if the thread is already inside a write (the caller is a signal
- * handler that interrupted it): the caller then counts a nested write or
- * gives up.  Otherwise it sets the re-entry guard and, if the thread has a
- * slot, busy = 1 (before the slow path's decisive mask load, as the inline
- * path does).  rlog__slow_leave clears both.
+ * inline write path, which takes the guard itself).  rlog__slow_enter
+ * returns false if the guard is held: the caller is a signal handler that
+ * interrupted a write of this thread, and counts a nested write or gives
+ * up.  Otherwise it takes the guard (before the slow path's decisive mask
+ * load, as the inline path does).  rlog__slow_leave releases it.
  */
 bool rlog__slow_enter(struct rlog__thread *t, struct rlog__tpriv *pv);
-void rlog__slow_leave(struct rlog__thread *t, struct rlog__tpriv *pv);
+void rlog__slow_leave(struct rlog__thread *t);
 
 /*
  * The slow path's work, between rlog__slow_enter and rlog__slow_leave (or

@@ -2,11 +2,12 @@
  * write.c - the write path's slow half: binding a thread, changing
  * buffers, time syncs, metadata records, and counting losses.
  *
- * Entered from the inline rlog__write (include/ringlog.h) in one of two
- * states: the thread has no slot (t->busy == NULL; busy is not set), or it
- * has one and has set busy = 1.  Also entered from library functions
- * (declared.c, names.c) through rlog__slow_enter.  On every return, busy
- * is 0 again.
+ * Entered from the inline rlog__write (include/ringlog.h) with the thread's
+ * guard held (rlog__write_slow), or at the thread's very first write
+ * (rlog__write_first), or from library functions (declared.c, names.c)
+ * through rlog__slow_enter.  On every return the guard is free again.
+ * thread.c draws the states a thread goes through and what a signal
+ * handler's write does in each.
  *
  * Metadata.  Before the event, in the same thread's buffer and with the
  * event's timestamp, the slow path writes what is pending:
@@ -40,9 +41,6 @@
 #include "record.h"
 #include "schema.h"
 
-bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t now);
-int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t size);
-
 static uint32_t record_bytes(uint32_t hdr)
 {
 	unsigned id = rlog__hdr_id(hdr);
@@ -53,43 +51,23 @@ int rlog__write_nested(uint32_t hdr, size_t len)
 {
 	(void)len;
 	struct rlog__tpriv *pv = &rlog__tpriv;
+	if (pv->exiting)
+		return 0;
 	uint32_t size = record_bytes(hdr);
-	/* A handler may itself be interrupted by another handler that writes:
-	 * fetch_add keeps these counters exact. */
-	if (pv->slot) {
-		fetch_add_relaxed(&pv->slot->lost_events[1], 1);
-		fetch_add_relaxed(&pv->slot->lost_bytes[1], size);
-	} else {
-		/* The thread is binding (its first write, or a rebind): park
-		 * the count; the interrupted slow path moves it to the slot. */
-		if (atomic_load(&rlog__current) == NULL)
-			return 0;
-		fetch_add_relaxed(&pv->parked_nested_events, 1);
-		fetch_add_relaxed(&pv->parked_nested_bytes, size);
+	if (pv->slot == NULL) {
+		/* The guard is the thread's own word: the interrupted write is
+		 * binding (or failed to).  Counted in the process's entry. */
+		struct rlog__session *s = atomic_load(&rlog__current);
+		return s ? rlog__proc_count_loss(s, 1, size) : 0;
 	}
-	pv->lost_events++;
-	pv->lost_bytes += size;
+	/* The guard is the slot's busy flag, held by the interrupted write:
+	 * the daemon waits for it to drop before it reads these counters.  A
+	 * handler may itself be interrupted by another: fetch_add. */
+	fetch_add_relaxed(&pv->slot->lost_events[1], 1);
+	fetch_add_relaxed(&pv->slot->lost_bytes[1], size);
+	fetch_add_relaxed(&pv->lost_events, 1);
+	fetch_add_relaxed(&pv->lost_bytes, size);
 	return -EBUSY;
-}
-
-/* Moves nested-write losses parked during binding to the thread's slot
- * (or, if binding failed, to the region's orphan counters). */
-void rlog__unpark_nested(struct rlog__tpriv *pv)
-{
-	if (load_relaxed(&pv->parked_nested_events) == 0)
-		return;
-	uint64_t e = atomic_exchange(&pv->parked_nested_events, 0);
-	uint64_t b = atomic_exchange(&pv->parked_nested_bytes, 0);
-	if (pv->slot) {
-		fetch_add_relaxed(&pv->slot->lost_events[1], e);
-		fetch_add_relaxed(&pv->slot->lost_bytes[1], b);
-		return;
-	}
-	struct rlog__region *r = atomic_load(&rlog__current);
-	if (r) {
-		fetch_add_relaxed(&r->hdr->orphan_lost_events, e);
-		fetch_add_relaxed(&r->hdr->orphan_lost_bytes, b);
-	}
 }
 
 static void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *payload,
@@ -228,8 +206,8 @@ static int lost_no_buffer(struct rlog__tpriv *pv, uint32_t size)
 	struct rlog_shm_slot *s = pv->slot;
 	store_relaxed(&s->lost_events[0], load_relaxed(&s->lost_events[0]) + 1);
 	store_relaxed(&s->lost_bytes[0], load_relaxed(&s->lost_bytes[0]) + size);
-	pv->lost_events++;
-	pv->lost_bytes += size;
+	fetch_add_relaxed(&pv->lost_events, 1);
+	fetch_add_relaxed(&pv->lost_bytes, size);
 	return -ENOBUFS;
 }
 
@@ -238,6 +216,8 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 	       bool *schema_written)
 {
 	bool event = hdr != 0;
+	if (pv->exiting)
+		return 0;
 	if (len > RLOG_MAX_PAYLOAD)
 		return -EMSGSIZE;
 	uint32_t size = event ? record_bytes(hdr) : 0;
@@ -246,27 +226,27 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 	if (now == 0)
 		now = rlog__now();
 
-	if (t->busy == NULL || pv->gen != atomic_load(&rlog__gen)) {
+	RLOG__HOOK(RLOG__HOOK_SLOW);
+	if (pv->slot == NULL || pv->gen != atomic_load(&rlog__gen)) {
 		/* Metadata alone never binds a thread: binding makes it
 		 * pending, and the thread's first event writes it. */
 		if (!event)
 			return 0;
 		/* First write of the thread, or the process attached to another
-		 * session since the thread bound: rebind. */
-		/* Signals are blocked while the thread changes slots: a
-		 * handler's write in between would find neither the old slot
-		 * nor the new one (pthread_sigmask is async-signal-safe). */
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		rlog__thread_unbind();
-		int r = pv->exiting ? 0 : rlog__thread_bind(t, pv, size);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		 * session (or detached) since the thread bound: rebind.  The
+		 * guard moves between the slot and the thread's own word with
+		 * signals blocked, so a handler sees one or the other, held. */
+		sigset_t old;
+		rlog__signals_block(&old);
+		rlog__thread_unbind(t, pv);
+		int r = rlog__thread_bind(t, pv, size);
+		rlog__signals_restore(&old);
 		if (r <= 0)
 			return r;
 	}
-	/* busy == 1 from here.  The decisive check of the thread's region
-	 * mask, after busy was set (the stop sequence pairs with it). */
+	/* The guard is held from here.  The decisive check of the thread's
+	 * region mask, after the guard was taken (the stop sequence pairs
+	 * with it). */
 	if (load_relaxed(t->mask) == 0) {
 		trap(t, pv);
 		return 0;
@@ -299,41 +279,45 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 
 bool rlog__slow_enter(struct rlog__thread *t, struct rlog__tpriv *pv)
 {
-	if (pv->in_slow || (t->busy != NULL && load_relaxed(t->busy)))
+	if (t->busy == NULL)
+		rlog__thread_init(t, pv);
+	/* A handler between this load and the store below runs a whole write
+	 * of its own and releases the guard before this code resumes. */
+	if (load_relaxed(t->busy))
 		return false;
-	pv->in_slow = 1;
+	/* As the inline path: the guard is taken before the decisive mask
+	 * load in rlog__slow (the daemon's stop sequence pairs with it). */
+	store_relaxed(t->busy, 1);
 	atomic_signal_fence(memory_order_seq_cst);
-	if (t->busy != NULL) {
-		/* As the inline path: busy = 1 before the decisive mask load
-		 * in rlog__slow (the daemon's stop sequence pairs with it). */
-		store_relaxed(t->busy, 1);
-		atomic_signal_fence(memory_order_seq_cst);
-	}
 	return true;
 }
 
-void rlog__slow_leave(struct rlog__thread *t, struct rlog__tpriv *pv)
+void rlog__slow_leave(struct rlog__thread *t)
 {
 	atomic_signal_fence(memory_order_seq_cst);
-	if (t->busy)
-		store_release(t->busy, 0); /* pairs with the daemon's load_acquire(busy) */
-	atomic_signal_fence(memory_order_seq_cst);
-	pv->in_slow = 0;
+	/* Wherever the guard is now (the slow path may have moved it):
+	 * release pairs with the daemon's load_acquire(busy). */
+	store_release(t->busy, 0);
+	RLOG__HOOK(RLOG__HOOK_LEAVE);
 }
 
 int rlog__write_slow(uint32_t hdr, uint32_t flagword, const void *payload, size_t len,
 		     uint64_t now)
 {
+	/* The inline path took the guard. */
+	struct rlog__thread *t = &rlog__thread;
+	int r = rlog__slow(t, &rlog__tpriv, hdr, flagword, payload, len, now, NULL, NULL);
+	rlog__slow_leave(t);
+	return r;
+}
+
+int rlog__write_first(uint32_t hdr, uint32_t flagword, const void *payload, size_t len)
+{
 	struct rlog__thread *t = &rlog__thread;
 	struct rlog__tpriv *pv = &rlog__tpriv;
-	if (pv->in_slow) {
-		/* A signal handler's write landed inside this thread's slow
-		 * path before the thread had a slot to set busy in. */
+	if (!rlog__slow_enter(t, pv))
 		return rlog__write_nested(hdr, len);
-	}
-	pv->in_slow = 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	int r = rlog__slow(t, pv, hdr, flagword, payload, len, now, NULL, NULL);
-	rlog__slow_leave(t, pv);
+	int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, NULL, NULL);
+	rlog__slow_leave(t);
 	return r;
 }

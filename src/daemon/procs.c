@@ -1,0 +1,145 @@
+/*
+ * procs.c - the daemon's view of the attached processes: which are dead,
+ * the losses counted in their process entries, and freeing the entries.
+ *
+ * A process entry (include/ringlog/abi.h, struct rlog_shm_proc) holds the
+ * losses of the process's threads that had no slot, counted under the
+ * entry's gate (src/lib/proc.c).  The daemon reports them as DATA_LOSS
+ * records (the entry's pid, tid 0; causes NO_SLOT and NESTED) when it
+ * frees the entry, and at stop.  It frees an entry that is EXITED, or
+ * whose process is dead, once its gate is 0 (a dead process's gate is
+ * void: nobody can lower it).
+ *
+ * Liveness: once a second, every entry's process is checked through
+ * /proc/PID/stat (src/common/procstat.c): gone, a zombie, or a reused pid
+ * (another start time) is dead.  A slot is dead when its pid's entry is;
+ * a slot whose pid has no entry (hostile, or a process that was refused
+ * one) is checked by itself.  kill(pid, 0) alone sees zombies as alive
+ * (issue 12, item 9).
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomics.h"
+#include "drain.h"
+#include "procstat.h"
+
+static const uint32_t proc_cause[2] = { RLOG_LOSS_NO_SLOT, RLOG_LOSS_NESTED };
+
+static int by_pid(const void *a, const void *b)
+{
+	uint32_t x = ((const struct pid_verdict *)a)->pid, y = ((const struct pid_verdict *)b)->pid;
+	return x < y ? -1 : x > y;
+}
+
+void rlog__drain_check_dead(struct rlog__drain *d)
+{
+	struct rlog__region *r = d->r;
+	struct pid_verdict *v = d->verdicts;
+	size_t n = 0;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_proc *p = &r->procs[i];
+		uint32_t st = load_acquire(&p->state);
+		if (st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED)
+			continue;
+		uint32_t pid = load_acquire(&p->pid);
+		if (pid == 0 || pid > INT32_MAX)
+			continue; /* being claimed, or nonsense */
+		if (!d->procs[i].dead)
+			d->procs[i].dead = rlog__process_dead((pid_t)pid, load_relaxed(&p->start_time));
+		v[n].pid = pid;
+		v[n].dead = d->procs[i].dead;
+		n++;
+	}
+	qsort(v, n, sizeof *v, by_pid);
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		if (load_acquire(&r->slots[i].state) != RLOG_SLOT_ACTIVE || d->dead[i])
+			continue;
+		uint32_t pid = r->slots[i].pid;
+		if (pid == 0 || pid > INT32_MAX)
+			continue; /* being claimed (pid 0), or nonsense: never kill(0, 0) */
+		struct pid_verdict key = { pid, false };
+		const struct pid_verdict *hit = bsearch(&key, v, n, sizeof *v, by_pid);
+		d->dead[i] = hit ? hit->dead : rlog__process_dead((pid_t)pid, 0);
+	}
+}
+
+/* Reports what entry i counted and the daemon has not reported yet. */
+static void report(struct rlog__drain *d, uint32_t i)
+{
+	struct rlog_shm_proc *p = &d->r->procs[i];
+	struct rlog__dproc *dp = &d->procs[i];
+	uint32_t pid = load_relaxed(&p->pid);
+	for (int c = 0; c < 2; c++) {
+		uint64_t e = load_acquire(&p->lost_events[c]), b = load_acquire(&p->lost_bytes[c]);
+		/* Counters only grow; a smaller value is hostile and reports
+		 * nothing. */
+		uint64_t de = e > dp->rep_events[c] ? e - dp->rep_events[c] : 0;
+		uint64_t db = b > dp->rep_bytes[c] ? b - dp->rep_bytes[c] : 0;
+		rlog__drain_loss_block(d, pid, 0, rlog__drain_now(d), de, db, proc_cause[c]);
+		if (e > dp->rep_events[c])
+			dp->rep_events[c] = e;
+		if (b > dp->rep_bytes[c])
+			dp->rep_bytes[c] = b;
+	}
+}
+
+void rlog__drain_reap_procs(struct rlog__drain *d)
+{
+	struct rlog__region *r = d->r;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_proc *p = &r->procs[i];
+		uint32_t st = load_seq_cst(&p->state);
+		bool dead = d->procs[i].dead;
+		if (!(st == RLOG_PROC_EXITED || (st == RLOG_PROC_ACTIVE && dead)))
+			continue;
+		/* seq_cst pairs with the producer's fetch_sub(gate) after its
+		 * counts (src/lib/proc.c): 0 means every count is visible, and
+		 * a producer that raises the gate from now on sees EXITED (or
+		 * FREE) and counts nothing. */
+		if (!dead && load_seq_cst(&p->gate) != 0)
+			continue;
+		report(d, i);
+		memset(&d->procs[i], 0, sizeof d->procs[i]);
+		for (int c = 0; c < 2; c++) {
+			store_relaxed(&p->lost_events[c], 0);
+			store_relaxed(&p->lost_bytes[c], 0);
+		}
+		store_relaxed(&p->start_time, 0);
+		store_relaxed(&p->pid, 0);
+		if (dead)
+			store_relaxed(&p->gate, 0); /* a dead process's gate is void */
+		/* Release: the next claimer (CAS FREE -> ACTIVE) sees the
+		 * entry reset. */
+		store_release(&p->state, RLOG_PROC_FREE);
+	}
+}
+
+void rlog__drain_final_proc_losses(struct rlog__drain *d)
+{
+	struct rlog__region *r = d->r;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		uint32_t st = load_acquire(&r->procs[i].state);
+		if (st == RLOG_PROC_ACTIVE || st == RLOG_PROC_EXITED)
+			report(d, i);
+	}
+}
+
+void rlog__drain_unreported_proc_losses(struct rlog__drain *d, uint64_t *events, uint64_t *bytes)
+{
+	struct rlog__region *r = d->r;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_proc *p = &r->procs[i];
+		uint32_t st = load_relaxed(&p->state);
+		if (st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED)
+			continue;
+		for (int c = 0; c < 2; c++) {
+			uint64_t e = load_relaxed(&p->lost_events[c]), b = load_relaxed(&p->lost_bytes[c]);
+			if (e > d->procs[i].rep_events[c])
+				*events += e - d->procs[i].rep_events[c];
+			if (b > d->procs[i].rep_bytes[c])
+				*bytes += b - d->procs[i].rep_bytes[c];
+		}
+	}
+}
