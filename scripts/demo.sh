@@ -72,7 +72,10 @@ echo "+ ringlog stats $log"
 "$RINGLOG" stats "$log"
 
 echo
+# One worker's jobs, as a suggestion: the tid named worker-0.
+w0=$(printf '%s\n' "$threads" | tr ',' '\n' | sed -n 's/^ *\([0-9]*\) worker-0$/\1/p')
 echo "log file: $log"
-echo "next: ringlog dump $log --name 'queue.*' --tid ${threads%% *}"
-echo "      ringlog convert $log --to chrome -o demo.json   (open it in ui.perfetto.dev)"
-echo "      ringlog help"
+echo "next: $RINGLOG dump $log --tid ${w0:-TID}"
+echo "      $RINGLOG convert $log --to chrome -o ${log%.rlog}.json   (open it in ui.perfetto.dev)"
+echo "      $RINGLOG help"
+echo "      meson install -C $builddir   (then: man ringlog; README.md, \"Instrumenting a program\")"
