@@ -32,7 +32,7 @@ static const struct cli_help help[] = {
 		"                        0 to 3600000 (default 0: full buffers only, and\n"
 		"                        everything at stop)\n"
 		"  --mask HEX            the enable mask: bit n turns category n on (default: all\n"
-		"                        on); decimal, or hex with 0x\n"
+		"                        on); hex with 0x, else decimal (octal with a leading 0)\n"
 		"  --force               overwrite FILE if it exists\n"
 		"\n"
 		"RINGLOG_CLOCK=monotonic in the environment makes the session time-stamp with\n"
