@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # scripts/demo.sh - build ringlog and trace the demo workload end to end:
-# start a session, run build/examples/ringlog-demo in it, stop the session
-# (which prints its statistics), and dump the first records of the log.
+# start a session, run build/examples/ringlog-demo in it (a dispatcher
+# thread handing jobs to four workers through a queue: examples/demo.c),
+# stop the session (which prints its statistics), then show the first
+# events of the log, decoded, with the names of the threads that wrote
+# them, and what the log holds in totals.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -37,22 +40,42 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+echo "ringlog demo: a dispatcher thread hands 2000 jobs to 4 worker threads"
+echo "through a queue; every step is traced (examples/demo.c)."
+echo
 echo "+ ringlog start $session -o $log --force"
 "$RINGLOG" start "$session" -o "$log" --force
 running=1
 
-echo "+ RINGLOG_SESSION=$session ringlog-demo"
+echo "+ RINGLOG_SESSION=$session $DEMO"
 RINGLOG_SESSION="$session" "$DEMO"
 
 echo "+ ringlog stop $session"
 "$RINGLOG" stop "$session"
 running=0
 
+# Who is who: the threads named themselves (rlog_thread_name), and the
+# trace holds the names in its THREAD_NAME records (JSON Lines,
+# docs/DUMP.md: ..."tid":N,..."value":"NAME"}).
+threads=$("$RINGLOG" dump "$log" --all --name THREAD_NAME --format json |
+	sed -n 's/.*"tid":\([0-9]*\),.*"value":"\([^"]*\)".*/\1 \2/p' | sort -n |
+	paste -sd, - | sed 's/,/, /g')
+
 echo
-echo "events: job (span, begin/end: job, worker)  hash (value)  queue.depth (counter)"
-echo "        1027/1 enqueue, 1027/2 dequeue (raw: job number)  RAW_U32 (jobs dispatched so far)"
-echo "threads: dispatcher, worker-0 .. worker-3"
-echo "+ ringlog dump $log | head -n 40"
+echo "+ ringlog dump $log | head -n 24"
+echo "  (tid $threads)"
 # head closes the pipe early; the dump's SIGPIPE is expected.
-"$RINGLOG" dump "$log" | head -n 40 || true
+"$RINGLOG" dump "$log" | head -n 24 || true
+
+echo
+echo "+ ringlog stats $log"
+"$RINGLOG" stats "$log"
+
+echo
+# One worker's jobs, as a suggestion: the tid named worker-0.
+w0=$(printf '%s\n' "$threads" | tr ',' '\n' | sed -n 's/^ *\([0-9]*\) worker-0$/\1/p')
 echo "log file: $log"
+echo "next: $RINGLOG dump $log --tid ${w0:-TID}"
+echo "      $RINGLOG convert $log --to chrome -o ${log%.rlog}.json   (open it in ui.perfetto.dev)"
+echo "      $RINGLOG help"
+echo "      meson install -C $builddir   (then: man ringlog; README.md, \"Instrumenting a program\")"

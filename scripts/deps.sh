@@ -16,6 +16,7 @@ PACKAGES=(
 	clang              # libFuzzer targets (tests/fuzz/)
 	libclang-rt-14-dev # clang's sanitizer and fuzzer runtimes
 	babeltrace2        # CTF conversion check
+	man-db             # man ringlog after meson install; tests/test_cli_help.c renders the pages
 )
 
 missing=()

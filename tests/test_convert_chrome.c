@@ -453,10 +453,12 @@ static void check_names(const struct json *evs)
 static struct json *convert(const char *in, const char *out, const char *spans, struct h_run *r,
 			    char **text, size_t *len)
 {
+	/* --force: out exists (fg_tmpname creates it), and is reused. */
 	if (spans)
-		h_ringlog(r, "convert", in, "--to", "chrome", "-o", out, "--spans", spans, NULL);
+		h_ringlog(r, "convert", in, "--to", "chrome", "-o", out, "--spans", spans, "--force",
+			  NULL);
 	else
-		h_ringlog(r, "convert", in, "--to", "chrome", "-o", out, NULL);
+		h_ringlog(r, "convert", in, "--to", "chrome", "-o", out, "--force", NULL);
 	ASSERT_EQ(r->status, 0);
 	if (r->status != 0)
 		diag("stderr: %s", r->err);
@@ -596,7 +598,7 @@ int main(void)
 	 * region, exit 1. */
 	size_t cut = f.b.len - 6;
 	BAIL_IF(fg_write_len(&f, in, cut) < 0, "cannot write %s", in);
-	h_ringlog(&r, "convert", in, "--to", "chrome", "-o", out, NULL);
+	h_ringlog(&r, "convert", in, "--to", "chrome", "-o", out, "--force", NULL);
 	ASSERT_EQ(r.status, 1);
 	ASSERT_CONTAINS(r.err, "truncated block");
 	ASSERT_EQ_U64(h_kv(r.out, "events_read"), nread - 1);

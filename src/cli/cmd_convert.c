@@ -7,13 +7,21 @@
  *                 --spans x (default) writes each span as one "X" event,
  *                 --spans be as a "B" and an "E".
  *   --to ctf      OUT is a directory (created if missing) that receives a
- *                 CTF 1.8 trace for babeltrace2.  A directory that is not
- *                 empty is refused, because stream files left from another
- *                 conversion would join the trace; --force first deletes
- *                 "metadata" and "stream_*" in it.
+ *                 CTF 1.8 trace for babeltrace2.
+ *
+ * One overwrite rule, as for `ringlog start`: an existing OUT is refused
+ * unless --force.  For chrome, --force truncates the file.  For ctf, an
+ * empty directory is not an overwrite; --force deletes the "metadata" and
+ * "stream_*" files of an earlier conversion, and a directory holding
+ * anything else is refused even so (stream files left from another
+ * conversion would join the trace).  OUT may not be the input file.
  *
  * On success it prints "key: value" lines of counts (events_read,
  * events_written, ...) on stdout, unless the JSON itself goes there.
+ * The records that are not events in the output are counted by what they
+ * became: metadata_records (schemas, thread and process names, and for
+ * chrome the LOG_MARKER) and, for chrome in "X" mode, span_begins_merged
+ * (a begin is written as part of its span's "X" event, at the end).
  *
  * Exit status: 0 for a clean file; 1 when the file cannot be read or
  * converted, or holds damaged regions (every readable event is converted
@@ -38,6 +46,14 @@
 static int usage(void)
 {
 	cli_error("convert: " USAGE);
+	return 2;
+}
+
+/* A required argument is missing: say which, then the usage line. */
+static int missing(const char *what)
+{
+	cli_error("convert: missing %s", what);
+	fprintf(stderr, "%s\n", USAGE);
 	return 2;
 }
 
@@ -83,18 +99,28 @@ static int prepare_dir(const char *dir, bool force)
 	closedir(d);
 	if (status == 0 && left)
 		status = cli_error("convert: %s is not empty (it holds %s)%s", dir, left,
-				   force ? "" : "; --force deletes an earlier conversion's files");
+				   force ? ", which is not from a conversion"
+					 : "; use --force to overwrite an earlier conversion");
 	return status;
 }
 
-static void print_stats(const struct rlog__convert_stats *st, bool ctf)
+static void print_stats(const struct rlog__convert_stats *st, bool ctf, unsigned flags)
 {
 	cli_kv_u64("events_read", st->events_read);
 	cli_kv_u64("events_written", st->events_written);
 	cli_kv_u64("schema_events", st->schema_events);
 	cli_kv_u64("raw_events", st->raw_events);
 	cli_kv_u64("mismatched", st->mismatched);
-	cli_kv_u64("skipped", st->skipped);
+	/* st->skipped counts every record with no event of its own in the
+	 * output (reader/convert.h); in chrome's "X" mode that includes each
+	 * span's begin, which ends either matched (spans) or open at the end
+	 * (unmatched_begins).  Said apart, by what became of them. */
+	uint64_t merged = !ctf && !(flags & RLOG__CHROME_SPANS_BE)
+				  ? st->spans + st->unmatched_begins
+				  : 0;
+	cli_kv_u64("metadata_records", st->skipped - merged);
+	if (!ctf && !(flags & RLOG__CHROME_SPANS_BE))
+		cli_kv_u64("span_begins_merged", merged);
 	if (!ctf) {
 		cli_kv_u64("spans", st->spans);
 		cli_kv_u64("unmatched_begins", st->unmatched_begins);
@@ -141,8 +167,12 @@ int cmd_convert(int argc, char **argv)
 			path = argv[i];
 		}
 	}
-	if (!path || !to || !out)
-		return usage();
+	if (!path)
+		return missing("FILE");
+	if (!to)
+		return missing("--to chrome|ctf");
+	if (!out)
+		return missing("-o OUT");
 	if (strcmp(to, "chrome") == 0) {
 		ctf = false;
 	} else if (strcmp(to, "ctf") == 0) {
@@ -160,6 +190,12 @@ int cmd_convert(int argc, char **argv)
 	rc = rlog_reader_open(path, &r);
 	if (rc < 0)
 		return cli_error("convert %s: %s", path, rlog_reader_strerror(rc));
+	struct stat in_st, out_st;
+	if (!to_stdout && stat(path, &in_st) == 0 && stat(out, &out_st) == 0 &&
+	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+		rlog_reader_close(r);
+		return cli_error("convert: %s: the output is the input file", out);
+	}
 
 	if (ctf) {
 		if (prepare_dir(out, force) != 0) {
@@ -168,9 +204,15 @@ int cmd_convert(int argc, char **argv)
 		}
 		rc = rlog__convert_ctf(r, out, &st);
 	} else {
-		fd = to_stdout ? STDOUT_FILENO : open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* Without --force an existing file is refused, as by start;
+		 * O_EXCL makes the check and the creation one step. */
+		int oflags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+		fd = to_stdout ? STDOUT_FILENO : open(out, oflags, 0644);
 		if (fd < 0) {
-			cli_error("convert: cannot create %s: %s", out, strerror(errno));
+			if (errno == EEXIST)
+				cli_error("convert: %s: file exists (use --force to overwrite)", out);
+			else
+				cli_error("convert: cannot create %s: %s", out, strerror(errno));
 			rlog_reader_close(r);
 			return 1;
 		}
@@ -190,7 +232,7 @@ int cmd_convert(int argc, char **argv)
 		if (!ctf && !to_stdout)
 			unlink(out); /* half a JSON document helps nobody */
 	} else if (!to_stdout) {
-		print_stats(&st, ctf);
+		print_stats(&st, ctf, flags);
 	}
 	size_t nd = rlog_reader_damage_count(r);
 	for (size_t i = 0; i < nd; i++) {

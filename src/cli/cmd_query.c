@@ -1,6 +1,7 @@
 /*
  * cmd_query.c - `ringlog query NAME` (properties and live statistics, ETW's
- * EVENT_TRACE_CONTROL_QUERY) and `ringlog list`.
+ * EVENT_TRACE_CONTROL_QUERY) and `ringlog list` (one line per session, or
+ * "no sessions").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -98,5 +99,8 @@ int cmd_list(int argc, char **argv)
 	int n = rlog__region_list(list_one, NULL);
 	if (n < 0)
 		return cli_error("list: /dev/shm: %s", strerror(-n));
+	/* Silence would not tell "no sessions" from "nothing worked". */
+	if (n == 0)
+		printf("no sessions\n");
 	return 0;
 }

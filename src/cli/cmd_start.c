@@ -2,7 +2,11 @@
  * cmd_start.c - `ringlog start NAME -o FILE [options]`: create a session and
  * its capture daemon (sequential log file mode).
  */
+/* realpath() is XSI. */
+#define _XOPEN_SOURCE 700
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -70,6 +74,11 @@ int cmd_start(int argc, char **argv)
 	pid_t pid;
 	if (ctl_start(name, out, &p, force, true, &pid) != 0)
 		return 1;
-	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)pid, out);
+	/* The absolute path, as the session records it and as query and stop
+	 * print it: the file exists now, so realpath cannot fail but for a
+	 * race with its removal. */
+	char abs[PATH_MAX];
+	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)pid,
+	       realpath(out, abs) ? abs : out);
 	return 0;
 }

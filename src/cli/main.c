@@ -1,11 +1,19 @@
 /*
  * main.c - the `ringlog` command: dispatch to one subcommand per file.
+ *
+ * Help is answered here, before any command runs: `ringlog help
+ * [COMMAND]`, and `ringlog COMMAND --help` or `-h` (anywhere among the
+ * command's arguments), from the table in help.c.  Help goes to stdout and
+ * exits 0; the command files never see a help request.
  */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "help.h"
 
 int cli_error(const char *fmt, ...)
 {
@@ -18,55 +26,82 @@ int cli_error(const char *fmt, ...)
 	return 1;
 }
 
+/* The commands that are built; help.c has an entry for each, and for the
+ * ones that are not built yet. */
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
-	const char *usage;
 } commands[] = {
-	{ "start", cmd_start, "start NAME -o FILE [--buffer-size KB] [--buffers N] [--flush-timer MS] [--mask HEX] [--force]" },
-	{ "stop", cmd_stop, "stop NAME" },
-	{ "query", cmd_query, "query NAME" },
-	{ "list", cmd_list, "list" },
-	{ "emit", cmd_emit, "emit NAME ID [--count N] [--payload HEX] [--flag F]" },
-	{ "dump", cmd_dump, "dump FILE [--id N[,N..]] [--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] [--until T] [--format text|json] [--time relative|wall] [--all]" },
-	{ "stats", cmd_stats, "stats FILE [--json]" },
-	{ "convert", cmd_convert, "convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]" },
-	{ "bench", cmd_bench, "bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]" },
+	{ "start", cmd_start },
+	{ "stop", cmd_stop },
+	{ "query", cmd_query },
+	{ "list", cmd_list },
+	{ "emit", cmd_emit },
+	{ "dump", cmd_dump },
+	{ "stats", cmd_stats },
+	{ "convert", cmd_convert },
+	{ "bench", cmd_bench },
 };
 
-static void usage(FILE *f)
+static bool is_help_flag(const char *a)
 {
-	fprintf(f, "usage: ringlog COMMAND [ARGS]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  ringlog %s\n", commands[i].usage);
-	fprintf(f, "\nNot built yet: update, flush, tail, snapshot "
-		   "(see README.md).\nSee ringlog(1).\n");
+	return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+/* Prints a command's help to stdout; returns the exit status. */
+static int print_help(const struct cli_help *h)
+{
+	cli_help_command(stdout, h);
+	if (fflush(stdout) != 0)
+		return cli_error("help: writing to stdout: %s", strerror(errno));
+	return 0;
+}
+
+/* `ringlog help [COMMAND]` */
+static int cmd_help(int argc, char **argv)
+{
+	if (argc == 1) {
+		cli_help_overview(stdout);
+		return fflush(stdout) != 0 ? cli_error("help: writing to stdout: %s", strerror(errno))
+					   : 0;
+	}
+	if (argc > 2) {
+		cli_error("help: usage: ringlog help [COMMAND]");
+		return 2;
+	}
+	const struct cli_help *h = cli_help_find(is_help_flag(argv[1]) ? "help" : argv[1]);
+	if (h == NULL) {
+		cli_error("help: unknown command '%s' (try 'ringlog help')", argv[1]);
+		return 2;
+	}
+	return print_help(h);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		cli_error("missing COMMAND");
+		cli_help_overview(stderr);
 		return 2;
 	}
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-		usage(stdout);
-		return 0;
-	}
+	if (is_help_flag(cmd) || strcmp(cmd, "help") == 0)
+		return cmd_help(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {
 		printf("ringlog 0.1.0\n");
 		return 0;
 	}
+	const struct cli_help *h = cli_help_find(cmd);
+	if (h == NULL) {
+		cli_error("unknown command '%s' (try 'ringlog help')", cmd);
+		return 2;
+	}
+	for (int i = 2; i < argc; i++)
+		if (is_help_flag(argv[i]))
+			return print_help(h);
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(cmd, commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	static const char *later[] = { "update", "flush", "tail", "snapshot" };
-	for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
-		if (strcmp(cmd, later[i]) == 0) {
-			cli_error("%s: not implemented yet", cmd);
-			return 2;
-		}
-	cli_error("unknown command '%s' (try 'ringlog help')", cmd);
+	cli_error("%s: not implemented yet (see 'ringlog help %s')", cmd, cmd);
 	return 2;
 }

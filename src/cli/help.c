@@ -1,0 +1,243 @@
+/*
+ * help.c - the help text of every `ringlog` command (help.h).
+ *
+ * When a command gains an option, its entry here gains a line: the usage
+ * line must stay the one the command prints after a usage error, and every
+ * option in it needs a line in the text (tests/test_cli_help.c checks both,
+ * and that ringlog(1) names every option).
+ */
+#include "help.h"
+
+#include <string.h>
+
+static const struct cli_help help[] = {
+	{
+		"start", "create a session and its capture daemon, which writes a log file",
+		"start NAME -o FILE [--buffer-size KB] [--buffers N] [--flush-timer MS] [--mask HEX] "
+		"[--force]",
+		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
+		"its capture daemon, which writes the events of the session's producers to\n"
+		"FILE (sequential mode), and returns once the session is active.  Prints the\n"
+		"session's name, the daemon's pid and the absolute path of FILE.  A program\n"
+		"records into the session after rlog_attach(\"NAME\"), or rlog_attach(NULL)\n"
+		"with RINGLOG_SESSION=NAME in its environment.\n"
+		"\n"
+		"  NAME                  1 to 64 letters, digits, '.', '_' or '-'; case-insensitive\n"
+		"  -o FILE, --output FILE\n"
+		"                        the log file; an existing file is refused unless --force\n"
+		"  --buffer-size KB      size of each buffer in KiB: 4 to 16384, a multiple of 4\n"
+		"                        (default 16)\n"
+		"  --buffers N           buffers in the pool: 2 to 65536 (default 1024)\n"
+		"  --flush-timer MS      also drain partly filled buffers every MS milliseconds,\n"
+		"                        0 to 3600000 (default 0: full buffers only, and\n"
+		"                        everything at stop)\n"
+		"  --mask HEX            the enable mask: bit n turns category n on (default: all\n"
+		"                        on); hex with 0x, else decimal (octal with a leading 0)\n"
+		"  --force               overwrite FILE if it exists\n"
+		"\n"
+		"RINGLOG_CLOCK=monotonic in the environment makes the session time-stamp with\n"
+		"CLOCK_MONOTONIC instead of the TSC.\n",
+		true,
+	},
+	{
+		"stop", "stop a session: drain it, close its log file, print its statistics",
+		"stop NAME",
+		"Stops session NAME: its daemon drains every buffer (partly filled ones too),\n"
+		"writes DATA_LOSS records for the events that were lost, closes the log file\n"
+		"and removes the session.  Prints the session's name, the absolute path of its\n"
+		"log file and the final statistics, one \"key: value\" per line (events written\n"
+		"and lost, buffers and bytes written, ...: see ringlog(1)).  Exits 1 after the\n"
+		"statistics if the daemon reported an error (a full disk, say).\n"
+		"\n"
+		"  NAME                  the session, as given to ringlog start\n",
+		true,
+	},
+	{
+		"query", "a running session's properties and live statistics",
+		"query NAME",
+		"Prints the properties of session NAME (state, log file, buffer size and count,\n"
+		"free buffers, flush timer, enable mask, tick source and frequency, producer\n"
+		"threads) and its statistics so far, one \"key: value\" per line.\n"
+		"\n"
+		"  NAME                  the session\n",
+		true,
+	},
+	{
+		"list", "the sessions on this machine",
+		"list",
+		"Prints one line per session on this machine: its name, its state and its\n"
+		"log file; \"no sessions\" when there are none.  Takes no arguments.\n",
+		true,
+	},
+	{
+		"emit", "write events into a session from the command line",
+		"emit NAME ID [--count N] [--payload HEX] [--flag F]",
+		"Writes events into session NAME, as a program linked with libringlog would (a\n"
+		"marker between the steps of a shell script, say), then prints how many were\n"
+		"emitted, written and lost.  Exits 1 if the session is paused or stopping.\n"
+		"\n"
+		"  NAME                  the session\n"
+		"  ID                    the event ID: 1024 to 16383 for an application's events,\n"
+		"                        16 to 25 for the RAW_* types that dump decodes (32 to 37\n"
+		"                        are ringlog's own and refused)\n"
+		"  --count N             write N events (default 1)\n"
+		"  --payload HEX         the payload as pairs of hex digits, at most 65535 bytes\n"
+		"                        (default: none)\n"
+		"  --flag F              write FLAGGED records with the 16-bit flag F, 0 to 65535\n",
+		true,
+	},
+	{
+		"dump", "the events of a log file, one per line, in time order",
+		"dump FILE [--id N[,N..]] [--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] "
+		"[--until T] [--format text|json] [--time relative|wall] [--all]",
+		"Prints the events of log file FILE in time order, one per line: the time, the\n"
+		"pid and tid, the event's name and its fields as name=value (or its payload in\n"
+		"hex when its type has no schema).  An event passes when it passes every filter\n"
+		"given; a filter with several values (a list, or the option repeated) passes\n"
+		"an event that matches any.  Options take \"--opt VALUE\" or \"--opt=VALUE\".\n"
+		"\n"
+		"  FILE                  a log file written by ringlog start\n"
+		"  --id N[,N..]          only these event IDs (0 to 16383)\n"
+		"  --name NAME           only events whose name matches the shell pattern NAME\n"
+		"                        (http.*); events without a schema by their ID (1025)\n"
+		"  --pid P[,P..]         only these processes\n"
+		"  --tid T[,T..]         only these threads\n"
+		"  --since T             only events at or after T\n"
+		"  --until T             only events before T.  A time T is relative to the start\n"
+		"                        of the trace (1.5s, 250ms, 10us, 123ns) or a wall-clock\n"
+		"                        time (2026-11-22T07:01:31.5Z)\n"
+		"  --format text|json    text (the default), or JSON Lines: one object per event\n"
+		"  --time relative|wall  the time column: ns since the start of the trace (the\n"
+		"                        default), or the wall-clock time in UTC\n"
+		"  --all                 also the records that describe the others: TIME_SYNC,\n"
+		"                        EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME\n"
+		"\n"
+		"Exits 1 if FILE cannot be read or holds damaged regions (everything readable\n"
+		"is printed first, then one line per region).  docs/DUMP.md has the formats.\n",
+		true,
+	},
+	{
+		"stats", "what a log file holds, in totals",
+		"stats FILE [--json]",
+		"Prints what log file FILE holds: its duration, its events and bytes per event\n"
+		"name and per thread (with the threads' and processes' names), the rate, the\n"
+		"losses by cause and the damaged regions.  Exit status as for dump.\n"
+		"\n"
+		"  FILE                  a log file written by ringlog start\n"
+		"  --json                one JSON object instead of the tables (docs/DUMP.md)\n",
+		true,
+	},
+	{
+		"convert", "a log file as Chrome/Perfetto trace JSON or as a CTF trace",
+		"convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]",
+		"Writes log file FILE in a format that other tools open, then prints counts,\n"
+		"one \"key: value\" per line (not when the JSON goes to stdout).  An existing\n"
+		"OUT is refused unless --force, as ringlog start refuses an existing FILE.\n"
+		"Exits 1 if FILE cannot be read or converted, or holds damaged regions.\n"
+		"docs/CONVERT.md has the details.\n"
+		"\n"
+		"  FILE                  a log file written by ringlog start\n"
+		"  --to chrome           the Trace Event Format (JSON) that ui.perfetto.dev and\n"
+		"                        chrome://tracing open; OUT is a file, \"-\" for stdout\n"
+		"  --to ctf              a CTF 1.8 trace for babeltrace2 and Trace Compass; OUT is\n"
+		"                        a directory, created if missing\n"
+		"  -o OUT                the output (required)\n"
+		"  --spans x|be          chrome: a span as one complete \"X\" event (the default)\n"
+		"                        or as a \"B\" and an \"E\" event\n"
+		"  --force               overwrite OUT: truncate the file; for ctf, delete the\n"
+		"                        metadata and stream_* files of an earlier conversion\n"
+		"                        (a directory holding anything else is still refused)\n",
+		true,
+	},
+	{
+		"bench", "what an event costs on this machine",
+		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
+		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
+		"per event, a disabled event, a 16-byte event from one thread and from two\n"
+		"threads at once, and two reference costs; then, unless --quick, the highest\n"
+		"sustained rate without loss.  Prints \"key: value\" lines; takes several\n"
+		"seconds (docs/PERFORMANCE.md).\n"
+		"\n"
+		"  --runs N              report the median of N runs, 1 to 101 (default 11)\n"
+		"  --events N            events per write run, 1000 to 4294967296 (default 250000)\n"
+		"  --buffers N           buffers in the pool: 2 to 65536 (default 1024)\n"
+		"  --buffer-size KB      size of each buffer in KiB: 4 to 16384, a multiple of 4\n"
+		"                        (default 16)\n"
+		"  --quick               skip the search for the sustained rate\n",
+		true,
+	},
+	{
+		"help", "help on ringlog or on one command",
+		"help [COMMAND]",
+		"Prints the list of commands, or COMMAND's usage and options.\n"
+		"\"ringlog COMMAND --help\" and \"ringlog COMMAND -h\" do the same.\n"
+		"\n"
+		"  COMMAND               one of the commands that \"ringlog help\" lists\n",
+		true,
+	},
+	{
+		"update", "change a running session's properties (not built yet)",
+		"update NAME",
+		"Not built yet: \"ringlog update\" says \"not implemented yet\" and exits 2.\n"
+		"It is to change a running session's enable mask and flush timer, as ETW's\n"
+		"update does.  Until then, stop the session and start it again with the new\n"
+		"options.\n",
+		false,
+	},
+	{
+		"flush", "drain a session's partly filled buffers now (not built yet)",
+		"flush NAME",
+		"Not built yet: \"ringlog flush\" says \"not implemented yet\" and exits 2.\n"
+		"It is to make the daemon write the session's partly filled buffers at once.\n"
+		"Until then, start the session with --flush-timer MS.\n",
+		false,
+	},
+	{
+		"tail", "print a session's events as they arrive (not built yet)",
+		"tail NAME",
+		"Not built yet: \"ringlog tail\" says \"not implemented yet\" and exits 2.\n"
+		"It is to print a running session's events as the daemon drains them (a\n"
+		"real-time consumer).  Until then, dump the log file after ringlog stop.\n",
+		false,
+	},
+	{
+		"snapshot", "write a flight-recorder session's buffers to a file (not built yet)",
+		"snapshot NAME -o FILE",
+		"Not built yet: \"ringlog snapshot\" says \"not implemented yet\" and exits 2.\n"
+		"It is to write the current buffers of a session in overwrite (flight\n"
+		"recorder) mode to FILE; sessions today have the sequential mode only.\n",
+		false,
+	},
+};
+
+const struct cli_help *cli_help_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
+		if (strcmp(help[i].name, name) == 0)
+			return &help[i];
+	return NULL;
+}
+
+void cli_help_overview(FILE *f)
+{
+	fputs("usage: ringlog COMMAND [ARGS]\n\ncommands:\n", f);
+	for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
+		if (help[i].built)
+			fprintf(f, "  %-9s %s\n", help[i].name, help[i].summary);
+	fputs("\nnot built yet:", f);
+	const char *sep = " ";
+	for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
+		if (!help[i].built) {
+			fprintf(f, "%s%s", sep, help[i].name);
+			sep = ", ";
+		}
+	fputs("\n\n\"ringlog help COMMAND\" or \"ringlog COMMAND --help\" shows a command's "
+	      "options.\nThe manual: man ringlog (after meson install), or man -l "
+	      "docs/man/ringlog.1.\n",
+	      f);
+}
+
+void cli_help_command(FILE *f, const struct cli_help *h)
+{
+	fprintf(f, "usage: ringlog %s\n\n%s", h->usage, h->text);
+}

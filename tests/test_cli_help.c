@@ -1,0 +1,302 @@
+/*
+ * test_cli_help.c - every command has its own help, and the help, the
+ * usage errors and the manual agree:
+ *
+ *   - `ringlog help`, `--help` and `-h` print the overview on stdout, exit 0;
+ *   - for every command, `ringlog help CMD`, `ringlog CMD --help` and
+ *     `ringlog CMD -h` print the same text on stdout (nothing on stderr) and
+ *     exit 0, without running the command (even after other arguments);
+ *   - the help's usage line is the one the command prints after a usage
+ *     error, and every option in it has its own line in the help text and
+ *     appears in ringlog(1);
+ *   - commands that are not built say so, in their help and when run;
+ *   - the manual pages render without a warning from man/groff.
+ *
+ * Needs $RINGLOG_BIN, $RINGLOG_MAN1 and $RINGLOG_MAN5 (tests/meson.build).
+ */
+#include "harness.h"
+#include "tap.h"
+#include "test_convert_util.h"
+
+#include <sys/stat.h>
+
+static const char *const built[] = { "start", "stop", "query", "list", "emit",
+				     "dump", "stats", "convert", "bench", "help" };
+static const char *const later[] = { "update", "flush", "tail", "snapshot" };
+
+/* The ringlog binary with arguments (NULL-terminated). */
+static void rl(struct cmd *c, const char *a0, const char *a1, const char *a2, const char *a3,
+	       const char *a4)
+{
+	const char *argv[] = { h_bin(), a0, a1, a2, a3, a4, NULL };
+	run(c, argv);
+}
+
+/* Line 0 of text, without the newline. */
+static char *first_line(const char *text)
+{
+	size_t n = strcspn(text, "\n");
+	char *s = malloc(n + 1);
+	memcpy(s, text, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* The usage line that a usage error printed on stderr ("usage: ..." up to
+ * the end of its line), or NULL. */
+static char *usage_in(const char *err)
+{
+	const char *p = strstr(err, "usage: ringlog ");
+	return p ? first_line(p) : NULL;
+}
+
+/* Does the help text describe opt on a line of its own: "  OPT " or
+ * "  OPT," or "  OPT\n" at the start of a line? */
+static bool describes(const char *text, const char *opt)
+{
+	size_t n = strlen(opt);
+	for (const char *p = text; (p = strstr(p, opt)) != NULL; p++) {
+		bool at_entry = p - text >= 3 && p[-1] == ' ' && p[-2] == ' ' && p[-3] == '\n';
+		bool ends = p[n] == ' ' || p[n] == ',' || p[n] == '\n';
+		if (at_entry && ends)
+			return true;
+	}
+	return false;
+}
+
+/* The synopsis of command name in ringlog(1): from ".B ringlog NAME" to
+ * the next ".br" or section (NUL-terminated copy), or NULL. */
+static char *synopsis_of(const char *man, const char *name)
+{
+	char head[64];
+	snprintf(head, sizeof head, "\n.B ringlog %s\n", name);
+	const char *p = strstr(man, head);
+	if (!p)
+		return NULL;
+	const char *e = strstr(p + 1, "\n.br\n"), *sh = strstr(p + 1, "\n.SH");
+	if (!e || (sh && sh < e))
+		e = sh;
+	size_t n = e ? (size_t)(e - p) : strlen(p);
+	char *s = malloc(n + 1);
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* ringlog(1) writes an option with escaped dashes: --to is \-\-to. */
+static bool in_manual(const char *man, const char *opt)
+{
+	char esc[64];
+	size_t k = 0;
+	for (const char *p = opt; *p && k + 3 < sizeof esc; p++) {
+		if (*p == '-')
+			esc[k++] = '\\';
+		esc[k++] = *p;
+	}
+	esc[k] = '\0';
+	return strstr(man, esc) != NULL;
+}
+
+/* Each option of a usage line ("-o", "--buffer-size", ...) in turn. */
+static int options_of(const char *usage, char opts[][32], int max)
+{
+	int n = 0;
+	for (const char *p = usage; *p && n < max; p++) {
+		if (*p != '-' || (p > usage && p[-1] != ' ' && p[-1] != '['))
+			continue;
+		size_t k = 0;
+		while ((p[k] == '-' || (p[k] >= 'a' && p[k] <= 'z')) && k < 31)
+			k++;
+		memcpy(opts[n], p, k);
+		opts[n][k] = '\0';
+		n++;
+		p += k - 1;
+	}
+	return n;
+}
+
+static void check_command(const char *name, bool is_built, const char *man)
+{
+	struct cmd a, b, c;
+	rl(&a, "help", name, NULL, NULL, NULL);
+	ASSERT_EQ(a.status, 0);
+	ASSERT_STREQ(a.err, "");
+	char want[128];
+	snprintf(want, sizeof want, "usage: ringlog %s", name);
+	ok(strncmp(a.out, want, strlen(want)) == 0 &&
+		   (a.out[strlen(want)] == ' ' || a.out[strlen(want)] == '\n'),
+	   "help %s starts with '%s'", name, want);
+	char *usage = first_line(a.out);
+	ok(strncmp(a.out + strlen(usage), "\n\n", 2) == 0, "help %s: a blank line after the usage",
+	   name);
+	ok(strlen(a.out) > strlen(usage) + 80, "help %s has a text (%zu bytes)", name,
+	   strlen(a.out));
+
+	rl(&b, name, "--help", NULL, NULL, NULL);
+	rl(&c, name, "-h", NULL, NULL, NULL);
+	ASSERT_EQ(b.status, 0);
+	ASSERT_EQ(c.status, 0);
+	ASSERT_STREQ(b.out, a.out);
+	ASSERT_STREQ(c.out, a.out);
+	ASSERT_STREQ(b.err, "");
+	ASSERT_STREQ(c.err, "");
+	cmd_free(&b);
+	cmd_free(&c);
+
+	if (is_built && strcmp(name, "help") != 0) {
+		/* A usage error prints the same usage line. */
+		rl(&b, name, "--no-such-option", "x", "y", NULL);
+		ASSERT_EQ(b.status, 2);
+		char *u = usage_in(b.err);
+		ASSERT_STREQ(u, usage);
+		if (!u || strcmp(u, usage) != 0)
+			diag("stderr: %s", b.err);
+		free(u);
+		cmd_free(&b);
+
+		/* Every command: a synopsis in the manual; every option: a
+		 * line in the help text and a place in that synopsis. */
+		char *syn = synopsis_of(man, name);
+		ok(syn != NULL, "ringlog(1) has a synopsis of %s", name);
+		char opts[16][32];
+		int n = options_of(usage, opts, 16);
+		for (int i = 0; i < n; i++) {
+			ok(describes(a.out, opts[i]), "help %s describes %s", name, opts[i]);
+			ok(syn && in_manual(syn, opts[i]), "ringlog(1)'s synopsis of %s has %s", name,
+			   opts[i]);
+		}
+		free(syn);
+	} else if (!is_built) {
+		ASSERT_CONTAINS(a.out, "\nNot built yet: \"ringlog ");
+		rl(&b, name, NULL, NULL, NULL, NULL);
+		ASSERT_EQ(b.status, 2);
+		snprintf(want, sizeof want, "ringlog: %s: not implemented yet (see 'ringlog help %s')\n",
+			 name, name);
+		ASSERT_STREQ(b.err, want);
+		ASSERT_STREQ(b.out, "");
+		cmd_free(&b);
+	}
+	free(usage);
+	cmd_free(&a);
+}
+
+/* man renders path with warnings on: nothing on stderr. */
+static void check_manual_renders(const char *path)
+{
+	const char *argv[] = { "man", "--warnings", "-l", path, NULL };
+	struct cmd m;
+	setenv("MANWIDTH", "80", 1);
+	/* A locale that always exists: a missing one makes man warn. */
+	setenv("LC_ALL", "C.UTF-8", 1);
+	run(&m, argv);
+	if (m.status == 127) {
+		ok(1, "%s renders # SKIP man is not installed (scripts/deps.sh installs man-db)", path);
+	} else {
+		ok(m.status == 0 && m.err[0] == '\0' && strlen(m.out) > 1000,
+		   "man --warnings -l %s: status %d, no warnings", path, m.status);
+		if (m.err[0])
+			diag("stderr: %s", m.err);
+	}
+	cmd_free(&m);
+}
+
+int main(void)
+{
+	const char *man1 = getenv("RINGLOG_MAN1"), *man5 = getenv("RINGLOG_MAN5");
+	BAIL_IF(!man1 || !man5, "RINGLOG_MAN1 and RINGLOG_MAN5 must name the manual pages");
+	size_t len;
+	char *man = slurp(man1, &len);
+	BAIL_IF(!man, "cannot read %s", man1);
+
+	/* The overview: three spellings, one text, on stdout. */
+	struct cmd o, x;
+	rl(&o, "help", NULL, NULL, NULL, NULL);
+	ASSERT_EQ(o.status, 0);
+	ASSERT_STREQ(o.err, "");
+	const char *head = "usage: ringlog COMMAND [ARGS]\n\ncommands:\n";
+	ok(strncmp(o.out, head, strlen(head)) == 0,
+	   "the overview starts with the usage");
+	for (size_t i = 0; i < sizeof built / sizeof built[0]; i++) {
+		char line[32];
+		snprintf(line, sizeof line, "\n  %-9s ", built[i]);
+		ok(strstr(o.out, line) != NULL, "the overview lists %s", built[i]);
+	}
+	ASSERT_CONTAINS(o.out, "\nnot built yet: update, flush, tail, snapshot\n");
+	const char *spellings[] = { "--help", "-h" };
+	for (int i = 0; i < 2; i++) {
+		rl(&x, spellings[i], NULL, NULL, NULL, NULL);
+		ASSERT_EQ(x.status, 0);
+		ASSERT_STREQ(x.out, o.out);
+		cmd_free(&x);
+	}
+
+	for (size_t i = 0; i < sizeof built / sizeof built[0]; i++)
+		check_command(built[i], true, man);
+	for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+		check_command(later[i], false, man);
+
+	/* --help wins over the command's other arguments: start does not
+	 * run (no session, no file). */
+	char path[300];
+	snprintf(path, sizeof path, "%s", h_path("help"));
+	unlink(path);
+	rl(&x, "start", h_session("help"), "-o", path, "--help");
+	ASSERT_EQ(x.status, 0);
+	ASSERT_CONTAINS(x.out, "usage: ringlog start NAME -o FILE");
+	struct stat st;
+	ok(stat(path, &st) < 0 && errno == ENOENT, "start --help created no file");
+	cmd_free(&x);
+	rl(&x, "query", h_session("help"), NULL, NULL, NULL);
+	ASSERT_EQ(x.status, 1);
+	cmd_free(&x);
+	rl(&x, "dump", "/nonexistent.rlog", "-h", NULL, NULL);
+	ASSERT_EQ(x.status, 0);
+	ASSERT_CONTAINS(x.out, "usage: ringlog dump FILE");
+	ASSERT_STREQ(x.err, "");
+	cmd_free(&x);
+
+	/* Errors: one line, exit 2. */
+	rl(&x, "help", "nope", NULL, NULL, NULL);
+	ASSERT_EQ(x.status, 2);
+	ASSERT_STREQ(x.out, "");
+	ASSERT_STREQ(x.err, "ringlog: help: unknown command 'nope' (try 'ringlog help')\n");
+	cmd_free(&x);
+	rl(&x, "help", "start", "stop", NULL, NULL);
+	ASSERT_EQ(x.status, 2);
+	ASSERT_STREQ(x.err, "ringlog: help: usage: ringlog help [COMMAND]\n");
+	cmd_free(&x);
+	rl(&x, "nope", "--help", NULL, NULL, NULL);
+	ASSERT_EQ(x.status, 2);
+	ASSERT_STREQ(x.err, "ringlog: unknown command 'nope' (try 'ringlog help')\n");
+	cmd_free(&x);
+	/* No command: the error line, then the overview, on stderr. */
+	rl(&x, NULL, NULL, NULL, NULL, NULL);
+	ASSERT_EQ(x.status, 2);
+	ASSERT_STREQ(x.out, "");
+	ok(strncmp(x.err, "ringlog: missing COMMAND\n", 25) == 0 && strcmp(x.err + 25, o.out) == 0,
+	   "no command: the error line and the overview on stderr");
+	cmd_free(&x);
+
+	/* Help that cannot be written is an error, not a silent success. */
+	if (access("/dev/full", W_OK) == 0) {
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0) {
+			int fd = open("/dev/full", O_WRONLY);
+			int null = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			dup2(null, 2);
+			execl(h_bin(), h_bin(), "help", "start", (char *)NULL);
+			_exit(127);
+		}
+		int status;
+		waitpid(pid, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 1, "help into a full disk exits 1");
+	}
+
+	check_manual_renders(man1);
+	check_manual_renders(man5);
+	cmd_free(&o);
+	free(man);
+	return done_testing();
+}

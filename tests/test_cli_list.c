@@ -1,0 +1,106 @@
+/*
+ * test_cli_list.c - what `ringlog list`, `start`, `query` and `stop` print
+ * about the sessions on the machine, exactly:
+ *
+ *   - `list` with no session says "no sessions" (exit 0), not nothing;
+ *   - with one session it prints exactly that session's line;
+ *   - `start -o RELATIVE` prints the absolute path of the file, and `query`
+ *     and `stop` print the same one.
+ *
+ * "No session" must be true of the whole machine, and other tests create
+ * sessions at the same time, so the test first gives itself a private
+ * /dev/shm: a new mount namespace (as root, or in a new user namespace)
+ * with a tmpfs there.  Where neither is allowed it is skipped, saying so.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <sys/mount.h>
+
+#include "tap.h"
+#include "test_convert_util.h"
+
+static bool write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* A private, empty /dev/shm; NULL on success, else what failed. */
+static const char *private_shm(void)
+{
+	if (unshare(CLONE_NEWNS) < 0) {
+		/* Not root: a user namespace in which we are ourselves. */
+		char map[64];
+		unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			return "neither unshare(CLONE_NEWNS) nor a user namespace is allowed here";
+		snprintf(map, sizeof map, "%u %u 1\n", uid, uid);
+		if (!write_file("/proc/self/uid_map", map) ||
+		    !write_file("/proc/self/setgroups", "deny") ||
+		    (snprintf(map, sizeof map, "%u %u 1\n", gid, gid), !write_file("/proc/self/gid_map", map)))
+			return "cannot map our ids in a user namespace";
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return "cannot make the mounts private";
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+		return "cannot mount a tmpfs on /dev/shm";
+	return NULL;
+}
+
+int main(void)
+{
+	const char *why = private_shm();
+	if (why)
+		skip_test(why);
+
+	char dir[] = "/tmp/rlog-list-XXXXXX", abs[PATH_MAX], path[PATH_MAX + 16], line[PATH_MAX + 128];
+	BAIL_IF(!mkdtemp(dir) || chdir(dir) < 0 || !realpath(dir, abs), "cannot make a directory");
+	snprintf(path, sizeof path, "%s/rel.rlog", abs);
+	const char *name = h_session("list");
+	struct h_run r;
+
+	h_ringlog(&r, "list", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STREQ(r.out, "no sessions\n");
+	ASSERT_STREQ(r.err, "");
+
+	h_ringlog(&r, "start", name, "-o", "rel.rlog", NULL);
+	ASSERT_EQ(r.status, 0);
+	int daemon = (int)h_kv(r.out, "daemon_pid");
+	snprintf(line, sizeof line, "session: %s\ndaemon_pid: %d\nfile: %s\n", name, daemon, path);
+	ASSERT_STREQ(r.out, line);
+
+	h_ringlog(&r, "list", NULL);
+	ASSERT_EQ(r.status, 0);
+	snprintf(line, sizeof line, "%-24s %-9s %s\n", name, "active", path);
+	ASSERT_STREQ(r.out, line);
+
+	h_ringlog(&r, "query", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	snprintf(line, sizeof line, "\nfile: %s\n", path);
+	ASSERT_CONTAINS(r.out, line);
+
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	snprintf(line, sizeof line, "session: %s\nfile: %s\n", name, path);
+	ok(strncmp(r.out, line, strlen(line)) == 0, "stop prints the same absolute path");
+
+	h_ringlog(&r, "list", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STREQ(r.out, "no sessions\n");
+
+	h_ringlog(&r, "list", "extra", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_STREQ(r.out, "");
+	ASSERT_STREQ(r.err, "ringlog: list: usage: ringlog list\n");
+
+	unlink(path);
+	rmdir(dir);
+	return done_testing();
+}
