@@ -32,7 +32,7 @@
 #include "args.h"
 #include "cli.h"
 #include "clock.h"
-#include "control.h"
+#include "session_print.h"
 #include "ringlog.h"
 
 #define USAGE "usage: ringlog bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] " \
@@ -251,13 +251,16 @@ int cmd_bench(int argc, char **argv)
 	char name[64], path[128];
 	snprintf(name, sizeof name, "bench-%d", (int)getpid());
 	snprintf(path, sizeof path, "/dev/shm/ringlog-bench-%d.rlog", (int)getpid());
-	pid_t daemon;
-	if (ctl_start(name, path, &p, true, false, &daemon) != 0)
-		return 1;
-	int err = rlog_attach(name);
+	struct rlog__start st = { .name = name, .path = path, .params = p, .force = true };
+	struct rlog__start_result started;
+	int err = rlog__session_start(&st, &started);
+	if (err < 0)
+		return cli_start_error(&st, &started, err);
+	pid_t daemon = started.daemon_pid;
+	err = rlog_attach(name);
 	if (err < 0) {
-		struct ctl_result res;
-		ctl_stop(name, &res);
+		struct rlog__stop_result res;
+		rlog__session_stop(name, &res, NULL, NULL);
 		unlink(path);
 		return cli_error("bench: attach %s: %s", name, strerror(-err));
 	}
@@ -294,8 +297,8 @@ int cmd_bench(int argc, char **argv)
 		sustained = ladder[k];
 	}
 	rlog_detach();
-	struct ctl_result res;
-	int stop_rc = ctl_stop(name, &res);
+	struct rlog__stop_result res;
+	int stop_err = rlog__session_stop(name, &res, NULL, NULL);
 	waitpid(daemon, NULL, 0);
 	unlink(path);
 
@@ -326,7 +329,9 @@ int cmd_bench(int argc, char **argv)
 		       tmpfs > 0 ? sustained * RECORD_BYTES / 1e6 / tmpfs : 0);
 		printf("paced_events_lost: %" PRIu64 "\n", paced_lost);
 	}
-	if (stop_rc == 0) {
+	if (stop_err < 0)
+		cli_stop_error("bench", name, &res, stop_err);
+	else {
 		printf("events_written: %" PRIu64 "\n", res.stats.events_written);
 		printf("session_events_lost: %" PRIu64 "\n", res.stats.events_lost);
 		printf("daemon_wakeups: %" PRIu64 "\n", res.stats.wakeups);
@@ -336,5 +341,5 @@ int cmd_bench(int argc, char **argv)
 	free(w2);
 	free(rs);
 	free(rc);
-	return stop_rc;
+	return stop_err < 0 ? 1 : 0;
 }

@@ -2,16 +2,13 @@
  * cmd_start.c - `ringlog start NAME -o FILE [options]`: create a session and
  * its capture daemon (sequential log file mode).
  */
-/* realpath() is XSI. */
-#define _XOPEN_SOURCE 700
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "cli.h"
-#include "control.h"
+#include "session_print.h"
 
 #define USAGE "usage: ringlog start NAME -o FILE [--buffer-size KB] [--buffers N] " \
 	      "[--flush-timer MS] [--mask HEX] [--force]"
@@ -71,14 +68,14 @@ int cmd_start(int argc, char **argv)
 		fprintf(stderr, "%s\n", USAGE);
 		return 2;
 	}
-	pid_t pid;
-	if (ctl_start(name, out, &p, force, true, &pid) != 0)
-		return 1;
+	struct rlog__start st = { .name = name, .path = out, .params = p, .force = force,
+				  .detach = true };
+	struct rlog__start_result res;
+	int err = rlog__session_start(&st, &res);
+	if (err < 0)
+		return cli_start_error(&st, &res, err);
 	/* The absolute path, as the session records it and as query and stop
-	 * print it: the file exists now, so realpath cannot fail but for a
-	 * race with its removal. */
-	char abs[PATH_MAX];
-	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)pid,
-	       realpath(out, abs) ? abs : out);
+	 * print it. */
+	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)res.daemon_pid, res.log_file);
 	return 0;
 }

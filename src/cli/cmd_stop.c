@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "control.h"
+#include "session_print.h"
 
 int cmd_stop(int argc, char **argv)
 {
@@ -13,11 +13,12 @@ int cmd_stop(int argc, char **argv)
 		cli_error("stop: usage: ringlog stop NAME");
 		return 2;
 	}
-	struct ctl_result res;
-	if (ctl_stop(argv[1], &res) != 0)
-		return 1;
+	struct rlog__stop_result res;
+	int err = rlog__session_stop(argv[1], &res, cli_stop_waiting, argv[1]);
+	if (err < 0)
+		return cli_stop_error("stop", argv[1], &res, err);
 	printf("session: %s\nfile: %s\n", res.name, res.log_file);
-	ctl_stats_print(&res.stats);
+	cli_stats_print(&res.stats);
 	if (res.stats.processes_attached == 0)
 		fprintf(stderr, "ringlog: stop: %s: no process attached to this session (was "
 				"RINGLOG_SESSION set, and did the program find libringlog?)\n", res.name);

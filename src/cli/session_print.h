@@ -1,0 +1,28 @@
+/*
+ * session_print.h - the CLI's side of session control (src/session/):
+ * printing statistics and turning a failed start or stop into one error
+ * line.
+ */
+#ifndef RLOG_CLI_SESSION_PRINT_H
+#define RLOG_CLI_SESSION_PRINT_H
+
+#include "session/session.h"
+
+/* Prints statistics as "key: value" lines (stop, query, bench). */
+void cli_stats_print(const struct rlog__stats *s);
+
+/* Prints the error line of a failed rlog__session_start; returns 1. */
+int cli_start_error(const struct rlog__start *s, const struct rlog__start_result *res, int err);
+
+/* Prints the error line of a failed rlog__session_stop (cmd names the
+ * command: "stop", "bench"); returns 1. */
+int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_result *res, int err);
+
+/* The rlog__stop_waiting_fn of the CLI: one line on stderr per producer
+ * the stop sequence waits for; arg is the session name. */
+void cli_stop_waiting(uint32_t pid, uint32_t tid, uint32_t what, void *arg);
+
+/* "active", "stopping", ...: a session state's name. */
+const char *cli_state_name(uint32_t state);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * info.c - a session's properties and live statistics, copied out of its
+ * region for `ringlog query` and `ringlog list` (ETW's
+ * EVENT_TRACE_CONTROL_QUERY).
+ *
+ * The daemon publishes statistics with relaxed stores (a reader may see a
+ * mixture of two drain passes while the session runs; they are exact once
+ * the state is STOPPED): relaxed loads here too.
+ */
+#define _GNU_SOURCE
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "atomics.h"
+
+void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *o)
+{
+	const struct rlog_shm_stats *s = &h->stats;
+	o->events_written = load_relaxed(&s->events_written);
+	o->bytes_written = load_relaxed(&s->bytes_written);
+	o->buffers_written = load_relaxed(&s->buffers_written);
+	o->events_lost = load_relaxed(&s->events_lost);
+	o->bytes_lost = load_relaxed(&s->bytes_lost);
+	o->log_buffers_lost = load_relaxed(&s->log_buffers_lost);
+	o->corrupt_buffers = load_relaxed(&s->corrupt_buffers);
+	o->file_bytes = load_relaxed(&s->file_bytes);
+	o->wakeups = load_relaxed(&s->wakeups);
+	o->passes = load_relaxed(&s->passes);
+	o->processes_attached = load_relaxed(&h->procs_attached);
+	o->processes_refused = load_relaxed(&h->procs_refused);
+}
+
+static void info_fill(const struct rlog__region *r, struct rlog__session_info *o)
+{
+	const struct rlog_shm_header *h = r->hdr;
+	memset(o, 0, sizeof *o);
+	snprintf(o->name, sizeof o->name, "%.*s", RLOG_NAME_MAX, h->name);
+	snprintf(o->log_file, sizeof o->log_file, "%.*s", RLOG_PATH_MAX - 1, h->log_file);
+	snprintf(o->last_error, sizeof o->last_error, "%.*s", 255, h->last_error);
+	o->state = load_acquire(&h->state);
+	o->log_file_mode = h->log_file_mode;
+	o->daemon_pid = h->daemon_pid;
+	o->buffer_size = r->buffer_size;
+	o->buffer_count = r->buffer_count;
+	o->free_buffers = rlog__region_free_count(r);
+	o->high_water = r->high_water;
+	o->flush_timer_ms = h->flush_timer_ms;
+	o->tick_source = h->tick_source;
+	o->tick_freq_hz = h->tick_freq_hz;
+	o->enable_mask = load_relaxed(&h->enable_mask);
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		o->producer_threads += load_relaxed(&r->slots[i].state) == RLOG_SLOT_ACTIVE;
+		o->processes += load_relaxed(&r->procs[i].state) == RLOG_PROC_ACTIVE;
+	}
+	rlog__stats_copy(h, &o->stats);
+}
+
+int rlog__session_query(const char *name, struct rlog__session_info *out)
+{
+	if (rlog__name_validate(name) < 0)
+		return -EINVAL;
+	struct rlog__region r;
+	int err = rlog__region_open(name, &r);
+	if (err < 0)
+		return err;
+	info_fill(&r, out);
+	rlog__region_close(&r);
+	return 0;
+}
+
+struct list_ctx {
+	void (*fn)(int err, const struct rlog__session_info *info, void *arg);
+	void *arg;
+};
+
+static void list_one(const char *name, void *arg)
+{
+	struct list_ctx *c = arg;
+	struct rlog__session_info info;
+	struct rlog__region r;
+	int err = rlog__region_open(name, &r);
+	if (err < 0) {
+		memset(&info, 0, sizeof info);
+		snprintf(info.name, sizeof info.name, "%s", name);
+		c->fn(err, &info, c->arg);
+		return;
+	}
+	info_fill(&r, &info);
+	rlog__region_close(&r);
+	c->fn(0, &info, c->arg);
+}
+
+int rlog__session_list(void (*fn)(int err, const struct rlog__session_info *info, void *arg),
+		       void *arg)
+{
+	struct list_ctx c = { fn, arg };
+	return rlog__region_list(list_one, &c);
+}

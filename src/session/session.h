@@ -1,0 +1,139 @@
+/*
+ * session.h - controlling sessions: creating one with its capture daemon,
+ * stopping one, reading its properties and statistics.
+ *
+ * The `ringlog` commands only parse arguments and print; everything that
+ * touches a session region or a daemon from the outside is here, behind
+ * functions that return 0 or -errno.  A failure that needs more than an
+ * errno to explain (which step of a start failed, what the daemon said)
+ * fills a result structure as well.
+ */
+#ifndef RLOG_SESSION_SESSION_H
+#define RLOG_SESSION_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shm.h"
+
+/* A session's statistics (the region's struct rlog_shm_stats and the
+ * header's counters), copied out. */
+struct rlog__stats {
+	uint64_t events_written, bytes_written, buffers_written, events_lost, bytes_lost,
+		log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes,
+		processes_attached, processes_refused;
+};
+
+/* Copies the statistics of a mapped region header. */
+void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *out);
+
+/* ------------------------------------------------------------------ */
+/* Start                                                               */
+/* ------------------------------------------------------------------ */
+
+struct rlog__start {
+	const char *name;                  /* session name */
+	const char *path;                  /* log file */
+	struct rlog__region_params params;
+	bool force;                        /* overwrite an existing log file */
+	bool detach;                       /* daemon: new session (setsid), stdio to /dev/null */
+};
+
+/* The step of a start that failed. */
+enum rlog__start_step {
+	RLOG__START_NAME,   /* -EINVAL: not a valid session name */
+	RLOG__START_FILE,   /* opening the log file: -EEXIST without force, or open's errno */
+	RLOG__START_PATH,   /* -ENAMETOOLONG: the absolute path does not fit the header */
+	RLOG__START_REGION, /* -EEXIST: a session of that name; -EINVAL: bad geometry */
+	RLOG__START_FORK,   /* fork's errno */
+	RLOG__START_DAEMON, /* -ECHILD: it exited before the session started; -ETIMEDOUT:
+	                       not started within 10 s; -EIO: it failed (detail says why) */
+};
+
+struct rlog__start_result {
+	pid_t daemon_pid;                  /* on success */
+	char log_file[RLOG_PATH_MAX];      /* the log file's absolute path */
+	enum rlog__start_step step;        /* on failure: which step */
+	char detail[256];                  /* on RLOG__START_DAEMON -EIO: the daemon's error */
+};
+
+/*
+ * Creates the session's region, opens its log file (O_EXCL unless force;
+ * truncated only once the session exists, so a refused start never wipes a
+ * file), forks the capture daemon and returns once the session is ACTIVE.
+ * On failure nothing is left behind: no region, no mapping, no new file.
+ * Returns 0 or -errno (out->step says where).
+ */
+int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *out);
+
+/* ------------------------------------------------------------------ */
+/* Stop                                                                */
+/* ------------------------------------------------------------------ */
+
+struct rlog__stop_result {
+	struct rlog__stats stats;          /* final, on success */
+	char log_file[RLOG_PATH_MAX];
+	char last_error[256];              /* the daemon's last error; "" if none */
+	char name[RLOG_NAME_MAX + 8];      /* as the session was named */
+	pid_t daemon_pid;
+};
+
+/* Called while the daemon's stop sequence waits for a producer, once per
+ * producer: pid, tid (0 for a process gate) and RLOG_WAIT_*. */
+typedef void rlog__stop_waiting_fn(uint32_t pid, uint32_t tid, uint32_t what, void *arg);
+
+/*
+ * Asks the daemon of session name to stop and waits until it has: every
+ * buffer drained, the file closed, the region removed.  Returns:
+ *   0           stopped; out->stats are final (out->last_error may say the
+ *               daemon met an error, a full disk say)
+ *   -EINVAL     not a valid session name
+ *   -ENOENT     no such session
+ *   -ESRCH      its daemon (out->daemon_pid) is not running: the session was
+ *               removed, events still in its buffers are lost
+ *   -EPROTO     the header fails validation and no daemon runs for it
+ *   -EUCLEAN    the header fails validation (scribbled); its daemon
+ *               (out->daemon_pid) was asked to stop and has removed it
+ *   -ETIMEDOUT  the header fails validation and its daemon did not remove
+ *               the session within 30 s
+ *   other       -errno of opening the region
+ */
+int rlog__session_stop(const char *name, struct rlog__stop_result *out,
+		       rlog__stop_waiting_fn *waiting, void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Query and list                                                      */
+/* ------------------------------------------------------------------ */
+
+struct rlog__session_info {
+	char name[RLOG_NAME_MAX + 8];
+	char log_file[RLOG_PATH_MAX];
+	char last_error[256];
+	uint32_t state;                    /* RLOG_STATE_* */
+	uint32_t log_file_mode;            /* RLOG_MODE_* */
+	uint32_t daemon_pid;
+	uint32_t buffer_size, buffer_count, free_buffers, high_water;
+	uint32_t flush_timer_ms;
+	uint32_t tick_source;
+	uint64_t tick_freq_hz;
+	uint64_t enable_mask;
+	uint32_t producer_threads;         /* ACTIVE slots */
+	uint32_t processes;                /* ACTIVE process entries */
+	struct rlog__stats stats;
+};
+
+/*
+ * Reads session name's properties and live statistics.  Returns 0,
+ * -EINVAL (bad name), -ENOENT, -EPROTO (not a session region of this
+ * version), or another -errno.
+ */
+int rlog__session_query(const char *name, struct rlog__session_info *out);
+
+/* Calls fn for every session object in /dev/shm, with err 0 and its info,
+ * or err < 0 (the region fails validation: only info->name is set).
+ * Returns the number of sessions or -errno. */
+int rlog__session_list(void (*fn)(int err, const struct rlog__session_info *info, void *arg),
+		       void *arg);
+
+#endif

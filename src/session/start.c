@@ -1,0 +1,151 @@
+/*
+ * start.c - creating a session: its log file, its region, its daemon.
+ *
+ *   caller                         region                      daemon (child)
+ *   ------                         ------                      --------------
+ *   open log file (O_EXCL)
+ *   create region (CREATING)
+ *   truncate the file (--force)
+ *   fork ------------------------------------------------------> rlog__daemon_run
+ *   futex_wait(state, CREATING) <- state = ACTIVE (release) <-- calibrate, file header,
+ *                                  futex_wake(state)             LOG_MARKER
+ */
+#define _GNU_SOURCE
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "atomics.h"
+#include "clock.h"
+#include "daemon/daemon.h"
+#include "futex.h"
+
+/* How long start waits for the daemon to make the session ACTIVE. */
+#define START_WAIT_NS UINT64_C(10000000000)
+
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+}
+
+/* Waits for the daemon pid to make the session ACTIVE (or FAILED). */
+static int wait_active(struct rlog__region *r, pid_t pid, struct rlog__start_result *out)
+{
+	uint64_t deadline = rlog__monotonic_ns() + START_WAIT_NS;
+	uint32_t st;
+	/* Pairs with the daemon's store_release(state) and futex_wake. */
+	while ((st = load_acquire(&r->hdr->state)) == RLOG_STATE_CREATING) {
+		int status;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return -ECHILD;
+		if (rlog__monotonic_ns() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return -ETIMEDOUT;
+		}
+		rlog__futex_wait(&r->hdr->state, RLOG_STATE_CREATING, 100);
+	}
+	if (st != RLOG_STATE_ACTIVE) {
+		snprintf(out->detail, sizeof out->detail, "%s",
+			 r->hdr->last_error[0] ? r->hdr->last_error : "the daemon failed");
+		waitpid(pid, NULL, 0);
+		return -EIO;
+	}
+	return 0;
+}
+
+int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *out)
+{
+	memset(out, 0, sizeof *out);
+	int err;
+	out->step = RLOG__START_NAME;
+	if (rlog__name_validate(s->name) < 0)
+		return -EINVAL;
+
+	/* With force, the file is truncated only once the session exists: a
+	 * refused start must not wipe a file (perhaps a running session's). */
+	out->step = RLOG__START_FILE;
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (s->force ? 0 : O_EXCL);
+	int fd = open(s->path, flags, 0644);
+	if (fd < 0)
+		return -errno;
+	bool created = !s->force; /* O_EXCL: the file is ours to remove */
+
+	out->step = RLOG__START_PATH;
+	char abs[PATH_MAX];
+	if (realpath(s->path, abs) == NULL || strlen(abs) >= RLOG_PATH_MAX) {
+		err = -ENAMETOOLONG;
+		goto fail_file;
+	}
+	memcpy(out->log_file, abs, strlen(abs) + 1);
+
+	out->step = RLOG__START_REGION;
+	struct rlog__region r;
+	err = rlog__region_create(s->name, &s->params, &r);
+	if (err < 0)
+		goto fail_file;
+	struct stat fst;
+	out->step = RLOG__START_FILE;
+	if (s->force && fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && ftruncate(fd, 0) < 0) {
+		err = -errno;
+		goto fail_region;
+	}
+	r.hdr->tick_source = rlog__tick_source_pick();
+	memcpy(r.hdr->log_file, abs, strlen(abs) + 1);
+
+	out->step = RLOG__START_FORK;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto fail_region;
+	}
+	if (pid == 0) {
+		if (s->detach) {
+			setsid();
+			detach_stdio();
+		}
+		int rc = rlog__daemon_run(&r, fd);
+		_exit(rc < 0 ? 1 : 0);
+	}
+	close(fd);
+	out->step = RLOG__START_DAEMON;
+	err = wait_active(&r, pid, out);
+	if (err < 0) {
+		/* The daemon removed the region itself if it got to fail; if it
+		 * died or hung, the region is still there. */
+		rlog__region_unlink(s->name);
+		rlog__region_close(&r);
+		if (created)
+			unlink(s->path);
+		return err;
+	}
+	rlog__region_close(&r);
+	out->daemon_pid = pid;
+	return 0;
+
+fail_region:
+	rlog__region_unlink(s->name);
+	rlog__region_close(&r);
+fail_file:
+	close(fd);
+	if (created)
+		unlink(s->path);
+	return err;
+}
