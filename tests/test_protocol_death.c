@@ -301,6 +301,32 @@ static void case_scribbled(void)
 	unlink(path);
 }
 
+/* A header scribbled and put back: the daemon noticed (it checks once a
+ * second) and says so at stop. */
+static void case_scribbled_restored(void)
+{
+	const char *name = h_session("scrib2");
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path("scrib2"));
+	h_start(name, path, NULL, NULL);
+	char shm[128];
+	snprintf(shm, sizeof shm, "/dev/shm/ringlog.%s", name);
+	int fd = open(shm, O_RDWR);
+	ASSERT_EQ(fd >= 0, 1);
+	struct rlog_shm_header *h = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	uint32_t saved = h->high_water;
+	h->high_water = h->buffer_count + 1;
+	sleep_ms(2500);
+	h->high_water = saved;
+	munmap(h, 4096);
+	struct h_run r;
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_CONTAINS(r.err, "the session header was scribbled (it fails validation)");
+	unlink(path);
+}
+
 static void case_zombie(void)
 {
 	const char *name = h_session("zombie");
@@ -391,6 +417,7 @@ int main(void)
 	case_taking(RLOG__HOOK_TAKE_OWNED, "owned");
 	case_fork_attach();
 	case_scribbled();
+	case_scribbled_restored();
 	case_zombie();
 	case_kill_storm();
 	return done_testing();

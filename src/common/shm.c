@@ -164,6 +164,58 @@ fail_unlink:
 	return err;
 }
 
+/*
+ * Copies the identity and geometry of the header at h (the part written
+ * once at creation) into *g, and checks the copy against a region of size
+ * bytes; *l receives the layout.  Returns 0 or -EPROTO.
+ */
+static int header_copy_check(const struct rlog_shm_header *h, uint64_t size,
+			     struct rlog_shm_header *g, struct layout *l)
+{
+	/* Pairs with the creator's store_release(magic). */
+	uint64_t magic = load_acquire(&h->magic);
+	memcpy((uint8_t *)g + 8, (const uint8_t *)h + 8, offsetof(struct rlog_shm_header, name) - 8);
+	if (magic != RLOG_SHM_MAGIC || g->abi_version != RLOG_SHM_ABI_VERSION ||
+	    g->header_size != sizeof(struct rlog_shm_header) || g->region_size != size)
+		return -EPROTO;
+	if (g->buffer_size < RLOG_MIN_BUFFER_SIZE || g->buffer_size > RLOG_MAX_BUFFER_SIZE ||
+	    g->buffer_size % PAGE != 0 || g->buffer_count < RLOG_MIN_BUFFER_COUNT ||
+	    g->buffer_count > RLOG_MAX_BUFFER_COUNT ||
+	    g->slot_count != slot_count_for(g->buffer_count) || g->high_water == 0 ||
+	    g->high_water > g->buffer_count)
+		return -EPROTO;
+	layout_compute(g->buffer_size, g->buffer_count, g->slot_count, l);
+	if (l->region_size != size || l->desc_offset != g->desc_offset ||
+	    l->slot_offset != g->slot_offset || l->proc_offset != g->proc_offset ||
+	    l->free_offset != g->free_offset || l->buffers_offset != g->buffers_offset)
+		return -EPROTO;
+	return 0;
+}
+
+int rlog__header_check(const struct rlog__region *r)
+{
+	struct rlog_shm_header g;
+	struct layout l;
+	int err = header_copy_check(r->hdr, r->size, &g, &l);
+	if (err < 0)
+		return err;
+	/* And it is still the geometry this process validated and uses. */
+	if (g.buffer_size != r->buffer_size || g.buffer_count != r->buffer_count ||
+	    g.slot_count != r->slot_count || g.high_water != r->high_water)
+		return -EPROTO;
+	return 0;
+}
+
+bool rlog__desc_sane(const struct rlog__region *r, const struct rlog_shm_desc *d)
+{
+	uint32_t st = load_relaxed(&d->state), wo = load_relaxed(&d->write_off);
+	if (st > RLOG_BUF_FULL)
+		return false;
+	if (st == RLOG_BUF_FREE)
+		return true; /* a free buffer's other fields are its last owner's */
+	return d->slot < r->slot_count && wo <= r->buffer_size && (wo & 3) == 0;
+}
+
 int rlog__region_open(const char *name, struct rlog__region *out)
 {
 	char shm[96];
@@ -190,26 +242,10 @@ int rlog__region_open(const char *name, struct rlog__region *out)
 		return -ENOMEM;
 
 	/* Copy the geometry once, validate the copy, use only the copy. */
-	struct rlog_shm_header *h = base;
-	uint64_t magic = load_acquire(&h->magic);
 	struct rlog_shm_header g;
-	memcpy((uint8_t *)&g + 8, (const uint8_t *)h + 8, offsetof(struct rlog_shm_header, name) - 8);
 	struct layout l;
-	int err = -EPROTO;
-	if (magic != RLOG_SHM_MAGIC || g.abi_version != RLOG_SHM_ABI_VERSION ||
-	    g.header_size != sizeof(struct rlog_shm_header) || g.region_size != size)
-		goto fail;
-	if (g.buffer_size < RLOG_MIN_BUFFER_SIZE || g.buffer_size > RLOG_MAX_BUFFER_SIZE ||
-	    g.buffer_size % PAGE != 0 || g.buffer_count < RLOG_MIN_BUFFER_COUNT ||
-	    g.buffer_count > RLOG_MAX_BUFFER_COUNT ||
-	    g.slot_count != slot_count_for(g.buffer_count) || g.high_water == 0 ||
-	    g.high_water > g.buffer_count)
-		goto fail;
-	layout_compute(g.buffer_size, g.buffer_count, g.slot_count, &l);
-	if (l.region_size != size || l.desc_offset != g.desc_offset ||
-	    l.slot_offset != g.slot_offset || l.proc_offset != g.proc_offset ||
-	    l.free_offset != g.free_offset ||
-	    l.buffers_offset != g.buffers_offset)
+	int err = header_copy_check(base, size, &g, &l);
+	if (err < 0)
 		goto fail;
 
 	memset(out, 0, sizeof *out);

@@ -91,6 +91,22 @@ static inline uint8_t *rlog__region_buffer(const struct rlog__region *r, uint32_
 	return r->buffers + (size_t)idx * r->buffer_size;
 }
 
+/*
+ * Invariant checkers (STYLE.md).  The daemon calls them on what it reads
+ * from the region, which is hostile input, as validation; the producer
+ * calls them inside assert() on its own buffer, so test builds check every
+ * take and handover.
+ *
+ * rlog__header_check: the header's identity and geometry are valid for the
+ * mapped size and are still the ones r was opened with (a scribbled header
+ * fails).  Returns 0 or -EPROTO.
+ *
+ * rlog__desc_sane: a descriptor's state is known and, unless FREE, its slot
+ * and write offset are in range (write_off <= buffer_size, a multiple of 4).
+ */
+int rlog__header_check(const struct rlog__region *r);
+bool rlog__desc_sane(const struct rlog__region *r, const struct rlog_shm_desc *d);
+
 /* Number of free buffers in the bitmap (a snapshot). */
 uint32_t rlog__region_free_count(const struct rlog__region *r);
 

@@ -147,6 +147,22 @@ static void quiesce_producers(struct rlog__region *r)
 	}
 }
 
+/*
+ * The header's identity and geometry never change after creation; a
+ * process that scribbles them cannot hurt the daemon (it uses the geometry
+ * it validated at start), but the session's other users are refused from
+ * then on, and stop must say so: last_error, once.
+ */
+static void check_header(struct rlog__region *r, bool *reported)
+{
+	if (*reported || rlog__header_check(r) == 0)
+		return;
+	*reported = true;
+	snprintf(r->hdr->last_error, sizeof r->hdr->last_error,
+		 "the session header was scribbled (it fails validation); the daemon went on "
+		 "with the geometry it validated at start");
+}
+
 static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)
 {
 	struct rlog_shm_header *h = r->hdr;
@@ -208,6 +224,7 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	rlog__futex_wake(&h->state, INT_MAX);
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
+	bool header_scribbled = false;
 	while (!load_acquire(&h->stop_requested) && !got_signal) {
 		uint64_t now = rlog__monotonic_ns();
 		bool flush = exchange_acq_rel(&h->flush_requested, 0) != 0;
@@ -217,6 +234,7 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 			last_flush = now;
 		if (now - last_dead_check >= 1000000000u) {
 			rlog__drain_check_dead(&d);
+			check_header(r, &header_scribbled);
 			last_dead_check = now;
 		}
 		int released = rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);

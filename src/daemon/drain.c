@@ -375,8 +375,9 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL)
 			continue;
 		uint32_t slot = d->bufs[i].started ? d->bufs[i].slot : r->desc[i].slot;
-		if (slot >= r->slot_count) {
-			/* Not a slot of ours: a hostile descriptor. */
+		if (slot >= r->slot_count || (!d->bufs[i].started && !rlog__desc_sane(r, &r->desc[i]))) {
+			/* Not a slot of ours, or out-of-range fields: a hostile
+			 * descriptor. */
 			d->corrupt_buffers++;
 			rlog__drain_loss_block(d, r->desc[i].pid, r->desc[i].tid, rlog__drain_now(d), 0, r->buffer_size,
 				   RLOG_LOSS_CORRUPT);

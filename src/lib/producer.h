@@ -92,7 +92,8 @@ void __tsan_release(void *addr);
  * Test hooks (not API): when rlog__test_hook is set, the slow path calls it
  * with one of these points, so that a test can raise a signal, or kill the
  * process, at an exact step of the protocol.  One relaxed load per point,
- * on the rare path only.
+ * on the rare path only.  Not exported from libringlog.so: the tests link
+ * the static producer library.
  */
 enum rlog__hook_point {
 	RLOG__HOOK_SLOW = 1,     /* slow path entered: guard held, signals not blocked */
@@ -104,7 +105,7 @@ enum rlog__hook_point {
 	RLOG__HOOK_TAKE_OWNED,   /* the buffer OWNED, the slot's taking mark not yet cleared */
 	RLOG__HOOK_LEAVE,        /* the guard has just been released */
 };
-extern void (*_Atomic rlog__test_hook)(int point) RLOG__EXPORT;
+extern void (*_Atomic rlog__test_hook)(int point);
 #define RLOG__HOOK(point)                                                                 \
 	do {                                                                              \
 		void (*rlog__h_)(int) =                                                   \
@@ -142,6 +143,13 @@ void rlog__thread_release(bool exiting);
  * entry: nothing counted), or -ENOBUFS (no free slot: the event of size
  * bytes is counted lost in the process entry). */
 int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t size);
+
+/* Invariant checker (STYLE.md), for assert(): the thread's guard, mask,
+ * slot and buffer pointers agree with each other.  It reads the thread's
+ * own state only, never the region: a hostile process scribbling a
+ * descriptor must not be able to make an assert abort the application
+ * (the daemon validates descriptors; src/common/shm.h). */
+bool rlog__thread_sane(const struct rlog__thread *t, const struct rlog__tpriv *pv);
 
 /* Hands the thread's current buffer to the daemon (state FULL). */
 void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv);

@@ -61,6 +61,7 @@
  * (~1000 events at 16 KiB), or once per lost event.  Nothing here blocks.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -117,8 +118,28 @@ static void wake_daemon_if_waiting(struct rlog__region *r)
 		rlog__futex_wake(&r->hdr->fill_waiting, 1);
 }
 
+bool rlog__thread_sane(const struct rlog__thread *t, const struct rlog__tpriv *pv)
+{
+	if (t->busy == NULL)
+		return pv->slot == NULL && pv->desc == NULL && t->pos == NULL;
+	if (pv->slot == NULL) /* unbound: the guard is the thread's own word */
+		return t->busy == &pv->guard && pv->desc == NULL && t->pos == NULL &&
+		       t->mask == &rlog__zero_mask;
+	const struct rlog__region *r = pv->region;
+	if (t->busy != &pv->slot->busy || t->mask != &r->hdr->enable_mask)
+		return false;
+	if (pv->desc == NULL)
+		return t->pos == NULL && t->base == NULL && t->end == NULL;
+	uint32_t idx = (uint32_t)(pv->desc - r->desc);
+	/* end == pos while metadata is pending (write.c's trap). */
+	return idx < r->buffer_count && t->base == rlog__region_buffer(r, idx) &&
+	       t->write_off == &pv->desc->write_off && t->base <= t->pos && t->pos <= t->end &&
+	       (t->end == t->base + r->buffer_size || t->end == t->pos);
+}
+
 void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv)
 {
+	assert(rlog__thread_sane(t, pv));
 	struct rlog_shm_desc *d = pv->desc;
 	if (d == NULL)
 		return;
@@ -206,6 +227,7 @@ bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t 
 	t->end = t->base + r->buffer_size;
 	t->write_off = &d->write_off;
 	t->last = now;
+	assert(rlog__thread_sane(t, pv));
 	return true;
 }
 

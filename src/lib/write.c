@@ -31,6 +31,7 @@
  * and comes here, where the end is put back.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -274,6 +275,7 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 	t->last = now;
 	t->written++;
 	commit(t);
+	assert(rlog__thread_sane(t, pv));
 	return 1;
 }
 
