@@ -242,7 +242,7 @@ int main(void)
 	unlink(path);
 	rl(&x, "start", h_session("help"), "-o", path, "--help");
 	ASSERT_EQ(x.status, 0);
-	ASSERT_CONTAINS(x.out, "usage: ringlog start NAME -o FILE");
+	ASSERT_CONTAINS(x.out, "usage: ringlog start NAME [-o FILE]");
 	struct stat st;
 	ok(stat(path, &st) < 0 && errno == ENOENT, "start --help created no file");
 	cmd_free(&x);

@@ -215,7 +215,8 @@ static void fix_geometry(struct rlog_shm_header *h)
 	h->buffer_size = 4096;
 	h->buffer_count = 1000;
 	h->slot_count = 1064;
-	h->high_water = 700;
+	h->min_buffers = 32;
+	h->high_water_pct = 70;
 }
 
 static void check_refused(const char *what, const char *name)

@@ -65,7 +65,7 @@ static void pool_whole(const char *name, uint64_t buffers)
 		struct h_run q;
 		h_ringlog(&q, "query", name, NULL);
 		threads = h_kv(q.out, "producer_threads");
-		free_buffers = h_kv(q.out, "buffers_free");
+		free_buffers = h_kv(q.out, "free_buffers");
 		if (threads == 0 && free_buffers == buffers)
 			break;
 		sleep_ms(10);
@@ -315,10 +315,10 @@ static void case_scribbled_restored(void)
 	ASSERT_EQ(fd >= 0, 1);
 	struct rlog_shm_header *h = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	uint32_t saved = h->high_water;
-	h->high_water = h->buffer_count + 1;
+	uint32_t saved = h->high_water_pct;
+	h->high_water_pct = 101;
 	sleep_ms(2500);
-	h->high_water = saved;
+	h->high_water_pct = saved;
 	munmap(h, 4096);
 	struct h_run r;
 	h_ringlog(&r, "stop", name, NULL);

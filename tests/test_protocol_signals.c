@@ -273,7 +273,7 @@ static void case_exit(void)
 		struct h_run q;
 		h_ringlog(&q, "query", name, NULL);
 		threads = h_kv(q.out, "producer_threads");
-		free_buffers = h_kv(q.out, "buffers_free");
+		free_buffers = h_kv(q.out, "free_buffers");
 		if (threads == 0 && free_buffers == 16)
 			break;
 		struct timespec ts = { 0, 10000000 };

@@ -85,7 +85,7 @@ static void cli_errors(void)
 	snprintf(line, sizeof line, "session: %s\nstate: active\n", name);
 	ASSERT_CONTAINS(r.out, line);
 	ASSERT_EQ_U64(h_kv(r.out, "daemon_pid"), daemon);
-	ASSERT_EQ_U64(h_kv(r.out, "buffers"), 4);
+	ASSERT_EQ_U64(h_kv(r.out, "number_of_buffers"), 4);
 	ASSERT_EQ_U64(h_kv(r.out, "buffer_size"), 16384);
 	h_ringlog(&r, "emit", upper, "1024", "--count", "3", NULL);
 	ASSERT_EQ(r.status, 0);
@@ -165,8 +165,10 @@ static void cli_errors(void)
 	expect(&r, 1, "ringlog: stop: invalid session name ''\n");
 
 	/* Usage errors: exit 2, the error line then the usage line. */
-	const char *usage = "usage: ringlog start NAME -o FILE [--buffer-size KB] [--buffers N] "
-			    "[--flush-timer MS] [--mask HEX] [--force]\n";
+	const char *usage = "usage: ringlog start NAME [-o FILE] [--mode MODES] [--max-file-size MB] "
+			    "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "
+			    "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "
+			    "[--age-limit MIN] [--force]\n";
 	h_ringlog(&r, "start", other, "-o", path, "--bogus", NULL);
 	snprintf(line, sizeof line, "ringlog: start: unknown or incomplete option '--bogus'\n%s", usage);
 	expect(&r, 2, line);
@@ -182,7 +184,7 @@ static void cli_errors(void)
 	h_ringlog(&r, "stop", NULL);
 	expect(&r, 2, "ringlog: stop: usage: ringlog stop NAME\n");
 	h_ringlog(&r, "query", "a", "b", NULL);
-	expect(&r, 2, "ringlog: query: usage: ringlog query NAME\n");
+	expect(&r, 2, "ringlog: query: usage: ringlog query NAME [--json]\n");
 	h_ringlog(&r, "frobnicate", NULL);
 	expect(&r, 2, "ringlog: unknown command 'frobnicate' (try 'ringlog help')\n");
 
@@ -195,18 +197,21 @@ static void cli_errors(void)
 	h_ringlog(&r, "start", other, "-o", path, "--buffers", "12x", NULL);
 	expect(&r, 1, "ringlog: start: --buffers '12x': expected a number from 2 to 65536\n");
 	h_ringlog(&r, "start", other, "-o", path, "--buffer-size", "3", NULL);
-	expect(&r, 1, "ringlog: start: --buffer-size '3': expected KB, a multiple of 4 from 4 to "
-		      "16384\n");
+	expect(&r, 1, "ringlog: start: --buffer-size '3': expected KB, a power of two from 4 to "
+		      "1024\n");
 	h_ringlog(&r, "start", other, "-o", path, "--buffer-size", "6", NULL);
-	expect(&r, 1, "ringlog: start: --buffer-size '6': expected KB, a multiple of 4 from 4 to "
-		      "16384\n");
+	expect(&r, 1, "ringlog: start: --buffer-size '6': expected KB, a power of two from 4 to "
+		      "1024\n");
 	h_ringlog(&r, "start", other, "-o", path, "--buffer-size", "-4", NULL);
-	expect(&r, 1, "ringlog: start: --buffer-size '-4': expected KB, a multiple of 4 from 4 to "
-		      "16384\n");
-	/* Each value valid, the region too big (16 MiB x 65536). */
-	h_ringlog(&r, "start", other, "-o", path, "--buffer-size", "16384", "--buffers", "65536", NULL);
-	snprintf(line, sizeof line, "ringlog: start: %s: invalid buffer geometry (buffer size 4..16384 "
-		 "KB in whole pages, 2..65536 buffers, region at most 4 GiB)\n", other);
+	expect(&r, 1, "ringlog: start: --buffer-size '-4': expected KB, a power of two from 4 to "
+		      "1024\n");
+	h_ringlog(&r, "start", other, "-o", path, "--buffer-size", "2048", NULL);
+	expect(&r, 1, "ringlog: start: --buffer-size '2048': expected KB, a power of two from 4 to "
+		      "1024\n");
+	/* Each value valid, the region too big (1 MiB x 65536). */
+	h_ringlog(&r, "start", other, "-o", path, "--buffer-size", "1024", "--buffers", "65536", NULL);
+	snprintf(line, sizeof line, "ringlog: start: %s: invalid buffer geometry (buffer size a power "
+		 "of two from 4 to 1024 KB, 2..65536 buffers, region at most 4 GiB)\n", other);
 	expect(&r, 1, line);
 	ok(access(path, F_OK) != 0 && errno == ENOENT, "no file left by refused starts");
 	h_ringlog(&r, "query", other, NULL);

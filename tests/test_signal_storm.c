@@ -202,7 +202,7 @@ static void part2(void)
 	h_ringlog(&q, "query", name, NULL);
 	ASSERT_EQ(q.status, 0);
 	ASSERT_EQ_U64(h_kv(q.out, "producer_threads"), 0);
-	ASSERT_EQ_U64(h_kv(q.out, "buffers_free"), h_kv(q.out, "buffers"));
+	ASSERT_EQ_U64(h_kv(q.out, "free_buffers"), h_kv(q.out, "number_of_buffers"));
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {

@@ -120,7 +120,7 @@ int main(void)
 	ASSERT_EQ_U64(poll_query(name, "events_written", total), total);
 	ASSERT_EQ_U64(poll_query(name, "producer_threads", 0), 0);
 	ASSERT_EQ(poll_slots(&reg, 0), 0);
-	ASSERT_EQ_U64(poll_query(name, "buffers_free", 64), 64);
+	ASSERT_EQ_U64(poll_query(name, "free_buffers", 64), 64);
 
 	/* A thread that flushes and then idles. */
 	uint64_t fones = 0;

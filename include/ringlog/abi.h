@@ -1,6 +1,6 @@
 /*
  * ringlog/abi.h - the on-disk layouts (file version 1) and the shared-memory
- * layouts (region ABI version 2).
+ * layouts (region ABI version 3).
  *
  * Everything here is a fixed-width, little-endian layout shared between
  * processes (the session region) or written to disk (log files).  Every
@@ -192,7 +192,7 @@ _Static_assert(offsetof(struct rlog_block_header, crc32) == 40, "crc32 at +40");
 /* ------------------------------------------------------------------ */
 
 #define RLOG_SHM_MAGIC         0x314d4853474f4c52ull /* "RLOGSHM1" */
-#define RLOG_SHM_ABI_VERSION   2
+#define RLOG_SHM_ABI_VERSION   3
 #define RLOG_SHM_PREFIX        "/ringlog."   /* shm_open name = prefix + lower-case name */
 #define RLOG_NAME_MAX          64
 #define RLOG_PATH_MAX          1024
@@ -204,8 +204,18 @@ _Static_assert(offsetof(struct rlog_block_header, crc32) == 40, "crc32 at +40");
 #define RLOG_STATE_STOPPED   3  /* final statistics valid; region unlinked */
 #define RLOG_STATE_FAILED    4  /* daemon could not start; see the daemon log */
 
-/* Log file modes (rlog_shm_header.log_file_mode); only SEQUENTIAL is built. */
-#define RLOG_MODE_SEQUENTIAL 0
+/*
+ * Log file modes (rlog_shm_header.log_file_mode): ETW's LogFileMode.  One
+ * of SEQUENTIAL, CIRCULAR and NEWFILE for the file (or NO_FILE), plus
+ * PREALLOCATE and REAL_TIME; OVERWRITE is a buffer policy.
+ */
+#define RLOG_MODE_SEQUENTIAL  0x0000u /* one file, front to back; stops at max_file_size */
+#define RLOG_MODE_CIRCULAR    0x0001u /* one file that wraps within max_file_size */
+#define RLOG_MODE_NEWFILE     0x0002u /* a new file (log_file's %d = 1, 2, ...) at max_file_size */
+#define RLOG_MODE_PREALLOCATE 0x0004u /* the file is allocated to max_file_size up front */
+#define RLOG_MODE_REAL_TIME   0x0008u /* deliver to real-time consumers (ringlog tail) */
+#define RLOG_MODE_NO_FILE     0x0010u /* no log file: real-time consumers only */
+#define RLOG_MODE_OVERWRITE   0x0100u /* flight recorder: a full pool reuses the oldest buffer */
 
 /*
  * Statistics the daemon publishes (relaxed stores; readers may see a
@@ -222,9 +232,23 @@ struct rlog_shm_stats {
 	_Atomic uint64_t file_bytes;       /* bytes in the log file */
 	_Atomic uint64_t wakeups;          /* fill-event wake-ups the daemon received */
 	_Atomic uint64_t passes;           /* drain passes */
-	uint64_t reserved[6];              /* 0 */
+	_Atomic uint64_t realtime_buffers_lost; /* blocks a real-time consumer missed (ETW) */
+	_Atomic uint64_t file_index;       /* NEWFILE: the number of the file being written */
+	uint64_t reserved[4];              /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_stats) == 128, "stats are 128 bytes");
+
+/* A name for one bit of the enable mask (a category), declared by an
+ * attached process; the first name declared for a bit stays. */
+struct rlog_shm_category {
+	_Atomic uint32_t state;    /* RLOG_CATEGORY_*: claimed by CAS FREE -> WRITING */
+	char name[28];             /* NUL-padded; 1..27 characters of [a-z0-9_.-] */
+};
+_Static_assert(sizeof(struct rlog_shm_category) == 32, "category entry is 32 bytes");
+
+#define RLOG_CATEGORY_FREE    0
+#define RLOG_CATEGORY_WRITING 1  /* being named (a process that dies here leaves it so) */
+#define RLOG_CATEGORY_SET     2  /* name valid (stored with release) */
 
 struct rlog_shm_header {
 	/* +0: identity and geometry, written once by the creator before it
@@ -234,9 +258,9 @@ struct rlog_shm_header {
 	uint32_t header_size;      /* sizeof(struct rlog_shm_header) */
 	uint64_t region_size;      /* bytes in the whole region */
 	uint32_t buffer_size;      /* bytes per buffer (BufferSize) */
-	uint32_t buffer_count;     /* buffers in the pool (MaximumBuffers) */
-	uint32_t slot_count;       /* producer slots */
-	uint32_t high_water;       /* buffers in use at which a producer wakes the daemon */
+	uint32_t buffer_count;     /* capacity: descriptors and buffers the region has room for */
+	uint32_t slot_count;       /* producer slots (and process entries) */
+	uint32_t min_buffers;      /* MinimumBuffers: the pool's size at start */
 	uint64_t desc_offset;      /* -> struct rlog_shm_desc[buffer_count] */
 	uint64_t slot_offset;      /* -> struct rlog_shm_slot[slot_count] */
 	uint64_t free_offset;      /* -> _Atomic uint64_t free bitmap[(buffer_count+63)/64] */
@@ -250,13 +274,16 @@ struct rlog_shm_header {
 	uint64_t sync_monotonic_ns;
 	uint32_t tick_source;      /* RLOG_TICK_* */
 	uint32_t log_file_mode;    /* RLOG_MODE_* */
-	uint32_t flush_timer_ms;   /* 0: flush only full buffers */
+	uint32_t high_water_pct;   /* % of the pool in use at which a producer wakes the daemon */
 	uint32_t daemon_pid;       /* capture daemon (LoggerThreadId) */
 	uint64_t proc_offset;      /* -> struct rlog_shm_proc[slot_count] */
 	/* +128 */
 	char name[RLOG_NAME_MAX + 8];      /* display name, NUL-terminated */
-	char log_file[RLOG_PATH_MAX];      /* absolute path of the log file */
-	uint8_t pad0[1280 - 128 - 72 - RLOG_PATH_MAX];
+	char log_file[RLOG_PATH_MAX];      /* absolute path of the log file (NEWFILE: with %d) */
+	uint64_t max_file_size;            /* MaximumFileSize in bytes; 0: no limit */
+	uint32_t age_limit;                /* AgeLimit in minutes: accepted, not used (as ETW) */
+	uint32_t reserved0;                /* 0 */
+	uint8_t pad0[1280 - 128 - 72 - RLOG_PATH_MAX - 16];
 	/* +1280: read by every producer on every event: alone on its line */
 	_Atomic uint64_t enable_mask;      /* 0 pauses the session; bit n enables category n */
 	uint8_t pad1[56];
@@ -264,20 +291,28 @@ struct rlog_shm_header {
 	_Atomic uint32_t state;            /* RLOG_STATE_*; futex for `ringlog stop` */
 	_Atomic uint32_t fill_waiting;     /* fSetEvent: 1 while the daemon sleeps; its futex */
 	_Atomic uint32_t stop_requested;   /* set by `ringlog stop` */
-	_Atomic uint32_t flush_requested;  /* set by a flush request: drain partial buffers */
+	_Atomic uint32_t flush_requested;  /* flush requests made (each `ringlog flush` adds 1) */
 	_Atomic uint64_t procs_attached;   /* process entries ever claimed (fetch_add) */
 	_Atomic uint64_t procs_refused;    /* processes that found no free entry (fetch_add) */
 	_Atomic uint32_t stop_wait_pid;    /* the stop sequence waits for this producer; 0: none */
 	_Atomic uint32_t stop_wait_tid;    /* its thread (0: a process gate) */
 	_Atomic uint32_t stop_wait_what;   /* RLOG_WAIT_* */
+	_Atomic uint32_t flush_done;       /* the last flush request served; futex for `ringlog flush` */
+	_Atomic uint32_t number_of_buffers;/* NumberOfBuffers: buffers in the pool now (the daemon grows it) */
+	_Atomic uint32_t max_buffers;      /* MaximumBuffers: the pool grows up to this (<= buffer_count) */
+	_Atomic uint32_t flush_timer_ms;   /* FlushTimer: drain partial buffers this often; 0: only full */
 	uint32_t reserved1;                /* 0 */
-	uint8_t pad2[16];
 	/* +1408 */
 	struct rlog_shm_stats stats;
 	/* +1536 */
 	char last_error[256];      /* daemon's last error, NUL-terminated; "" if none */
 	/* +1792 */
-	uint8_t reserved[4096 - 1792];
+	struct rlog_shm_category categories[64]; /* names of the enable mask's bits */
+	/* +3840 */
+	_Atomic uint32_t enable_names_seq; /* seqlock of enable_names: odd while written */
+	char enable_names[252];    /* category names asked for (comma-separated, NUL-terminated)
+	                              that no process had declared; the daemon enables each
+	                              as soon as one does */
 };
 _Static_assert(sizeof(struct rlog_shm_header) == 4096, "session header is one page");
 _Static_assert(offsetof(struct rlog_shm_header, name) == 128, "name at +128");
@@ -285,6 +320,8 @@ _Static_assert(offsetof(struct rlog_shm_header, enable_mask) == 1280, "mask at +
 _Static_assert(offsetof(struct rlog_shm_header, state) == 1344, "control at +1344");
 _Static_assert(offsetof(struct rlog_shm_header, stats) == 1408, "stats at +1408");
 _Static_assert(offsetof(struct rlog_shm_header, last_error) == 1536, "last_error at +1536");
+_Static_assert(offsetof(struct rlog_shm_header, categories) == 1792, "categories at +1792");
+_Static_assert(offsetof(struct rlog_shm_header, enable_names) == 3844, "enable_names at +3844");
 
 /* Buffer states (rlog_shm_desc.state). */
 #define RLOG_BUF_FREE   0  /* in the free bitmap */
@@ -339,6 +376,7 @@ _Static_assert(sizeof(struct rlog_shm_slot) == 64, "slot is one cache line");
 #define RLOG_PROC_FREE    0
 #define RLOG_PROC_ACTIVE  1
 #define RLOG_PROC_EXITED  2  /* detached or exited; the daemon reports its losses, then frees it */
+#define RLOG_PROC_REAPING 3  /* the daemon is freeing it (transient) */
 
 /*
  * One entry per attached process (slot_count of them): where a thread with

@@ -217,11 +217,11 @@ int cmd_bench(int argc, char **argv)
 {
 	uint64_t runs = 11, events = 250000;
 	bool quick = false;
-	struct rlog__region_params p = {
-		.buffer_size = RLOG_DEFAULT_BUFFER_SIZE,
-		.buffer_count = RLOG_DEFAULT_BUFFER_COUNT,
-		.enable_mask = ~(UINT64_C(1) << 63), /* category 63 off: the disabled case */
-	};
+	/* The default properties (a pool that grows from MinimumBuffers to
+	 * MaximumBuffers), category 63 off: the disabled case. */
+	struct rlog__region_params p;
+	rlog__props_default(&p);
+	p.enable_mask = ~(UINT64_C(1) << 63);
 	for (int i = 1; i < argc; i++) {
 		uint64_t v;
 		bool has = i + 1 < argc;
@@ -236,9 +236,9 @@ int cmd_bench(int argc, char **argv)
 			events = v;
 		} else if (strcmp(argv[i], "--buffers") == 0 && has &&
 			   cli_parse_u64(argv[i + 1], 2, 65536, &v)) {
-			p.buffer_count = (uint32_t)v;
+			p.min_buffers = p.max_buffers = (uint32_t)v; /* a fixed pool */
 		} else if (strcmp(argv[i], "--buffer-size") == 0 && has &&
-			   cli_parse_u64(argv[i + 1], 4, 16384, &v) && v % 4 == 0) {
+			   cli_parse_u64(argv[i + 1], 4, 1024, &v) && (v & (v - 1)) == 0) {
 			p.buffer_size = (uint32_t)v * 1024;
 		} else {
 			cli_error("bench: bad or incomplete option '%s'", argv[i]);
@@ -306,7 +306,8 @@ int cmd_bench(int argc, char **argv)
 	double mrs = median(rs, (int)runs), mrc = median(rc, (int)runs);
 	printf("runs: %" PRIu64 "\n", runs);
 	printf("events_per_run: %" PRIu64 "\n", events);
-	printf("buffer_size: %u\nbuffers: %u\n", p.buffer_size, p.buffer_count);
+	printf("buffer_size: %u\nmin_buffers: %u\nmax_buffers: %u\n", p.buffer_size, p.min_buffers,
+	       p.max_buffers);
 	printf("tick_source: %s\n", rlog__tick_source_pick() == RLOG_TICK_TSC ? "tsc" : "monotonic");
 	printf("cpus: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("disabled_ns: %.2f\n", md);

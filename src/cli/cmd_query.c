@@ -4,7 +4,6 @@
  * "no sessions").
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,11 +13,22 @@
 
 int cmd_query(int argc, char **argv)
 {
-	if (argc != 2) {
-		cli_error("query: usage: ringlog query NAME");
+	const char *name = NULL;
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		else if (argv[i][0] != '-' && name == NULL)
+			name = argv[i];
+		else {
+			cli_error("query: usage: ringlog query NAME [--json]");
+			return 2;
+		}
+	}
+	if (name == NULL) {
+		cli_error("query: usage: ringlog query NAME [--json]");
 		return 2;
 	}
-	const char *name = argv[1];
 	struct rlog__session_info in;
 	int err = rlog__session_query(name, &in);
 	if (err == -EINVAL)
@@ -29,24 +39,7 @@ int cmd_query(int argc, char **argv)
 		return cli_error("query: %s: not a ringlog session region of this version", name);
 	if (err < 0)
 		return cli_error("query: %s: %s", name, strerror(-err));
-	printf("session: %s\n", in.name);
-	printf("state: %s\n", cli_state_name(in.state));
-	printf("file: %s\n", in.log_file);
-	printf("log_file_mode: sequential\n");
-	cli_kv_u64("daemon_pid", in.daemon_pid);
-	cli_kv_u64("buffer_size", in.buffer_size);
-	cli_kv_u64("buffers", in.buffer_count);
-	cli_kv_u64("buffers_free", in.free_buffers);
-	cli_kv_u64("high_water", in.high_water);
-	cli_kv_u64("flush_timer_ms", in.flush_timer_ms);
-	printf("enable_mask: 0x%016" PRIx64 "\n", in.enable_mask);
-	printf("tick_source: %s\n", in.tick_source == RLOG_TICK_TSC ? "tsc" : "monotonic");
-	cli_kv_u64("tick_freq_hz", in.tick_freq_hz);
-	cli_kv_u64("producer_threads", in.producer_threads);
-	cli_kv_u64("processes", in.processes);
-	cli_stats_print(&in.stats);
-	if (in.last_error[0])
-		printf("last_error: %s\n", in.last_error);
+	cli_session_info_print(&in, json);
 	return 0;
 }
 

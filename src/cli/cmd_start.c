@@ -1,7 +1,10 @@
 /*
- * cmd_start.c - `ringlog start NAME -o FILE [options]`: create a session and
- * its capture daemon (sequential log file mode).
+ * cmd_start.c - `ringlog start NAME [-o FILE] [properties]`: create a
+ * session and its capture daemon.  Every property of ETW's
+ * EVENT_TRACE_PROPERTIES has a flag (docs/SESSIONS.md); src/session/ checks
+ * the combinations and does the work.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,19 +13,61 @@
 #include "cli.h"
 #include "session_print.h"
 
-#define USAGE "usage: ringlog start NAME -o FILE [--buffer-size KB] [--buffers N] " \
-	      "[--flush-timer MS] [--mask HEX] [--force]"
+#define USAGE "usage: ringlog start NAME [-o FILE] [--mode MODES] [--max-file-size MB] " \
+	      "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "       \
+	      "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "          \
+	      "[--age-limit MIN] [--force]"
+
+/* Parses a --mode list into RLOG_MODE_* bits. */
+static bool parse_modes(const char *list, uint32_t *out)
+{
+	static const struct { const char *name; uint32_t bit; } modes[] = {
+		{ "sequential", RLOG_MODE_SEQUENTIAL }, { "circular", RLOG_MODE_CIRCULAR },
+		{ "newfile", RLOG_MODE_NEWFILE },       { "preallocate", RLOG_MODE_PREALLOCATE },
+		{ "real-time", RLOG_MODE_REAL_TIME },
+	};
+	uint32_t m = 0;
+	const char *p = list;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		size_t k = 0;
+		while (k < sizeof modes / sizeof modes[0] &&
+		       !(strlen(modes[k].name) == n && strncmp(modes[k].name, p, n) == 0))
+			k++;
+		if (k == sizeof modes / sizeof modes[0])
+			return false;
+		m |= modes[k].bit;
+		p += n + (p[n] == ',');
+	}
+	*out = m;
+	return true;
+}
+
+/* --flush-timer: milliseconds, or a number with the unit "ms" or "s". */
+static bool parse_timer(const char *s, uint32_t *ms)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || s[0] == '-')
+		return false;
+	unsigned long long mul = 1;
+	if (strcmp(end, "s") == 0)
+		mul = 1000;
+	else if (*end != '\0' && strcmp(end, "ms") != 0)
+		return false;
+	if (v > 3600000 || v * mul > 3600000)
+		return false;
+	*ms = (uint32_t)(v * mul);
+	return true;
+}
 
 int cmd_start(int argc, char **argv)
 {
-	const char *name = NULL, *out = NULL;
+	const char *name = NULL, *out = NULL, *enable = NULL;
 	bool force = false;
-	struct rlog__region_params p = {
-		.buffer_size = RLOG_DEFAULT_BUFFER_SIZE,
-		.buffer_count = RLOG_DEFAULT_BUFFER_COUNT,
-		.flush_timer_ms = 0,
-		.enable_mask = ~UINT64_C(0),
-	};
+	struct rlog__region_params p;
+	rlog__props_default(&p);
+	bool min_given = false, mask_given = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		uint64_t v;
@@ -32,25 +77,58 @@ int cmd_start(int argc, char **argv)
 		} else if (strcmp(a, "--force") == 0) {
 			force = true;
 		} else if (strcmp(a, "--buffer-size") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 4, 16384, &v) || v % 4 != 0)
-				return cli_error("start: --buffer-size '%s': expected KB, a multiple of 4 "
-						 "from 4 to 16384", argv[i]);
+			if (!cli_parse_u64(argv[++i], 4, 1024, &v) || (v & (v - 1)) != 0)
+				return cli_error("start: --buffer-size '%s': expected KB, a power of two "
+						 "from 4 to 1024", argv[i]);
 			p.buffer_size = (uint32_t)v * 1024;
 		} else if (strcmp(a, "--buffers") == 0 && has_val) {
 			if (!cli_parse_u64(argv[++i], 2, 65536, &v))
 				return cli_error("start: --buffers '%s': expected a number from 2 to 65536",
 						 argv[i]);
-			p.buffer_count = (uint32_t)v;
+			p.min_buffers = p.max_buffers = (uint32_t)v;
+			min_given = true;
+		} else if (strcmp(a, "--min-buffers") == 0 && has_val) {
+			if (!cli_parse_u64(argv[++i], 2, 65536, &v))
+				return cli_error("start: --min-buffers '%s': expected a number from 2 to "
+						 "65536", argv[i]);
+			p.min_buffers = (uint32_t)v;
+			min_given = true;
+		} else if (strcmp(a, "--max-buffers") == 0 && has_val) {
+			if (!cli_parse_u64(argv[++i], 2, 65536, &v))
+				return cli_error("start: --max-buffers '%s': expected a number from 2 to "
+						 "65536", argv[i]);
+			p.max_buffers = (uint32_t)v;
 		} else if (strcmp(a, "--flush-timer") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 0, 3600000, &v))
-				return cli_error("start: --flush-timer '%s': expected milliseconds from 0 "
-						 "to 3600000", argv[i]);
-			p.flush_timer_ms = (uint32_t)v;
+			if (!parse_timer(argv[++i], &p.flush_timer_ms))
+				return cli_error("start: --flush-timer '%s': expected milliseconds (or a "
+						 "number with ms or s) up to 3600 s", argv[i]);
 		} else if (strcmp(a, "--mask") == 0 && has_val) {
 			if (!cli_parse_u64(argv[++i], 0, UINT64_MAX, &v))
 				return cli_error("start: --mask '%s': expected a number (0x... for hex)",
 						 argv[i]);
 			p.enable_mask = v;
+			mask_given = true;
+		} else if (strcmp(a, "--enable") == 0 && has_val) {
+			enable = argv[++i];
+		} else if (strcmp(a, "--mode") == 0 && has_val) {
+			if (!parse_modes(argv[++i], &p.log_file_mode))
+				return cli_error("start: --mode '%s': expected a comma-separated list of "
+						 "sequential, circular, newfile, preallocate, real-time",
+						 argv[i]);
+		} else if (strcmp(a, "--max-file-size") == 0 && has_val) {
+			if (!cli_parse_u64(argv[++i], 1, 1048576, &v))
+				return cli_error("start: --max-file-size '%s': expected MB, 1 to 1048576",
+						 argv[i]);
+			p.max_file_size = v << 20;
+		} else if (strcmp(a, "--high-water") == 0 && has_val) {
+			if (!cli_parse_u64(argv[++i], 1, 100, &v))
+				return cli_error("start: --high-water '%s': expected a percentage of the "
+						 "pool, 1 to 100", argv[i]);
+			p.high_water_pct = (uint32_t)v;
+		} else if (strcmp(a, "--age-limit") == 0 && has_val) {
+			if (!cli_parse_u64(argv[++i], 0, 1000000, &v))
+				return cli_error("start: --age-limit '%s': expected minutes", argv[i]);
+			p.age_limit = (uint32_t)v;
 		} else if (a[0] == '-') {
 			cli_error("start: unknown or incomplete option '%s'", a);
 			fprintf(stderr, "%s\n", USAGE);
@@ -63,17 +141,30 @@ int cmd_start(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (name == NULL || out == NULL) {
-		cli_error("start: %s", name == NULL ? "missing session NAME" : "missing -o FILE");
+	if (name == NULL) {
+		cli_error("start: missing session NAME");
 		fprintf(stderr, "%s\n", USAGE);
 		return 2;
 	}
+	if (mask_given && enable)
+		return cli_error("start: use one of --enable and --mask");
+	/* A smaller maximum lowers the default minimum with it. */
+	if (!min_given && p.min_buffers > p.max_buffers)
+		p.min_buffers = p.max_buffers;
 	struct rlog__start st = { .name = name, .path = out, .params = p, .force = force,
-				  .detach = true };
+				  .detach = true, .enable = enable };
 	struct rlog__start_result res;
 	int err = rlog__session_start(&st, &res);
-	if (err < 0)
+	if (err < 0) {
+		if (res.step == RLOG__START_PROPS && err == -EINVAL && out == NULL &&
+		    !(p.log_file_mode & RLOG_MODE_REAL_TIME)) {
+			/* A usage error: the one argument every start needs. */
+			cli_error("start: missing -o FILE");
+			fprintf(stderr, "%s\n", USAGE);
+			return 2;
+		}
 		return cli_start_error(&st, &res, err);
+	}
 	/* The absolute path, as the session records it and as query and stop
 	 * print it. */
 	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)res.daemon_pid, res.log_file);

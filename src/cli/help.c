@@ -13,26 +13,43 @@
 static const struct cli_help help[] = {
 	{
 		"start", "create a session and its capture daemon, which writes a log file",
-		"start NAME -o FILE [--buffer-size KB] [--buffers N] [--flush-timer MS] [--mask HEX] "
-		"[--force]",
+		"start NAME [-o FILE] [--mode MODES] [--max-file-size MB] [--buffer-size KB] "
+		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
+		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--force]",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
-		"FILE (sequential mode), and returns once the session is active.  Prints the\n"
-		"session's name, the daemon's pid and the absolute path of FILE.  A program\n"
-		"records into the session after rlog_attach(\"NAME\"), or rlog_attach(NULL)\n"
-		"with RINGLOG_SESSION=NAME in its environment.\n"
+		"FILE, and returns once the session is active.  Prints the session's name, the\n"
+		"daemon's pid and the absolute path of FILE.  A program records into the\n"
+		"session after rlog_attach(\"NAME\"), or rlog_attach(NULL) with\n"
+		"RINGLOG_SESSION=NAME in its environment.  Every option is one of ETW's\n"
+		"EVENT_TRACE_PROPERTIES (docs/SESSIONS.md).\n"
 		"\n"
 		"  NAME                  1 to 64 letters, digits, '.', '_' or '-'; case-insensitive\n"
 		"  -o FILE, --output FILE\n"
 		"                        the log file; an existing file is refused unless --force\n"
-		"  --buffer-size KB      size of each buffer in KiB: 4 to 16384, a multiple of 4\n"
-		"                        (default 16)\n"
-		"  --buffers N           buffers in the pool: 2 to 65536 (default 1024)\n"
-		"  --flush-timer MS      also drain partly filled buffers every MS milliseconds,\n"
-		"                        0 to 3600000 (default 0: full buffers only, and\n"
-		"                        everything at stop)\n"
-		"  --mask HEX            the enable mask: bit n turns category n on (default: all\n"
-		"                        on); hex with 0x, else decimal (octal with a leading 0)\n"
+		"  --mode MODES          LogFileMode, a comma-separated list: sequential (default),\n"
+		"                        circular or newfile; preallocate; real-time (not built\n"
+		"                        yet: circular, newfile, preallocate, real-time)\n"
+		"  --max-file-size MB    MaximumFileSize, 1 to 1048576 (not built yet)\n"
+		"  --buffer-size KB      BufferSize in KiB: a power of two from 4 to 1024 (default 16)\n"
+		"  --min-buffers N       MinimumBuffers: the pool at start, 2 to 65536 (default one\n"
+		"                        per CPU plus two, at least 32)\n"
+		"  --max-buffers N       MaximumBuffers: the pool grows up to N while producers\n"
+		"                        write, 2 to 65536 (default 1024); beyond it events are\n"
+		"                        lost and counted\n"
+		"  --buffers N           a pool of exactly N buffers (minimum = maximum = N)\n"
+		"  --flush-timer T       FlushTimer: also drain partly filled buffers every T\n"
+		"                        milliseconds, or T with a unit: 500ms, 2s (up to 3600 s;\n"
+		"                        default 0: full buffers only, and everything at stop)\n"
+		"  --enable LIST         EnableFlags: category names (rlog_category_name) and\n"
+		"                        numbers 0..63, comma-separated; a name no process has\n"
+		"                        declared yet is enabled when one does\n"
+		"  --mask HEX            EnableFlags as a number: bit n turns category n on\n"
+		"                        (default: all on); hex with 0x, else decimal\n"
+		"  --high-water PCT      wake the daemon when PCT % of the pool is in use, 1 to\n"
+		"                        100 (default 70, as QNX)\n"
+		"  --age-limit MIN       AgeLimit: accepted and recorded, not used (as on current\n"
+		"                        Windows)\n"
 		"  --force               overwrite FILE if it exists\n"
 		"\n"
 		"RINGLOG_CLOCK=monotonic in the environment makes the session time-stamp with\n"
@@ -54,12 +71,16 @@ static const struct cli_help help[] = {
 	},
 	{
 		"query", "a running session's properties and live statistics",
-		"query NAME",
-		"Prints the properties of session NAME (state, log file, buffer size and count,\n"
-		"free buffers, flush timer, enable mask, tick source and frequency, producer\n"
-		"threads) and its statistics so far, one \"key: value\" per line.\n"
+		"query NAME [--json]",
+		"Prints the properties of session NAME (ETW's EVENT_TRACE_PROPERTIES: buffer\n"
+		"size, minimum, maximum and current number of buffers, free buffers, file mode\n"
+		"and maximum size, flush timer, enable mask and its category names, the\n"
+		"daemon's pid) and its statistics so far (events and buffers written and lost,\n"
+		"log and real-time buffers lost), one \"key: value\" per line; docs/SESSIONS.md\n"
+		"maps each key to its ETW member.\n"
 		"\n"
-		"  NAME                  the session\n",
+		"  NAME                  the session\n"
+		"  --json                one JSON object instead, with the same keys\n",
 		true,
 	},
 	{

@@ -9,27 +9,119 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <inttypes.h>
+
 #include "cli.h"
+#include "format.h"
 #include "args.h"
+
+/* One "key: value" line, or one JSON member. */
+struct kv {
+	bool json, first;
+};
+
+static void kv_key(struct kv *o, const char *k)
+{
+	if (o->json)
+		printf("%s\"%s\":", o->first ? "{" : ",", k);
+	else
+		printf("%s: ", k);
+	o->first = false;
+}
+
+static void kv_u64(struct kv *o, const char *k, uint64_t v)
+{
+	kv_key(o, k);
+	printf("%" PRIu64 "%s", v, o->json ? "" : "\n");
+}
+
+static void kv_str(struct kv *o, const char *k, const char *v)
+{
+	kv_key(o, k);
+	if (o->json)
+		fmt_json_cstr(stdout, v);
+	else
+		printf("%s\n", v);
+}
+
+static void kv_stats(struct kv *o, const struct rlog__stats *s)
+{
+	kv_u64(o, "events_written", s->events_written);
+	kv_u64(o, "events_lost", s->events_lost);
+	kv_u64(o, "bytes_lost", s->bytes_lost);
+	kv_u64(o, "buffers_written", s->buffers_written);
+	kv_u64(o, "bytes_written", s->bytes_written);
+	kv_u64(o, "log_buffers_lost", s->log_buffers_lost);
+	kv_u64(o, "realtime_buffers_lost", s->realtime_buffers_lost);
+	kv_u64(o, "corrupt_buffers", s->corrupt_buffers);
+	kv_u64(o, "file_bytes", s->file_bytes);
+	kv_u64(o, "file_index", s->file_index);
+	kv_u64(o, "wakeups", s->wakeups);
+	kv_u64(o, "processes_attached", s->processes_attached);
+	kv_u64(o, "processes_refused", s->processes_refused);
+}
+
+void cli_mode_names(uint32_t mode, char *out, size_t n)
+{
+	snprintf(out, n, "%s%s%s%s",
+		 (mode & RLOG_MODE_NO_FILE) ? "no-file"
+		 : (mode & RLOG_MODE_CIRCULAR) ? "circular"
+		 : (mode & RLOG_MODE_NEWFILE) ? "newfile" : "sequential",
+		 (mode & RLOG_MODE_PREALLOCATE) ? ",preallocate" : "",
+		 (mode & RLOG_MODE_REAL_TIME) ? ",real-time" : "",
+		 (mode & RLOG_MODE_OVERWRITE) ? ",overwrite" : "");
+}
+
+void cli_session_info_print(const struct rlog__session_info *in, bool json)
+{
+	struct kv o = { json, true };
+	char modes[64], mask[24], enabled[64 * 29] = "";
+	cli_mode_names(in->log_file_mode, modes, sizeof modes);
+	snprintf(mask, sizeof mask, "0x%016" PRIx64, in->enable_mask);
+	size_t used = 0;
+	for (int i = 0; i < 64; i++)
+		if ((in->enable_mask >> i & 1) && in->categories[i][0])
+			used += (size_t)snprintf(enabled + used, sizeof enabled - used, "%s%s",
+						 used ? "," : "", in->categories[i]);
+	kv_str(&o, "session", in->name);
+	kv_str(&o, "state", cli_state_name(in->state));
+	kv_str(&o, "file", in->log_file);
+	kv_str(&o, "log_file_mode", modes);
+	kv_u64(&o, "daemon_pid", in->daemon_pid);
+	kv_u64(&o, "buffer_size", in->buffer_size);
+	kv_u64(&o, "min_buffers", in->min_buffers);
+	kv_u64(&o, "max_buffers", in->max_buffers);
+	kv_u64(&o, "buffer_capacity", in->capacity);
+	kv_u64(&o, "number_of_buffers", in->number_of_buffers);
+	kv_u64(&o, "free_buffers", in->free_buffers);
+	kv_u64(&o, "high_water_pct", in->high_water_pct);
+	kv_u64(&o, "flush_timer_ms", in->flush_timer_ms);
+	kv_u64(&o, "max_file_size", in->max_file_size);
+	kv_u64(&o, "age_limit", in->age_limit);
+	kv_str(&o, "enable_mask", mask);
+	kv_str(&o, "enabled", enabled);
+	kv_str(&o, "enable_pending", in->enable_pending);
+	kv_str(&o, "tick_source", in->tick_source == RLOG_TICK_TSC ? "tsc" : "monotonic");
+	kv_u64(&o, "tick_freq_hz", in->tick_freq_hz);
+	kv_u64(&o, "producer_threads", in->producer_threads);
+	kv_u64(&o, "processes", in->processes);
+	kv_stats(&o, &in->stats);
+	kv_str(&o, "last_error", in->last_error);
+	if (json)
+		printf("}\n");
+}
 
 void cli_stats_print(const struct rlog__stats *s)
 {
-	cli_kv_u64("events_written", s->events_written);
-	cli_kv_u64("events_lost", s->events_lost);
-	cli_kv_u64("bytes_lost", s->bytes_lost);
-	cli_kv_u64("buffers_written", s->buffers_written);
-	cli_kv_u64("bytes_written", s->bytes_written);
-	cli_kv_u64("log_buffers_lost", s->log_buffers_lost);
-	cli_kv_u64("corrupt_buffers", s->corrupt_buffers);
-	cli_kv_u64("file_bytes", s->file_bytes);
-	cli_kv_u64("wakeups", s->wakeups);
-	cli_kv_u64("processes_attached", s->processes_attached);
-	cli_kv_u64("processes_refused", s->processes_refused);
+	struct kv o = { false, true };
+	kv_stats(&o, s);
 }
 
 int cli_start_error(const struct rlog__start *s, const struct rlog__start_result *res, int err)
 {
 	switch (res->step) {
+	case RLOG__START_PROPS:
+		return cli_error("start: %s", res->detail);
 	case RLOG__START_NAME:
 		return cli_error("start: invalid session name '%s': use 1 to 64 letters, digits, "
 				 "'.', '_' or '-'", s->name);
@@ -44,8 +136,8 @@ int cli_start_error(const struct rlog__start *s, const struct rlog__start_result
 		if (err == -EEXIST)
 			return cli_error("start: session '%s' already exists", s->name);
 		if (err == -EINVAL)
-			return cli_error("start: %s: invalid buffer geometry (buffer size 4..16384 KB in "
-					 "whole pages, 2..65536 buffers, region at most 4 GiB)", s->name);
+			return cli_error("start: %s: invalid buffer geometry (buffer size a power of two "
+					 "from 4 to 1024 KB, 2..65536 buffers, region at most 4 GiB)", s->name);
 		return cli_error("start: %s: %s", s->name, strerror(-err));
 	case RLOG__START_FORK:
 		return cli_error("start: fork: %s", strerror(-err));

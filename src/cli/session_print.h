@@ -22,6 +22,13 @@ int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_re
  * the stop sequence waits for; arg is the session name. */
 void cli_stop_waiting(uint32_t pid, uint32_t tid, uint32_t what, void *arg);
 
+/* Prints a session's properties and statistics (`ringlog query`): "key:
+ * value" lines, or with json one JSON object. */
+void cli_session_info_print(const struct rlog__session_info *in, bool json);
+
+/* Writes the RLOG_MODE_* bits of mode as their names, comma-separated. */
+void cli_mode_names(uint32_t mode, char *out, size_t n);
+
 /* "active", "stopping", ...: a session state's name. */
 const char *cli_state_name(uint32_t state);
 

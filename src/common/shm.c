@@ -72,14 +72,21 @@ static void layout_compute(uint32_t buffer_size, uint32_t buffer_count, uint32_t
 	l->region_size = l->buffers_offset + (uint64_t)buffer_count * buffer_size;
 }
 
-static uint32_t slot_count_for(uint32_t buffer_count)
+uint32_t rlog__region_capacity(uint32_t buffer_size, uint32_t max_buffers)
 {
-	/* One slot per producer thread.  A thread holds at most one buffer, so
-	 * more threads than buffers cannot all write at once anyway; the 64
-	 * extra slots let short-lived threads come and go while the daemon
-	 * reaps the exited ones.  There are as many process entries: a
-	 * process without a slot could not write anything but losses. */
-	return buffer_count + 64;
+	uint64_t cap = (uint64_t)max_buffers * 4;
+	if (cap > RLOG_MAX_BUFFER_COUNT)
+		cap = RLOG_MAX_BUFFER_COUNT;
+	/* Leave a megabyte for the metadata in front of the buffers. */
+	uint64_t fit = (RLOG_MAX_REGION_SIZE - (UINT64_C(16) << 20)) / buffer_size;
+	if (cap > fit)
+		cap = fit;
+	return cap < max_buffers ? max_buffers : (uint32_t)cap;
+}
+
+static bool power_of_two(uint32_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
 }
 
 static void map_views(struct rlog__region *r, void *base, size_t size, const struct layout *l)
@@ -100,13 +107,21 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	char shm[96];
 	if (rlog__shm_name(name, shm, sizeof shm) < 0)
 		return -EINVAL;
+	uint32_t cap = p->capacity ? p->capacity : rlog__region_capacity(p->buffer_size, p->max_buffers);
+	uint32_t pct = p->high_water_pct ? p->high_water_pct : RLOG_DEFAULT_HIGH_WATER;
 	if (p->buffer_size < RLOG_MIN_BUFFER_SIZE || p->buffer_size > RLOG_MAX_BUFFER_SIZE ||
-	    p->buffer_size % PAGE != 0 || p->buffer_count < RLOG_MIN_BUFFER_COUNT ||
-	    p->buffer_count > RLOG_MAX_BUFFER_COUNT)
+	    !power_of_two(p->buffer_size) || p->min_buffers < RLOG_MIN_BUFFER_COUNT ||
+	    p->min_buffers > p->max_buffers || p->max_buffers > cap ||
+	    cap > RLOG_MAX_BUFFER_COUNT || pct > 100)
 		return -EINVAL;
-	uint32_t slots = slot_count_for(p->buffer_count);
+	/* One slot per producer thread.  A thread holds at most one buffer, so
+	 * more threads than MaximumBuffers cannot all write at once anyway;
+	 * the extra slots let short-lived threads come and go while the daemon
+	 * reaps the exited ones.  There are as many process entries: a
+	 * process without a slot could not write anything but losses. */
+	uint32_t slots = p->max_buffers + RLOG_SLOTS_EXTRA;
 	struct layout l;
-	layout_compute(p->buffer_size, p->buffer_count, slots, &l);
+	layout_compute(p->buffer_size, cap, slots, &l);
 	if (l.region_size > RLOG_MAX_REGION_SIZE)
 		return -EINVAL;
 
@@ -128,29 +143,36 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	memset(out, 0, sizeof *out);
 	map_views(out, base, l.region_size, &l);
 	out->buffer_size = p->buffer_size;
-	out->buffer_count = p->buffer_count;
+	out->buffer_count = cap;
 	out->slot_count = slots;
-	out->high_water = (uint32_t)(((uint64_t)p->buffer_count * 7 + 9) / 10);
+	out->min_buffers = p->min_buffers;
+	out->high_water_pct = pct;
 
 	struct rlog_shm_header *h = out->hdr; /* ftruncate zeroed everything */
 	h->abi_version = RLOG_SHM_ABI_VERSION;
 	h->header_size = sizeof *h;
 	h->region_size = l.region_size;
 	h->buffer_size = p->buffer_size;
-	h->buffer_count = p->buffer_count;
+	h->buffer_count = cap;
 	h->slot_count = slots;
-	h->high_water = out->high_water;
+	h->min_buffers = p->min_buffers;
+	h->high_water_pct = pct;
 	h->desc_offset = l.desc_offset;
 	h->slot_offset = l.slot_offset;
 	h->proc_offset = l.proc_offset;
 	h->free_offset = l.free_offset;
 	h->buffers_offset = l.buffers_offset;
-	h->log_file_mode = RLOG_MODE_SEQUENTIAL;
-	h->flush_timer_ms = p->flush_timer_ms;
+	h->log_file_mode = p->log_file_mode;
+	h->max_file_size = p->max_file_size;
+	h->age_limit = p->age_limit;
+	store_relaxed(&h->flush_timer_ms, p->flush_timer_ms);
+	store_relaxed(&h->number_of_buffers, p->min_buffers);
+	store_relaxed(&h->max_buffers, p->max_buffers);
 	snprintf(h->name, sizeof h->name, "%s", name);
 	store_relaxed(&h->enable_mask, p->enable_mask);
+	/* The pool starts with min_buffers; the daemon grows it (its bits). */
 	for (uint32_t w = 0; w < l.free_words; w++) {
-		uint32_t left = p->buffer_count - w * 64;
+		uint32_t left = p->min_buffers > w * 64 ? p->min_buffers - w * 64 : 0;
 		store_relaxed(&out->free_bits[w], left >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << left) - 1);
 	}
 	/* The magic goes last: an opener that sees it sees a laid-out region
@@ -179,10 +201,11 @@ static int header_copy_check(const struct rlog_shm_header *h, uint64_t size,
 	    g->header_size != sizeof(struct rlog_shm_header) || g->region_size != size)
 		return -EPROTO;
 	if (g->buffer_size < RLOG_MIN_BUFFER_SIZE || g->buffer_size > RLOG_MAX_BUFFER_SIZE ||
-	    g->buffer_size % PAGE != 0 || g->buffer_count < RLOG_MIN_BUFFER_COUNT ||
-	    g->buffer_count > RLOG_MAX_BUFFER_COUNT ||
-	    g->slot_count != slot_count_for(g->buffer_count) || g->high_water == 0 ||
-	    g->high_water > g->buffer_count)
+	    !power_of_two(g->buffer_size) || g->buffer_count < RLOG_MIN_BUFFER_COUNT ||
+	    g->buffer_count > RLOG_MAX_BUFFER_COUNT || g->min_buffers < RLOG_MIN_BUFFER_COUNT ||
+	    g->min_buffers > g->buffer_count || g->slot_count <= RLOG_SLOTS_EXTRA ||
+	    g->slot_count > g->buffer_count + RLOG_SLOTS_EXTRA || g->high_water_pct == 0 ||
+	    g->high_water_pct > 100)
 		return -EPROTO;
 	layout_compute(g->buffer_size, g->buffer_count, g->slot_count, l);
 	if (l->region_size != size || l->desc_offset != g->desc_offset ||
@@ -201,7 +224,8 @@ int rlog__header_check(const struct rlog__region *r)
 		return err;
 	/* And it is still the geometry this process validated and uses. */
 	if (g.buffer_size != r->buffer_size || g.buffer_count != r->buffer_count ||
-	    g.slot_count != r->slot_count || g.high_water != r->high_water)
+	    g.slot_count != r->slot_count || g.min_buffers != r->min_buffers ||
+	    g.high_water_pct != r->high_water_pct)
 		return -EPROTO;
 	return 0;
 }
@@ -253,7 +277,8 @@ int rlog__region_open(const char *name, struct rlog__region *out)
 	out->buffer_size = g.buffer_size;
 	out->buffer_count = g.buffer_count;
 	out->slot_count = g.slot_count;
-	out->high_water = g.high_water;
+	out->min_buffers = g.min_buffers;
+	out->high_water_pct = g.high_water_pct;
 	return 0;
 fail:
 	munmap(base, size);

@@ -18,12 +18,14 @@
 #include "ringlog/abi.h"
 
 #define RLOG_DEFAULT_BUFFER_SIZE  16384u
-#define RLOG_DEFAULT_BUFFER_COUNT 1024u
-#define RLOG_MIN_BUFFER_SIZE      4096u
-#define RLOG_MAX_BUFFER_SIZE      (16u << 20)
+#define RLOG_DEFAULT_BUFFER_COUNT 1024u   /* MaximumBuffers */
+#define RLOG_MIN_BUFFER_SIZE      4096u   /* buffer sizes are powers of two, 4 KiB .. 1 MiB */
+#define RLOG_MAX_BUFFER_SIZE      (1u << 20)
 #define RLOG_MIN_BUFFER_COUNT     2u
-#define RLOG_MAX_BUFFER_COUNT     65536u
+#define RLOG_MAX_BUFFER_COUNT     65536u  /* the largest capacity */
 #define RLOG_MAX_REGION_SIZE      (UINT64_C(4) << 30)
+#define RLOG_SLOTS_EXTRA          64u     /* slots beyond MaximumBuffers at start */
+#define RLOG_DEFAULT_HIGH_WATER   70u     /* % (QNX) */
 
 struct rlog__region {
 	struct rlog_shm_header *hdr;
@@ -34,18 +36,39 @@ struct rlog__region {
 	uint8_t *buffers;
 	size_t size;             /* mapped bytes */
 	uint32_t buffer_size;    /* validated copies of the header's geometry */
-	uint32_t buffer_count;
+	uint32_t buffer_count;   /* capacity */
 	uint32_t slot_count;
 	uint32_t free_words;
-	uint32_t high_water;
+	uint32_t min_buffers;
+	uint32_t high_water_pct;
 };
 
+/* A session's properties at creation (ETW's EVENT_TRACE_PROPERTIES). */
 struct rlog__region_params {
-	uint32_t buffer_size;    /* bytes, multiple of 4096 */
-	uint32_t buffer_count;
-	uint32_t flush_timer_ms;
-	uint64_t enable_mask;
+	uint32_t buffer_size;    /* bytes: a power of two, 4 KiB .. 1 MiB */
+	uint32_t min_buffers;    /* MinimumBuffers: the pool at start, >= 2 */
+	uint32_t max_buffers;    /* MaximumBuffers: the pool grows up to it */
+	uint32_t capacity;       /* the most MaximumBuffers can be raised to (descriptors and
+	                            buffer space reserved); 0: rlog__region_capacity's default */
+	uint32_t flush_timer_ms; /* FlushTimer; 0: only full buffers */
+	uint32_t high_water_pct; /* 1..100; 0: 70 */
+	uint32_t log_file_mode;  /* RLOG_MODE_* */
+	uint32_t age_limit;      /* AgeLimit, minutes (accepted, not used) */
+	uint64_t max_file_size;  /* MaximumFileSize, bytes; 0: none */
+	uint64_t enable_mask;    /* EnableFlags */
 };
+
+/* The default capacity for MaximumBuffers max_buffers: four times as many
+ * (room for `ringlog update` to raise it), within RLOG_MAX_BUFFER_COUNT and
+ * the largest region. */
+uint32_t rlog__region_capacity(uint32_t buffer_size, uint32_t max_buffers);
+
+/* Buffers in use at which a producer wakes the daemon, for a pool of n
+ * buffers: ceil(high_water_pct * n / 100). */
+static inline uint32_t rlog__region_high_water(uint32_t high_water_pct, uint32_t n)
+{
+	return (uint32_t)(((uint64_t)high_water_pct * n + 99) / 100);
+}
 
 /* Checks a session name: 1..64 of [A-Za-z0-9._-], not "." or "..".
  * Returns 0 or -EINVAL. */
@@ -57,9 +80,12 @@ int rlog__shm_name(const char *name, char *out, size_t cap);
 
 /*
  * Creates the region for a new session (mode 0600, exclusive), lays it out
- * and leaves it in state CREATING; the daemon makes it ACTIVE.
+ * with min_buffers buffers in the pool and room for capacity, and leaves it
+ * in state CREATING; the daemon makes it ACTIVE.
  * Returns 0, -EEXIST if a session of that name (in any case) exists,
- * -EINVAL for a bad name or parameters, or another -errno.
+ * -EINVAL for a bad name or parameters (2 <= min <= max <= capacity <=
+ * 65536, a buffer size that is a power of two from 4 KiB to 1 MiB, a region
+ * of at most 4 GiB), or another -errno.
  */
 int rlog__region_create(const char *name, const struct rlog__region_params *p,
 			struct rlog__region *out);

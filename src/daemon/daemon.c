@@ -173,7 +173,7 @@ static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)
 	m->sync_monotonic_ns = h->sync_monotonic_ns;
 	m->tick_source = h->tick_source;
 	m->buffer_size = r->buffer_size;
-	m->buffer_count = r->buffer_count;
+	m->buffer_count = load_relaxed(&h->max_buffers);
 	/* NUL-padded, not necessarily terminated (a 64-character name fills it). */
 	size_t n = strnlen(h->name, sizeof m->session_name);
 	memcpy(m->session_name, h->name, n);
@@ -228,7 +228,8 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	while (!load_acquire(&h->stop_requested) && !got_signal) {
 		uint64_t now = rlog__monotonic_ns();
 		bool flush = exchange_acq_rel(&h->flush_requested, 0) != 0;
-		if (h->flush_timer_ms && now - last_flush >= (uint64_t)h->flush_timer_ms * 1000000u)
+		uint32_t timer = load_relaxed(&h->flush_timer_ms); /* `ringlog update` changes it */
+		if (timer && now - last_flush >= (uint64_t)timer * 1000000u)
 			flush = true;
 		if (flush)
 			last_flush = now;
@@ -237,7 +238,10 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 			check_header(r, &header_scribbled);
 			last_dead_check = now;
 		}
-		int released = rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
+		/* Growth first: what is in use now is what woke the daemon; the
+		 * drain below frees it again. */
+		int released = (int)rlog__pool_grow(&d);
+		released += rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
 		if (rlog__logfile_flush(&lf) < 0)
 			set_error(r, "writing the log file", lf.last_errno);
 		else

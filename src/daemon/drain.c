@@ -45,6 +45,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->r = r;
 	d->lf = lf;
 	d->tick_source = tick_source;
+	d->pool = r->min_buffers;
 	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
 	d->slots = calloc(r->slot_count, sizeof *d->slots);
 	d->copy = malloc(r->buffer_size);
@@ -343,7 +344,7 @@ static void skip_gaps(struct rlog__drain *d)
 		d->held_seq[i] = UINT64_MAX;
 		struct rlog__dslot *s = &d->slots[i];
 		bool found = false;
-		for (uint32_t b = 0; b < r->buffer_count && !found; b++) {
+		for (uint32_t b = 0; b < d->pool && !found; b++) {
 			uint32_t st = load_acquire(&r->desc[b].state);
 			uint32_t slot = d->bufs[b].started ? d->bufs[b].slot : r->desc[b].slot;
 			found = (st == RLOG_BUF_OWNED || st == RLOG_BUF_FULL) && slot == i &&
@@ -370,7 +371,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 	for (uint32_t i = 0; i < r->slot_count; i++)
 		exited[i] = load_seq_cst(&r->slots[i].state) == RLOG_SLOT_EXITED || d->dead[i];
 
-	for (uint32_t i = 0; i < r->buffer_count; i++) {
+	for (uint32_t i = 0; i < d->pool; i++) {
 		uint32_t st = load_acquire(&r->desc[i].state);
 		if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL)
 			continue;
@@ -500,7 +501,7 @@ void rlog__drain_publish(struct rlog__drain *d)
 
 bool rlog__drain_any_full(struct rlog__drain *d)
 {
-	for (uint32_t i = 0; i < d->r->buffer_count; i++)
+	for (uint32_t i = 0; i < d->pool; i++)
 		if (load_seq_cst(&d->r->desc[i].state) == RLOG_BUF_FULL)
 			return true;
 	return false;

@@ -66,6 +66,8 @@ struct rlog__drain {
 	uint64_t reported_bytes;
 	uint64_t corrupt_buffers;
 	uint64_t passes;
+	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
+	                                own count, never read back from the region */
 };
 
 /* Returns 0 or -ENOMEM. */
@@ -108,6 +110,10 @@ void rlog__drain_report_log_losses(struct rlog__drain *d);
 
 /* Publishes statistics into the region header. */
 void rlog__drain_publish(struct rlog__drain *d);
+
+/* pool.c: grows the pool (NumberOfBuffers) toward MaximumBuffers when
+ * producers use more than its high-water mark.  Returns the buffers added. */
+uint32_t rlog__pool_grow(struct rlog__drain *d);
 
 /* True if some buffer is FULL (seq_cst loads: the fill-event check). */
 bool rlog__drain_any_full(struct rlog__drain *d);

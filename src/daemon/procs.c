@@ -100,6 +100,10 @@ void rlog__drain_reap_procs(struct rlog__drain *d)
 		 * FREE) and counts nothing. */
 		if (!dead && load_seq_cst(&p->gate) != 0)
 			continue;
+		/* Ours now: a process that attaches again can no longer take
+		 * its EXITED entry back (src/lib/proc.c), nor count in it. */
+		if (!atomic_compare_exchange_strong(&p->state, &st, RLOG_PROC_REAPING))
+			continue;
 		report(d, i);
 		memset(&d->procs[i], 0, sizeof d->procs[i]);
 		for (int c = 0; c < 2; c++) {

@@ -22,9 +22,11 @@
  * 5; a single global counter, as before, could not tell whose it was).
  *
  * Entries are claimed by CAS FREE -> ACTIVE: by rlog_attach, or, in a fork
- * child (which forgets its parent's), by its first write.  Released as
- * EXITED at detach and at exit; the daemon reports the entry's losses and
- * frees it once its gate is 0.  Producers never store FREE.
+ * child (which forgets its parent's), by its first write; a process that
+ * attaches again takes its own EXITED entry back (CAS EXITED -> ACTIVE).
+ * Released as EXITED at detach and at exit; the daemon claims an entry it
+ * frees (CAS to REAPING), reports its losses and frees it once its gate is
+ * 0.  Producers never store FREE.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +48,24 @@ struct rlog_shm_proc *rlog__proc_get(struct rlog__session *s)
 	uint64_t start = 0;
 	if (rlog__procstat_read(0, &state, &start) < 0)
 		start = 0;
+	/* This process's own entry, released at a detach and not yet freed
+	 * by the daemon: take it back.  A process that attaches and detaches
+	 * in a loop then holds one entry, not one per attach until the
+	 * daemon's next pass.  CAS EXITED -> ACTIVE fails once the daemon has
+	 * begun freeing it (REAPING). */
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_proc *p = &r->procs[i];
+		uint32_t expect = RLOG_PROC_EXITED;
+		if (load_relaxed(&p->state) != RLOG_PROC_EXITED || load_acquire(&p->pid) != pid ||
+		    load_relaxed(&p->start_time) != start ||
+		    !atomic_compare_exchange_strong(&p->state, &expect, RLOG_PROC_ACTIVE))
+			continue;
+		uint32_t none = 0;
+		if (atomic_compare_exchange_strong(&s->proc, &none, i + 1))
+			return p;
+		store_release(&p->state, RLOG_PROC_EXITED);
+		return &r->procs[none - 1];
+	}
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
 		uint32_t expect = RLOG_PROC_FREE;

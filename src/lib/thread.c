@@ -153,8 +153,11 @@ void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv)
 	 * write_off and bytes.  seq_cst: see wake_daemon_if_waiting. */
 	rlog__tsan_release(d);
 	store_seq_cst(&d->state, RLOG_BUF_FULL);
+	/* The high-water mark of the pool as it is now (the daemon grows it;
+	 * a hostile value is only a wake-up more or less). */
 	struct rlog__region *r = pv->region;
-	if (r->buffer_count - rlog__region_free_count(r) >= r->high_water)
+	uint32_t n = load_relaxed(&r->hdr->number_of_buffers), free = rlog__region_free_count(r);
+	if (free < n && n - free >= rlog__region_high_water(r->high_water_pct, n))
 		wake_daemon_if_waiting(r);
 }
 

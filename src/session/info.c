@@ -29,6 +29,8 @@ void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *o)
 	o->file_bytes = load_relaxed(&s->file_bytes);
 	o->wakeups = load_relaxed(&s->wakeups);
 	o->passes = load_relaxed(&s->passes);
+	o->realtime_buffers_lost = load_relaxed(&s->realtime_buffers_lost);
+	o->file_index = load_relaxed(&s->file_index);
 	o->processes_attached = load_relaxed(&h->procs_attached);
 	o->processes_refused = load_relaxed(&h->procs_refused);
 }
@@ -44,13 +46,20 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 	o->log_file_mode = h->log_file_mode;
 	o->daemon_pid = h->daemon_pid;
 	o->buffer_size = r->buffer_size;
-	o->buffer_count = r->buffer_count;
+	o->min_buffers = r->min_buffers;
+	o->max_buffers = load_relaxed(&h->max_buffers);
+	o->capacity = r->buffer_count;
+	o->number_of_buffers = load_relaxed(&h->number_of_buffers);
 	o->free_buffers = rlog__region_free_count(r);
-	o->high_water = r->high_water;
-	o->flush_timer_ms = h->flush_timer_ms;
+	o->high_water_pct = r->high_water_pct;
+	o->flush_timer_ms = load_relaxed(&h->flush_timer_ms);
+	o->age_limit = h->age_limit;
+	o->max_file_size = h->max_file_size;
 	o->tick_source = h->tick_source;
 	o->tick_freq_hz = h->tick_freq_hz;
 	o->enable_mask = load_relaxed(&h->enable_mask);
+	rlog__categories_copy(h, o->categories);
+	rlog__enable_pending_copy(h, o->enable_pending, sizeof o->enable_pending);
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		o->producer_threads += load_relaxed(&r->slots[i].state) == RLOG_SLOT_ACTIVE;
 		o->processes += load_relaxed(&r->procs[i].state) == RLOG_PROC_ACTIVE;
@@ -98,4 +107,40 @@ int rlog__session_list(void (*fn)(int err, const struct rlog__session_info *info
 {
 	struct list_ctx c = { fn, arg };
 	return rlog__region_list(list_one, &c);
+}
+
+void rlog__categories_copy(const struct rlog_shm_header *h, char out[64][28])
+{
+	for (int i = 0; i < 64; i++) {
+		const struct rlog_shm_category *c = &h->categories[i];
+		out[i][0] = '\0';
+		/* Pairs with the declaring process's store_release(SET). */
+		if (load_acquire(&c->state) != RLOG_CATEGORY_SET)
+			continue;
+		size_t n = strnlen(c->name, sizeof c->name);
+		if (n == sizeof c->name)
+			n = sizeof c->name - 1; /* a hostile name without its NUL */
+		memcpy(out[i], c->name, n);
+		out[i][n] = '\0';
+	}
+}
+
+int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t n)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		/* Seqlock reader: pairs with the writer's release increments. */
+		uint32_t seq = load_acquire(&h->enable_names_seq);
+		if (seq & 1)
+			continue;
+		size_t len = strnlen(h->enable_names, sizeof h->enable_names);
+		if (len >= n)
+			len = n - 1;
+		memcpy(out, h->enable_names, len);
+		out[len] = '\0';
+		atomic_thread_fence(memory_order_acquire);
+		if (load_relaxed(&h->enable_names_seq) == seq)
+			return (int)seq;
+	}
+	out[0] = '\0';
+	return -EAGAIN;
 }

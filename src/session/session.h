@@ -22,7 +22,7 @@
 struct rlog__stats {
 	uint64_t events_written, bytes_written, buffers_written, events_lost, bytes_lost,
 		log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes,
-		processes_attached, processes_refused;
+		realtime_buffers_lost, file_index, processes_attached, processes_refused;
 };
 
 /* Copies the statistics of a mapped region header. */
@@ -34,14 +34,41 @@ void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *out);
 
 struct rlog__start {
 	const char *name;                  /* session name */
-	const char *path;                  /* log file */
+	const char *path;                  /* log file (NEWFILE: a pattern with %d) */
 	struct rlog__region_params params;
+	const char *enable;                /* --enable: category names and bit numbers, or NULL */
 	bool force;                        /* overwrite an existing log file */
 	bool detach;                       /* daemon: new session (setsid), stdio to /dev/null */
 };
 
+/* The defaults of every property (docs/SESSIONS.md): 16 KiB buffers, a
+ * pool of rlog__default_min_buffers() growing up to 1024, sequential mode,
+ * high water 70 %, every category enabled. */
+void rlog__props_default(struct rlog__region_params *p);
+
+/* MinimumBuffers' default: one buffer per CPU plus two (ETW's floor), and
+ * at least 32. */
+uint32_t rlog__default_min_buffers(void);
+
+/* Checks that the properties of s go together (the combinations ETW
+ * refuses, and a few of ringlog's): returns 0, or -EINVAL with the reason
+ * in why (n bytes). */
+int rlog__props_check(const struct rlog__start *s, char *why, size_t n);
+
+/*
+ * Parses an --enable list: comma-separated bit numbers (0..63) and
+ * category names (1 to 27 of [a-z0-9_.-]).  Names found in table (the
+ * region's names, or NULL) become bits too; the others are copied to
+ * pending (comma-separated, NUL-terminated, at most n bytes), for the
+ * daemon to enable once a process declares them.  Returns 0 or -EINVAL
+ * with the reason in why.
+ */
+int rlog__enable_parse(const char *list, char (*table)[28], uint64_t *bits, char *pending,
+		       size_t n, char *why, size_t whyn);
+
 /* The step of a start that failed. */
 enum rlog__start_step {
+	RLOG__START_PROPS,  /* -EINVAL: properties that do not go together (detail says why) */
 	RLOG__START_NAME,   /* -EINVAL: not a valid session name */
 	RLOG__START_FILE,   /* opening the log file: -EEXIST without force, or open's errno */
 	RLOG__START_PATH,   /* -ENAMETOOLONG: the absolute path does not fit the header */
@@ -55,7 +82,8 @@ struct rlog__start_result {
 	pid_t daemon_pid;                  /* on success */
 	char log_file[RLOG_PATH_MAX];      /* the log file's absolute path */
 	enum rlog__start_step step;        /* on failure: which step */
-	char detail[256];                  /* on RLOG__START_DAEMON -EIO: the daemon's error */
+	char detail[256];                  /* RLOG__START_PROPS: why; RLOG__START_DAEMON -EIO: the
+	                                      daemon's error */
 };
 
 /*
@@ -113,15 +141,33 @@ struct rlog__session_info {
 	uint32_t state;                    /* RLOG_STATE_* */
 	uint32_t log_file_mode;            /* RLOG_MODE_* */
 	uint32_t daemon_pid;
-	uint32_t buffer_size, buffer_count, free_buffers, high_water;
-	uint32_t flush_timer_ms;
+	uint32_t buffer_size;              /* BufferSize, bytes */
+	uint32_t min_buffers, max_buffers; /* MinimumBuffers, MaximumBuffers */
+	uint32_t capacity;                 /* how high update may raise MaximumBuffers */
+	uint32_t number_of_buffers;        /* NumberOfBuffers */
+	uint32_t free_buffers;             /* FreeBuffers */
+	uint32_t high_water_pct;
+	uint32_t flush_timer_ms;           /* FlushTimer */
+	uint32_t age_limit;                /* AgeLimit (not used) */
+	uint64_t max_file_size;            /* MaximumFileSize, bytes */
 	uint32_t tick_source;
 	uint64_t tick_freq_hz;
-	uint64_t enable_mask;
+	uint64_t enable_mask;              /* EnableFlags */
+	char categories[64][28];           /* the bits' names, "" where none */
+	char enable_pending[252];          /* names asked for, not yet declared */
 	uint32_t producer_threads;         /* ACTIVE slots */
 	uint32_t processes;                /* ACTIVE process entries */
 	struct rlog__stats stats;
 };
+
+/* Copies the names of the enable mask's bits (rlog_category_name) out of a
+ * mapped header; "" where a bit has none. */
+void rlog__categories_copy(const struct rlog_shm_header *h, char out[64][28]);
+
+/* Copies the names of --enable that no process has declared yet (a
+ * seqlock read).  Returns the sequence number read (>= 0), or -EAGAIN if a
+ * writer kept it changing (out is then ""). */
+int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t n);
 
 /*
  * Reads session name's properties and live statistics.  Returns 0,

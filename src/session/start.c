@@ -74,6 +74,21 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 {
 	memset(out, 0, sizeof *out);
 	int err;
+	out->step = RLOG__START_PROPS;
+	err = rlog__props_check(s, out->detail, sizeof out->detail);
+	if (err < 0)
+		return err;
+	struct rlog__region_params params = s->params;
+	char pending[sizeof ((struct rlog_shm_header *)0)->enable_names];
+	pending[0] = '\0';
+	if (s->enable) {
+		uint64_t bits;
+		err = rlog__enable_parse(s->enable, NULL, &bits, pending, sizeof pending, out->detail,
+					 sizeof out->detail);
+		if (err < 0)
+			return err;
+		params.enable_mask = bits;
+	}
 	out->step = RLOG__START_NAME;
 	if (rlog__name_validate(s->name) < 0)
 		return -EINVAL;
@@ -97,7 +112,7 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 
 	out->step = RLOG__START_REGION;
 	struct rlog__region r;
-	err = rlog__region_create(s->name, &s->params, &r);
+	err = rlog__region_create(s->name, &params, &r);
 	if (err < 0)
 		goto fail_file;
 	struct stat fst;
@@ -107,6 +122,7 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 		goto fail_region;
 	}
 	r.hdr->tick_source = rlog__tick_source_pick();
+	memcpy(r.hdr->enable_names, pending, strlen(pending) + 1);
 	memcpy(r.hdr->log_file, abs, strlen(abs) + 1);
 
 	out->step = RLOG__START_FORK;
