@@ -152,6 +152,23 @@ struct rlog_thread_stats {
 /* Fills *out for the calling thread.  Returns 0, or -EINVAL if out is NULL. */
 RLOG__EXPORT int rlog_thread_stats(struct rlog_thread_stats *out);
 
+/*
+ * rlog_category_name - name bit cat (0..63) of the sessions' enable mask.
+ * @name: 1 to 27 characters of [a-z0-9_.-]
+ *
+ * The name is recorded in the attached session, and in every session the
+ * process attaches to later, so that `ringlog start NAME --enable net,disk`
+ * and `ringlog update NAME --enable ...` can use it; a session that was
+ * started with an --enable name that no process had declared yet enables
+ * the bit when one does.  The first name recorded for a bit in a session
+ * stays.
+ * Returns 0, or:
+ *   -EINVAL   cat > 63, or the name is empty, too long or has other characters
+ *   -EEXIST   this process, or the attached session, has another name for cat
+ * Not async-signal-safe.
+ */
+RLOG__EXPORT int rlog_category_name(unsigned cat, const char *name);
+
 /* ------------------------------------------------------------------ */
 /* Thread and process names                                            */
 /* ------------------------------------------------------------------ */

@@ -219,7 +219,10 @@ static void case_fork_attach(void)
 	const char *name = h_session("forkatt");
 	char path[256];
 	snprintf(path, sizeof path, "%s", h_path("forkatt"));
-	h_start(name, path, NULL, NULL);
+	/* Each child _exits holding a slot and a buffer until the daemon's
+	 * liveness check (once a second): a fixed pool with room for all 40,
+	 * so that every child's write is written, not lost. */
+	h_start(name, path, "16", "128");
 	atomic_store(&attach_loop_on, 1);
 	pthread_t th;
 	pthread_create(&th, NULL, attach_loop, (void *)name);

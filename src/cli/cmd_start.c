@@ -43,24 +43,6 @@ static bool parse_modes(const char *list, uint32_t *out)
 	return true;
 }
 
-/* --flush-timer: milliseconds, or a number with the unit "ms" or "s". */
-static bool parse_timer(const char *s, uint32_t *ms)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || s[0] == '-')
-		return false;
-	unsigned long long mul = 1;
-	if (strcmp(end, "s") == 0)
-		mul = 1000;
-	else if (*end != '\0' && strcmp(end, "ms") != 0)
-		return false;
-	if (v > 3600000 || v * mul > 3600000)
-		return false;
-	*ms = (uint32_t)(v * mul);
-	return true;
-}
-
 int cmd_start(int argc, char **argv)
 {
 	const char *name = NULL, *out = NULL, *enable = NULL;
@@ -99,7 +81,7 @@ int cmd_start(int argc, char **argv)
 						 "65536", argv[i]);
 			p.max_buffers = (uint32_t)v;
 		} else if (strcmp(a, "--flush-timer") == 0 && has_val) {
-			if (!parse_timer(argv[++i], &p.flush_timer_ms))
+			if (!cli_parse_duration_ms(argv[++i], 3600000, &p.flush_timer_ms))
 				return cli_error("start: --flush-timer '%s': expected milliseconds (or a "
 						 "number with ms or s) up to 3600 s", argv[i]);
 		} else if (strcmp(a, "--mask") == 0 && has_val) {

@@ -197,21 +197,34 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
-		"update", "change a running session's properties (not built yet)",
-		"update NAME",
-		"Not built yet: \"ringlog update\" says \"not implemented yet\" and exits 2.\n"
-		"It is to change a running session's enable mask and flush timer, as ETW's\n"
-		"update does.  Until then, stop the session and start it again with the new\n"
-		"options.\n",
-		false,
+		"update", "change a running session's enable flags, flush timer, maximum buffers",
+		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N]",
+		"Changes the properties of running session NAME that ETW's update changes.  A\n"
+		"new enable mask is seen by every producer at its next write, without a\n"
+		"restart; the daemon takes a new flush timer or maximum at its next pass.\n"
+		"\n"
+		"  NAME                  the session\n"
+		"  --enable LIST         EnableFlags: exactly these categories (names declared\n"
+		"                        with rlog_category_name, and numbers 0..63, separated by\n"
+		"                        commas); a name not declared yet is enabled when a\n"
+		"                        process declares it\n"
+		"  --mask HEX            EnableFlags as a number (0 pauses the session)\n"
+		"  --flush-timer T       FlushTimer: milliseconds, or with a unit (500ms, 2s); 0:\n"
+		"                        full buffers only\n"
+		"  --max-buffers N       MaximumBuffers: from the buffers in the pool now up to\n"
+		"                        the session's capacity (four times MaximumBuffers at\n"
+		"                        start)\n",
+		true,
 	},
 	{
-		"flush", "drain a session's partly filled buffers now (not built yet)",
+		"flush", "write every buffer of a session, partly filled ones too, to its file now",
 		"flush NAME",
-		"Not built yet: \"ringlog flush\" says \"not implemented yet\" and exits 2.\n"
-		"It is to make the daemon write the session's partly filled buffers at once.\n"
-		"Until then, start the session with --flush-timer MS.\n",
-		false,
+		"Makes the daemon of session NAME drain every buffer, partly filled ones too,\n"
+		"into its log file, and returns when that is done: a reader that opens the file\n"
+		"afterwards sees every event written before the command (ETW's FlushTrace).\n"
+		"\n"
+		"  NAME                  the session\n",
+		true,
 	},
 	{
 		"tail", "print a session's events as they arrive (not built yet)",

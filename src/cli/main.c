@@ -41,6 +41,8 @@ static const struct {
 	{ "stats", cmd_stats },
 	{ "convert", cmd_convert },
 	{ "bench", cmd_bench },
+	{ "update", cmd_update },
+	{ "flush", cmd_flush },
 };
 
 static bool is_help_flag(const char *a)

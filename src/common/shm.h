@@ -133,6 +133,15 @@ static inline uint8_t *rlog__region_buffer(const struct rlog__region *r, uint32_
 int rlog__header_check(const struct rlog__region *r);
 bool rlog__desc_sane(const struct rlog__region *r, const struct rlog_shm_desc *d);
 
+/* Copies the names of the enable mask's bits (rlog_category_name) out of a
+ * mapped header; "" where a bit has none. */
+void rlog__categories_copy(const struct rlog_shm_header *h, char out[64][28]);
+
+/* Copies the names of --enable that no process has declared yet (a
+ * seqlock read).  Returns the sequence number read (>= 0), or -EAGAIN if a
+ * writer kept it changing (out is then ""). */
+int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t n);
+
 /* Number of free buffers in the bitmap (a snapshot). */
 uint32_t rlog__region_free_count(const struct rlog__region *r);
 

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "categories.h"
 #include "clock.h"
 #include "drain.h"
 #include "futex.h"
@@ -225,9 +226,16 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
 	bool header_scribbled = false;
+	struct rlog__pending pending = { UINT32_MAX, 0 };
+	uint32_t flush_served = load_relaxed(&h->flush_requested);
 	while (!load_acquire(&h->stop_requested) && !got_signal) {
 		uint64_t now = rlog__monotonic_ns();
-		bool flush = exchange_acq_rel(&h->flush_requested, 0) != 0;
+		/* `ringlog flush` adds 1 to flush_requested and waits for
+		 * flush_done to reach it: the request read here is served once
+		 * this pass's blocks are written (acquire pairs with its
+		 * fetch_add, so writes that returned before it are seen). */
+		uint32_t flush_req = load_acquire(&h->flush_requested);
+		bool flush = flush_req != flush_served;
 		uint32_t timer = load_relaxed(&h->flush_timer_ms); /* `ringlog update` changes it */
 		if (timer && now - last_flush >= (uint64_t)timer * 1000000u)
 			flush = true;
@@ -238,6 +246,7 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 			check_header(r, &header_scribbled);
 			last_dead_check = now;
 		}
+		rlog__categories_resolve(r, &pending);
 		/* Growth first: what is in use now is what woke the daemon; the
 		 * drain below frees it again. */
 		int released = (int)rlog__pool_grow(&d);
@@ -247,13 +256,19 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 		else
 			rlog__drain_report_log_losses(&d);
 		rlog__drain_publish(&d);
+		if (flush_req != flush_served) {
+			flush_served = flush_req;
+			/* Pairs with `ringlog flush`'s load_acquire(flush_done). */
+			store_release(&h->flush_done, flush_req);
+			rlog__futex_wake(&h->flush_done, INT_MAX);
+		}
 
 		/* The fill event: announce the sleep, look once more, sleep.
 		 * seq_cst pairs with the producers' handover (thread.c). */
 		store_seq_cst(&h->fill_waiting, 1);
 		/* A FULL buffer that the pass left (held back for order) must not
 		 * make the daemon spin: re-loop at once only after progress. */
-		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) ||
+		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
 		    (released > 0 && rlog__drain_any_full(&d))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;

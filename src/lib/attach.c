@@ -59,8 +59,16 @@ void rlog__proc_fork_child(void)
 	 * parent was making is gone, maybe holding the lock (issue 12, item
 	 * 7).  The entries belong to the parent; the child claims its own. */
 	pthread_mutex_init(&attach_lock, NULL);
+	rlog__categories_fork_child();
 	for (struct rlog__session *s = atomic_load(&sessions); s; s = s->next)
 		store_relaxed(&s->proc, 0);
+	/* That attach or detach may have stopped between its stores: settle
+	 * on what rlog__current says, so that an rlog_attach of the same
+	 * session in the child does not return early with writes disabled. */
+	struct rlog__session *cur = atomic_load(&rlog__current);
+	atomic_store(&rlog__mask, cur ? &cur->region.hdr->enable_mask : &rlog__zero_mask);
+	if (cur == NULL)
+		attached_name[0] = '\0';
 }
 
 int rlog_attach(const char *name)
@@ -105,6 +113,7 @@ int rlog_attach(const char *name)
 	}
 	a->next = atomic_load(&sessions);
 	atomic_store(&sessions, a);
+	rlog__categories_attach(a);
 	atomic_store(&rlog__tick_tsc, r->hdr->tick_source == RLOG_TICK_TSC);
 	snprintf(attached_name, sizeof attached_name, "%s", name);
 	atomic_store(&rlog__current, a);

@@ -172,6 +172,11 @@ struct rlog_shm_proc *rlog__proc_get(struct rlog__session *s);
 void rlog__proc_release(struct rlog__session *s);
 int rlog__proc_count_loss(struct rlog__session *s, int c, uint32_t size);
 
+/* categories.c: records the process's category names in session s (at
+ * attach); resets the names' lock in a fork child. */
+void rlog__categories_attach(struct rlog__session *s);
+void rlog__categories_fork_child(void);
+
 /* Forgets the process entries a fork child inherited from its parent. */
 void rlog__proc_fork_child(void);
 

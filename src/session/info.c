@@ -108,39 +108,3 @@ int rlog__session_list(void (*fn)(int err, const struct rlog__session_info *info
 	struct list_ctx c = { fn, arg };
 	return rlog__region_list(list_one, &c);
 }
-
-void rlog__categories_copy(const struct rlog_shm_header *h, char out[64][28])
-{
-	for (int i = 0; i < 64; i++) {
-		const struct rlog_shm_category *c = &h->categories[i];
-		out[i][0] = '\0';
-		/* Pairs with the declaring process's store_release(SET). */
-		if (load_acquire(&c->state) != RLOG_CATEGORY_SET)
-			continue;
-		size_t n = strnlen(c->name, sizeof c->name);
-		if (n == sizeof c->name)
-			n = sizeof c->name - 1; /* a hostile name without its NUL */
-		memcpy(out[i], c->name, n);
-		out[i][n] = '\0';
-	}
-}
-
-int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t n)
-{
-	for (int tries = 0; tries < 100; tries++) {
-		/* Seqlock reader: pairs with the writer's release increments. */
-		uint32_t seq = load_acquire(&h->enable_names_seq);
-		if (seq & 1)
-			continue;
-		size_t len = strnlen(h->enable_names, sizeof h->enable_names);
-		if (len >= n)
-			len = n - 1;
-		memcpy(out, h->enable_names, len);
-		out[len] = '\0';
-		atomic_thread_fence(memory_order_acquire);
-		if (load_relaxed(&h->enable_names_seq) == seq)
-			return (int)seq;
-	}
-	out[0] = '\0';
-	return -EAGAIN;
-}

@@ -131,6 +131,43 @@ int rlog__session_stop(const char *name, struct rlog__stop_result *out,
 		       rlog__stop_waiting_fn *waiting, void *arg);
 
 /* ------------------------------------------------------------------ */
+/* Flush and update (control.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Asks session name's daemon to drain every buffer, partial ones included,
+ * and waits until those blocks are in the log file: a reader that opens it
+ * afterwards sees every event written before the call (ETW's FlushTrace).
+ * Returns 0 (also if the session stopped meanwhile: a stop drains
+ * everything), -EINVAL, -ENOENT, -EPROTO, -ESRCH (its daemon is not
+ * running), or -ETIMEDOUT (not done within 30 s).
+ */
+int rlog__session_flush(const char *name);
+
+/* What `ringlog update` changes; each set_* (or enable != NULL) says the
+ * property is given. */
+struct rlog__update {
+	bool set_mask;            /* EnableFlags as a number */
+	uint64_t mask;
+	const char *enable;       /* EnableFlags as category names and numbers */
+	bool set_flush_timer;     /* FlushTimer */
+	uint32_t flush_timer_ms;
+	bool set_max_buffers;     /* MaximumBuffers */
+	uint32_t max_buffers;
+};
+
+/*
+ * Changes a running session's EnableFlags, FlushTimer and MaximumBuffers
+ * (ETW's EVENT_TRACE_CONTROL_UPDATE).  Producers see a new mask at their
+ * next write; names of --enable that no process has declared yet wait in
+ * the header, and the daemon enables each when a process declares it.
+ * Returns 0, -EINVAL (a bad --enable; why says it), -ERANGE (max_buffers
+ * below the pool's size now or above the capacity; why says it),
+ * -ENOENT, -EPROTO, or another -errno.
+ */
+int rlog__session_update(const char *name, const struct rlog__update *u, char *why, size_t n);
+
+/* ------------------------------------------------------------------ */
 /* Query and list                                                      */
 /* ------------------------------------------------------------------ */
 
@@ -159,15 +196,6 @@ struct rlog__session_info {
 	uint32_t processes;                /* ACTIVE process entries */
 	struct rlog__stats stats;
 };
-
-/* Copies the names of the enable mask's bits (rlog_category_name) out of a
- * mapped header; "" where a bit has none. */
-void rlog__categories_copy(const struct rlog_shm_header *h, char out[64][28]);
-
-/* Copies the names of --enable that no process has declared yet (a
- * seqlock read).  Returns the sequence number read (>= 0), or -EAGAIN if a
- * writer kept it changing (out is then ""). */
-int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t n);
 
 /*
  * Reads session name's properties and live statistics.  Returns 0,

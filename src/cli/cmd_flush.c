@@ -1,0 +1,36 @@
+/*
+ * cmd_flush.c - `ringlog flush NAME`: the daemon drains every buffer,
+ * partly filled ones too, into the log file; returns when that is done
+ * (ETW's FlushTrace).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+#include "session/session.h"
+
+int cmd_flush(int argc, char **argv)
+{
+	if (argc != 2) {
+		cli_error("flush: usage: ringlog flush NAME");
+		return 2;
+	}
+	const char *name = argv[1];
+	int err = rlog__session_flush(name);
+	switch (err) {
+	case 0:
+		return 0;
+	case -EINVAL:
+		return cli_error("flush: invalid session name '%s'", name);
+	case -ENOENT:
+		return cli_error("flush: no session named '%s'", name);
+	case -EPROTO:
+		return cli_error("flush: %s: not a ringlog session region of this version", name);
+	case -ESRCH:
+		return cli_error("flush: %s: the session's daemon is not running (ringlog stop "
+				 "--force %s recovers what its buffers hold)", name, name);
+	case -ETIMEDOUT:
+		return cli_error("flush: %s: the daemon did not flush within 30 s", name);
+	}
+	return cli_error("flush: %s: %s", name, strerror(-err));
+}
