@@ -65,14 +65,18 @@ void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, bool daemon
 			w->why = BLK_RECORD;
 			break;
 		}
+		int kind = rlog__record_kind(rec.id, rec.flagged);
 		if (rlog__time_apply(&cursor, &rec) < 0) {
 			/* TIME_SYNC with a bad payload is a malformed record;
-			 * anything else here is a jump in time. */
-			w->why = rlog__record_kind(rec.id, rec.flagged) == RLOG_RECORD_TIME_SYNC
-					 ? BLK_RECORD : BLK_TIME;
+			 * anything else here is a jump in time, or past 2^64 - 1. */
+			if (kind == RLOG_RECORD_TIME_SYNC)
+				w->why = BLK_RECORD;
+			else if ((uint32_t)(rec.time_low - (uint32_t)cursor) < RLOG_TIME_SYNC_TICKS)
+				w->why = BLK_WRAP;
+			else
+				w->why = BLK_TIME;
 			break;
 		}
-		int kind = rlog__record_kind(rec.id, rec.flagged);
 		if (n == 0) {
 			w->first_ticks = cursor;
 			w->marker_first = kind == RLOG_RECORD_MARKER;
@@ -145,6 +149,7 @@ size_t rlog__resync(const struct rlog_reader *r, size_t from, bool *verified)
 		case BLK_OK:
 		case BLK_RECORD:
 		case BLK_TIME:
+		case BLK_WRAP:
 		case BLK_COUNT:
 			*verified = true;
 			return p;

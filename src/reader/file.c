@@ -278,7 +278,8 @@ static int64_t damaged(struct rlog_reader *r, size_t pos, const struct rlog__che
 	const char *reason = NULL;
 	char why[96], skipped[128];
 	bool sane = c->v >= BLK_PAST_EOF;
-	bool verified = c->v == BLK_RECORD || c->v == BLK_TIME || c->v == BLK_COUNT;
+	bool verified = c->v == BLK_RECORD || c->v == BLK_TIME || c->v == BLK_WRAP ||
+			c->v == BLK_COUNT;
 	size_t end = sane && c->v != BLK_PAST_EOF ? pos + RLOG__BLOCK_HDR_SIZE + c->h.data_size : 0;
 	size_t next;
 
@@ -317,6 +318,11 @@ static int64_t damaged(struct rlog_reader *r, size_t pos, const struct rlog__che
 	case BLK_TIME:
 		snprintf(why, sizeof(why), "record at offset %zu is 2^31 ticks or more "
 			 "after the previous one, without a TIME_SYNC", c->bad_offset);
+		reason = why;
+		break;
+	case BLK_WRAP:
+		snprintf(why, sizeof(why), "record at offset %zu would take the time past 2^64 - 1",
+			 c->bad_offset);
 		reason = why;
 		break;
 	case BLK_COUNT:

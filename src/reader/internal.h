@@ -249,6 +249,7 @@ enum rlog__verdict {
 	BLK_CRC,      /* checksum mismatch */
 	BLK_RECORD,   /* checksum correct, a malformed record */
 	BLK_TIME,     /* checksum correct, a time jump of 2^31 ticks or more */
+	BLK_WRAP,     /* checksum correct, a time past 2^64 - 1 */
 	BLK_COUNT,    /* checksum correct, record_count disagrees with the data */
 };
 
@@ -270,7 +271,8 @@ struct rlog__block_hdr {
 struct rlog__walk {
 	uint32_t count;       /* well-formed records */
 	uint32_t bytes;       /* the bytes they take */
-	enum rlog__verdict why; /* BLK_OK: all bytes walked; else BLK_RECORD or BLK_TIME */
+	enum rlog__verdict why; /* BLK_OK: all bytes walked; else BLK_RECORD, BLK_TIME
+				 * or BLK_WRAP */
 	uint64_t first_ticks; /* time of the first and last record walked */
 	uint64_t last_ticks;
 	bool meta;            /* an EVENT_SCHEMA, THREAD_NAME or PROCESS_NAME seen */
@@ -282,7 +284,8 @@ struct rlog__check {
 	enum rlog__verdict v;
 	struct rlog__block_hdr h; /* from BLK_MAGIC on: the header as it reads */
 	uint32_t walked;      /* records walked (BLK_COUNT) */
-	size_t bad_offset;    /* file offset of the bad record (BLK_RECORD, BLK_TIME) */
+	size_t bad_offset;    /* file offset of the bad record (BLK_RECORD, BLK_TIME,
+			       * BLK_WRAP) */
 	struct rlog__walk w;  /* BLK_OK: the walk */
 };
 
