@@ -173,9 +173,13 @@ RLOG__READER_EXPORT int rlog_reader_set_flags(struct rlog_reader *r, unsigned fl
 RLOG__READER_EXPORT const struct rlog_reader_info *rlog_reader_info(const struct rlog_reader *r);
 
 /*
- * Reads the next event in global time order: by 64-bit ticks, and events of
- * equal ticks in file order.  TIME_SYNC records are skipped unless
- * RLOG_READER_TIME_SYNC is set.
+ * Reads the next event in global time order: the threads' records merged
+ * by 64-bit ticks, events of equal ticks in file order.  Each thread's
+ * records come in their own record order, never reordered: a thread whose
+ * time goes back (a TIME_SYNC to an earlier time, a block out of order)
+ * keeps its order, so the output is sorted by time only where no thread's
+ * time goes back (docs/FORMAT.md, "Time").  TIME_SYNC records are skipped
+ * unless RLOG_READER_TIME_SYNC is set.
  *   ev  receives the event; its payload stays valid until the next call
  * Returns 1 (an event), 0 (end of the file), or
  *   -EINVAL  r or ev is NULL
