@@ -120,6 +120,18 @@ struct table {
 	bool oom;
 };
 
+/* Starts a table of ncols columns named head[]; bit c of right aligns
+ * column c to the right. */
+static void table_start(struct table *t, size_t ncols, const char *const *head, unsigned right)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	for (size_t c = 0; c < ncols; c++) {
+		t->head[c] = head[c];
+		t->right[c] = (right >> c) & 1u;
+	}
+}
+
 static void table_row(struct table *t, const char *const *cells)
 {
 	if (t->oom)
@@ -144,6 +156,17 @@ static void table_row(struct table *t, const char *const *cells)
 		}
 	}
 	t->nrows++;
+}
+
+/* A row of the loss table. */
+static void loss_row(struct table *t, const char *cause, uint64_t records, uint64_t events,
+		     uint64_t bytes)
+{
+	char x[24], y[24], z[24];
+	snprintf(x, sizeof(x), "%" PRIu64, records);
+	snprintf(y, sizeof(y), "%" PRIu64, events);
+	snprintf(z, sizeof(z), "%" PRIu64, bytes);
+	table_row(t, (const char *[]){ cause, x, y, z });
 }
 
 /* Appends the table (header included) with two spaces between columns;
@@ -228,10 +251,7 @@ static void put_text(struct rlog__buf *b, const char *path, struct rlog_reader *
 			 c->damage, c->skipped_records);
 	rlog__buf_printf(b, "metadata  %" PRIu64 " records\n", c->metadata);
 
-	memset(&t, 0, sizeof(t));
-	t.ncols = 4;
-	t.head[0] = "EVENT"; t.head[1] = "ID"; t.head[2] = "EVENTS"; t.head[3] = "BYTES";
-	t.right[1] = t.right[2] = t.right[3] = true;
+	table_start(&t, 4, (const char *[]){ "EVENT", "ID", "EVENTS", "BYTES" }, 0xe);
 	for (size_t i = 0; i < nrows; i++) {
 		snprintf(a, sizeof(a), "%u", (unsigned)rows[i].id);
 		snprintf(x, sizeof(x), "%" PRIu64, rows[i].events);
@@ -240,12 +260,8 @@ static void put_text(struct rlog__buf *b, const char *path, struct rlog_reader *
 	}
 	table_print(b, &t);
 
-	memset(&t, 0, sizeof(t));
-	t.ncols = 8;
-	t.head[0] = "PID"; t.head[1] = "TID"; t.head[2] = "EVENTS"; t.head[3] = "BYTES";
-	t.head[4] = "LOST"; t.head[5] = "LOST_BYTES"; t.head[6] = "THREAD"; t.head[7] = "PROCESS";
-	for (int i = 0; i < 6; i++)
-		t.right[i] = true;
+	table_start(&t, 8, (const char *[]){ "PID", "TID", "EVENTS", "BYTES", "LOST", "LOST_BYTES",
+					     "THREAD", "PROCESS" }, 0x3f);
 	for (size_t i = 0; i < c->threads; i++) {
 		struct rlog_count_thread th;
 		if (rlog_reader_count_thread(r, i, &th) < 0 || !thread_shown(&th))
@@ -265,34 +281,21 @@ static void put_text(struct rlog__buf *b, const char *path, struct rlog_reader *
 	table_print(b, &t);
 
 	if (c->causes > 0 || c->damaged > 0) {
-		memset(&t, 0, sizeof(t));
-		t.ncols = 4;
-		t.head[0] = "LOSS_CAUSE"; t.head[1] = "RECORDS"; t.head[2] = "EVENTS";
-		t.head[3] = "BYTES";
-		t.right[1] = t.right[2] = t.right[3] = true;
+		table_start(&t, 4, (const char *[]){ "LOSS_CAUSE", "RECORDS", "EVENTS", "BYTES" }, 0xe);
 		for (size_t i = 0; i < c->causes; i++) {
 			struct rlog_count_loss l;
 			if (rlog_reader_count_loss(r, i, &l) < 0)
 				continue;
-			snprintf(x, sizeof(x), "%" PRIu64, l.records);
-			snprintf(y, sizeof(y), "%" PRIu64, l.events);
-			snprintf(z, sizeof(z), "%" PRIu64, l.bytes);
-			table_row(&t, (const char *[]){ fmt_loss_cause(l.cause, a, sizeof(a)), x, y, z });
+			loss_row(&t, fmt_loss_cause(l.cause, a, sizeof(a)), l.records, l.events,
+				 l.bytes);
 		}
-		if (c->damaged > 0) {
-			snprintf(x, sizeof(x), "%" PRIu64, c->damaged);
-			snprintf(y, sizeof(y), "%" PRIu64, c->damaged_records);
-			snprintf(z, sizeof(z), "%" PRIu64, c->damaged_bytes);
-			table_row(&t, (const char *[]){ "damaged", x, y, z });
-		}
+		if (c->damaged > 0)
+			loss_row(&t, "damaged", c->damaged, c->damaged_records, c->damaged_bytes);
 		table_print(b, &t);
 	}
 	if (c->damage > 0) {
-		memset(&t, 0, sizeof(t));
-		t.ncols = 4;
-		t.head[0] = "DAMAGE_OFFSET"; t.head[1] = "LENGTH"; t.head[2] = "RECORDS_SKIPPED";
-		t.head[3] = "KIND";
-		t.right[0] = t.right[1] = t.right[2] = true;
+		table_start(&t, 4, (const char *[]){ "DAMAGE_OFFSET", "LENGTH", "RECORDS_SKIPPED",
+						     "KIND" }, 0x7);
 		for (size_t i = 0; i < c->damage; i++) {
 			struct rlog_damage dm;
 			if (rlog_reader_damage(r, i, &dm) < 0)

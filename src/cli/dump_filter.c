@@ -12,6 +12,7 @@
 #include "args.h"
 #include "dump.h"
 #include "names.h"
+#include "vec.h"
 
 bool dump_numlist_add(struct numlist *l, const char *s, uint64_t max)
 {
@@ -25,15 +26,9 @@ bool dump_numlist_add(struct numlist *l, const char *s, uint64_t max)
 			ok = false;
 			break;
 		}
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 8;
-			uint32_t *nv = realloc(l->v, cap * sizeof(*nv));
-			if (!nv) {
-				ok = false;
-				break;
-			}
-			l->v = nv;
-			l->cap = cap;
+		if (rlog__vec_room(&l->v, l->n, &l->cap, sizeof(*l->v), 8) < 0) {
+			ok = false;
+			break;
 		}
 		l->v[l->n++] = (uint32_t)v;
 	}

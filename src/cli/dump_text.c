@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dump.h"
+#include "json.h"
 #include "names.h"
 #include "schema.h"
 
@@ -86,13 +87,9 @@ static void put_quoted(struct rlog__buf *b, const void *p, size_t n)
  * hex, a string quoted. */
 static void put_value(struct rlog__buf *b, const struct rlog_value *v)
 {
+	if (rlog__value_integer(b, v))
+		return;
 	switch (v->field->type) {
-	case RLOG_FIELD_U8: case RLOG_FIELD_U16: case RLOG_FIELD_U32: case RLOG_FIELD_U64:
-		rlog__buf_u64(b, v->v.u);
-		break;
-	case RLOG_FIELD_I8: case RLOG_FIELD_I16: case RLOG_FIELD_I32: case RLOG_FIELD_I64:
-		rlog__buf_i64(b, v->v.i);
-		break;
 	case RLOG_FIELD_F64:
 		rlog__buf_double(b, v->v.f);
 		break;

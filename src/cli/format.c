@@ -29,22 +29,23 @@ void fmt_rfc3339(char *buf, size_t n, uint64_t ns)
 	snprintf(buf, n, "%s.%09" PRIu64 "Z", date, ns % 1000000000u);
 }
 
-const char *fmt_tick_source(uint32_t source, char *buf, size_t n)
+/* name, or "unknown(v)" written into buf. */
+static const char *name_or_unknown(const char *name, uint32_t v, char *buf, size_t n)
 {
-	const char *name = rlog__tick_source_name(source);
 	if (name)
 		return name;
-	snprintf(buf, n, "unknown(%" PRIu32 ")", source);
+	snprintf(buf, n, "unknown(%" PRIu32 ")", v);
 	return buf;
+}
+
+const char *fmt_tick_source(uint32_t source, char *buf, size_t n)
+{
+	return name_or_unknown(rlog__tick_source_name(source), source, buf, n);
 }
 
 const char *fmt_loss_cause(uint32_t cause, char *buf, size_t n)
 {
-	const char *name = rlog__loss_cause_name(cause);
-	if (name)
-		return name;
-	snprintf(buf, n, "unknown(%" PRIu32 ")", cause);
-	return buf;
+	return name_or_unknown(rlog__loss_cause_name(cause), cause, buf, n);
 }
 
 const char *fmt_field_type(uint8_t type)

@@ -91,15 +91,25 @@ void rlog__json_hex(struct rlog__buf *b, const void *p, size_t n)
 	rlog__buf_char(b, '"');
 }
 
-void rlog__json_value(struct rlog__buf *b, const struct rlog_value *v)
+bool rlog__value_integer(struct rlog__buf *b, const struct rlog_value *v)
 {
 	switch (v->field->type) {
 	case RLOG_FIELD_U8: case RLOG_FIELD_U16: case RLOG_FIELD_U32: case RLOG_FIELD_U64:
 		rlog__buf_u64(b, v->v.u);
-		break;
+		return true;
 	case RLOG_FIELD_I8: case RLOG_FIELD_I16: case RLOG_FIELD_I32: case RLOG_FIELD_I64:
 		rlog__buf_i64(b, v->v.i);
-		break;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void rlog__json_value(struct rlog__buf *b, const struct rlog_value *v)
+{
+	if (rlog__value_integer(b, v))
+		return;
+	switch (v->field->type) {
 	case RLOG_FIELD_F64:
 		rlog__json_double(b, v->v.f);
 		break;

@@ -7,6 +7,7 @@
 #ifndef RLOG_COMMON_JSON_H
 #define RLOG_COMMON_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "buf.h"
@@ -33,6 +34,10 @@ void rlog__json_double(struct rlog__buf *b, double v);
 
 /* Bytes as a JSON string of lower-case hex digits, two per byte. */
 void rlog__json_hex(struct rlog__buf *b, const void *p, size_t n);
+
+/* An integer field's value (U8 .. I64) in decimal, which text and JSON
+ * write alike: true, or false for another type (nothing written). */
+bool rlog__value_integer(struct rlog__buf *b, const struct rlog_value *v);
 
 /* A field's value by its type (v->field->type): integers as numbers with
  * every digit, F64 by rlog__json_double(), BYTES as a hex string, STRING

@@ -4,8 +4,8 @@
  *
  *   convert_chrome.c  the Trace Event Format (JSON) of chrome://tracing and
  *                     ui.perfetto.dev
- *   convert_ctf.c     CTF 1.8 (TSDL metadata and binary stream files) for
- *                     babeltrace2 and Trace Compass
+ *   convert_ctf.c     CTF 1.8 (binary stream files) for babeltrace2 and
+ *                     Trace Compass, with ctf_tsdl.c (the TSDL metadata)
  *
  * Both stream: they take events from rlog_reader_next() one at a time and
  * hold only per-thread state (open spans, one packet per CTF stream), never

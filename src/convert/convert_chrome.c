@@ -32,6 +32,7 @@
 #include "map.h"
 #include "names.h"
 #include "ringlog/reader.h"
+#include "vec.h"
 
 #define OUT_FLUSH (1u << 20) /* write the output once this much is pending */
 
@@ -173,15 +174,8 @@ static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
 		c->last = i;
 		return &c->th[i];
 	}
-	if (c->nth == c->th_cap) {
-		size_t cap = c->th_cap ? c->th_cap * 2 : 16;
-		struct thread *t = realloc(c->th, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		c->th = t;
-		c->th_cap = cap;
-	}
-	if (rlog__map_put(&c->th_map, key, (uint32_t)c->nth) < 0)
+	if (rlog__vec_room(&c->th, c->nth, &c->th_cap, sizeof(*c->th), 16) < 0 ||
+	    rlog__map_put(&c->th_map, key, (uint32_t)c->nth) < 0)
 		return NULL;
 	c->last = c->nth;
 	struct thread *t = &c->th[c->nth++];
@@ -196,15 +190,8 @@ static struct process *process_of(struct chrome *c, uint32_t pid)
 	uint32_t i = rlog__map_get(&c->pr_map, pid);
 	if (i != RLOG__MAP_NONE)
 		return &c->pr[i];
-	if (c->npr == c->pr_cap) {
-		size_t cap = c->pr_cap ? c->pr_cap * 2 : 16;
-		struct process *p = realloc(c->pr, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		c->pr = p;
-		c->pr_cap = cap;
-	}
-	if (rlog__map_put(&c->pr_map, pid, (uint32_t)c->npr) < 0)
+	if (rlog__vec_room(&c->pr, c->npr, &c->pr_cap, sizeof(*c->pr), 16) < 0 ||
+	    rlog__map_put(&c->pr_map, pid, (uint32_t)c->npr) < 0)
 		return NULL;
 	struct process *p = &c->pr[c->npr++];
 	memset(p, 0, sizeof(*p));
@@ -364,14 +351,8 @@ static int span_begin(struct chrome *c, const struct rlog_schema *s, const struc
 	struct thread *t = thread_of(c, ev->pid, ev->tid);
 	if (!t)
 		return -ENOMEM;
-	if (t->depth == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 8;
-		struct open_span *st = realloc(t->stack, cap * sizeof(*st));
-		if (!st)
-			return -ENOMEM;
-		t->stack = st;
-		t->cap = cap;
-	}
+	if (rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0)
+		return -ENOMEM;
 	struct open_span *o = &t->stack[t->depth];
 	memset(o, 0, sizeof(*o));
 	o->s = s;

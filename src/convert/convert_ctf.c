@@ -1,6 +1,7 @@
 /*
  * convert_ctf.c - a ringlog log file as a CTF 1.8 trace (Common Trace
- * Format, the format of LTTng, read by babeltrace2 and Trace Compass);
+ * Format, the format of LTTng, read by babeltrace2 and Trace Compass):
+ * the streams and their packets; the metadata is ctf_tsdl.c's.
  * docs/CONVERT.md has the mapping.
  *
  *   DIR/stream_PID_TID   one stream per thread: packets of up to 64 KiB
@@ -62,6 +63,7 @@
 #include "map.h"
 #include "ringlog/reader.h"
 #include "schema.h"
+#include "vec.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
 #define PACKET_MAX (64u << 10) /* a packet holds more only for one larger event */
@@ -87,15 +89,9 @@ static int stream_of(struct ctf *c, uint32_t pid, uint32_t tid, struct stream **
 	uint64_t key = (uint64_t)pid << 32 | tid;
 	uint32_t i = rlog__map_get(&c->stream_map, key);
 	if (i == RLOG__MAP_NONE) {
-		if (c->nstreams == c->streams_cap) {
-			size_t cap = c->streams_cap ? c->streams_cap * 2 : 16;
-			struct stream *s = realloc(c->streams, cap * sizeof(*s));
-			if (!s)
-				return -ENOMEM;
-			c->streams = s;
-			c->streams_cap = cap;
-		}
-		if (rlog__map_put(&c->stream_map, key, (uint32_t)c->nstreams) < 0)
+		if (rlog__vec_room(&c->streams, c->nstreams, &c->streams_cap, sizeof(*c->streams),
+				   16) < 0 ||
+		    rlog__map_put(&c->stream_map, key, (uint32_t)c->nstreams) < 0)
 			return -ENOMEM;
 		struct stream *s = &c->streams[c->nstreams];
 		memset(s, 0, sizeof(*s));
@@ -223,14 +219,8 @@ static bool schema_same(const struct rlog_schema *a, const struct rlog_schema *b
 
 static int class_add(struct ctf *c, const struct ev_class *k, uint32_t *out)
 {
-	if (c->nclasses == c->classes_cap) {
-		size_t cap = c->classes_cap ? c->classes_cap * 2 : 32;
-		struct ev_class *n = realloc(c->classes, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->classes = n;
-		c->classes_cap = cap;
-	}
+	if (rlog__vec_room(&c->classes, c->nclasses, &c->classes_cap, sizeof(*c->classes), 32) < 0)
+		return -ENOMEM;
 	c->classes[c->nclasses] = *k;
 	*out = (uint32_t)c->nclasses++;
 	c->st->event_classes++;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "vec.h"
 
 #define CACHE 64 /* direct-mapped cache of id -> counter, valid for one pid */
 
@@ -59,20 +60,6 @@ void rlog__count_free(struct rlog_reader *r)
 	r->count = NULL;
 }
 
-/* Grows a vector of elem-sized items to hold one more; false: no memory. */
-static bool vec_room(void **v, size_t n, size_t *cap, size_t elem)
-{
-	if (n < *cap)
-		return true;
-	size_t ncap = *cap ? 2 * *cap : 64;
-	void *p = realloc(*v, ncap * elem);
-	if (!p)
-		return false;
-	*v = p;
-	*cap = ncap;
-	return true;
-}
-
 /* The counter of (pid, id): its index, or SIZE_MAX (no memory). */
 static size_t id_counter(struct rlog__count *c, uint32_t pid, uint16_t id)
 {
@@ -80,7 +67,7 @@ static size_t id_counter(struct rlog__count *c, uint32_t pid, uint16_t id)
 	uint32_t i = rlog__map_get(&c->id_map, key);
 	if (i != RLOG__MAP_NONE)
 		return i;
-	if (!vec_room((void **)&c->ids, c->nids, &c->ids_cap, sizeof(*c->ids)) ||
+	if (rlog__vec_room(&c->ids, c->nids, &c->ids_cap, sizeof(*c->ids), 64) < 0 ||
 	    c->nids >= RLOG__MAP_NONE || rlog__map_put(&c->id_map, key, (uint32_t)c->nids) < 0)
 		return SIZE_MAX;
 	c->ids[c->nids] = (struct rlog_count_id){ .pid = pid, .id = id };
@@ -93,7 +80,7 @@ static struct rlog_count_thread *thread_counter(struct rlog__count *c, uint32_t 
 	uint32_t i = rlog__map_get(&c->thread_map, key);
 	if (i != RLOG__MAP_NONE)
 		return &c->threads[i];
-	if (!vec_room((void **)&c->threads, c->nthreads, &c->threads_cap, sizeof(*c->threads)) ||
+	if (rlog__vec_room(&c->threads, c->nthreads, &c->threads_cap, sizeof(*c->threads), 64) < 0 ||
 	    c->nthreads >= RLOG__MAP_NONE ||
 	    rlog__map_put(&c->thread_map, key, (uint32_t)c->nthreads) < 0)
 		return NULL;

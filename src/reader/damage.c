@@ -17,18 +17,13 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "vec.h"
 
 struct rlog__damage *rlog__damage_add(struct rlog_reader *r, uint64_t offset, uint64_t length,
 				      int kind, int64_t records_skipped, const char *fmt, ...)
 {
-	if (r->ndamage == r->damage_cap) {
-		size_t cap = r->damage_cap ? r->damage_cap * 2 : 8;
-		struct rlog__damage **d = realloc(r->damage, cap * sizeof(*d));
-		if (!d)
-			return NULL;
-		r->damage = d;
-		r->damage_cap = cap;
-	}
+	if (rlog__vec_room(&r->damage, r->ndamage, &r->damage_cap, sizeof(*r->damage), 8) < 0)
+		return NULL;
 	/* One allocation per report, so that messages handed out stay put
 	 * when the list grows. */
 	struct rlog__damage *e = calloc(1, sizeof(*e));
@@ -97,14 +92,8 @@ void rlog__damage_sort(struct rlog_reader *r)
 
 int rlog__region_add(struct rlog_reader *r, uint64_t offset, uint64_t length, int kind)
 {
-	if (r->nregions == r->regions_cap) {
-		size_t cap = r->regions_cap ? r->regions_cap * 2 : 8;
-		struct rlog__region *g = realloc(r->regions, cap * sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		r->regions = g;
-		r->regions_cap = cap;
-	}
+	if (rlog__vec_room(&r->regions, r->nregions, &r->regions_cap, sizeof(*r->regions), 8) < 0)
+		return -ENOMEM;
 	r->regions[r->nregions++] = (struct rlog__region){ offset, length, kind };
 	return 0;
 }

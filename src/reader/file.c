@@ -42,6 +42,7 @@
 #include <zlib.h>
 
 #include "internal.h"
+#include "vec.h"
 
 /* ---------------------------------------------------------------- */
 /* Threads                                                          */
@@ -68,14 +69,8 @@ static struct rlog__thread *thread_get(struct rlog_reader *r, uint32_t pid, uint
 		return t;
 	if (r->nthreads >= RLOG__MAP_NONE - 1)
 		return NULL;
-	if (r->nthreads == r->threads_cap) {
-		size_t cap = r->threads_cap ? r->threads_cap * 2 : 16;
-		t = realloc(r->threads, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		r->threads = t;
-		r->threads_cap = cap;
-	}
+	if (rlog__vec_room(&r->threads, r->nthreads, &r->threads_cap, sizeof(*r->threads), 16) < 0)
+		return NULL;
 	if (rlog__map_put(&r->thread_map, thread_key(pid, tid), (uint32_t)r->nthreads) < 0)
 		return NULL;
 	t = &r->threads[r->nthreads++];

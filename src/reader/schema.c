@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "vec.h"
 #include "schema.h"
 
 /* (ticks, offset) order: -1, 0, 1. */
@@ -81,14 +82,8 @@ static struct rlog__schema_entry *schema_get(struct rlog_reader *r, uint32_t pid
 	struct rlog__schema_entry *e = schema_find(r, pid, id);
 	if (e)
 		return e;
-	if (r->nschemas == r->schemas_cap) {
-		size_t cap = r->schemas_cap ? 2 * r->schemas_cap : 64;
-		e = realloc(r->schemas, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		r->schemas = e;
-		r->schemas_cap = cap;
-	}
+	if (rlog__vec_room(&r->schemas, r->nschemas, &r->schemas_cap, sizeof(*r->schemas), 64) < 0)
+		return NULL;
 	if (r->nschemas >= RLOG__MAP_NONE ||
 	    rlog__map_put(&r->schema_map, schema_key(pid, id), (uint32_t)r->nschemas) < 0)
 		return NULL;
@@ -239,6 +234,20 @@ uint64_t rlog_reader_bad_schemas(const struct rlog_reader *r, uint64_t *first_of
 /* Names                                                            */
 /* ---------------------------------------------------------------- */
 
+/* Replaces *name with the record's, at (ticks, off).  Returns 0 or -ENOMEM. */
+static int name_set(char **name, uint64_t *name_ticks, size_t *name_offset,
+		    const struct rlog__record *rec, uint64_t ticks, size_t off)
+{
+	char *n = name_dup(rec->payload, rec->length);
+	if (!n)
+		return -ENOMEM;
+	free(*name);
+	*name = n;
+	*name_ticks = ticks;
+	*name_offset = off;
+	return 0;
+}
+
 /* The index of pid in the sorted process table, or where it would go. */
 static size_t proc_index(const struct rlog_reader *r, uint32_t pid)
 {
@@ -264,28 +273,15 @@ static int process_name(struct rlog_reader *r, uint32_t pid, const struct rlog__
 		if (when_cmp(ticks, off, p->name_ticks, p->name_offset) < 0)
 			return 0; /* an earlier name */
 	} else {
-		if (r->nprocs == r->procs_cap) {
-			size_t cap = r->procs_cap ? 2 * r->procs_cap : 16;
-			p = realloc(r->procs, cap * sizeof(*p));
-			if (!p)
-				return -ENOMEM;
-			r->procs = p;
-			r->procs_cap = cap;
-		}
+		if (rlog__vec_room(&r->procs, r->nprocs, &r->procs_cap, sizeof(*r->procs), 16) < 0)
+			return -ENOMEM;
 		memmove(&r->procs[i + 1], &r->procs[i], (r->nprocs - i) * sizeof(*p));
 		r->nprocs++;
 		p = &r->procs[i];
 		memset(p, 0, sizeof(*p));
 		p->pid = pid;
 	}
-	char *name = name_dup(rec->payload, rec->length);
-	if (!name)
-		return -ENOMEM;
-	free(p->name);
-	p->name = name;
-	p->name_ticks = ticks;
-	p->name_offset = off;
-	return 0;
+	return name_set(&p->name, &p->name_ticks, &p->name_offset, rec, ticks, off);
 }
 
 static int thread_name(struct rlog__thread *t, const struct rlog__record *rec, uint64_t ticks,
@@ -293,14 +289,7 @@ static int thread_name(struct rlog__thread *t, const struct rlog__record *rec, u
 {
 	if (t->name && when_cmp(ticks, off, t->name_ticks, t->name_offset) < 0)
 		return 0;
-	char *name = name_dup(rec->payload, rec->length);
-	if (!name)
-		return -ENOMEM;
-	free(t->name);
-	t->name = name;
-	t->name_ticks = ticks;
-	t->name_offset = off;
-	return 0;
+	return name_set(&t->name, &t->name_ticks, &t->name_offset, rec, ticks, off);
 }
 
 int rlog__meta_record(struct rlog_reader *r, struct rlog__thread *th,

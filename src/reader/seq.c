@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "vec.h"
 
 #define GAP_MAX 1024
 
@@ -47,14 +48,8 @@ static int gap_report(struct rlog_reader *r, const struct rlog__gap *g)
 static int gap_insert(struct rlog_reader *r, size_t k, const struct rlog__gap *g)
 {
 	struct rlog__seq *q = &r->seq;
-	if (q->ngaps == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 16;
-		struct rlog__gap *v = realloc(q->gaps, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		q->gaps = v;
-		q->cap = cap;
-	}
+	if (rlog__vec_room(&q->gaps, q->ngaps, &q->cap, sizeof(*q->gaps), 16) < 0)
+		return -ENOMEM;
 	memmove(&q->gaps[k + 1], &q->gaps[k], (q->ngaps - k) * sizeof(*q->gaps));
 	q->gaps[k] = *g;
 	q->ngaps++;
