@@ -148,6 +148,15 @@ static void test_rules(void)
 	ASSERT_EQ_U64(d.offset, 64);
 	ASSERT_EQ_U64(d.length, 112);
 	rlog_reader_close(r);
+	/* Damage, but no loss: the totals count it as a report, not under the
+	 * cause "damaged". */
+	struct rlog_count c;
+	ASSERT_EQ(rlog_reader_open_mem_count(f.b.p, f.b.len, &r), 0);
+	ASSERT_EQ(rlog_reader_count(r, &c), 0);
+	ASSERT_EQ_U64(c.damage, 1);
+	ASSERT_EQ_U64(c.damaged, 0);
+	ASSERT_EQ_U64(c.events, 1);
+	rlog_reader_close(r);
 
 	/* ... and block 0 damaged too: nothing to time the file by. */
 	f.b.p[176 + 48 + 10] ^= 1;

@@ -429,8 +429,9 @@ struct rlog_count {
 	uint64_t last_ticks;      /* thread blocks (not the daemon's) */
 	uint64_t damage;          /* damage reports (rlog_reader_damage_count) */
 	uint64_t skipped_records; /* records they say were skipped (where known) */
-	uint64_t damaged;         /* reports that cost records (damaged, truncated
-				   * and missing blocks: cause "damaged") ... */
+	uint64_t damaged;         /* reports of damaged, truncated and missing
+				   * blocks that cost records, or an unknown
+				   * number (cause "damaged") ... */
 	uint64_t damaged_records; /* ... the records they are known to cost ... */
 	uint64_t damaged_bytes;   /* ... and the file bytes they cover */
 	size_t ids, threads, causes; /* rows of the tables below */

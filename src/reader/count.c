@@ -240,8 +240,11 @@ int rlog__count_finish(struct rlog_reader *r)
 		const struct rlog__damage *d = r->damage[i];
 		if (d->records_skipped > 0)
 			c->t.skipped_records += (uint64_t)d->records_skipped;
-		if (d->kind != RLOG_DAMAGE_BLOCK && d->kind != RLOG_DAMAGE_TRUNCATED &&
-		    d->kind != RLOG_DAMAGE_MISSING)
+		/* Losses: reports of records lost, or of an unknown number (not
+		 * a repeat, an order, nor damage that cost nothing, as a bad copy
+		 * of the LOG_MARKER in the file header). */
+		if ((d->kind != RLOG_DAMAGE_BLOCK && d->kind != RLOG_DAMAGE_TRUNCATED &&
+		     d->kind != RLOG_DAMAGE_MISSING) || d->records_skipped == 0)
 			continue;
 		c->t.damaged++;
 		if (d->records_skipped > 0)
