@@ -318,11 +318,14 @@ typedef int (*rlog_block_fn)(void *arg, const struct rlog_block *b);
 /*
  * rlog_reader_open_visit / rlog_reader_open_mem_visit - rlog_reader_open()
  * and rlog_reader_open_mem() that also call fn(arg, block) for every valid
- * block in file order, during the open pass, while the block is hot in the
- * cache: a caller that only needs totals (ringlog stats) reads the file
- * once.  The LOG_MARKER's information (rlog_reader_info()) is complete
- * from the first call on unless the first block is damaged; names and
- * schemas are complete only once open has returned.
+ * block that is read (not a duplicate: docs/FORMAT.md, "Block sequence"),
+ * and for the readable part of a truncated last block, in file order,
+ * during the open pass, while the block is hot in the cache: a caller that
+ * only needs totals reads the file once (rlog_reader_open_count() is such
+ * a caller).  The LOG_MARKER's information (rlog_reader_info()) is
+ * complete from the first call on when block 0 is read or the file header
+ * holds its copy; names and schemas are complete only once open has
+ * returned.
  * Returns what rlog_reader_open() / rlog_reader_open_mem() return, or fn's
  * negative value (the reader is then closed).
  */
