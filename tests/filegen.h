@@ -357,6 +357,51 @@ static inline size_t fg_marker_block(struct fg_file *f, uint32_t pid, uint32_t t
 	return fg_block_end(f, &b);
 }
 
+/*
+ * A version 1.1 file header (176 bytes): flags RLOG_FILE_FLAG_MARKER,
+ * marker_crc32 over the copy of the LOG_MARKER payload at +64 (written as
+ * fg_marker_payload() writes it).  Starts the file, as fg_file_init().
+ */
+static inline void fg_file_init_marker(struct fg_file *f, uint64_t freq, uint64_t sync_ticks,
+				       uint64_t realtime_ns, uint32_t source, uint32_t buf_size,
+				       uint32_t buf_count, const char *name)
+{
+	struct fg_buf m = { 0 };
+	fg_marker_payload(&m, freq, sync_ticks, realtime_ns, source, buf_size, buf_count, name);
+	memset(f, 0, sizeof(*f));
+	fg_bytes(&f->b, "RLOGFILE", 8);    /* +0 magic */
+	fg_u16(&f->b, 1);                  /* +8 major */
+	fg_u16(&f->b, 1);                  /* +10 minor */
+	fg_u32(&f->b, 176);                /* +12 header_size */
+	fg_u64(&f->b, 1700000000000000000ull); /* +16 created_realtime_ns */
+	fg_u32(&f->b, 1);                  /* +24 flags: MARKER */
+	fg_u32(&f->b, (uint32_t)crc32(0L, m.p, (uInt)m.len)); /* +28 marker_crc32 */
+	fg_zero(&f->b, 32);                /* +32 reserved */
+	fg_bytes(&f->b, m.p, m.len);       /* +64 marker */
+	free(m.p);
+}
+
+/* Cuts bytes [from, to) out of the file (to splice it at block boundaries). */
+static inline void fg_cut(struct fg_file *f, size_t from, size_t to)
+{
+	memmove(f->b.p + from, f->b.p + to, f->b.len - to);
+	f->b.len -= to - from;
+}
+
+/* Inserts a copy of the file's bytes [from, to) at offset at. */
+static inline void fg_insert_copy(struct fg_file *f, size_t at, size_t from, size_t to)
+{
+	size_t n = to - from;
+	uint8_t *tmp = malloc(n ? n : 1);
+	if (!tmp)
+		abort();
+	memcpy(tmp, f->b.p + from, n);
+	fg_zero(&f->b, n); /* room at the end */
+	memmove(f->b.p + at + n, f->b.p + at, f->b.len - n - at);
+	memcpy(f->b.p + at, tmp, n);
+	free(tmp);
+}
+
 /* n bytes of value v between blocks (damage). */
 static inline size_t fg_garbage(struct fg_file *f, size_t n, uint8_t v)
 {

@@ -68,8 +68,9 @@ static struct c_field c_fields[] = {
 	F(rlog_file_header, header_size),
 	F(rlog_file_header, created_realtime_ns),
 	F(rlog_file_header, flags),
-	F(rlog_file_header, reserved0),
+	F(rlog_file_header, marker_crc32),
 	F(rlog_file_header, reserved),
+	F(rlog_file_header, marker),
 
 	F(rlog_block_header, magic),
 	F(rlog_block_header, header_size),
@@ -272,8 +273,16 @@ static struct c_const c_consts[] = {
 	KS(RLOG_FILE_MAGIC),
 	K(RLOG_FILE_VERSION_MAJOR),
 	K(RLOG_FILE_VERSION_MINOR),
+	K(RLOG_FILE_FLAG_MARKER),
 	K(RLOG_BLOCK_MAGIC),
 	K(RLOG_BLOCK_FLAG_DAEMON),
+	K(RLOG_BLOCK_DATA_MAX),
+
+	K(RLOG_RECORD_EVENT),
+	K(RLOG_RECORD_TIME_SYNC),
+	K(RLOG_RECORD_METADATA),
+	K(RLOG_RECORD_MARKER),
+	K(RLOG_RECORD_LOSS),
 
 	K(RLOG_SHM_MAGIC),
 	K(RLOG_SHM_ABI_VERSION),

@@ -66,6 +66,17 @@
 #define RLOG_ID_USER_MIN       1024  /* first application ID */
 #define RLOG_ID_MAX            16383 /* last ID that fits in 14 bits */
 
+/*
+ * Record kinds (docs/FORMAT.md, "Record kinds"): what a record is, from
+ * its real ID and whether it is FLAGGED.  The accounting identity
+ * (emitted = written + lost) counts RLOG_RECORD_EVENT records only.
+ */
+#define RLOG_RECORD_EVENT      0  /* an application event (every FLAGGED record is one) */
+#define RLOG_RECORD_TIME_SYNC  1  /* TIME_SYNC, unflagged */
+#define RLOG_RECORD_METADATA   2  /* EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME, unflagged */
+#define RLOG_RECORD_MARKER     3  /* LOG_MARKER, unflagged: daemon blocks only */
+#define RLOG_RECORD_LOSS       4  /* DATA_LOSS, unflagged: daemon blocks only */
+
 /* LOG_MARKER payload (Length >= 112; readers ignore bytes past 112). */
 struct rlog_log_marker {
 	uint64_t tick_freq_hz;      /* ticks per second of the timestamps */
@@ -154,22 +165,30 @@ _Static_assert(sizeof(struct rlog_data_loss) == 24, "DATA_LOSS payload is 24 byt
 
 #define RLOG_FILE_MAGIC          "RLOGFILE"   /* 8 bytes, no NUL */
 #define RLOG_FILE_VERSION_MAJOR  1
-#define RLOG_FILE_VERSION_MINOR  0
+#define RLOG_FILE_VERSION_MINOR  1           /* 1.1: the LOG_MARKER copy in the file header */
+
+#define RLOG_FILE_FLAG_MARKER    0x0001u     /* the file header holds a copy of the LOG_MARKER */
 
 struct rlog_file_header {
 	char magic[8];          /* "RLOGFILE" */
 	uint16_t version_major; /* readers refuse another major */
 	uint16_t version_minor; /* additive changes only */
-	uint32_t header_size;   /* bytes to the first block, >= 64 */
+	uint32_t header_size;   /* bytes to the first block, >= 64, a multiple of 4 */
 	uint64_t created_realtime_ns; /* when the daemon created the file */
-	uint32_t flags;         /* 0 */
-	uint32_t reserved0;     /* 0 */
+	uint32_t flags;         /* RLOG_FILE_FLAG_* */
+	uint32_t marker_crc32;  /* RLOG_FILE_FLAG_MARKER: zlib crc32 of marker; else 0 */
 	uint8_t reserved[32];   /* 0 */
+	/* +64, version 1.1: present when flags has RLOG_FILE_FLAG_MARKER (and
+	 * then header_size >= 176): the payload of block 0's LOG_MARKER, so
+	 * that a file whose first block is damaged can still be timed. */
+	struct rlog_log_marker marker;
 };
-_Static_assert(sizeof(struct rlog_file_header) == 64, "file header is 64 bytes");
+_Static_assert(sizeof(struct rlog_file_header) == 176, "file header is 176 bytes");
+_Static_assert(offsetof(struct rlog_file_header, marker) == 64, "marker copy at +64");
 
 #define RLOG_BLOCK_MAGIC        0x4b424c52u  /* "RLBK" in file byte order */
 #define RLOG_BLOCK_FLAG_DAEMON  0x0001u      /* records synthesised by the daemon */
+#define RLOG_BLOCK_DATA_MAX     16777216u    /* largest data_size: one buffer of the largest size */
 
 struct rlog_block_header {
 	uint32_t magic;       /* RLOG_BLOCK_MAGIC */

@@ -24,8 +24,10 @@
  * for the next valid block header 4 bytes at a time and goes on.  A last
  * block cut short by the end of the file gives every complete, well-formed
  * record it holds (its checksum cannot be verified; its damage entry says
- * so).  The same pass collects the metadata records: event schemas, thread
- * and process names.  rlog_reader_next() then merges the per-thread streams
+ * so).  Block sequence numbers are checked as they go: blocks missing from
+ * the file, a block read twice (dropped) and blocks out of order are
+ * reported like damage.  The same pass collects the metadata records:
+ * event schemas, thread and process names.  The rules are docs/FORMAT.md's.  rlog_reader_next() then merges the per-thread streams
  * of events (each thread's blocks are in time order in the file) by time
  * with a binary heap, finding the threads' blocks again with a forward
  * scan of block headers that keeps a bounded queue of block offsets per
@@ -79,6 +81,8 @@ struct rlog_reader_info {
 	uint64_t file_size;           /* bytes in the file (or memory image) */
 	uint64_t block_count;         /* blocks indexed (a truncated last block included) */
 	uint64_t thread_count;        /* distinct (pid, tid) streams */
+	bool marker_copy;             /* the clock is the file header's copy of the
+				       * LOG_MARKER: block 0 could not be read */
 };
 
 /* One event.  Read-only; payload is valid until the next rlog_reader_next()
@@ -102,19 +106,27 @@ struct rlog_event {
 	uint64_t block_offset; /* file offset of the block holding the record */
 };
 
-/* A damaged region of the file.  Read-only. */
+/* A damaged region of the file, or a break in its block sequence.
+ * Read-only. */
 struct rlog_damage {
-	uint64_t offset;         /* file offset where the region starts */
-	uint64_t length;         /* bytes of the file skipped or unverifiable */
+	uint64_t offset;         /* file offset where the region starts (MISSING:
+				  * of the block after the missing ones) */
+	uint64_t length;         /* bytes of the file skipped or unverifiable
+				  * (0 for MISSING and ORDER) */
 	int kind;                /* RLOG_DAMAGE_* */
-	int64_t records_skipped; /* records lost, -1 if not knowable */
-	const char *message;     /* "damaged block at offset N: ..." or
-				  * "truncated block at offset N: ...", owned by
+	int64_t records_skipped; /* records not read, -1 if not knowable (ORDER: 0;
+				  * DUPLICATE: records read once already) */
+	const char *message;     /* "damaged block at offset N: ...", owned by
 				  * the reader, valid until rlog_reader_close() */
+	uint64_t seq_first;      /* MISSING, DUPLICATE, ORDER: the block sequence */
+	uint64_t seq_last;       /* numbers concerned, seq_first..seq_last; else 0 */
 };
 
 #define RLOG_DAMAGE_BLOCK     1 /* a damaged block or bytes that are no block: skipped */
 #define RLOG_DAMAGE_TRUNCATED 2 /* the last block, cut short by the end of the file */
+#define RLOG_DAMAGE_MISSING   3 /* blocks whose sequence numbers are not in the file */
+#define RLOG_DAMAGE_DUPLICATE 4 /* blocks whose sequence numbers were read before: skipped */
+#define RLOG_DAMAGE_ORDER     5 /* blocks after a later one: read where they are */
 
 /* rlog_reader_set_flags() flags. */
 #define RLOG_READER_TIME_SYNC 0x1u /* also return TIME_SYNC records as events */
@@ -131,8 +143,9 @@ struct rlog_damage {
  *   -ENOENT, -EACCES, -EISDIR, ...  the file cannot be opened or mapped
  *   -EBADMSG  not a ringlog log file: too short, bad magic or bad file header
  *   -EPROTO   a ringlog file of another major version
- *   -ENODATA  a ringlog file with no valid LOG_MARKER record (nothing can be
- *             timed: the daemon wrote no block, or the first one is damaged)
+ *   -ENODATA  a ringlog file with no LOG_MARKER to time it by (the daemon
+ *             wrote no block, or block 0 is damaged and the file header
+ *             holds no valid copy of its LOG_MARKER)
  *   -EFBIG    the file does not fit in the address space
  *   -ENOMEM   out of memory
  */
@@ -160,9 +173,13 @@ RLOG__READER_EXPORT int rlog_reader_set_flags(struct rlog_reader *r, unsigned fl
 RLOG__READER_EXPORT const struct rlog_reader_info *rlog_reader_info(const struct rlog_reader *r);
 
 /*
- * Reads the next event in global time order: by 64-bit ticks, and events of
- * equal ticks in file order.  TIME_SYNC records are skipped unless
- * RLOG_READER_TIME_SYNC is set.
+ * Reads the next event in global time order: the threads' records merged
+ * by 64-bit ticks, events of equal ticks in file order.  Each thread's
+ * records come in their own record order, never reordered: a thread whose
+ * time goes back (a TIME_SYNC to an earlier time, a block out of order)
+ * keeps its order, so the output is sorted by time only where no thread's
+ * time goes back (docs/FORMAT.md, "Time").  TIME_SYNC records are skipped
+ * unless RLOG_READER_TIME_SYNC is set.
  *   ev  receives the event; its payload stays valid until the next call
  * Returns 1 (an event), 0 (end of the file), or
  *   -EINVAL  r or ev is NULL
@@ -301,11 +318,14 @@ typedef int (*rlog_block_fn)(void *arg, const struct rlog_block *b);
 /*
  * rlog_reader_open_visit / rlog_reader_open_mem_visit - rlog_reader_open()
  * and rlog_reader_open_mem() that also call fn(arg, block) for every valid
- * block in file order, during the open pass, while the block is hot in the
- * cache: a caller that only needs totals (ringlog stats) reads the file
- * once.  The LOG_MARKER's information (rlog_reader_info()) is complete
- * from the first call on unless the first block is damaged; names and
- * schemas are complete only once open has returned.
+ * block that is read (not a duplicate: docs/FORMAT.md, "Block sequence"),
+ * and for the readable part of a truncated last block, in file order,
+ * during the open pass, while the block is hot in the cache: a caller that
+ * only needs totals reads the file once (rlog_reader_open_count() is such
+ * a caller).  The LOG_MARKER's information (rlog_reader_info()) is
+ * complete from the first call on when block 0 is read or the file header
+ * holds its copy; names and schemas are complete only once open has
+ * returned.
  * Returns what rlog_reader_open() / rlog_reader_open_mem() return, or fn's
  * negative value (the reader is then closed).
  */
@@ -313,6 +333,165 @@ RLOG__READER_EXPORT int rlog_reader_open_visit(const char *path, rlog_block_fn f
 					       struct rlog_reader **out);
 RLOG__READER_EXPORT int rlog_reader_open_mem_visit(const void *data, size_t size, rlog_block_fn fn,
 						   void *arg, struct rlog_reader **out);
+
+/* ------------------------------------------------------------------ */
+/* ringlog's own records                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * rlog_record_kind - what a record of real ID id is (RLOG_RECORD_* of
+ * <ringlog/abi.h>): an application event, TIME_SYNC, metadata, LOG_MARKER
+ * or DATA_LOSS.  Every FLAGGED record is an application event.  This is the
+ * definition behind the accounting identity (emitted = written + lost),
+ * which counts events only.
+ */
+RLOG__READER_EXPORT int rlog_record_kind(uint16_t id, bool flagged);
+
+/* A decoded LOG_MARKER payload (layout: struct rlog_log_marker). */
+struct rlog_marker {
+	uint64_t tick_freq_hz;      /* ticks per second (never 0) */
+	uint64_t sync_ticks;        /* the trace's time origin (time_ns 0) ... */
+	uint64_t sync_realtime_ns;  /* ... CLOCK_REALTIME then, ns since 1970 */
+	uint64_t sync_monotonic_ns; /* ... CLOCK_MONOTONIC_RAW then */
+	uint32_t tick_source;       /* RLOG_TICK_*, or a value a later version defines */
+	uint32_t buffer_size;       /* session buffer size in bytes */
+	uint32_t buffer_count;      /* session buffers in the pool */
+	char session_name[65];      /* NUL-terminated */
+};
+
+/*
+ * rlog_event_marker - decodes the LOG_MARKER event ev into out.
+ * Returns 0, -EINVAL (NULL argument, or ev is not an unflagged LOG_MARKER)
+ * or -EBADMSG (payload shorter than 112 bytes, or tick_freq_hz 0: never
+ * for an event the reader returned).
+ */
+RLOG__READER_EXPORT int rlog_event_marker(const struct rlog_event *ev, struct rlog_marker *out);
+
+/* A decoded DATA_LOSS payload (layout: struct rlog_data_loss). */
+struct rlog_loss {
+	uint64_t events;  /* events lost */
+	uint64_t bytes;   /* the record bytes they would have taken */
+	uint32_t cause;   /* RLOG_LOSS_*, or a value a later version defines */
+};
+
+/*
+ * rlog_event_loss - decodes the DATA_LOSS event ev into out.
+ * Returns 0, -EINVAL (NULL argument, or ev is not an unflagged DATA_LOSS)
+ * or -EBADMSG (payload shorter than 24 bytes: never for an event the
+ * reader returned).
+ */
+RLOG__READER_EXPORT int rlog_event_loss(const struct rlog_event *ev, struct rlog_loss *out);
+
+/*
+ * rlog_event_time_sync - the 64-bit tick time a TIME_SYNC event carries
+ * (returned with RLOG_READER_TIME_SYNC).
+ * Returns 0 with *ticks set, -EINVAL (NULL argument, not an unflagged
+ * TIME_SYNC) or -EBADMSG (Length not 8).
+ */
+RLOG__READER_EXPORT int rlog_event_time_sync(const struct rlog_event *ev, uint64_t *ticks);
+
+/*
+ * rlog_raw_field - the element type of the RAW_* array ID id (RAW_U8 ..
+ * RAW_DOUBLE, flagged or not): a static field whose type is RLOG_FIELD_U8
+ * .. RLOG_FIELD_F64 and whose name is "value".  NULL for any other ID
+ * (RAW_STRING included: its payload is UTF-8 bytes, no array).
+ */
+RLOG__READER_EXPORT const struct rlog_field *rlog_raw_field(uint16_t id);
+
+/*
+ * rlog_event_raw_count - how many elements the RAW_* array event ev holds.
+ * Returns the count, -EINVAL (NULL, or not RAW_U8 .. RAW_DOUBLE) or
+ * -EBADMSG (Length is not a multiple of the element size: not damage, show
+ * the payload as bytes).
+ */
+RLOG__READER_EXPORT int rlog_event_raw_count(const struct rlog_event *ev);
+
+/*
+ * rlog_event_raw_value - element i of the RAW_* array event ev, decoded
+ * into *v (v->field is rlog_raw_field(ev->id); v.v.u, v.v.i or v.v.f by
+ * its type).  Returns 1, or -EINVAL (NULL argument, not a RAW array, i out
+ * of range).
+ */
+RLOG__READER_EXPORT int rlog_event_raw_value(const struct rlog_event *ev, unsigned i,
+					     struct rlog_value *v);
+
+/* ------------------------------------------------------------------ */
+/* Totals (ringlog stats)                                              */
+/* ------------------------------------------------------------------ */
+
+/* A file's totals, counted during the open pass.  Read-only. */
+struct rlog_count {
+	uint64_t events;          /* application events (RLOG_RECORD_EVENT) */
+	uint64_t bytes;           /* the bytes their records take, fill included */
+	uint64_t metadata;        /* metadata records */
+	uint64_t loss_records;    /* DATA_LOSS records ... */
+	uint64_t lost_events;     /* ... the sum of their events ... */
+	uint64_t lost_bytes;      /* ... and of their bytes */
+	bool timed;               /* first_ticks and last_ticks hold: */
+	uint64_t first_ticks;     /* the first and last record times of the */
+	uint64_t last_ticks;      /* thread blocks (not the daemon's) */
+	uint64_t damage;          /* damage reports (rlog_reader_damage_count) */
+	uint64_t skipped_records; /* records they say were skipped (where known) */
+	uint64_t damaged;         /* reports of damaged, truncated and missing
+				   * blocks that cost records, or an unknown
+				   * number (cause "damaged") ... */
+	uint64_t damaged_records; /* ... the records they are known to cost ... */
+	uint64_t damaged_bytes;   /* ... and the file bytes they cover */
+	size_t ids, threads, causes; /* rows of the tables below */
+};
+
+/* Events of one event ID in one process. */
+struct rlog_count_id {
+	uint32_t pid;
+	uint16_t id;              /* real ID */
+	uint64_t events, bytes;
+};
+
+/* One thread's totals (its own blocks and the daemon's blocks about it). */
+struct rlog_count_thread {
+	uint32_t pid, tid;
+	uint64_t events, bytes, metadata;
+	uint64_t lost_events, lost_bytes; /* its DATA_LOSS records */
+	bool timed;               /* first_ticks and last_ticks hold (a thread */
+	uint64_t first_ticks;     /* block with records) */
+	uint64_t last_ticks;
+};
+
+/* The DATA_LOSS records of one cause. */
+struct rlog_count_loss {
+	uint32_t cause;
+	uint64_t records, events, bytes;
+};
+
+/*
+ * rlog_reader_open_count / rlog_reader_open_mem_count - rlog_reader_open()
+ * and rlog_reader_open_mem() that also count every record of every valid
+ * block (the file is read once), for rlog_reader_count() and the
+ * rlog_reader_count_*() tables.  Returns as rlog_reader_open().
+ */
+RLOG__READER_EXPORT int rlog_reader_open_count(const char *path, struct rlog_reader **out);
+RLOG__READER_EXPORT int rlog_reader_open_mem_count(const void *data, size_t size,
+						   struct rlog_reader **out);
+
+/*
+ * rlog_reader_count - the totals of a reader opened with
+ * rlog_reader_open_count().  Returns 0, -EINVAL (NULL) or -ENODATA (the
+ * reader was opened without counting).
+ */
+RLOG__READER_EXPORT int rlog_reader_count(const struct rlog_reader *r, struct rlog_count *out);
+
+/*
+ * rlog_reader_count_id / _thread / _loss - row i of the tables: events per
+ * (pid, ID) in (pid, ID) order; threads with records in (pid, tid) order;
+ * DATA_LOSS records per cause in cause order.
+ * Returns 0, -EINVAL (NULL), -ENODATA (not counted) or -ERANGE (no row i).
+ */
+RLOG__READER_EXPORT int rlog_reader_count_id(const struct rlog_reader *r, size_t i,
+					     struct rlog_count_id *out);
+RLOG__READER_EXPORT int rlog_reader_count_thread(const struct rlog_reader *r, size_t i,
+						 struct rlog_count_thread *out);
+RLOG__READER_EXPORT int rlog_reader_count_loss(const struct rlog_reader *r, size_t i,
+					       struct rlog_count_loss *out);
 
 /* Unmaps the file and frees the reader.  NULL is a no-op. */
 RLOG__READER_EXPORT void rlog_reader_close(struct rlog_reader *r);

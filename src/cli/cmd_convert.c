@@ -38,7 +38,7 @@
 
 #include "args.h"
 #include "cli.h"
-#include "reader/convert.h"
+#include "convert/convert.h"
 #include "ringlog/reader.h"
 
 #define USAGE "usage: ringlog convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]"

@@ -1,6 +1,7 @@
 /*
- * format.c - values and times for `ringlog dump` and `ringlog stats`
- * (format.h, docs/DUMP.md).
+ * format.c - names, times and time arguments for `ringlog dump` and
+ * `ringlog stats` (format.h, docs/DUMP.md).  Values go through the output
+ * buffer and the JSON writer of src/common (buf.h, json.h).
  */
 #include "format.h"
 
@@ -8,14 +9,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ringlog/abi.h"
-
-static const char hexdig[] = "0123456789abcdef";
 
 void fmt_rfc3339(char *buf, size_t n, uint64_t ns)
 {
@@ -30,23 +29,23 @@ void fmt_rfc3339(char *buf, size_t n, uint64_t ns)
 	snprintf(buf, n, "%s.%09" PRIu64 "Z", date, ns % 1000000000u);
 }
 
+/* name, or "unknown(v)" written into buf. */
+static const char *name_or_unknown(const char *name, uint32_t v, char *buf, size_t n)
+{
+	if (name)
+		return name;
+	snprintf(buf, n, "unknown(%" PRIu32 ")", v);
+	return buf;
+}
+
 const char *fmt_tick_source(uint32_t source, char *buf, size_t n)
 {
-	if (source == RLOG_TICK_TSC)
-		return "tsc";
-	if (source == RLOG_TICK_MONOTONIC)
-		return "monotonic";
-	snprintf(buf, n, "unknown(%" PRIu32 ")", source);
-	return buf;
+	return name_or_unknown(rlog__tick_source_name(source), source, buf, n);
 }
 
 const char *fmt_loss_cause(uint32_t cause, char *buf, size_t n)
 {
-	const char *name = rlog__loss_cause_name(cause);
-	if (name)
-		return name;
-	snprintf(buf, n, "unknown(%" PRIu32 ")", cause);
-	return buf;
+	return name_or_unknown(rlog__loss_cause_name(cause), cause, buf, n);
 }
 
 const char *fmt_field_type(uint8_t type)
@@ -68,186 +67,6 @@ const char *fmt_kind(uint8_t kind)
 	case RLOG_KIND_COUNTER: return "counter";
 	default: return "unknown";
 	}
-}
-
-void fmt_u64(FILE *f, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n > 0)
-		putc_unlocked(tmp[--n], f);
-}
-
-void fmt_i64(FILE *f, int64_t v)
-{
-	if (v < 0) {
-		putc_unlocked('-', f);
-		fmt_u64(f, 0u - (uint64_t)v);
-	} else {
-		fmt_u64(f, (uint64_t)v);
-	}
-}
-
-int fmt_double(char *buf, size_t n, double v)
-{
-	if (isnan(v))
-		return snprintf(buf, n, "nan");
-	if (isinf(v))
-		return snprintf(buf, n, v < 0 ? "-inf" : "inf");
-	int len = 0;
-	for (int prec = 15; prec <= 17; prec++) {
-		len = snprintf(buf, n, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return len;
-}
-
-void fmt_hex(FILE *f, const void *p, size_t n, bool grouped)
-{
-	const uint8_t *q = p;
-	for (size_t i = 0; i < n; i++) {
-		if (grouped && i > 0 && i % 4 == 0)
-			putc_unlocked(' ', f);
-		putc_unlocked(hexdig[q[i] >> 4], f);
-		putc_unlocked(hexdig[q[i] & 15], f);
-	}
-}
-
-unsigned fmt_utf8_len(const uint8_t *p, size_t n, uint32_t *cp)
-{
-	uint8_t c = p[0];
-	unsigned len;
-	uint32_t v, min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		v = c & 0x1fu;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		v = c & 0x0fu;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		v = c & 0x07u;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (unsigned i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (p[i] & 0x3fu);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
-}
-
-void fmt_cstr(FILE *f, const void *p, size_t n)
-{
-	const uint8_t *q = p;
-	for (size_t i = 0; i < n;) {
-		uint8_t c = q[i];
-		switch (c) {
-		case '\\': fputs("\\\\", f); i++; continue;
-		case '"': fputs("\\\"", f); i++; continue;
-		case '\n': fputs("\\n", f); i++; continue;
-		case '\t': fputs("\\t", f); i++; continue;
-		case '\r': fputs("\\r", f); i++; continue;
-		default: break;
-		}
-		if (c >= 0x20 && c < 0x7f) {
-			putc_unlocked(c, f);
-			i++;
-			continue;
-		}
-		uint32_t cp;
-		unsigned len = c >= 0x80 ? fmt_utf8_len(q + i, n - i, &cp) : 0;
-		if (len > 1 && cp >= 0xa0) {
-			fwrite(q + i, 1, len, f);
-			i += len;
-			continue;
-		}
-		putc_unlocked('\\', f);
-		putc_unlocked('x', f);
-		putc_unlocked(hexdig[c >> 4], f);
-		putc_unlocked(hexdig[c & 15], f);
-		i++;
-	}
-}
-
-void fmt_json_str(FILE *f, const void *p, size_t n)
-{
-	const uint8_t *q = p;
-	putc_unlocked('"', f);
-	for (size_t i = 0; i < n;) {
-		uint8_t c = q[i];
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			putc_unlocked(c, f);
-			i++;
-			continue;
-		}
-		switch (c) {
-		case '"': fputs("\\\"", f); i++; continue;
-		case '\\': fputs("\\\\", f); i++; continue;
-		case '\n': fputs("\\n", f); i++; continue;
-		case '\t': fputs("\\t", f); i++; continue;
-		case '\r': fputs("\\r", f); i++; continue;
-		case '\b': fputs("\\b", f); i++; continue;
-		case '\f': fputs("\\f", f); i++; continue;
-		default: break;
-		}
-		if (c < 0x80) { /* the other control characters, and DEL */
-			fputs("\\u00", f);
-			putc_unlocked(hexdig[c >> 4], f);
-			putc_unlocked(hexdig[c & 15], f);
-			i++;
-			continue;
-		}
-		uint32_t cp;
-		unsigned len = fmt_utf8_len(q + i, n - i, &cp);
-		if (len == 0) {
-			fputs("\\ufffd", f);
-			i++;
-			continue;
-		}
-		fwrite(q + i, 1, len, f);
-		i += len;
-	}
-	putc_unlocked('"', f);
-}
-
-void fmt_json_cstr(FILE *f, const char *s)
-{
-	fmt_json_str(f, s, strlen(s));
-}
-
-void fmt_json_double(FILE *f, double v)
-{
-	char buf[40];
-	if (isnan(v)) {
-		fputs("\"NaN\"", f);
-		return;
-	}
-	if (isinf(v)) {
-		fputs(v < 0 ? "\"-Infinity\"" : "\"Infinity\"", f);
-		return;
-	}
-	fmt_double(buf, sizeof(buf), v);
-	fputs(buf, f);
 }
 
 /* ---------------------------------------------------------------- */

@@ -12,36 +12,57 @@
 #include <inttypes.h>
 
 #include "cli.h"
-#include "format.h"
+#include "buf.h"
+#include "json.h"
 #include "args.h"
 
-/* One "key: value" line, or one JSON member. */
+/* "key: value" lines, or one JSON object, built in a buffer. */
 struct kv {
+	struct rlog__buf b;
 	bool json, first;
 };
 
 static void kv_key(struct kv *o, const char *k)
 {
-	if (o->json)
-		printf("%s\"%s\":", o->first ? "{" : ",", k);
-	else
-		printf("%s: ", k);
+	if (o->json) {
+		rlog__buf_char(&o->b, o->first ? '{' : ',');
+		rlog__json_cstr(&o->b, k);
+		rlog__buf_char(&o->b, ':');
+	} else {
+		rlog__buf_put(&o->b, k, strlen(k));
+		rlog__buf_lit(&o->b, ": ");
+	}
 	o->first = false;
 }
 
 static void kv_u64(struct kv *o, const char *k, uint64_t v)
 {
 	kv_key(o, k);
-	printf("%" PRIu64 "%s", v, o->json ? "" : "\n");
+	rlog__buf_u64(&o->b, v);
+	if (!o->json)
+		rlog__buf_char(&o->b, '\n');
 }
 
 static void kv_str(struct kv *o, const char *k, const char *v)
 {
 	kv_key(o, k);
+	if (o->json) {
+		rlog__json_cstr(&o->b, v);
+	} else {
+		rlog__buf_put(&o->b, v, strlen(v));
+		rlog__buf_char(&o->b, '\n');
+	}
+}
+
+/* Writes the buffer after whatever stdio holds, and frees it. */
+static void kv_out(struct kv *o)
+{
 	if (o->json)
-		fmt_json_cstr(stdout, v);
-	else
-		printf("%s\n", v);
+		rlog__buf_lit(&o->b, "}\n");
+	fflush(stdout);
+	if (rlog__buf_write(&o->b, 1) < 0)
+		cli_error("writing to stdout: %s", strerror(errno));
+	rlog__buf_free(&o->b);
 }
 
 static void kv_stats(struct kv *o, const struct rlog__stats *s)
@@ -74,7 +95,7 @@ void cli_mode_names(uint32_t mode, char *out, size_t n)
 
 void cli_session_info_print(const struct rlog__session_info *in, bool json)
 {
-	struct kv o = { json, true };
+	struct kv o = { .json = json, .first = true };
 	char modes[64], mask[24], enabled[64 * 29] = "";
 	cli_mode_names(in->log_file_mode, modes, sizeof modes);
 	snprintf(mask, sizeof mask, "0x%016" PRIx64, in->enable_mask);
@@ -107,14 +128,14 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json)
 	kv_u64(&o, "processes", in->processes);
 	kv_stats(&o, &in->stats);
 	kv_str(&o, "last_error", in->last_error);
-	if (json)
-		printf("}\n");
+	kv_out(&o);
 }
 
 void cli_stats_print(const struct rlog__stats *s)
 {
-	struct kv o = { false, true };
+	struct kv o = { .first = true };
 	kv_stats(&o, s);
+	kv_out(&o);
 }
 
 int cli_start_error(const struct rlog__start *s, const struct rlog__start_result *res, int err)

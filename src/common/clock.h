@@ -40,12 +40,43 @@ uint64_t rlog__tick_freq(uint32_t source, const struct rlog__clock_sync *a,
 /* Measures a first frequency over window_ms, filling *start. */
 uint64_t rlog__clock_calibrate(uint32_t source, int window_ms, struct rlog__clock_sync *start);
 
-/* ticks -> nanoseconds at freq, exactly (no overflow for any u64 ticks). */
+/* (a * b) / c for a < c, exactly, through a 128-bit product built from
+ * 32-bit halves and a long division (C11 has no 128-bit integer). */
+static inline uint64_t rlog__mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t ah = a >> 32, al = a & 0xffffffffu, bh = b >> 32, bl = b & 0xffffffffu;
+	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+	uint64_t lo = (ll & 0xffffffffu) | mid << 32;
+	uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	uint64_t rem = 0, q = 0;
+	for (int i = 127; i >= 0; i--) {
+		uint64_t top = rem >> 63;
+		rem = rem << 1 | ((i >= 64 ? hi >> (i - 64) : lo >> i) & 1u);
+		q <<= 1; /* a < c: the quotient fits in 64 bits */
+		if (top || rem >= c) {
+			rem -= c;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+/*
+ * ticks -> nanoseconds at freq (> 0), exactly (rounded down) for every
+ * u64 ticks and freq; UINT64_MAX when the result does not fit.
+ */
 static inline uint64_t rlog__ticks_to_ns(uint64_t ticks, uint64_t freq)
 {
 	if (freq == 1000000000u)
 		return ticks;
-	return ticks / freq * 1000000000u + ticks % freq * 1000000000u / freq;
+	uint64_t q = ticks / freq, r = ticks % freq;
+	if (q > UINT64_MAX / 1000000000u)
+		return UINT64_MAX;
+	uint64_t whole = q * 1000000000u;
+	uint64_t frac = r <= UINT64_MAX / 1000000000u ? r * 1000000000u / freq
+						       : rlog__mul_div(r, 1000000000u, freq);
+	return whole + frac < whole ? UINT64_MAX : whole + frac;
 }
 
 uint64_t rlog__monotonic_ns(void);

@@ -1,6 +1,7 @@
 /*
- * names.h - the names ringlog's tools print for its own record IDs and
- * for DATA_LOSS causes (dump, stats and both converters use the same ones).
+ * names.h - the names ringlog's tools print for its own record IDs, for
+ * DATA_LOSS causes and for tick sources (dump, stats and both converters
+ * use the same ones).
  */
 #ifndef RLOG_COMMON_NAMES_H
 #define RLOG_COMMON_NAMES_H
@@ -46,6 +47,17 @@ static inline const char *rlog__loss_cause_name(uint32_t cause)
 	case RLOG_LOSS_CORRUPT: return "corrupt";
 	case RLOG_LOSS_LOG_WRITE: return "log_write";
 	case RLOG_LOSS_NO_SLOT: return "no_slot";
+	default: return NULL;
+	}
+}
+
+/* "tsc", "monotonic"; NULL for a tick source this version does not know
+ * (times are converted all the same: tick_freq_hz says how). */
+static inline const char *rlog__tick_source_name(uint32_t source)
+{
+	switch (source) {
+	case RLOG_TICK_TSC: return "tsc";
+	case RLOG_TICK_MONOTONIC: return "monotonic";
 	default: return NULL;
 	}
 }

@@ -112,15 +112,16 @@ static inline int rlog__record_decode(const uint8_t *p, size_t avail, struct rlo
 }
 
 /*
- * Advance a thread's 64-bit time cursor by one record's 32-bit timestamp.
+ * Advance a block's 64-bit time cursor by one record's 32-bit timestamp.
  * Returns -EBADMSG if the timestamp is 2^31 or more ticks past the cursor
- * (a conforming producer writes a TIME_SYNC first), else 0.
+ * (a conforming producer writes a TIME_SYNC first) or would take the
+ * cursor past 2^64 - 1, else 0.
  */
 static inline int rlog__time_advance(uint64_t *cur, uint32_t low)
 {
 	uint32_t d = low - (uint32_t)*cur;
-	if (d >= (uint32_t)RLOG_TIME_SYNC_TICKS)
-		return -EBADMSG;
+	if (d >= (uint32_t)RLOG_TIME_SYNC_TICKS || *cur + d < *cur)
+		return -EBADMSG; /* a jump, or past 2^64 - 1: tick times never wrap */
 	*cur += d;
 	return 0;
 }
@@ -144,6 +145,56 @@ static inline int rlog__time_apply(uint64_t *cur, const struct rlog__record *r)
 	if (r->has_time)
 		return rlog__time_advance(cur, r->time_low);
 	return 0;
+}
+
+/*
+ * What a record is (RLOG_RECORD_*, docs/FORMAT.md "Record kinds"): the one
+ * definition behind the accounting identity, used by the daemon's count of
+ * events written, the reader's counts and every tool.  A FLAGGED record is
+ * always an application event, whatever its real ID.
+ */
+static inline int rlog__record_kind(unsigned id, bool flagged)
+{
+	if (flagged)
+		return RLOG_RECORD_EVENT;
+	switch (id) {
+	case RLOG_ID_TIME_SYNC:
+		return RLOG_RECORD_TIME_SYNC;
+	case RLOG_ID_EVENT_SCHEMA:
+	case RLOG_ID_THREAD_NAME:
+	case RLOG_ID_PROCESS_NAME:
+		return RLOG_RECORD_METADATA;
+	case RLOG_ID_LOG_MARKER:
+		return RLOG_RECORD_MARKER;
+	case RLOG_ID_DATA_LOSS:
+		return RLOG_RECORD_LOSS;
+	default:
+		return RLOG_RECORD_EVENT;
+	}
+}
+
+/*
+ * The decoding rules that depend on a record's kind and on the block it is
+ * in (docs/FORMAT.md "Decoding rules"), for a record rlog__record_decode()
+ * accepted: LOG_MARKER and DATA_LOSS only in daemon blocks (daemon true)
+ * and at least as long as their payload structs, a LOG_MARKER's tick
+ * frequency not 0, metadata never in daemon blocks.  The daemon checks the
+ * records of producer buffers with daemon false.
+ * Returns 0 or -EBADMSG.
+ */
+static inline int rlog__record_check(const struct rlog__record *r, bool daemon)
+{
+	switch (rlog__record_kind(r->id, r->flagged)) {
+	case RLOG_RECORD_MARKER:
+		return daemon && r->length >= sizeof(struct rlog_log_marker) &&
+		       rlog__get64(r->payload) != 0 ? 0 : -EBADMSG;
+	case RLOG_RECORD_LOSS:
+		return daemon && r->length >= sizeof(struct rlog_data_loss) ? 0 : -EBADMSG;
+	case RLOG_RECORD_METADATA:
+		return daemon ? -EBADMSG : 0;
+	default:
+		return 0;
+	}
 }
 
 #endif

@@ -56,6 +56,11 @@ int rlog__schema_check(const struct rlog_schema *s)
 		if (s->kind == RLOG_KIND_COUNTER &&
 		    (f->type == RLOG_FIELD_BYTES || f->type == RLOG_FIELD_STRING))
 			return -EINVAL; /* a counter track holds numbers */
+		/* Field names are distinct: a JSON object or a CTF structure
+		 * holds one member of a name (docs/FORMAT.md). */
+		for (unsigned j = 0; j < i; j++)
+			if (strcmp(s->fields[j].name, f->name) == 0)
+				return -EINVAL;
 	}
 	return 0;
 }

@@ -198,8 +198,9 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 	while (off < n) {
 		struct rlog__record rec;
 		int sz = rlog__record_decode(d->copy + off, n - off, &rec);
-		if (sz < 0 || (!rec.flagged && (rec.id == RLOG_ID_LOG_MARKER ||
-						 rec.id == RLOG_ID_DATA_LOSS)) ||
+		/* The reader's rules for a producer's block: no LOG_MARKER, no
+		 * DATA_LOSS (the daemon's own), well-formed times. */
+		if (sz < 0 || rlog__record_check(&rec, false) < 0 ||
 		    rlog__time_apply(&cursor, &rec) < 0) {
 			bad = true;
 			break;
@@ -207,9 +208,9 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 		records++;
 		/* Events are the application's records: TIME_SYNC and the
 		 * metadata the library writes on its own (schemas, names) are
-		 * neither emitted nor counted (include/ringlog.h). */
-		if (rec.flagged || (rec.id != RLOG_ID_TIME_SYNC && rec.id != RLOG_ID_EVENT_SCHEMA &&
-				    rec.id != RLOG_ID_THREAD_NAME && rec.id != RLOG_ID_PROCESS_NAME)) {
+		 * neither emitted nor counted (include/ringlog.h); the one
+		 * definition, shared with the reader. */
+		if (rlog__record_kind(rec.id, rec.flagged) == RLOG_RECORD_EVENT) {
 			events++;
 			event_bytes += (uint32_t)sz;
 		}

@@ -2,6 +2,7 @@
 #include "logfile.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,6 +62,11 @@ int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
 	fh.version_major = RLOG_FILE_VERSION_MAJOR;
 	fh.version_minor = RLOG_FILE_VERSION_MINOR;
 	fh.header_size = sizeof fh;
+	/* A copy of the LOG_MARKER, so that the file can be timed even if
+	 * block 0 is damaged (docs/FORMAT.md, "File header"). */
+	fh.flags = RLOG_FILE_FLAG_MARKER;
+	fh.marker = *marker;
+	fh.marker_crc32 = (uint32_t)crc32(0L, (const Bytef *)&fh.marker, sizeof fh.marker);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -129,6 +135,11 @@ int rlog__logfile_flush(struct rlog__logfile *lf)
 			lf->unreported_events += s->events;
 			lf->unreported_bytes += s->bytes;
 			lf->lost_blocks++;
+			/* Its sequence number goes to the next block written: the
+			 * blocks in the file are numbered without gaps
+			 * (docs/FORMAT.md, "Block sequence"); the loss is the
+			 * LOG_WRITE DATA_LOSS record's to report. */
+			lf->seq--;
 		}
 	}
 	if (err < 0) {
@@ -157,7 +168,20 @@ int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log
 	ssize_t w = pwrite(lf->fd, buf, sizeof h + n, (off_t)lf->marker_offset);
 	if (w < 0)
 		return -errno;
-	return w == (ssize_t)(sizeof h + n) ? 0 : -EIO;
+	if (w != (ssize_t)(sizeof h + n))
+		return -EIO;
+	/* Then the file header's copy: marker_crc32, reserved, marker.  A
+	 * reader prefers block 0, so a daemon that dies between the two
+	 * writes leaves a file timed by the refined figure. */
+	struct rlog_file_header fh;
+	memset(&fh, 0, sizeof fh);
+	fh.marker = *m;
+	fh.marker_crc32 = (uint32_t)crc32(0L, (const Bytef *)&fh.marker, sizeof fh.marker);
+	size_t from = offsetof(struct rlog_file_header, marker_crc32);
+	w = pwrite(lf->fd, (const uint8_t *)&fh + from, sizeof fh - from, (off_t)from);
+	if (w < 0)
+		return -errno;
+	return w == (ssize_t)(sizeof fh - from) ? 0 : -EIO;
 }
 
 void rlog__logfile_close(struct rlog__logfile *lf)

@@ -42,7 +42,8 @@ struct rlog__logfile {
 	int last_errno;            /* 0, or the errno of the last failed write */
 };
 
-/* Starts a file on fd (positioned at 0): header and LOG_MARKER block.
+/* Starts a file on fd (positioned at 0): the file header, which holds a
+ * copy of the LOG_MARKER (version 1.1), and the LOG_MARKER block.
  * Returns 0 or -errno. */
 int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
 		       const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid);
@@ -58,7 +59,7 @@ int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, 
 int rlog__logfile_flush(struct rlog__logfile *lf);
 
 /* Rewrites the LOG_MARKER block in place (same size), e.g. with a refined
- * tick frequency.  Returns 0 or -errno. */
+ * tick frequency, then the file header's copy.  Returns 0 or -errno. */
 int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log_marker *m);
 
 /* Encodes a block header with its crc32 over header bytes 0..39 and data. */

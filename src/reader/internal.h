@@ -1,11 +1,17 @@
 /*
  * internal.h - the reader's state, shared by its files:
  *
- *   file.c    file header, LOG_MARKER, the open pass (validation, resync,
- *             damage list, thread table), and the walk over valid blocks
+ *   file.c    file header, LOG_MARKER, the open pass (the thread table,
+ *             what each block holds)
+ *   block.c   one block: its header, checks and records; resync after
+ *             damage; the walk over the valid blocks (rlog__block_at)
+ *   seq.c     block sequence numbers: missing, repeated, out-of-order blocks
+ *   damage.c  the damage reports and the regions the walk steps over
  *   merge.c   per-thread streams and the k-way time merge
  *   schema.c  EVENT_SCHEMA, THREAD_NAME and PROCESS_NAME records: the
  *             schema table, names, field decoding
+ *   records.c the decoders of ringlog's own records, the record kinds
+ *   count.c   the totals of `ringlog stats`, counted during the open pass
  *   reader.c  the public API (open, map, next, close)
  *
  * The whole file (or memory image) is visible as data[0..size); nothing is
@@ -27,11 +33,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "map.h"
+#include "record.h"
 #include "ringlog/abi.h"
 #include "ringlog/reader.h"
-#include "record.h"
 
 #define RLOG__BLOCK_HDR_SIZE 48u
+#define RLOG__FILE_HDR_MIN 64u    /* a version 1.0 file header */
+#define RLOG__FILE_HDR_MARKER 176u /* a file header with the LOG_MARKER copy */
 #define RLOG__NO_BLOCK SIZE_MAX
 /* Block offsets the merge's thread queues hold at most, in all (8 bytes
  * each: 2 MiB; merge.c). */
@@ -51,13 +60,51 @@ struct rlog__block {
 	uint16_t flags;        /* RLOG_BLOCK_FLAG_* */
 };
 
-/* One damaged region; message is the text rlog_reader_damage() returns. */
+/* One damage report; message is the text rlog_reader_damage() returns. */
 struct rlog__damage {
 	uint64_t offset;
 	uint64_t length;
 	int kind;
 	int64_t records_skipped;
+	uint64_t seq_first, seq_last;
+	uint64_t seq_after;    /* ORDER: the highest sequence number read before */
+	size_t order;          /* the order it was found in (sorting is stable) */
 	char message[224];
+};
+
+/*
+ * A region of the file the walk over valid blocks steps over: a damaged
+ * block or bytes that are no block (RLOG_DAMAGE_BLOCK), a block read before
+ * (RLOG_DAMAGE_DUPLICATE), or the truncated last block
+ * (RLOG_DAMAGE_TRUNCATED, read up to trunc_walk).  Valid blocks and
+ * regions tile the file from the end of its header to its end.
+ */
+struct rlog__region {
+	uint64_t offset;
+	uint64_t length;
+	int kind;
+};
+
+/* A run of block sequence numbers not seen yet (seq.c). */
+struct rlog__gap {
+	uint64_t lo, hi;       /* the numbers lo..hi */
+	size_t offset;         /* the block after which they were found missing */
+	bool explained;        /* a damaged region lies where they would be */
+};
+
+/* The block sequence check of the open pass (seq.c). */
+struct rlog__seq {
+	bool any;              /* a block with a verified header was seen ... */
+	uint64_t high;         /* ... and this is the highest number read so far */
+	bool unverified;       /* damage without a trustworthy header since the
+				* last block with a verified one */
+	struct rlog__gap *gaps; /* in seq order */
+	size_t ngaps, cap;
+	/* The last DUPLICATE or ORDER report, extended by a block that
+	 * follows it directly (file offset run_end, sequence run_next). */
+	struct rlog__damage *run;
+	size_t run_end;
+	uint64_t run_next;
 };
 
 /* A thread's place in the time merge: its current block, one record at a
@@ -66,8 +113,7 @@ struct rlog__stream {
 	struct rlog__block blk; /* current block; blk.offset RLOG__NO_BLOCK when done */
 	uint32_t pos;          /* offset in the block's data of the next record */
 	uint64_t cursor;       /* the thread's 64-bit time cursor */
-	size_t damage;         /* first damaged region (open-time list) not yet
-				* known to be behind blk */
+	size_t region;         /* first region not yet known to be behind blk */
 	size_t run;            /* start of the run of adjacent blocks of the
 				* thread that ends with blk: read, to be given back */
 	size_t *q;             /* the thread's next blocks found by the frontier: */
@@ -139,23 +185,33 @@ struct rlog_reader {
 	size_t trunc_offset;
 	uint32_t trunc_walk, trunc_count;
 
-	struct rlog__damage **damage;
+	struct rlog__damage **damage; /* reports, in file order once open returned */
 	size_t ndamage, damage_cap;
-	size_t ndamage_open;   /* regions found by the open pass: the tiling */
+	struct rlog__region *regions; /* the tiling, in file order */
+	size_t nregions, regions_cap;
+	struct rlog__seq seq;
 
-	/* Threads, sorted by (pid, tid) once open has returned; the hash maps
-	 * (pid, tid) to an index in threads. */
+	/* The clock: the file header's copy of the LOG_MARKER (version 1.1),
+	 * and whether block 0's LOG_MARKER has been read. */
+	struct rlog_marker header_marker;
+	bool have_header_marker;
+
+	/* The totals of rlog_reader_open_count(), or NULL. */
+	struct rlog__count *count;
+
+	/* Threads, sorted by (pid, tid) once open has returned; thread_map
+	 * maps pid << 32 | tid to an index in threads. */
 	struct rlog__thread *threads;
 	size_t nthreads, threads_cap;
-	uint32_t *thread_hash; /* index + 1, 0 empty; thread_hash_cap slots */
-	size_t thread_hash_cap;
+	struct rlog__map thread_map;
 
 	struct rlog__process *procs;
 	size_t nprocs, procs_cap;
 
-	struct rlog__schema_entry *schemas; /* open addressing on (pid, id) */
+	struct rlog__schema_entry *schemas; /* one per (pid, id) ... */
 	size_t nschemas, schemas_cap;
-	struct rlog__schema_entry *schema_last; /* lookup cache */
+	struct rlog__map schema_map; /* ... found by pid << 16 | id */
+	size_t schema_last;    /* lookup cache: an index, or SIZE_MAX */
 	uint64_t bad_schemas;
 	uint64_t bad_schema_offset;
 
@@ -164,7 +220,7 @@ struct rlog_reader {
 	size_t first_block;    /* offset of the first block (the file header's size) */
 	size_t frontier;       /* the merge's scan of block headers: every block
 				* before it was filed in its thread's queue (merge.c) */
-	size_t frontier_damage; /* its index in the damage list */
+	size_t frontier_region; /* its index in the region list */
 	size_t frontier_kept;  /* header pages from here to the frontier are mapped */
 	size_t queued;         /* offsets in all the queues */
 	size_t queue_max;      /* the bound on queued: RLOG__QUEUE_MAX (tests lower it) */
@@ -173,35 +229,148 @@ struct rlog_reader {
 
 /*
  * Parses the file header and walks every block of r->data (file.c):
- * fills r->info, the thread table, the damage list, the names and the
- * schema table, and calls r->visit for each valid block.
+ * fills r->info, the thread table, the damage reports and regions, the
+ * names and the schema table, counts (r->count), and calls r->visit for
+ * each valid block.
  * Returns 0, -EBADMSG (not a ringlog file), -EPROTO (other major version),
- * -ENODATA (no valid LOG_MARKER), -ENOMEM, or what r->visit returned.
+ * -ENODATA (no LOG_MARKER), -ENOMEM, or what r->visit returned.
  */
 int rlog__file_index(struct rlog_reader *r);
 
-/*
- * The first valid block at or after file offset pos in the tiling the open
- * pass found (file.c).  *damage is an index into the damage list no larger
- * than that of the first region at or after pos (0 is always right; the
- * walk moves it on).  Returns 1 with *b filled, 0 if there is none, or
- * -EBADMSG if the bytes at a block's place no longer form a block header
- * (the file changed since it was opened; b->offset is that place).
- */
-int rlog__block_at(const struct rlog_reader *r, size_t pos, size_t *damage,
-		   struct rlog__block *b);
+/* ---- block.c ---- */
+
+/* What rlog__block_check() found at a file offset. */
+enum rlog__verdict {
+	BLK_OK,       /* a valid block */
+	BLK_SHORT,    /* fewer than 48 bytes left in the file */
+	BLK_MAGIC,    /* no block magic */
+	BLK_HEADER,   /* magic, but an impossible header */
+	BLK_PAST_EOF, /* a sane header whose data runs past the end of the file */
+	BLK_CRC,      /* checksum mismatch */
+	BLK_RECORD,   /* checksum correct, a malformed record */
+	BLK_TIME,     /* checksum correct, a time jump of 2^31 ticks or more */
+	BLK_WRAP,     /* checksum correct, a time past 2^64 - 1 */
+	BLK_COUNT,    /* checksum correct, record_count disagrees with the data */
+};
+
+/* A block header, field by field (struct rlog_block_header). */
+struct rlog__block_hdr {
+	uint32_t magic;
+	uint16_t header_size;
+	uint16_t flags;
+	uint64_t seq;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t base_time;
+	uint32_t data_size;
+	uint32_t record_count;
+	uint32_t crc32;
+};
+
+/* What walking a block's records found. */
+struct rlog__walk {
+	uint32_t count;       /* well-formed records */
+	uint32_t bytes;       /* the bytes they take */
+	enum rlog__verdict why; /* BLK_OK: all bytes walked; else BLK_RECORD, BLK_TIME
+				 * or BLK_WRAP */
+	uint64_t first_ticks; /* time of the first and last record walked */
+	uint64_t last_ticks;
+	bool meta;            /* an EVENT_SCHEMA, THREAD_NAME or PROCESS_NAME seen */
+	bool marker_first;    /* the first record is a LOG_MARKER */
+};
+
+/* Everything rlog__block_check() learnt about a block. */
+struct rlog__check {
+	enum rlog__verdict v;
+	struct rlog__block_hdr h; /* from BLK_MAGIC on: the header as it reads */
+	uint32_t walked;      /* records walked (BLK_COUNT) */
+	size_t bad_offset;    /* file offset of the bad record (BLK_RECORD, BLK_TIME,
+			       * BLK_WRAP) */
+	struct rlog__walk w;  /* BLK_OK: the walk */
+};
+
+/* Reads the 48 bytes at p as a block header. */
+void rlog__block_hdr_get(const uint8_t *p, struct rlog__block_hdr *h);
+
+/* Checks the block at file offset pos (see enum rlog__verdict). */
+void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__check *c);
+
+/* Walks the records in d[0..len) of a block (daemon: a daemon block) from
+ * time base; stops at the first malformed, incomplete or time-jumping
+ * record. */
+void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, bool daemon,
+		      struct rlog__walk *w);
+
+/* The first offset at or after from, in 4-byte steps, where a block could
+ * start (docs/FORMAT.md "Resynchronising"); r->size if none.  *verified
+ * tells whether its checksum is correct. */
+size_t rlog__resync(const struct rlog_reader *r, size_t from, bool *verified);
 
 /*
- * Appends a damaged region with a printf-style message (file.c).
- * Returns 0 or -ENOMEM.
+ * The first valid block at or after file offset pos in the tiling the open
+ * pass found.  *region is an index into the region list no larger than
+ * that of the first region at or after pos (0 is always right; the walk
+ * moves it on).  Returns 1 with *b filled, 0 if there is none, or -EBADMSG
+ * if the bytes at a block's place no longer form a block header (the file
+ * changed since it was opened; b->offset is that place).
  */
-int rlog__damage_add(struct rlog_reader *r, uint64_t offset, uint64_t length, int kind,
-		     int64_t records_skipped, const char *fmt, ...)
+int rlog__block_at(const struct rlog_reader *r, size_t pos, size_t *region,
+		   struct rlog__block *b);
+
+/* ---- damage.c ---- */
+
+/*
+ * Appends a damage report with a printf-style message.  Returns the report
+ * (its seq fields 0), or NULL (out of memory).
+ */
+struct rlog__damage *rlog__damage_add(struct rlog_reader *r, uint64_t offset, uint64_t length,
+				      int kind, int64_t records_skipped, const char *fmt, ...)
 #if defined(__GNUC__)
 	/* printf format checking: a GCC/Clang attribute, no semantic effect */
 	__attribute__((format(printf, 6, 7)))
 #endif
 	;
+
+/* Rewrites the message of a MISSING, DUPLICATE or ORDER report from its
+ * fields. */
+void rlog__damage_message(struct rlog__damage *d);
+
+/* Puts the reports in file order (the open pass finds some late). */
+void rlog__damage_sort(struct rlog_reader *r);
+
+/* Appends a region the walk steps over.  Returns 0 or -ENOMEM. */
+int rlog__region_add(struct rlog_reader *r, uint64_t offset, uint64_t length, int kind);
+
+/* ---- seq.c ---- */
+
+/* What rlog__seq_block() says about a block. */
+enum rlog__seq_verdict {
+	SEQ_NEXT,      /* in sequence (maybe after missing blocks): read it */
+	SEQ_LATE,      /* fills an earlier gap: read it, reported out of order */
+	SEQ_DUPLICATE, /* read before: skip it, reported */
+};
+
+/*
+ * Takes note of a block with a verified header (checksum correct) at file
+ * offset pos, of sequence number seq and size bytes holding records
+ * records; valid tells whether it is read (its damage, if any, is
+ * reported already: it gets no report of its own here).
+ * Returns the verdict, or -ENOMEM.
+ */
+int rlog__seq_block(struct rlog_reader *r, size_t pos, uint64_t seq, uint64_t size,
+		    uint32_t records, bool valid);
+
+/* Takes note of a damaged region without a trustworthy header: it may
+ * hold the blocks of the next gap. */
+void rlog__seq_unverified(struct rlog_reader *r);
+
+/* Reports the gaps left at the end of the open pass.  Returns 0 or
+ * -ENOMEM. */
+int rlog__seq_finish(struct rlog_reader *r);
+
+void rlog__seq_free(struct rlog_reader *r);
+
+/* ---- file.c ---- */
 
 /*
  * Gives back to the kernel the pages of a file mapping below file offset
@@ -217,6 +386,34 @@ void rlog__drop_range(struct rlog_reader *r, size_t from, size_t to);
 /* The thread (pid, tid), or NULL (file.c). */
 struct rlog__thread *rlog__thread_find(const struct rlog_reader *r, uint32_t pid, uint32_t tid);
 
+/* ---- records.c ---- */
+
+/* Decodes a LOG_MARKER payload of len bytes (>= 112, tick_freq_hz > 0).
+ * Returns 0 or -EBADMSG. */
+int rlog__marker_decode(const uint8_t *p, size_t len, struct rlog_marker *out);
+
+/* Decodes a DATA_LOSS payload of len bytes (>= 24).  Returns 0 or
+ * -EBADMSG. */
+int rlog__loss_decode(const uint8_t *p, size_t len, struct rlog_loss *out);
+
+/* ---- count.c ---- */
+
+struct rlog__count; /* the totals of rlog_reader_open_count() */
+
+/* Starts counting (before the open pass).  Returns 0 or -ENOMEM. */
+int rlog__count_start(struct rlog_reader *r);
+
+/* Counts a valid block the open pass found.  Returns 0 or -ENOMEM. */
+int rlog__count_block(struct rlog_reader *r, const struct rlog_block *b);
+
+/* Sorts the tables and adds the damage, once the open pass is done.
+ * Returns 0 or -ENOMEM. */
+int rlog__count_finish(struct rlog_reader *r);
+
+void rlog__count_free(struct rlog_reader *r);
+
+/* ---- merge.c ---- */
+
 /*
  * Loads each thread's first event into the heap, honouring r->flags
  * (merge.c).  Returns 0 or -ENOMEM.
@@ -224,7 +421,7 @@ struct rlog__thread *rlog__thread_find(const struct rlog_reader *r, uint32_t pid
 int rlog__merge_start(struct rlog_reader *r);
 
 /*
- * Pops the earliest event into ev (merge.c).  Returns 1, 0 at the end, or
+ * Pops the next event into ev (merge.c).  Returns 1, 0 at the end, or
  * -ENOMEM (a damaged region could not be recorded).
  */
 int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev);

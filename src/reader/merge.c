@@ -106,7 +106,7 @@ static int changed(struct rlog_reader *r, struct rlog__thread *t, size_t where)
 	return rlog__damage_add(r, where, 0, RLOG_DAMAGE_BLOCK, -1,
 				"damaged block at offset %zu: not what the file held when "
 				"it was opened (the rest of thread %u/%u is not read)", where,
-				(unsigned)t->pid, (unsigned)t->tid);
+				(unsigned)t->pid, (unsigned)t->tid) ? 0 : -ENOMEM;
 }
 
 static int queue_push(struct rlog__stream *s, size_t off)
@@ -149,7 +149,7 @@ static size_t queue_pop(struct rlog__stream *s)
 static int frontier_step(struct rlog_reader *r, struct rlog__thread *t)
 {
 	struct rlog__block b;
-	int rc = rlog__block_at(r, r->frontier, &r->frontier_damage, &b);
+	int rc = rlog__block_at(r, r->frontier, &r->frontier_region, &b);
 	if (rc == 0) {
 		r->frontier = r->size;
 		return 0;
@@ -199,7 +199,7 @@ static int next_block(struct rlog_reader *r, struct rlog__thread *t)
 		if (s->qlen > 0) {
 			size_t off = queue_pop(s);
 			r->queued--;
-			rc = rlog__block_at(r, off, &s->damage, &b);
+			rc = rlog__block_at(r, off, &s->region, &b);
 			if (rc != 1 || b.offset != off || b.pid != t->pid || b.tid != t->tid) {
 				rc = changed(r, t, off);
 				return rc < 0 ? rc : 0;
@@ -220,7 +220,7 @@ static int next_block(struct rlog_reader *r, struct rlog__thread *t)
 		/* On its own, from known_end up to the frontier. */
 		size_t pos = s->known_end, kept = pos + FAR_HOP;
 		while (pos < r->frontier) {
-			rc = rlog__block_at(r, pos, &s->damage, &b);
+			rc = rlog__block_at(r, pos, &s->region, &b);
 			if (rc == 0)
 				break;
 			if (rc < 0) {
@@ -265,20 +265,21 @@ static int stream_advance(struct rlog_reader *r, struct rlog__thread *t)
 		}
 		size_t off = b->offset + RLOG__BLOCK_HDR_SIZE + s->pos;
 		int sz = rlog__record_decode(r->data + off, b->walk_size - s->pos, &s->rec);
-		if (sz < 0 || rlog__time_apply(&s->cursor, &s->rec) < 0) {
+		if (sz < 0 || rlog__record_check(&s->rec, (b->flags & RLOG_BLOCK_FLAG_DAEMON) != 0) < 0 ||
+		    rlog__time_apply(&s->cursor, &s->rec) < 0) {
 			/* Validated at open: the file changed under the reader. */
-			int rc = rlog__damage_add(r, b->offset, b->walk_size - s->pos,
-						  RLOG_DAMAGE_BLOCK, -1,
-						  "damaged block at offset %zu: record at offset %zu "
-						  "changed since the file was opened (skipped the rest "
-						  "of the block)", b->offset, off);
+			bool added = rlog__damage_add(r, b->offset, b->walk_size - s->pos,
+						      RLOG_DAMAGE_BLOCK, -1,
+						      "damaged block at offset %zu: record at offset "
+						      "%zu changed since the file was opened (skipped "
+						      "the rest of the block)", b->offset, off);
 			s->pos = b->walk_size;
-			if (rc < 0)
-				return rc;
+			if (!added)
+				return -ENOMEM;
 			continue;
 		}
 		s->pos += (uint32_t)sz;
-		if (s->rec.id == RLOG_ID_TIME_SYNC && !s->rec.flagged &&
+		if (rlog__record_kind(s->rec.id, s->rec.flagged) == RLOG_RECORD_TIME_SYNC &&
 		    !(r->flags & RLOG_READER_TIME_SYNC))
 			continue;
 		s->ticks = s->cursor;
@@ -331,25 +332,23 @@ int rlog__merge_start(struct rlog_reader *r)
 		return -ENOMEM;
 	r->frontier = r->first_block;
 	r->frontier_kept = r->first_block;
-	r->frontier_damage = 0;
+	r->frontier_region = 0;
 	r->queued = 0;
 	for (size_t i = 0; i < r->nthreads; i++) {
 		struct rlog__thread *t = &r->threads[i];
 		struct rlog__stream *s = &t->s;
-		s->damage = 0;
-		rc = rlog__block_at(r, t->first_block, &s->damage, &s->blk);
+		s->region = 0;
+		rc = rlog__block_at(r, t->first_block, &s->region, &s->blk);
 		if (rc != 1 || s->blk.offset != t->first_block || s->blk.pid != t->pid ||
 		    s->blk.tid != t->tid) {
 			stream_end(s);
-			if (rc < 0 || rc == 1) {
-				rc = rlog__damage_add(r, t->first_block, 0, RLOG_DAMAGE_BLOCK, -1,
-						      "damaged block at offset %zu: not what "
-						      "the file held when it was opened (thread "
-						      "%u/%u is not read)", t->first_block,
-						      (unsigned)t->pid, (unsigned)t->tid);
-				if (rc < 0)
-					return rc;
-			}
+			if ((rc < 0 || rc == 1) &&
+			    !rlog__damage_add(r, t->first_block, 0, RLOG_DAMAGE_BLOCK, -1,
+					      "damaged block at offset %zu: not what the file "
+					      "held when it was opened (thread %u/%u is not "
+					      "read)", t->first_block, (unsigned)t->pid,
+					      (unsigned)t->tid))
+				return -ENOMEM;
 			continue;
 		}
 		s->pos = 0;

@@ -21,17 +21,20 @@ static int reader_new(const void *data, size_t size, struct rlog_reader **out)
 	r->data = data;
 	r->size = size;
 	r->queue_max = RLOG__QUEUE_MAX;
+	r->schema_last = SIZE_MAX;
 	*out = r;
 	return 0;
 }
 
-/* Indexes r; closes it on failure. */
-static int reader_index(struct rlog_reader *r, rlog_block_fn fn, void *arg,
+/* Indexes r (counting if count); closes it on failure. */
+static int reader_index(struct rlog_reader *r, rlog_block_fn fn, void *arg, bool count,
 			struct rlog_reader **out)
 {
+	int rc = count ? rlog__count_start(r) : 0;
 	r->visit = fn;
 	r->visit_arg = arg;
-	int rc = rlog__file_index(r);
+	if (rc == 0)
+		rc = rlog__file_index(r);
 	r->visit = NULL;
 	r->visit_arg = NULL;
 	if (rc < 0) {
@@ -42,8 +45,8 @@ static int reader_index(struct rlog_reader *r, rlog_block_fn fn, void *arg,
 	return 0;
 }
 
-int rlog_reader_open_mem_visit(const void *data, size_t size, rlog_block_fn fn, void *arg,
-			       struct rlog_reader **out)
+static int open_mem(const void *data, size_t size, rlog_block_fn fn, void *arg, bool count,
+		    struct rlog_reader **out)
 {
 	struct rlog_reader *r;
 	static const uint8_t empty[1];
@@ -54,21 +57,46 @@ int rlog_reader_open_mem_visit(const void *data, size_t size, rlog_block_fn fn, 
 	int rc = reader_new(data ? data : empty, size, &r);
 	if (rc < 0)
 		return rc;
-	return reader_index(r, fn, arg, out);
+	return reader_index(r, fn, arg, count, out);
+}
+
+int rlog_reader_open_mem_visit(const void *data, size_t size, rlog_block_fn fn, void *arg,
+			       struct rlog_reader **out)
+{
+	return open_mem(data, size, fn, arg, false, out);
 }
 
 int rlog_reader_open_mem(const void *data, size_t size, struct rlog_reader **out)
 {
-	return rlog_reader_open_mem_visit(data, size, NULL, NULL, out);
+	return open_mem(data, size, NULL, NULL, false, out);
 }
+
+int rlog_reader_open_mem_count(const void *data, size_t size, struct rlog_reader **out)
+{
+	return open_mem(data, size, NULL, NULL, true, out);
+}
+
+static int open_path(const char *path, rlog_block_fn fn, void *arg, bool count,
+		     struct rlog_reader **out);
 
 int rlog_reader_open(const char *path, struct rlog_reader **out)
 {
-	return rlog_reader_open_visit(path, NULL, NULL, out);
+	return open_path(path, NULL, NULL, false, out);
 }
 
 int rlog_reader_open_visit(const char *path, rlog_block_fn fn, void *arg,
 			   struct rlog_reader **out)
+{
+	return open_path(path, fn, arg, false, out);
+}
+
+int rlog_reader_open_count(const char *path, struct rlog_reader **out)
+{
+	return open_path(path, NULL, NULL, true, out);
+}
+
+static int open_path(const char *path, rlog_block_fn fn, void *arg, bool count,
+		     struct rlog_reader **out)
 {
 	struct rlog_reader *r = NULL;
 	struct stat st;
@@ -116,7 +144,7 @@ int rlog_reader_open_visit(const char *path, rlog_block_fn fn, void *arg,
 		goto fail_new;
 	r->map = map;
 	r->map_size = (size_t)st.st_size;
-	return reader_index(r, fn, arg, out);
+	return reader_index(r, fn, arg, count, out);
 
 fail_new:
 	munmap(map, (size_t)st.st_size);
@@ -187,6 +215,8 @@ int rlog_reader_damage(const struct rlog_reader *r, size_t i, struct rlog_damage
 	out->kind = d->kind;
 	out->records_skipped = d->records_skipped;
 	out->message = d->message;
+	out->seq_first = d->seq_first;
+	out->seq_last = d->seq_last;
 	return 0;
 }
 
@@ -198,7 +228,8 @@ const char *rlog_reader_strerror(int err)
 	case -EPROTO:
 		return "unsupported log file format version";
 	case -ENODATA:
-		return "no valid LOG_MARKER record: the file holds no readable trace";
+		return "no LOG_MARKER to time it by (block 0 damaged, no copy in the file "
+		       "header): the file holds no readable trace";
 	case -EFBIG:
 		return "file too large to map";
 	default:
@@ -213,11 +244,14 @@ void rlog_reader_close(struct rlog_reader *r)
 	for (size_t i = 0; i < r->ndamage; i++)
 		free(r->damage[i]);
 	free(r->damage);
+	free(r->regions);
+	rlog__seq_free(r);
+	rlog__count_free(r);
 	rlog__meta_free(r);
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].s.q);
 	free(r->threads);
-	free(r->thread_hash);
+	rlog__map_free(&r->thread_map);
 	free(r->heap);
 	if (r->map)
 		munmap(r->map, r->map_size);

@@ -8,7 +8,7 @@
  * so each record is placed by (ticks, offset), the order in which
  * rlog_reader_next() returns events:
  *
- *   schemas  a hash table on (pid, event ID); each entry holds the versions
+ *   schemas  one entry per (pid, event ID), found through a map; each holds the versions
  *            of that schema in time order, each in force from its record
  *            on.  rlog_reader_schema() takes the latest version at or
  *            before the event.  A record that repeats the version in force
@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "vec.h"
 #include "schema.h"
 
 /* (ticks, offset) order: -1, 0, 1. */
@@ -55,38 +56,23 @@ static char *name_dup(const uint8_t *name, size_t len)
 /* Schemas                                                          */
 /* ---------------------------------------------------------------- */
 
-static size_t schema_hash(uint32_t pid, uint16_t id)
+static uint64_t schema_key(uint32_t pid, uint16_t id)
 {
-	uint64_t k = ((uint64_t)pid << 16 | id) * UINT64_C(0x9e3779b97f4a7c15);
-	return (size_t)(k >> 32);
+	return (uint64_t)pid << 16 | id;
 }
 
 static struct rlog__schema_entry *schema_find(struct rlog_reader *r, uint32_t pid, uint16_t id)
 {
-	struct rlog__schema_entry *e = r->schema_last;
-	if (e && e->pid == pid && e->id == id)
-		return e;
-	if (r->schemas_cap == 0)
-		return NULL;
-	size_t mask = r->schemas_cap - 1;
-	for (size_t j = schema_hash(pid, id) & mask; r->schemas[j].nversions; j = (j + 1) & mask) {
-		e = &r->schemas[j];
-		if (e->pid == pid && e->id == id) {
-			r->schema_last = e;
+	if (r->schema_last < r->nschemas) {
+		struct rlog__schema_entry *e = &r->schemas[r->schema_last];
+		if (e->pid == pid && e->id == id)
 			return e;
-		}
 	}
-	return NULL;
-}
-
-/* The slot for (pid, id) in a table without it. */
-static struct rlog__schema_entry *schema_slot(struct rlog__schema_entry *tab, size_t cap,
-					      uint32_t pid, uint16_t id)
-{
-	size_t j = schema_hash(pid, id) & (cap - 1);
-	while (tab[j].nversions)
-		j = (j + 1) & (cap - 1);
-	return &tab[j];
+	uint32_t i = rlog__map_get(&r->schema_map, schema_key(pid, id));
+	if (i == RLOG__MAP_NONE)
+		return NULL;
+	r->schema_last = i;
+	return &r->schemas[i];
 }
 
 /* The entry for (pid, id), added (empty, nversions 0) if new; NULL: no
@@ -96,25 +82,15 @@ static struct rlog__schema_entry *schema_get(struct rlog_reader *r, uint32_t pid
 	struct rlog__schema_entry *e = schema_find(r, pid, id);
 	if (e)
 		return e;
-	if (2 * (r->nschemas + 1) > r->schemas_cap) {
-		size_t cap = r->schemas_cap ? 2 * r->schemas_cap : 64;
-		struct rlog__schema_entry *tab = calloc(cap, sizeof(*tab));
-		if (!tab)
-			return NULL;
-		for (size_t i = 0; i < r->schemas_cap; i++)
-			if (r->schemas[i].nversions)
-				*schema_slot(tab, cap, r->schemas[i].pid, r->schemas[i].id) =
-					r->schemas[i];
-		free(r->schemas);
-		r->schemas = tab;
-		r->schemas_cap = cap;
-		r->schema_last = NULL;
-	}
-	e = schema_slot(r->schemas, r->schemas_cap, pid, id);
+	if (rlog__vec_room(&r->schemas, r->nschemas, &r->schemas_cap, sizeof(*r->schemas), 64) < 0)
+		return NULL;
+	if (r->nschemas >= RLOG__MAP_NONE ||
+	    rlog__map_put(&r->schema_map, schema_key(pid, id), (uint32_t)r->nschemas) < 0)
+		return NULL;
+	e = &r->schemas[r->nschemas++];
 	memset(e, 0, sizeof(*e));
 	e->pid = pid;
 	e->id = id;
-	r->nschemas++;
 	return e;
 }
 
@@ -166,8 +142,7 @@ static int schema_record(struct rlog_reader *r, uint32_t pid, const struct rlog_
 	if (!buf)
 		return -ENOMEM;
 	if (rlog__schema_decode(rec->payload, rec->length, buf) < 0 ||
-	    buf->s.id == RLOG_ID_EVENT_SCHEMA || buf->s.id == RLOG_ID_THREAD_NAME ||
-	    buf->s.id == RLOG_ID_PROCESS_NAME) {
+	    rlog__record_kind(buf->s.id, false) == RLOG_RECORD_METADATA) {
 		bad_schema(r, off);
 		goto out;
 	}
@@ -213,11 +188,9 @@ static int schema_record(struct rlog_reader *r, uint32_t pid, const struct rlog_
 	goto out;
 
 out_empty:
-	/* A new entry left without a version would read as an empty slot
-	 * while counted as used: the reader is being closed anyway (-ENOMEM
-	 * fails the open), so only the count must stay right. */
-	if (e->nversions == 0)
-		r->nschemas--;
+	/* A new entry left without a version: the reader is being closed
+	 * anyway (-ENOMEM fails the open), and lookups never return an entry
+	 * without versions. */
 out:
 	free(buf);
 	return rc;
@@ -228,7 +201,7 @@ const struct rlog_schema *rlog_reader_schema(struct rlog_reader *r, const struct
 	if (!r || !ev)
 		return NULL;
 	const struct rlog__schema_entry *e = schema_find(r, ev->pid, ev->id);
-	if (!e)
+	if (!e || e->nversions == 0)
 		return NULL;
 	/* The last version at or before the event: nearly always the only one. */
 	uint32_t lo = 0, hi = e->nversions; /* the answer is in [lo - 1, hi) */
@@ -247,7 +220,7 @@ const struct rlog_schema *rlog_reader_schema_latest(struct rlog_reader *r, uint3
 	if (!r)
 		return NULL;
 	const struct rlog__schema_entry *e = schema_find(r, pid, id);
-	return e ? e->v[e->nversions - 1].schema : NULL;
+	return e && e->nversions ? e->v[e->nversions - 1].schema : NULL;
 }
 
 uint64_t rlog_reader_bad_schemas(const struct rlog_reader *r, uint64_t *first_offset)
@@ -260,6 +233,20 @@ uint64_t rlog_reader_bad_schemas(const struct rlog_reader *r, uint64_t *first_of
 /* ---------------------------------------------------------------- */
 /* Names                                                            */
 /* ---------------------------------------------------------------- */
+
+/* Replaces *name with the record's, at (ticks, off).  Returns 0 or -ENOMEM. */
+static int name_set(char **name, uint64_t *name_ticks, size_t *name_offset,
+		    const struct rlog__record *rec, uint64_t ticks, size_t off)
+{
+	char *n = name_dup(rec->payload, rec->length);
+	if (!n)
+		return -ENOMEM;
+	free(*name);
+	*name = n;
+	*name_ticks = ticks;
+	*name_offset = off;
+	return 0;
+}
 
 /* The index of pid in the sorted process table, or where it would go. */
 static size_t proc_index(const struct rlog_reader *r, uint32_t pid)
@@ -286,28 +273,15 @@ static int process_name(struct rlog_reader *r, uint32_t pid, const struct rlog__
 		if (when_cmp(ticks, off, p->name_ticks, p->name_offset) < 0)
 			return 0; /* an earlier name */
 	} else {
-		if (r->nprocs == r->procs_cap) {
-			size_t cap = r->procs_cap ? 2 * r->procs_cap : 16;
-			p = realloc(r->procs, cap * sizeof(*p));
-			if (!p)
-				return -ENOMEM;
-			r->procs = p;
-			r->procs_cap = cap;
-		}
+		if (rlog__vec_room(&r->procs, r->nprocs, &r->procs_cap, sizeof(*r->procs), 16) < 0)
+			return -ENOMEM;
 		memmove(&r->procs[i + 1], &r->procs[i], (r->nprocs - i) * sizeof(*p));
 		r->nprocs++;
 		p = &r->procs[i];
 		memset(p, 0, sizeof(*p));
 		p->pid = pid;
 	}
-	char *name = name_dup(rec->payload, rec->length);
-	if (!name)
-		return -ENOMEM;
-	free(p->name);
-	p->name = name;
-	p->name_ticks = ticks;
-	p->name_offset = off;
-	return 0;
+	return name_set(&p->name, &p->name_ticks, &p->name_offset, rec, ticks, off);
 }
 
 static int thread_name(struct rlog__thread *t, const struct rlog__record *rec, uint64_t ticks,
@@ -315,14 +289,7 @@ static int thread_name(struct rlog__thread *t, const struct rlog__record *rec, u
 {
 	if (t->name && when_cmp(ticks, off, t->name_ticks, t->name_offset) < 0)
 		return 0;
-	char *name = name_dup(rec->payload, rec->length);
-	if (!name)
-		return -ENOMEM;
-	free(t->name);
-	t->name = name;
-	t->name_ticks = ticks;
-	t->name_offset = off;
-	return 0;
+	return name_set(&t->name, &t->name_ticks, &t->name_offset, rec, ticks, off);
 }
 
 int rlog__meta_record(struct rlog_reader *r, struct rlog__thread *th,
@@ -356,7 +323,7 @@ const char *rlog_reader_process_name(struct rlog_reader *r, uint32_t pid)
 
 void rlog__meta_free(struct rlog_reader *r)
 {
-	for (size_t i = 0; i < r->schemas_cap; i++) {
+	for (size_t i = 0; i < r->nschemas; i++) {
 		struct rlog__schema_entry *e = &r->schemas[i];
 		for (uint32_t k = 0; k < e->nversions; k++) {
 			free(e->v[k].schema);
@@ -365,6 +332,7 @@ void rlog__meta_free(struct rlog_reader *r)
 		free(e->v);
 	}
 	free(r->schemas);
+	rlog__map_free(&r->schema_map);
 	for (size_t i = 0; i < r->nprocs; i++)
 		free(r->procs[i].name);
 	free(r->procs);

@@ -3,9 +3,11 @@
  * opened from memory with a block visitor that walks each block's records,
  * read to the end in time order (for half of the inputs with the merge's
  * queue bound lowered to 0..3 blocks, so that threads find their blocks by
- * their own hops) with every event's schema, fields and names looked up
- * and decoded, and its damage list walked.  scripts/fuzz.sh
- * builds and runs it from tests/fuzz/corpus/reader/.
+ * their own hops) with every event's schema, fields, names and ringlog
+ * record (LOG_MARKER, DATA_LOSS, TIME_SYNC, RAW_*) looked up and decoded,
+ * and its damage list walked; then opened again counting, and every row of
+ * the totals read.  scripts/fuzz.sh builds and runs it from
+ * tests/fuzz/corpus/reader/.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +59,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		const char *pn = rlog_reader_process_name(r, ev.pid);
 		sink ^= (uint8_t)((tn ? tn[0] : 0) ^ (pn ? pn[0] : 0));
 		sink ^= (uint8_t)rlog_reader_time_ns(r, ev.ticks);
+		struct rlog_marker m;
+		struct rlog_loss l;
+		uint64_t t;
+		struct rlog_value v;
+		if (rlog_event_marker(&ev, &m) == 0)
+			sink ^= (uint8_t)(m.session_name[0] ^ m.tick_freq_hz);
+		if (rlog_event_loss(&ev, &l) == 0)
+			sink ^= (uint8_t)(l.events ^ l.cause);
+		if (rlog_event_time_sync(&ev, &t) == 0)
+			sink ^= (uint8_t)t;
+		int nr = rlog_event_raw_count(&ev);
+		for (int i = 0; i < nr && rlog_event_raw_value(&ev, (unsigned)i, &v) == 1; i++)
+			sink ^= (uint8_t)v.v.u;
 	}
 	for (size_t i = 0; i < rlog_reader_damage_count(r); i++) {
 		struct rlog_damage dm;
@@ -64,6 +79,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	}
 	uint64_t first;
 	sink ^= (uint8_t)rlog_reader_bad_schemas(r, &first);
+	rlog_reader_close(r);
+
+	struct rlog_count c;
+	if (rlog_reader_open_mem_count(d, n, &r) < 0 || rlog_reader_count(r, &c) < 0)
+		return 0;
+	struct rlog_count_id ci;
+	struct rlog_count_thread ct;
+	struct rlog_count_loss cl;
+	for (size_t i = 0; i < c.ids && rlog_reader_count_id(r, i, &ci) == 0; i++)
+		sink ^= (uint8_t)ci.events;
+	for (size_t i = 0; i < c.threads && rlog_reader_count_thread(r, i, &ct) == 0; i++)
+		sink ^= (uint8_t)ct.bytes;
+	for (size_t i = 0; i < c.causes && rlog_reader_count_loss(r, i, &cl) == 0; i++)
+		sink ^= (uint8_t)cl.records;
 	rlog_reader_close(r);
 	return 0;
 }

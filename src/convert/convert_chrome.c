@@ -26,61 +26,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "convert.h"
-#include "io.h"
-#include "record.h"
+#include "json.h"
+#include "map.h"
+#include "names.h"
 #include "ringlog/reader.h"
+#include "vec.h"
 
 #define OUT_FLUSH (1u << 20) /* write the output once this much is pending */
 
-/* A growable byte buffer; an allocation failure sticks in oom and later
- * appends are dropped, so that callers check once. */
-struct jb {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static bool jb_grow(struct jb *b, size_t n)
-{
-	if (b->oom)
-		return false;
-	size_t cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + n)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-/* Room for n more bytes.  Inline, as jb_put: most appends are a few
- * bytes, and the call was a third of the time of a conversion. */
-static inline bool jb_need(struct jb *b, size_t n)
-{
-	return b->len + n <= b->cap || jb_grow(b, n);
-}
-
-static inline void jb_put(struct jb *b, const void *p, size_t n)
-{
-	if (jb_need(b, n)) {
-		memcpy(b->p + b->len, p, n);
-		b->len += n;
-	}
-}
-
-#define jb_lit(b, s) jb_put((b), (s), sizeof(s) - 1)
-
-static void jb_str(struct jb *b, const char *s)
-{
-	jb_put(b, s, strlen(s));
-}
-
-static char *fmt_u64(char *end, uint64_t v)
+/* v in decimal, written backwards ending at end; returns its start. */
+static char *u64_text(char *end, uint64_t v)
 {
 	do {
 		*--end = (char)('0' + v % 10);
@@ -89,25 +46,8 @@ static char *fmt_u64(char *end, uint64_t v)
 	return end;
 }
 
-static void jb_u64(struct jb *b, uint64_t v)
-{
-	char tmp[24], *e = tmp + sizeof(tmp);
-	char *s = fmt_u64(e, v);
-	jb_put(b, s, (size_t)(e - s));
-}
-
-static void jb_i64(struct jb *b, int64_t v)
-{
-	if (v < 0) {
-		jb_lit(b, "-");
-		jb_u64(b, 0u - (uint64_t)v);
-	} else {
-		jb_u64(b, (uint64_t)v);
-	}
-}
-
 /* Nanoseconds as microseconds with three decimals: -1500 -> "-1.500". */
-static void jb_us(struct jb *b, int64_t ns)
+static void put_us(struct rlog__buf *b, int64_t ns)
 {
 	uint64_t a = ns < 0 ? 0u - (uint64_t)ns : (uint64_t)ns;
 	char tmp[32], *e = tmp + sizeof(tmp);
@@ -116,123 +56,10 @@ static void jb_us(struct jb *b, int64_t ns)
 	*--e = (char)('0' + frac / 10 % 10);
 	*--e = (char)('0' + frac / 100);
 	*--e = '.';
-	char *s = fmt_u64(e, a / 1000);
+	char *s = u64_text(e, a / 1000);
 	if (ns < 0)
 		*--s = '-';
-	jb_put(b, s, (size_t)(tmp + sizeof(tmp) - s));
-}
-
-/* A double as the shortest JSON number (of 15, 16 or 17 significant
- * digits) that reads back as the same double; JSON has no NaN or infinity,
- * so those become the strings "NaN", "Infinity", "-Infinity". */
-static void jb_f64(struct jb *b, double v)
-{
-	if (isnan(v)) {
-		jb_lit(b, "\"NaN\"");
-	} else if (isinf(v)) {
-		if (v > 0)
-			jb_lit(b, "\"Infinity\"");
-		else
-			jb_lit(b, "\"-Infinity\"");
-	} else {
-		char tmp[32];
-		int n = 0;
-		for (int digits = 15; digits <= 17; digits++) {
-			n = snprintf(tmp, sizeof(tmp), "%.*g", digits, v);
-			if (strtod(tmp, NULL) == v)
-				break;
-		}
-		jb_put(b, tmp, (size_t)n);
-	}
-}
-
-/* Length of the valid UTF-8 sequence at p (n bytes available), 0 if the
- * bytes there are not one (overlong forms, surrogates, > U+10FFFF). */
-static size_t utf8_len(const uint8_t *p, size_t n)
-{
-	uint8_t c = p[0];
-	if (c >= 0xc2 && c <= 0xdf)
-		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
-		    (p[3] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-/*
- * Bytes as a JSON string: valid UTF-8 is copied, '"', '\' and control
- * characters are escaped, and each byte that is not part of valid UTF-8
- * becomes \u00XX (the code point of the same value), so that the output is
- * always valid JSON and no byte is dropped.
- */
-static void jb_jstr(struct jb *b, const void *data, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	const uint8_t *p = data;
-	if (!jb_need(b, n * 6 + 2))
-		return;
-	char *o = b->p + b->len;
-	*o++ = '"';
-	for (size_t i = 0; i < n;) {
-		uint8_t c = p[i];
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			*o++ = (char)c;
-			i++;
-			continue;
-		}
-		size_t k = c >= 0x80 ? utf8_len(p + i, n - i) : 0;
-		if (k > 0) {
-			memcpy(o, p + i, k);
-			o += k;
-			i += k;
-			continue;
-		}
-		*o++ = '\\';
-		switch (c) {
-		case '"': *o++ = '"'; break;
-		case '\\': *o++ = '\\'; break;
-		case '\n': *o++ = 'n'; break;
-		case '\t': *o++ = 't'; break;
-		case '\r': *o++ = 'r'; break;
-		default:
-			memcpy(o, "u00", 3);
-			o += 3;
-			*o++ = hex[c >> 4];
-			*o++ = hex[c & 15];
-		}
-		i++;
-	}
-	*o++ = '"';
-	b->len = (size_t)(o - b->p);
-}
-
-/* Bytes as a JSON string of lower-case hex digits, two per byte. */
-static void jb_hex(struct jb *b, const void *data, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	const uint8_t *p = data;
-	if (!jb_need(b, n * 2 + 2))
-		return;
-	char *o = b->p + b->len;
-	*o++ = '"';
-	for (size_t i = 0; i < n; i++) {
-		*o++ = hex[p[i] >> 4];
-		*o++ = hex[p[i] & 15];
-	}
-	*o++ = '"';
-	b->len = (size_t)(o - b->p);
+	rlog__buf_put(b, s, (size_t)(tmp + sizeof(tmp) - s));
 }
 
 /* ------------------------------------------------------------------ */
@@ -264,30 +91,29 @@ struct chrome {
 	int fd;
 	unsigned flags;
 	struct rlog__convert_stats *st;
-	struct jb out;
+	struct rlog__buf out;
 	bool first;               /* no event written yet: no separator */
-	struct jb args;           /* scratch: a span's args */
+	struct rlog__buf args;           /* scratch: a span's args */
 	int err;                  /* first write error, -errno */
 
 	struct thread *th;        /* in order of first appearance */
 	size_t nth, th_cap;
-	struct rlog__imap th_map; /* pid << 32 | tid -> index in th */
+	struct rlog__map th_map; /* pid << 32 | tid -> index in th */
 	size_t last;              /* the previous event's thread */
 	struct process *pr;
 	size_t npr, pr_cap;
-	struct rlog__imap pr_map; /* pid -> index in pr */
+	struct rlog__map pr_map; /* pid -> index in pr */
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
 };
 
 
 static int flush_out(struct chrome *c)
 {
-	if (c->out.oom)
-		return -ENOMEM;
-	if (c->err == 0 && c->out.len > 0) {
-		c->err = rlog__write_all(c->fd, c->out.p, c->out.len, NULL);
-		if (c->st)
-			c->st->bytes_written += c->out.len;
+	size_t n = c->out.len;
+	if (c->err == 0) {
+		c->err = rlog__buf_write(&c->out, c->fd);
+		if (c->st && c->err == 0)
+			c->st->bytes_written += n;
 	}
 	c->out.len = 0;
 	return c->err;
@@ -297,7 +123,7 @@ static int flush_out(struct chrome *c)
  * output out if enough is pending. */
 static int event_end(struct chrome *c)
 {
-	jb_lit(&c->out, "}");
+	rlog__buf_lit(&c->out, "}");
 	if (c->st)
 		c->st->events_written++;
 	if (c->out.len >= OUT_FLUSH)
@@ -309,9 +135,9 @@ static int event_end(struct chrome *c)
 static void event_start(struct chrome *c)
 {
 	if (c->first)
-		jb_lit(&c->out, "{");
+		rlog__buf_lit(&c->out, "{");
 	else
-		jb_lit(&c->out, ",\n{");
+		rlog__buf_lit(&c->out, ",\n{");
 	c->first = false;
 }
 
@@ -319,23 +145,23 @@ static void event_start(struct chrome *c)
 static void event_head(struct chrome *c, const char *name, size_t name_len, const char *cat,
 		       const char *ph, int64_t ns, uint32_t pid, uint32_t tid)
 {
-	struct jb *b = &c->out;
+	struct rlog__buf *b = &c->out;
 	event_start(c);
-	jb_lit(b, "\"name\":");
-	jb_jstr(b, name, name_len);
+	rlog__buf_lit(b, "\"name\":");
+	rlog__json_str(b, name, name_len);
 	if (cat) {
-		jb_lit(b, ",\"cat\":\"");
-		jb_str(b, cat);
-		jb_lit(b, "\"");
+		rlog__buf_lit(b, ",\"cat\":\"");
+		rlog__buf_str(b, cat);
+		rlog__buf_lit(b, "\"");
 	}
-	jb_lit(b, ",\"ph\":\"");
-	jb_str(b, ph);
-	jb_lit(b, "\",\"ts\":");
-	jb_us(b, ns);
-	jb_lit(b, ",\"pid\":");
-	jb_u64(b, pid);
-	jb_lit(b, ",\"tid\":");
-	jb_u64(b, tid);
+	rlog__buf_lit(b, ",\"ph\":\"");
+	rlog__buf_str(b, ph);
+	rlog__buf_lit(b, "\",\"ts\":");
+	put_us(b, ns);
+	rlog__buf_lit(b, ",\"pid\":");
+	rlog__buf_u64(b, pid);
+	rlog__buf_lit(b, ",\"tid\":");
+	rlog__buf_u64(b, tid);
 }
 
 static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
@@ -343,20 +169,13 @@ static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
 	if (c->last < c->nth && c->th[c->last].pid == pid && c->th[c->last].tid == tid)
 		return &c->th[c->last];
 	uint64_t key = (uint64_t)pid << 32 | tid;
-	uint32_t i = rlog__imap_get(&c->th_map, key);
-	if (i != UINT32_MAX) {
+	uint32_t i = rlog__map_get(&c->th_map, key);
+	if (i != RLOG__MAP_NONE) {
 		c->last = i;
 		return &c->th[i];
 	}
-	if (c->nth == c->th_cap) {
-		size_t cap = c->th_cap ? c->th_cap * 2 : 16;
-		struct thread *t = realloc(c->th, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		c->th = t;
-		c->th_cap = cap;
-	}
-	if (rlog__imap_put(&c->th_map, key, (uint32_t)c->nth) < 0)
+	if (rlog__vec_room(&c->th, c->nth, &c->th_cap, sizeof(*c->th), 16) < 0 ||
+	    rlog__map_put(&c->th_map, key, (uint32_t)c->nth) < 0)
 		return NULL;
 	c->last = c->nth;
 	struct thread *t = &c->th[c->nth++];
@@ -368,18 +187,11 @@ static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
 
 static struct process *process_of(struct chrome *c, uint32_t pid)
 {
-	uint32_t i = rlog__imap_get(&c->pr_map, pid);
-	if (i != UINT32_MAX)
+	uint32_t i = rlog__map_get(&c->pr_map, pid);
+	if (i != RLOG__MAP_NONE)
 		return &c->pr[i];
-	if (c->npr == c->pr_cap) {
-		size_t cap = c->pr_cap ? c->pr_cap * 2 : 16;
-		struct process *p = realloc(c->pr, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		c->pr = p;
-		c->pr_cap = cap;
-	}
-	if (rlog__imap_put(&c->pr_map, pid, (uint32_t)c->npr) < 0)
+	if (rlog__vec_room(&c->pr, c->npr, &c->pr_cap, sizeof(*c->pr), 16) < 0 ||
+	    rlog__map_put(&c->pr_map, pid, (uint32_t)c->npr) < 0)
 		return NULL;
 	struct process *p = &c->pr[c->npr++];
 	memset(p, 0, sizeof(*p));
@@ -401,48 +213,32 @@ static int set_name(char **name, size_t *len, const struct rlog_event *ev)
 }
 
 /* {"field":value,...} of the decoded fields; counters: numbers only. */
-static void put_fields(struct jb *b, const struct rlog_schema *s, const struct rlog_value *v,
+static void put_fields(struct rlog__buf *b, const struct rlog_schema *s, const struct rlog_value *v,
 		       bool numbers_only)
 {
 	bool first = true;
-	jb_lit(b, "{");
+	rlog__buf_lit(b, "{");
 	for (unsigned i = 0; i < s->field_count; i++) {
 		const struct rlog_field *f = &s->fields[i];
 		if (numbers_only && (f->type == RLOG_FIELD_BYTES || f->type == RLOG_FIELD_STRING ||
 				     (f->type == RLOG_FIELD_F64 && !isfinite(v[i].v.f))))
 			continue;
 		if (!first)
-			jb_lit(b, ",");
+			rlog__buf_lit(b, ",");
 		first = false;
-		jb_lit(b, "\"");
-		jb_str(b, f->name); /* a C identifier: nothing to escape */
-		jb_lit(b, "\":");
-		switch (f->type) {
-		case RLOG_FIELD_U8: case RLOG_FIELD_U16: case RLOG_FIELD_U32: case RLOG_FIELD_U64:
-			jb_u64(b, v[i].v.u);
-			break;
-		case RLOG_FIELD_I8: case RLOG_FIELD_I16: case RLOG_FIELD_I32: case RLOG_FIELD_I64:
-			jb_i64(b, v[i].v.i);
-			break;
-		case RLOG_FIELD_F64:
-			jb_f64(b, v[i].v.f);
-			break;
-		case RLOG_FIELD_BYTES:
-			jb_hex(b, v[i].bytes, v[i].len);
-			break;
-		default: /* STRING */
-			jb_jstr(b, v[i].bytes, v[i].len);
-			break;
-		}
+		rlog__buf_lit(b, "\"");
+		rlog__buf_str(b, f->name); /* a C identifier: nothing to escape */
+		rlog__buf_lit(b, "\":");
+		rlog__json_value(b, &v[i]);
 	}
-	jb_lit(b, "}");
+	rlog__buf_lit(b, "}");
 }
 
 static void cat_of(char *buf, const struct rlog_schema *s)
 {
 	char *e = buf + 4;
 	*--e = '\0';
-	char *p = fmt_u64(e, s->category);
+	char *p = u64_text(e, s->category);
 	memmove(buf, p, (size_t)(e - p) + 1);
 }
 
@@ -453,19 +249,19 @@ static size_t event_name(char *buf, size_t n, const struct rlog_event *ev,
 			 const struct rlog_schema *s, bool matched)
 {
 	/* By hand: snprintf() was a tenth of the time of a conversion. */
-	const char *known = s ? s->name : rlog__convert_id_name(ev->id);
+	const char *known = s ? s->name : rlog__id_name(ev->id);
 	char tmp[8], *e = tmp + sizeof(tmp), *d;
 	size_t k;
 	if (known) {
 		k = strnlen(known, n - 8);
 		memcpy(buf, known, k);
 	} else {
-		d = fmt_u64(e, ev->id);
+		d = u64_text(e, ev->id);
 		k = (size_t)(e - d);
 		memcpy(buf, d, k);
 	}
 	if (ev->flagged && !(matched && s->kind == RLOG_KIND_SPAN)) {
-		d = fmt_u64(e, ev->flag);
+		d = u64_text(e, ev->flag);
 		buf[k++] = '/';
 		memcpy(buf + k, d, (size_t)(e - d));
 		k += (size_t)(e - d);
@@ -481,7 +277,7 @@ static size_t event_name(char *buf, size_t n, const struct rlog_event *ev,
  */
 static int put_raw(struct chrome *c, const struct rlog_event *ev, const struct rlog_schema *s)
 {
-	struct jb *b = &c->out;
+	struct rlog__buf *b = &c->out;
 	char name[300], cat[4];
 	size_t n = event_name(name, sizeof(name), ev, s, false);
 	if (c->st) {
@@ -491,57 +287,41 @@ static int put_raw(struct chrome *c, const struct rlog_event *ev, const struct r
 	if (s)
 		cat_of(cat, s);
 	event_head(c, name, n, s ? cat : "raw", "i", ev->time_ns, ev->pid, ev->tid);
-	jb_lit(b, ",\"s\":\"t\",\"args\":{");
+	rlog__buf_lit(b, ",\"s\":\"t\",\"args\":{");
 	if (s)
-		jb_lit(b, "\"mismatch\":true,");
+		rlog__buf_lit(b, "\"mismatch\":true,");
 	if (ev->flagged) {
-		jb_lit(b, "\"flag\":");
-		jb_u64(b, ev->flag);
-		jb_lit(b, ",");
+		rlog__buf_lit(b, "\"flag\":");
+		rlog__buf_u64(b, ev->flag);
+		rlog__buf_lit(b, ",");
 	}
-	jb_lit(b, "\"payload\":");
-	jb_hex(b, ev->payload, ev->length);
-	const uint8_t *p = ev->payload;
-	unsigned w = rlog__convert_raw_width(ev->id);
+	rlog__buf_lit(b, "\"payload\":");
+	rlog__json_hex(b, ev->payload, ev->length);
+	int count = rlog_event_raw_count(ev);
 	if (ev->id == RLOG_ID_RAW_STRING) {
-		jb_lit(b, ",\"value\":");
-		jb_jstr(b, p, ev->length);
-	} else if (w > 0 && ev->length % w == 0) {
-		jb_lit(b, ",\"values\":[");
-		for (size_t i = 0; i < ev->length; i += w) {
+		rlog__buf_lit(b, ",\"value\":");
+		rlog__json_str(b, ev->payload, ev->length);
+	} else if (count >= 0) {
+		struct rlog_value v;
+		rlog__buf_lit(b, ",\"values\":[");
+		for (int i = 0; i < count && rlog_event_raw_value(ev, (unsigned)i, &v) == 1; i++) {
 			if (i > 0)
-				jb_lit(b, ",");
-			switch (ev->id) {
-			case RLOG_ID_RAW_U8: jb_u64(b, p[i]); break;
-			case RLOG_ID_RAW_I8: jb_i64(b, (int8_t)p[i]); break;
-			case RLOG_ID_RAW_U16: jb_u64(b, (uint16_t)(p[i] | p[i + 1] << 8)); break;
-			case RLOG_ID_RAW_I16: jb_i64(b, (int16_t)(uint16_t)(p[i] | p[i + 1] << 8)); break;
-			case RLOG_ID_RAW_U32: jb_u64(b, rlog__get32(p + i)); break;
-			case RLOG_ID_RAW_I32: jb_i64(b, (int32_t)rlog__get32(p + i)); break;
-			case RLOG_ID_RAW_U64: jb_u64(b, rlog__get64(p + i)); break;
-			case RLOG_ID_RAW_I64: jb_i64(b, (int64_t)rlog__get64(p + i)); break;
-			default: {
-				double d;
-				memcpy(&d, p + i, 8);
-				jb_f64(b, d);
-			}
-			}
+				rlog__buf_lit(b, ",");
+			rlog__json_value(b, &v);
 		}
-		jb_lit(b, "]");
+		rlog__buf_lit(b, "]");
 	}
-	jb_lit(b, "}");
+	rlog__buf_lit(b, "}");
 	return event_end(c);
 }
 
-static int put_loss(struct chrome *c, const struct rlog_event *ev)
+static int put_loss(struct chrome *c, const struct rlog_event *ev, const struct rlog_loss *l)
 {
-	const uint8_t *p = ev->payload;
-	uint64_t events = rlog__get64(p), bytes = rlog__get64(p + 8);
-	uint32_t cause = rlog__get32(p + 16);
-	const char *cn = rlog__convert_cause_name(cause);
+	uint64_t events = l->events, bytes = l->bytes;
+	const char *cn = rlog__loss_cause_name(l->cause);
 	char cbuf[24], name[48];
 	if (!cn) {
-		snprintf(cbuf, sizeof(cbuf), "unknown(%" PRIu32 ")", cause);
+		snprintf(cbuf, sizeof(cbuf), "unknown(%" PRIu32 ")", l->cause);
 		cn = cbuf;
 	}
 	int n = snprintf(name, sizeof(name), "data_loss: %s", cn);
@@ -552,17 +332,17 @@ static int put_loss(struct chrome *c, const struct rlog_event *ev)
 	/* Process-scoped: the loss belongs to the process of the thread that
 	 * lost the events; with pid 0 (no slot, log write) to no process. */
 	event_head(c, name, (size_t)n, "ringlog", "i", ev->time_ns, ev->pid, ev->tid);
-	struct jb *b = &c->out;
+	struct rlog__buf *b = &c->out;
 	if (ev->pid != 0)
-		jb_lit(b, ",\"s\":\"p\",\"args\":{\"events\":");
+		rlog__buf_lit(b, ",\"s\":\"p\",\"args\":{\"events\":");
 	else
-		jb_lit(b, ",\"s\":\"g\",\"args\":{\"events\":");
-	jb_u64(b, events);
-	jb_lit(b, ",\"bytes\":");
-	jb_u64(b, bytes);
-	jb_lit(b, ",\"cause\":\"");
-	jb_str(b, cn);
-	jb_lit(b, "\"}");
+		rlog__buf_lit(b, ",\"s\":\"g\",\"args\":{\"events\":");
+	rlog__buf_u64(b, events);
+	rlog__buf_lit(b, ",\"bytes\":");
+	rlog__buf_u64(b, bytes);
+	rlog__buf_lit(b, ",\"cause\":\"");
+	rlog__buf_str(b, cn);
+	rlog__buf_lit(b, "\"}");
 	return event_end(c);
 }
 
@@ -571,14 +351,8 @@ static int span_begin(struct chrome *c, const struct rlog_schema *s, const struc
 	struct thread *t = thread_of(c, ev->pid, ev->tid);
 	if (!t)
 		return -ENOMEM;
-	if (t->depth == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 8;
-		struct open_span *st = realloc(t->stack, cap * sizeof(*st));
-		if (!st)
-			return -ENOMEM;
-		t->stack = st;
-		t->cap = cap;
-	}
+	if (rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0)
+		return -ENOMEM;
 	struct open_span *o = &t->stack[t->depth];
 	memset(o, 0, sizeof(*o));
 	o->s = s;
@@ -587,7 +361,7 @@ static int span_begin(struct chrome *c, const struct rlog_schema *s, const struc
 	cat_of(cat, s);
 	if (c->flags & RLOG__CHROME_SPANS_BE) {
 		event_head(c, s->name, strlen(s->name), cat, "B", ev->time_ns, ev->pid, ev->tid);
-		jb_lit(&c->out, ",\"args\":");
+		rlog__buf_lit(&c->out, ",\"args\":");
 		put_fields(&c->out, s, c->vals, false);
 		t->depth++;
 		return event_end(c);
@@ -619,7 +393,7 @@ static int span_end(struct chrome *c, const struct rlog_schema *s, const struct 
 		if (c->st)
 			c->st->unmatched_ends++;
 		event_head(c, s->name, strlen(s->name), cat, "i", ev->time_ns, ev->pid, ev->tid);
-		jb_lit(&c->out, ",\"s\":\"t\",\"args\":{\"span\":\"end without begin\"}");
+		rlog__buf_lit(&c->out, ",\"s\":\"t\",\"args\":{\"span\":\"end without begin\"}");
 		return event_end(c);
 	}
 	struct open_span o = t->stack[i - 1];
@@ -632,10 +406,10 @@ static int span_end(struct chrome *c, const struct rlog_schema *s, const struct 
 		return event_end(c);
 	}
 	event_head(c, o.s->name, strlen(o.s->name), cat, "X", o.ns, ev->pid, ev->tid);
-	jb_lit(&c->out, ",\"dur\":");
-	jb_us(&c->out, ev->time_ns - o.ns);
-	jb_lit(&c->out, ",\"args\":");
-	jb_put(&c->out, o.args, o.args_len);
+	rlog__buf_lit(&c->out, ",\"dur\":");
+	put_us(&c->out, ev->time_ns - o.ns);
+	rlog__buf_lit(&c->out, ",\"args\":");
+	rlog__buf_put(&c->out, o.args, o.args_len);
 	free(o.args);
 	return event_end(c);
 }
@@ -650,12 +424,12 @@ static int put_schema_event(struct chrome *c, const struct rlog_schema *s,
 		c->st->schema_events++;
 	if (s->kind == RLOG_KIND_COUNTER) {
 		event_head(c, name, n, cat, "C", ev->time_ns, ev->pid, ev->tid);
-		jb_lit(&c->out, ",\"args\":");
+		rlog__buf_lit(&c->out, ",\"args\":");
 		put_fields(&c->out, s, c->vals, true);
 		return event_end(c);
 	}
 	event_head(c, name, n, cat, "i", ev->time_ns, ev->pid, ev->tid);
-	jb_lit(&c->out, ",\"s\":\"t\",\"args\":");
+	rlog__buf_lit(&c->out, ",\"s\":\"t\",\"args\":");
 	put_fields(&c->out, s, c->vals, false);
 	return event_end(c);
 }
@@ -665,24 +439,30 @@ static int convert_event(struct chrome *c, const struct rlog_event *ev)
 	/* Every thread, for its name at the end. */
 	if (!thread_of(c, ev->pid, ev->tid))
 		return -ENOMEM;
-	if (rlog__convert_is(ev, RLOG_ID_DATA_LOSS) && ev->length >= sizeof(struct rlog_data_loss))
-		return put_loss(c, ev);
-	if (rlog__convert_is(ev, RLOG_ID_LOG_MARKER) || rlog__convert_is(ev, RLOG_ID_EVENT_SCHEMA)) {
+	struct rlog_loss loss;
+	switch (rlog_record_kind(ev->id, ev->flagged)) {
+	case RLOG_RECORD_LOSS:
+		if (rlog_event_loss(ev, &loss) == 0)
+			return put_loss(c, ev, &loss);
+		break; /* never for an event of the reader: shown raw */
+	case RLOG_RECORD_MARKER:
 		if (c->st)
 			c->st->skipped++;
 		return 0;
-	}
-	if (rlog__convert_is(ev, RLOG_ID_THREAD_NAME)) {
-		struct thread *t = thread_of(c, ev->pid, ev->tid);
+	case RLOG_RECORD_METADATA:
 		if (c->st)
 			c->st->skipped++;
-		return t ? set_name(&t->name, &t->name_len, ev) : -ENOMEM;
-	}
-	if (rlog__convert_is(ev, RLOG_ID_PROCESS_NAME)) {
-		struct process *p = process_of(c, ev->pid);
-		if (c->st)
-			c->st->skipped++;
-		return p ? set_name(&p->name, &p->name_len, ev) : -ENOMEM;
+		if (ev->id == RLOG_ID_THREAD_NAME) {
+			struct thread *t = thread_of(c, ev->pid, ev->tid);
+			return t ? set_name(&t->name, &t->name_len, ev) : -ENOMEM;
+		}
+		if (ev->id == RLOG_ID_PROCESS_NAME) {
+			struct process *p = process_of(c, ev->pid);
+			return p ? set_name(&p->name, &p->name_len, ev) : -ENOMEM;
+		}
+		return 0; /* EVENT_SCHEMA: the reader applies it */
+	default:
+		break;
 	}
 	const struct rlog_schema *s = rlog_reader_schema(c->r, ev);
 	if (!s)
@@ -711,8 +491,8 @@ static int put_open_spans(struct chrome *c)
 			char cat[4];
 			cat_of(cat, o->s);
 			event_head(c, o->s->name, strlen(o->s->name), cat, "B", o->ns, t->pid, t->tid);
-			jb_lit(&c->out, ",\"args\":");
-			jb_put(&c->out, o->args, o->args_len);
+			rlog__buf_lit(&c->out, ",\"args\":");
+			rlog__buf_put(&c->out, o->args, o->args_len);
 			int rc = event_end(c);
 			if (rc < 0)
 				return rc;
@@ -724,19 +504,19 @@ static int put_open_spans(struct chrome *c)
 static int put_name_meta(struct chrome *c, const char *what, uint32_t pid, const uint32_t *tid,
 			 const char *name, size_t len)
 {
-	struct jb *b = &c->out;
+	struct rlog__buf *b = &c->out;
 	event_start(c);
-	jb_lit(b, "\"name\":\"");
-	jb_str(b, what);
-	jb_lit(b, "\",\"ph\":\"M\",\"pid\":");
-	jb_u64(b, pid);
+	rlog__buf_lit(b, "\"name\":\"");
+	rlog__buf_str(b, what);
+	rlog__buf_lit(b, "\",\"ph\":\"M\",\"pid\":");
+	rlog__buf_u64(b, pid);
 	if (tid) {
-		jb_lit(b, ",\"tid\":");
-		jb_u64(b, *tid);
+		rlog__buf_lit(b, ",\"tid\":");
+		rlog__buf_u64(b, *tid);
 	}
-	jb_lit(b, ",\"args\":{\"name\":");
-	jb_jstr(b, name, len);
-	jb_lit(b, "}");
+	rlog__buf_lit(b, ",\"args\":{\"name\":");
+	rlog__json_str(b, name, len);
+	rlog__buf_lit(b, "}");
 	return event_end(c);
 }
 
@@ -747,7 +527,7 @@ static int put_names(struct chrome *c)
 	int rc = 0;
 	for (size_t i = 0; i < c->nth && rc == 0; i++) {
 		struct thread *t = &c->th[i];
-		if (rlog__imap_get(&c->pr_map, t->pid) == UINT32_MAX && !process_of(c, t->pid))
+		if (rlog__map_get(&c->pr_map, t->pid) == RLOG__MAP_NONE && !process_of(c, t->pid))
 			return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->npr && rc == 0; i++) {
@@ -772,28 +552,28 @@ static int put_names(struct chrome *c)
 static void put_prologue(struct chrome *c)
 {
 	const struct rlog_reader_info *info = rlog_reader_info(c->r);
-	struct jb *b = &c->out;
+	struct rlog__buf *b = &c->out;
 	char tbuf[64];
 	time_t secs = (time_t)(info->sync_realtime_ns / 1000000000u);
 	struct tm tm;
 
-	jb_lit(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"ringlog\",\"session\":");
-	jb_jstr(b, info->session_name, strlen(info->session_name));
-	jb_lit(b, ",\"tick_source\":\"");
-	jb_str(b, info->tick_source == RLOG_TICK_TSC ? "tsc"
-		  : info->tick_source == RLOG_TICK_MONOTONIC ? "monotonic" : "unknown");
-	jb_lit(b, "\",\"tick_freq_hz\":");
-	jb_u64(b, info->tick_freq_hz);
-	jb_lit(b, ",\"start_realtime_ns\":");
-	jb_u64(b, info->sync_realtime_ns);
+	rlog__buf_lit(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"ringlog\",\"session\":");
+	rlog__json_str(b, info->session_name, strlen(info->session_name));
+	rlog__buf_lit(b, ",\"tick_source\":\"");
+	const char *src = rlog__tick_source_name(info->tick_source);
+	rlog__buf_str(b, src ? src : "unknown");
+	rlog__buf_lit(b, "\",\"tick_freq_hz\":");
+	rlog__buf_u64(b, info->tick_freq_hz);
+	rlog__buf_lit(b, ",\"start_realtime_ns\":");
+	rlog__buf_u64(b, info->sync_realtime_ns);
 	if (gmtime_r(&secs, &tm) && strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm) > 0) {
-		jb_lit(b, ",\"start\":\"");
-		jb_str(b, tbuf);
+		rlog__buf_lit(b, ",\"start\":\"");
+		rlog__buf_str(b, tbuf);
 		snprintf(tbuf, sizeof(tbuf), ".%09" PRIu64 "Z\"", info->sync_realtime_ns % 1000000000u);
-		jb_str(b, tbuf);
+		rlog__buf_str(b, tbuf);
 	}
 	/* ts counts from the session start (ringlog dump's time_ns column). */
-	jb_lit(b, ",\"ts_origin\":\"session start\"},\"traceEvents\":[\n");
+	rlog__buf_lit(b, ",\"ts_origin\":\"session start\"},\"traceEvents\":[\n");
 	c->first = true;
 }
 
@@ -814,7 +594,7 @@ int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 	c.last = SIZE_MAX;
 	if (st)
 		memset(st, 0, sizeof(*st));
-	if (!jb_need(&c.out, OUT_FLUSH + 65536)) {
+	if (!rlog__buf_need(&c.out, OUT_FLUSH + 65536)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -832,7 +612,7 @@ int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 	if (rc == 0)
 		rc = put_names(&c);
 	if (rc == 0) {
-		jb_lit(&c.out, "\n]}\n");
+		rlog__buf_lit(&c.out, "\n]}\n");
 		rc = flush_out(&c);
 	}
 out:
@@ -846,8 +626,8 @@ out:
 		free(c.pr[i].name);
 	free(c.th);
 	free(c.pr);
-	rlog__imap_free(&c.th_map);
-	rlog__imap_free(&c.pr_map);
+	rlog__map_free(&c.th_map);
+	rlog__map_free(&c.pr_map);
 	free(c.out.p);
 	free(c.args.p);
 	return rc;

@@ -4,15 +4,16 @@
  *
  *   convert_chrome.c  the Trace Event Format (JSON) of chrome://tracing and
  *                     ui.perfetto.dev
- *   convert_ctf.c     CTF 1.8 (TSDL metadata and binary stream files) for
- *                     babeltrace2 and Trace Compass
+ *   convert_ctf.c     CTF 1.8 (binary stream files) for babeltrace2 and
+ *                     Trace Compass, with ctf_tsdl.c (the TSDL metadata)
  *
  * Both stream: they take events from rlog_reader_next() one at a time and
  * hold only per-thread state (open spans, one packet per CTF stream), never
  * the whole trace.  They never print; the CLI (src/cli/cmd_convert.c) does.
  *
- * Also here: small helpers both converters share (names of ringlog's own
- * records and loss causes, a u64 -> index hash map).
+ * Also here: the decoding of a schema'd event both converters share.  The
+ * names of ringlog's own records and loss causes are src/common/names.h's,
+ * the record decoders the reader's (<ringlog/reader.h>).
  */
 #ifndef RLOG_READER_CONVERT_H
 #define RLOG_READER_CONVERT_H
@@ -25,7 +26,6 @@
 #include <string.h>
 
 #include "ringlog/abi.h"
-#include "names.h"
 #include "ringlog/reader.h"
 
 /* What a conversion did; every counter starts at 0. */
@@ -88,32 +88,6 @@ int rlog__convert_ctf(struct rlog_reader *r, const char *dir, struct rlog__conve
 /* Shared helpers                                                      */
 /* ------------------------------------------------------------------ */
 
-/* The name `ringlog dump` gives a ringlog-own ID ("LOG_MARKER", "RAW_U32",
- * ...), or NULL for IDs it prints as numbers. */
-static inline const char *rlog__convert_id_name(unsigned id)
-{
-	return rlog__id_name(id);
-}
-
-/* The name of a DATA_LOSS cause ("no_buffer", ...), NULL if unknown. */
-static inline const char *rlog__convert_cause_name(uint32_t cause)
-{
-	return rlog__loss_cause_name(cause);
-}
-
-/* Bytes of one element of a RAW_* array type (RAW_U8 .. RAW_DOUBLE). */
-static inline unsigned rlog__convert_raw_width(unsigned id)
-{
-	static const unsigned char width[] = { 1, 1, 2, 2, 4, 4, 8, 8, 8 };
-	return id >= RLOG_ID_RAW_U8 && id <= RLOG_ID_RAW_DOUBLE ? width[id - RLOG_ID_RAW_U8] : 0;
-}
-
-/* True for an event of ringlog's own record type id (never flagged). */
-static inline bool rlog__convert_is(const struct rlog_event *ev, unsigned id)
-{
-	return !ev->flagged && ev->id == id;
-}
-
 /*
  * Decodes the fields of ev under its schema s into v[] (room for
  * RLOG_SCHEMA_MAX_FIELDS), by the rules of `ringlog dump`: a span's record
@@ -127,93 +101,12 @@ static inline bool rlog__convert_is(const struct rlog_event *ev, unsigned id)
 static inline int rlog__convert_fields(const struct rlog_schema *s, const struct rlog_event *ev,
 				       struct rlog_value *v)
 {
-	if (s->kind == RLOG_KIND_SPAN) {
-		if (!ev->flagged || (ev->flag != RLOG_SPAN_BEGIN && ev->flag != RLOG_SPAN_END))
-			return -EBADMSG;
-		if (ev->flag == RLOG_SPAN_END)
-			return ev->length == 0 ? 0 : -EBADMSG;
-	}
+	int nf = rlog_event_field_count(s, ev);
 	size_t off = 0;
-	for (unsigned i = 0; i < s->field_count; i++)
-		if (rlog_event_field(s, ev, i, &off, &v[i]) != 1)
+	for (int i = 0; i < nf; i++)
+		if (rlog_event_field(s, ev, (unsigned)i, &off, &v[i]) != 1)
 			return -EBADMSG;
-	return off == ev->length ? (int)s->field_count : -EBADMSG;
-}
-
-/*
- * A hash map from u64 keys to u32 values (open addressing, linear probing,
- * grown at half full).  Used for (pid, tid) -> thread and schema -> class.
- */
-struct rlog__imap {
-	uint64_t *keys;
-	uint32_t *vals;  /* UINT32_MAX: empty slot */
-	size_t cap;      /* a power of two, or 0 */
-	size_t n;
-};
-
-static inline size_t rlog__imap_slot(uint64_t key, size_t cap)
-{
-	key ^= key >> 33;
-	key *= UINT64_C(0xff51afd7ed558ccd);
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
-}
-
-/* The value of key, or UINT32_MAX if absent. */
-static inline uint32_t rlog__imap_get(const struct rlog__imap *m, uint64_t key)
-{
-	if (m->cap == 0)
-		return UINT32_MAX;
-	for (size_t i = rlog__imap_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (m->vals[i] == UINT32_MAX)
-			return UINT32_MAX;
-		if (m->keys[i] == key)
-			return m->vals[i];
-	}
-}
-
-/* Sets key (absent) to val (not UINT32_MAX).  Returns 0 or -ENOMEM. */
-static inline int rlog__imap_put(struct rlog__imap *m, uint64_t key, uint32_t val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		uint64_t *keys = malloc(cap * sizeof(*keys));
-		uint32_t *vals = malloc(cap * sizeof(*vals));
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
-			return -ENOMEM;
-		}
-		memset(vals, 0xff, cap * sizeof(*vals));
-		for (size_t i = 0; i < m->cap; i++) {
-			if (m->vals[i] == UINT32_MAX)
-				continue;
-			size_t j = rlog__imap_slot(m->keys[i], cap);
-			while (vals[j] != UINT32_MAX)
-				j = (j + 1) & (cap - 1);
-			keys[j] = m->keys[i];
-			vals[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = keys;
-		m->vals = vals;
-		m->cap = cap;
-	}
-	size_t i = rlog__imap_slot(key, m->cap);
-	while (m->vals[i] != UINT32_MAX)
-		i = (i + 1) & (m->cap - 1);
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-	return 0;
-}
-
-static inline void rlog__imap_free(struct rlog__imap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
+	return nf;
 }
 
 #endif

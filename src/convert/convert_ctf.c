@@ -1,6 +1,7 @@
 /*
  * convert_ctf.c - a ringlog log file as a CTF 1.8 trace (Common Trace
- * Format, the format of LTTng, read by babeltrace2 and Trace Compass);
+ * Format, the format of LTTng, read by babeltrace2 and Trace Compass):
+ * the streams and their packets; the metadata is ctf_tsdl.c's.
  * docs/CONVERT.md has the mapping.
  *
  *   DIR/stream_PID_TID   one stream per thread: packets of up to 64 KiB
@@ -57,73 +58,18 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "ctf.h"
 #include "io.h"
-#include "record.h"
+#include "map.h"
 #include "ringlog/reader.h"
 #include "schema.h"
+#include "vec.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
 #define PACKET_MAX (64u << 10) /* a packet holds more only for one larger event */
 #define BUFFER_BUDGET (64u << 20) /* packet buffers of all streams together */
 #define PACKET_HDR 64u         /* packet.header + packet.context up to the names */
 #define EVENT_HDR 12u          /* u32 id, u64 timestamp */
-
-/* What an event class holds. */
-enum class_kind {
-	CK_SCHEMA,       /* an event or counter with a schema: [flag,] its fields */
-	CK_SPAN_BEGIN,   /* a span's begin: its fields */
-	CK_SPAN_END,     /* a span's end: no fields */
-	CK_MISMATCH,     /* a record not matching its schema: [flag,] length, payload */
-	CK_RAW,          /* no schema: [flag,] length, payload bytes */
-	CK_RAW_ARRAY,    /* RAW_U8 .. RAW_DOUBLE: [flag,] count, values */
-	CK_RAW_STRING,   /* RAW_STRING: [flag,] value */
-	CK_MARKER,       /* LOG_MARKER */
-	CK_LOSS,         /* DATA_LOSS */
-};
-
-struct ev_class {
-	uint8_t kind;                 /* enum class_kind */
-	bool flagged;                 /* a flag field first (not for spans) */
-	uint16_t id;                  /* raw kinds: the event ID */
-	bool has_string;              /* schema kinds: a STRING field (no plain copy) */
-	const struct rlog_schema *s;  /* schema kinds: valid until the reader closes */
-};
-
-struct stream {
-	uint32_t pid, tid;
-	char *names;           /* process name, NUL, thread name, NUL */
-	size_t names_len;
-	size_t hdr;            /* PACKET_HDR + names_len */
-	uint8_t *buf;          /* the packet being filled: hdr bytes, then events */
-	size_t len, cap;       /* len 0: no packet open */
-	uint64_t ts_begin, ts_end;
-	uint64_t seq;          /* packet_seq_num of the next packet */
-	uint64_t discarded;    /* events_discarded: DATA_LOSS events so far */
-	bool created;          /* the file exists: later packets are appended */
-};
-
-struct ctf {
-	struct rlog_reader *r;
-	int dirfd;
-	struct rlog__convert_stats *st;
-	struct rlog__convert_stats st_local;
-
-	struct stream *streams;
-	size_t nstreams, streams_cap;
-	struct rlog__imap stream_map;   /* pid << 32 | tid -> stream */
-	size_t last;                    /* the previous event's stream */
-	size_t buffered;                /* bytes allocated for packet buffers */
-
-	struct ev_class *classes;
-	size_t nclasses, classes_cap;
-	struct rlog__imap class_map;    /* class key -> class */
-	struct rlog__imap sig_map;      /* schema signature hash -> class */
-
-	bool started;
-	int64_t bias;                   /* added to time_ns: >= 0 */
-	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
-};
-
 
 static inline void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static inline void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -141,17 +87,11 @@ static int stream_of(struct ctf *c, uint32_t pid, uint32_t tid, struct stream **
 		return 0;
 	}
 	uint64_t key = (uint64_t)pid << 32 | tid;
-	uint32_t i = rlog__imap_get(&c->stream_map, key);
-	if (i == UINT32_MAX) {
-		if (c->nstreams == c->streams_cap) {
-			size_t cap = c->streams_cap ? c->streams_cap * 2 : 16;
-			struct stream *s = realloc(c->streams, cap * sizeof(*s));
-			if (!s)
-				return -ENOMEM;
-			c->streams = s;
-			c->streams_cap = cap;
-		}
-		if (rlog__imap_put(&c->stream_map, key, (uint32_t)c->nstreams) < 0)
+	uint32_t i = rlog__map_get(&c->stream_map, key);
+	if (i == RLOG__MAP_NONE) {
+		if (rlog__vec_room(&c->streams, c->nstreams, &c->streams_cap, sizeof(*c->streams),
+				   16) < 0 ||
+		    rlog__map_put(&c->stream_map, key, (uint32_t)c->nstreams) < 0)
 			return -ENOMEM;
 		struct stream *s = &c->streams[c->nstreams];
 		memset(s, 0, sizeof(*s));
@@ -252,26 +192,16 @@ static uint8_t *stream_reserve(struct ctf *c, struct stream *s, size_t n, uint64
 /* Event classes                                                        */
 /* ------------------------------------------------------------------ */
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-	const uint8_t *p = data;
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= UINT64_C(0x100000001b3);
-	}
-	return h;
-}
-
 static uint64_t schema_sig(uint8_t kind, const struct rlog_schema *s)
 {
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	h = fnv(h, &kind, 1);
-	h = fnv(h, s->name, strlen(s->name) + 1);
-	h = fnv(h, &s->field_count, 1);
+	h = rlog__fnv(h, &kind, 1);
+	h = rlog__fnv(h, s->name, strlen(s->name) + 1);
+	h = rlog__fnv(h, &s->field_count, 1);
 	for (unsigned i = 0; i < s->field_count; i++) {
-		h = fnv(h, &s->fields[i].type, 1);
-		h = fnv(h, &s->fields[i].count, 2);
-		h = fnv(h, s->fields[i].name, strlen(s->fields[i].name) + 1);
+		h = rlog__fnv(h, &s->fields[i].type, 1);
+		h = rlog__fnv(h, &s->fields[i].count, 2);
+		h = rlog__fnv(h, s->fields[i].name, strlen(s->fields[i].name) + 1);
 	}
 	return h;
 }
@@ -289,14 +219,8 @@ static bool schema_same(const struct rlog_schema *a, const struct rlog_schema *b
 
 static int class_add(struct ctf *c, const struct ev_class *k, uint32_t *out)
 {
-	if (c->nclasses == c->classes_cap) {
-		size_t cap = c->classes_cap ? c->classes_cap * 2 : 32;
-		struct ev_class *n = realloc(c->classes, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->classes = n;
-		c->classes_cap = cap;
-	}
+	if (rlog__vec_room(&c->classes, c->nclasses, &c->classes_cap, sizeof(*c->classes), 32) < 0)
+		return -ENOMEM;
 	c->classes[c->nclasses] = *k;
 	*out = (uint32_t)c->nclasses++;
 	c->st->event_classes++;
@@ -322,8 +246,8 @@ static int class_of(struct ctf *c, uint8_t kind, const struct rlog_schema *s, bo
 					     (uint64_t)flagged << 2
 				   : UINT64_C(1) << 63 | (uint64_t)kind << 40 |
 					     (uint64_t)flagged << 32 | id;
-	uint32_t i = rlog__imap_get(&c->class_map, key);
-	if (i != UINT32_MAX) {
+	uint32_t i = rlog__map_get(&c->class_map, key);
+	if (i != RLOG__MAP_NONE) {
 		*out = i;
 		return 0;
 	}
@@ -334,20 +258,20 @@ static int class_of(struct ctf *c, uint8_t kind, const struct rlog_schema *s, bo
 			if (s->fields[f].type == RLOG_FIELD_STRING)
 				k.has_string = true;
 		sig = schema_sig((uint8_t)(kind | flagged << 7), s);
-		i = rlog__imap_get(&c->sig_map, sig);
-		if (i != UINT32_MAX && (c->classes[i].kind != kind || c->classes[i].flagged != flagged ||
+		i = rlog__map_get(&c->sig_map, sig);
+		if (i != RLOG__MAP_NONE && (c->classes[i].kind != kind || c->classes[i].flagged != flagged ||
 					!schema_same(c->classes[i].s, s)))
-			i = UINT32_MAX; /* a hash collision: a class of its own */
+			i = RLOG__MAP_NONE; /* a hash collision: a class of its own */
 	}
-	if (i == UINT32_MAX) {
+	if (i == RLOG__MAP_NONE) {
 		int rc = class_add(c, &k, &i);
 		if (rc < 0)
 			return rc;
-		if (schema_kind && rlog__imap_get(&c->sig_map, sig) == UINT32_MAX &&
-		    rlog__imap_put(&c->sig_map, sig, i) < 0)
+		if (schema_kind && rlog__map_get(&c->sig_map, sig) == RLOG__MAP_NONE &&
+		    rlog__map_put(&c->sig_map, sig, i) < 0)
 			return -ENOMEM;
 	}
-	if (rlog__imap_put(&c->class_map, key, i) < 0)
+	if (rlog__map_put(&c->class_map, key, i) < 0)
 		return -ENOMEM;
 	*out = i;
 	return 0;
@@ -411,13 +335,20 @@ static size_t put_fields(struct ctf *c, const struct ev_class *k, const struct r
 static int classify(struct ctf *c, const struct rlog_event *ev, const struct rlog_schema **sp)
 {
 	*sp = NULL;
-	if (rlog__convert_is(ev, RLOG_ID_EVENT_SCHEMA) || rlog__convert_is(ev, RLOG_ID_THREAD_NAME) ||
-	    rlog__convert_is(ev, RLOG_ID_PROCESS_NAME))
+	switch (rlog_record_kind(ev->id, ev->flagged)) {
+	case RLOG_RECORD_METADATA:
 		return -1; /* an event class, or the names in the packet context */
-	if (rlog__convert_is(ev, RLOG_ID_DATA_LOSS) && ev->length >= sizeof(struct rlog_data_loss))
-		return CK_LOSS;
-	if (rlog__convert_is(ev, RLOG_ID_LOG_MARKER) && ev->length >= sizeof(struct rlog_log_marker))
-		return CK_MARKER;
+	case RLOG_RECORD_LOSS:
+		if (rlog_event_loss(ev, &c->loss) == 0)
+			return CK_LOSS;
+		break; /* never for an event of the reader: raw */
+	case RLOG_RECORD_MARKER:
+		if (rlog_event_marker(ev, &c->marker) == 0)
+			return CK_MARKER;
+		break;
+	default:
+		break;
+	}
 	const struct rlog_schema *s = rlog_reader_schema(c->r, ev);
 	if (s) {
 		*sp = s;
@@ -427,8 +358,7 @@ static int classify(struct ctf *c, const struct rlog_event *ev, const struct rlo
 			return CK_SCHEMA;
 		return ev->flag == RLOG_SPAN_END ? CK_SPAN_END : CK_SPAN_BEGIN;
 	}
-	unsigned w = rlog__convert_raw_width(ev->id);
-	if (w > 0 && ev->length % w == 0)
+	if (rlog_event_raw_count(ev) >= 0)
 		return CK_RAW_ARRAY;
 	if (ev->id == RLOG_ID_RAW_STRING)
 		return CK_RAW_STRING;
@@ -455,7 +385,7 @@ static int put_event(struct ctf *c, const struct rlog_event *ev)
 	uint64_t ts = (uint64_t)ev->time_ns + (uint64_t)c->bias;
 
 	if (kind == CK_LOSS) {
-		uint64_t events = rlog__get64(pl);
+		uint64_t events = c->loss.events;
 		c->st->loss_records++;
 		c->st->events_lost += events;
 		if (events > 0) {
@@ -495,20 +425,27 @@ static int put_event(struct ctf *c, const struct rlog_event *ev)
 		o += 2 + ev->length;
 		break;
 	case CK_RAW_ARRAY:
-		put16(o, (uint16_t)(ev->length / rlog__convert_raw_width(ev->id)));
+		put16(o, (uint16_t)rlog_event_raw_count(ev));
 		memcpy(o + 2, pl, ev->length);
 		o += 2 + ev->length;
 		break;
-	case CK_MARKER:
-		/* tick_freq_hz .. buffer_count: 4 u64 and 3 u32, as in the file */
-		memcpy(o, pl, 44);
+	case CK_MARKER: {
+		const struct rlog_marker *m = &c->marker;
+		put64(o, m->tick_freq_hz);
+		put64(o + 8, m->sync_ticks);
+		put64(o + 16, m->sync_realtime_ns);
+		put64(o + 24, m->sync_monotonic_ns);
+		put32(o + 32, m->tick_source);
+		put32(o + 36, m->buffer_size);
+		put32(o + 40, m->buffer_count);
 		o += 44;
-		o += put_string(o, pl + offsetof(struct rlog_log_marker, session_name),
-				strnlen((const char *)pl + offsetof(struct rlog_log_marker, session_name),
-					RLOG_NAME_MAX));
+		o += put_string(o, m->session_name, strlen(m->session_name));
 		break;
+	}
 	case CK_LOSS:
-		memcpy(o, pl, 20); /* events, bytes, cause */
+		put64(o, c->loss.events);
+		put64(o + 8, c->loss.bytes);
+		put32(o + 16, c->loss.cause);
 		o += 20;
 		break;
 	default: /* RAW_STRING */
@@ -523,227 +460,6 @@ static int put_event(struct ctf *c, const struct rlog_event *ev)
 		c->st->raw_events++;
 	c->st->mismatched += k->kind == CK_MISMATCH;
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Metadata                                                             */
-/* ------------------------------------------------------------------ */
-
-/* A TSDL string literal's body: anything but printable ASCII, '"' and '\'
- * becomes '_' (event names are printable ASCII without those already). */
-static void tsdl_string(FILE *f, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n && s[i]; i++) {
-		char ch = s[i];
-		putc(ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\' ? ch : '_', f);
-	}
-}
-
-static const char *field_type(uint8_t t)
-{
-	switch (t) {
-	case RLOG_FIELD_U8: return "uint8_t";
-	case RLOG_FIELD_U16: return "uint16_t";
-	case RLOG_FIELD_U32: return "uint32_t";
-	case RLOG_FIELD_U64: return "uint64_t";
-	case RLOG_FIELD_I8: return "int8_t";
-	case RLOG_FIELD_I16: return "int16_t";
-	case RLOG_FIELD_I32: return "int32_t";
-	case RLOG_FIELD_I64: return "int64_t";
-	case RLOG_FIELD_F64: return "double";
-	default: return "uint8_t"; /* BYTES: an array of them */
-	}
-}
-
-static const char *raw_elem_type(unsigned id)
-{
-	static const char *const t[] = { "uint8_t", "int8_t", "uint16_t", "int16_t", "uint32_t",
-					 "int32_t", "uint64_t", "int64_t", "double" };
-	return t[id - RLOG_ID_RAW_U8];
-}
-
-/*
- * Field names go out with a '_' in front, which CTF readers remove: that
- * makes any C identifier (also "string", "struct", "align", ...) a valid
- * TSDL field name.  A name taken already (the schema codec does not forbid
- * repeats, a CTF structure does; "flag" is taken in a flagged event's
- * class) gets "_<index>" appended.
- */
-static void field_name(FILE *f, const struct ev_class *k, unsigned i)
-{
-	const struct rlog_schema *s = k->s;
-	bool dup = k->flagged && strcmp(s->fields[i].name, "flag") == 0;
-	for (unsigned j = 0; j < i && !dup; j++)
-		dup = strcmp(s->fields[j].name, s->fields[i].name) == 0;
-	putc('_', f);
-	for (const char *p = s->fields[i].name; *p; p++) /* a C identifier already */
-		putc((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
-		     ? *p : '_', f);
-	if (dup)
-		fprintf(f, "_%u", i);
-}
-
-static void class_name(FILE *f, const struct ev_class *k)
-{
-	const char *n = rlog__convert_id_name(k->id);
-	switch (k->kind) {
-	case CK_SCHEMA:
-	case CK_MISMATCH: tsdl_string(f, k->s->name, SIZE_MAX); break;
-	case CK_SPAN_BEGIN: tsdl_string(f, k->s->name, SIZE_MAX); fputs(":begin", f); break;
-	case CK_SPAN_END: tsdl_string(f, k->s->name, SIZE_MAX); fputs(":end", f); break;
-	case CK_MARKER: fputs("LOG_MARKER", f); break;
-	case CK_LOSS: fputs("DATA_LOSS", f); break;
-	default:
-		if (n)
-			fputs(n, f);
-		else
-			fprintf(f, "%u", (unsigned)k->id);
-	}
-}
-
-static void class_fields(FILE *f, const struct ev_class *k)
-{
-	if (k->flagged)
-		fputs("\t\tuint16_t _flag;\n", f);
-	switch (k->kind) {
-	case CK_SCHEMA:
-	case CK_SPAN_BEGIN:
-		for (unsigned i = 0; i < k->s->field_count; i++) {
-			const struct rlog_field *fl = &k->s->fields[i];
-			fprintf(f, "\t\t%s ", fl->type == RLOG_FIELD_STRING ? "string" : field_type(fl->type));
-			field_name(f, k, i);
-			if (fl->type == RLOG_FIELD_BYTES)
-				fprintf(f, "[%u]", (unsigned)fl->count);
-			fputs(";\n", f);
-		}
-		break;
-	case CK_SPAN_END:
-		break;
-	case CK_MISMATCH:
-	case CK_RAW:
-		fputs("\t\tuint16_t _length;\n\t\tuint8_t _payload[_length];\n", f);
-		break;
-	case CK_RAW_ARRAY:
-		fprintf(f, "\t\tuint16_t _count;\n\t\t%s _values[_count];\n", raw_elem_type(k->id));
-		break;
-	case CK_RAW_STRING:
-		fputs("\t\tstring _value;\n", f);
-		break;
-	case CK_MARKER:
-		fputs("\t\tuint64_t _tick_freq_hz;\n"
-		      "\t\tuint64_t _sync_ticks;\n"
-		      "\t\tuint64_t _sync_realtime_ns;\n"
-		      "\t\tuint64_t _sync_monotonic_ns;\n"
-		      "\t\tenum : uint32_t { tsc = 1, monotonic = 2 } _tick_source;\n"
-		      "\t\tuint32_t _buffer_size;\n"
-		      "\t\tuint32_t _buffer_count;\n"
-		      "\t\tstring _session_name;\n", f);
-		break;
-	case CK_LOSS:
-		fputs("\t\tuint64_t _events;\n"
-		      "\t\tuint64_t _bytes;\n"
-		      "\t\tenum : uint32_t { no_buffer = 1, nested = 2, corrupt = 3, log_write = 4, "
-		      "no_slot = 5 } _cause;\n", f);
-		break;
-	}
-}
-
-static int write_metadata(struct ctf *c)
-{
-	const struct rlog_reader_info *info = rlog_reader_info(c->r);
-	int fd = openat(c->dirfd, "metadata", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		int rc = -errno;
-		close(fd);
-		return rc;
-	}
-
-	/* A UUID derived from the source file's identity: converting the
-	 * same file twice gives the same trace UUID. */
-	uint64_t h1 = UINT64_C(0xcbf29ce484222325);
-	h1 = fnv(h1, &info->tick_freq_hz, 8);
-	h1 = fnv(h1, &info->start_ticks, 8);
-	h1 = fnv(h1, &info->sync_realtime_ns, 8);
-	h1 = fnv(h1, &info->sync_monotonic_ns, 8);
-	h1 = fnv(h1, info->session_name, strlen(info->session_name));
-	uint64_t h2 = fnv(h1 ^ UINT64_C(0x9e3779b97f4a7c15), &info->created_realtime_ns, 8);
-	h2 = fnv(h2, &info->file_size, 8);
-	uint8_t u[16];
-	memcpy(u, &h1, 8);
-	memcpy(u + 8, &h2, 8);
-	u[6] = (uint8_t)((u[6] & 0x0f) | 0x80); /* version 8: custom (RFC 9562) */
-	u[8] = (uint8_t)((u[8] & 0x3f) | 0x80); /* variant 10 */
-
-	/* The clock's origin: the wall clock at time_ns 0, minus the bias. */
-	int64_t off_s;
-	uint64_t off_ns;
-	if (info->sync_realtime_ns >= (uint64_t)c->bias) {
-		uint64_t t = info->sync_realtime_ns - (uint64_t)c->bias;
-		off_s = (int64_t)(t / 1000000000u);
-		off_ns = t % 1000000000u;
-	} else {
-		uint64_t d = (uint64_t)c->bias - info->sync_realtime_ns;
-		uint64_t up = (d + 999999999u) / 1000000000u;
-		off_s = -(int64_t)up;
-		off_ns = up * 1000000000u - d;
-	}
-
-	fputs("/* CTF 1.8 */\n\n"
-	      "/* Written by `ringlog convert --to ctf` (docs/CONVERT.md).  Every type is\n"
-	      " * byte-aligned and little-endian; a leading '_' of a field name is not part\n"
-	      " * of the name (CTF readers remove it). */\n\n", f);
-	static const char *const ints[] = { "8", "16", "32", "64" };
-	for (int sg = 0; sg < 2; sg++)
-		for (int i = 0; i < 4; i++)
-			fprintf(f, "typealias integer { size = %s; align = 8; signed = %s; } := %sint%s_t;\n",
-				ints[i], sg ? "true" : "false", sg ? "" : "u", ints[i]);
-	fputs("typealias floating_point { exp_dig = 11; mant_dig = 53; byte_order = le; align = 8; } := double;\n\n", f);
-	fprintf(f, "trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n"
-		"\tuuid = \"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\";\n"
-		"\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint32_t stream_id;\n\t};\n};\n\n",
-		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-		u[14], u[15]);
-	fputs("env {\n\tdomain = \"ringlog\";\n\ttracer_name = \"ringlog\";\n"
-	      "\ttracer_major = 0;\n\ttracer_minor = 1;\n\tsession_name = \"", f);
-	tsdl_string(f, info->session_name, sizeof(info->session_name));
-	fprintf(f, "\";\n\ttick_source = \"%s\";\n\ttick_freq_hz = %" PRIu64 ";\n"
-		"\tfile_version_major = %u;\n\tfile_version_minor = %u;\n};\n\n",
-		info->tick_source == RLOG_TICK_TSC ? "tsc"
-		: info->tick_source == RLOG_TICK_MONOTONIC ? "monotonic" : "unknown",
-		info->tick_freq_hz & INT64_MAX, (unsigned)info->version_major,
-		(unsigned)info->version_minor);
-	fprintf(f, "clock {\n\tname = \"ringlog\";\n"
-		"\tdescription = \"ns since the session start (plus %" PRId64 "); origin: the Unix epoch\";\n"
-		"\tfreq = 1000000000;\n\tprecision = 1;\n"
-		"\toffset_s = %" PRId64 ";\n\toffset = %" PRIu64 ";\n\tabsolute = true;\n};\n\n",
-		c->bias, off_s, off_ns);
-	fputs("typealias integer { size = 64; align = 8; signed = false; map = clock.ringlog.value; } := uint64_clock_t;\n\n"
-	      "stream {\n\tid = 0;\n"
-	      "\tpacket.context := struct {\n"
-	      "\t\tuint64_clock_t timestamp_begin;\n\t\tuint64_clock_t timestamp_end;\n"
-	      "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
-	      "\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
-	      "\t\tuint32_t pid;\n\t\tuint32_t tid;\n"
-	      "\t\tstring process_name;\n\t\tstring thread_name;\n\t};\n"
-	      "\tevent.header := struct {\n\t\tuint32_t id;\n\t\tuint64_clock_t timestamp;\n\t};\n};\n", f);
-	for (size_t i = 0; i < c->nclasses; i++) {
-		const struct ev_class *k = &c->classes[i];
-		fputs("\nevent {\n\tname = \"", f);
-		class_name(f, k);
-		fprintf(f, "\";\n\tid = %zu;\n\tstream_id = 0;\n\tfields := struct {\n", i);
-		class_fields(f, k);
-		fputs("\t};\n};\n", f);
-	}
-	long size = ftell(f);
-	int rc = ferror(f) ? -EIO : 0;
-	if (fclose(f) != 0 && rc == 0)
-		rc = errno ? -errno : -EIO;
-	if (rc == 0 && size > 0)
-		c->st->bytes_written += (uint64_t)size;
-	return rc;
 }
 
 /*
@@ -800,7 +516,7 @@ int rlog__convert_ctf(struct rlog_reader *r, const char *dir, struct rlog__conve
 	for (size_t i = 0; i < c.nstreams; i++)
 		if ((rc = stream_flush(&c, &c.streams[i])) < 0)
 			goto out;
-	rc = write_metadata(&c);
+	rc = rlog__ctf_metadata(&c);
 out:
 	for (size_t i = 0; i < c.nstreams; i++) {
 		free(c.streams[i].buf);
@@ -808,9 +524,9 @@ out:
 	}
 	free(c.streams);
 	free(c.classes);
-	rlog__imap_free(&c.stream_map);
-	rlog__imap_free(&c.class_map);
-	rlog__imap_free(&c.sig_map);
+	rlog__map_free(&c.stream_map);
+	rlog__map_free(&c.class_map);
+	rlog__map_free(&c.sig_map);
 	close(c.dirfd);
 	return rc;
 }

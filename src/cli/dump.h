@@ -1,0 +1,74 @@
+/*
+ * dump.h - `ringlog dump`, shared by its files (docs/DUMP.md):
+ *
+ *   cmd_dump.c     the command: arguments, the loop over the events, errors
+ *   dump_filter.c  the filters (--id, --name, --pid, --tid)
+ *   dump_text.c    the text format, and the wall-clock column
+ *   dump_json.c    JSON Lines
+ *
+ * Both formats append to one output buffer (src/common/buf.h), written to
+ * stdout a MiB at a time.
+ */
+#ifndef RLOG_CLI_DUMP_H
+#define RLOG_CLI_DUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "format.h"
+#include "ringlog/reader.h"
+
+/* A list of numbers given to --id, --pid or --tid. */
+struct numlist {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct dump {
+	const char *path;
+	struct rlog_reader *r;
+	const struct rlog_reader_info *info;
+	bool all, json, wall;
+	struct rlog__buf out;
+
+	/* Filters; an empty list passes everything. */
+	struct numlist ids, pids, tids;
+	const char **names;
+	size_t nnames;
+	bool has_since, has_until;
+	struct cli_time since, until;
+
+	/* The wall-clock column's cache of the date and time of the last
+	 * second printed. */
+	uint64_t wall_sec;
+	char wall_prefix[24];
+};
+
+/* Adds "N[,N..]" to l; false if any is not a number in [0, max] or the
+ * list is malformed ("1,,2", a trailing comma). */
+bool dump_numlist_add(struct numlist *l, const char *s, uint64_t max);
+
+/* True if ev (whose schema is s, or NULL) passes the --id, --pid, --tid
+ * and --name filters. */
+bool dump_filter_passes(const struct dump *d, const struct rlog_event *ev,
+			const struct rlog_schema *s);
+
+/* The name an event goes by: its schema's, a reserved ID's ("DATA_LOSS"),
+ * or NULL (then its decimal ID). */
+const char *dump_event_name(const struct rlog_event *ev, const struct rlog_schema *s);
+
+/* The two header lines of the text format. */
+void dump_text_header(struct dump *d);
+
+/* One event as a text line. */
+void dump_text_event(struct dump *d, const struct rlog_event *ev, const struct rlog_schema *s);
+
+/* One event as a JSON line. */
+void dump_json_event(struct dump *d, const struct rlog_event *ev, const struct rlog_schema *s);
+
+/* An event's wall-clock time, RFC 3339 with nanoseconds, into buf[32]. */
+void dump_wall(struct dump *d, const struct rlog_event *ev, char *buf);
+
+#endif

@@ -1,0 +1,285 @@
+/*
+ * dump_text.c - the text format of `ringlog dump` (docs/DUMP.md, "Text
+ * format"):
+ *
+ *   # ringlog dump of FILE: session NAME, tick source tsc at F Hz, started 2026-11-22T10:00:00.123456789Z
+ *   #      time_ns     pid     tid id           payload
+ *                0    4242    4242 LOG_MARKER   tick_hz=... source=tsc realtime=... session=... buffers=8x16384
+ *             1500    4242    4243 1025/3       01000000 02000000 ab
+ *             2000    4242    4243 http.request status=200 bytes=5120 path="/index"
+ *             2500    4242    4243 db.query     begin rows=5
+ *
+ * Lines are built by hand in the output buffer: printf's format parsing
+ * was most of the cost of a dump.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "dump.h"
+#include "json.h"
+#include "names.h"
+#include "schema.h"
+
+#define ID_COLUMN 12
+
+/* Wall-clock ns of an event (0 if before 1970, clamped at 2^64 - 1). */
+static uint64_t wall_ns(const struct dump *d, const struct rlog_event *ev)
+{
+	int64_t t = ev->time_ns;
+	uint64_t base = d->info->sync_realtime_ns;
+	if (t < 0)
+		return (uint64_t)-t > base ? 0 : base - (uint64_t)-t;
+	return base + (uint64_t)t >= base ? base + (uint64_t)t : UINT64_MAX;
+}
+
+void dump_wall(struct dump *d, const struct rlog_event *ev, char *buf)
+{
+	uint64_t ns = wall_ns(d, ev);
+	uint64_t sec = ns / 1000000000u;
+	/* From a per-second cache: gmtime and strftime cost more than the
+	 * rest of a line. */
+	if (sec != d->wall_sec || d->wall_prefix[0] == '\0') {
+		char full[40];
+		fmt_rfc3339(full, sizeof(full), sec * 1000000000u);
+		if (strlen(full) != 30) { /* out of strftime's range */
+			fmt_rfc3339(buf, 32, ns);
+			return;
+		}
+		memcpy(d->wall_prefix, full, 19); /* 2026-11-22T10:00:00 */
+		d->wall_prefix[19] = '\0';
+		d->wall_sec = sec;
+	}
+	memcpy(buf, d->wall_prefix, 19);
+	buf[19] = '.';
+	uint64_t frac = ns % 1000000000u;
+	for (int i = 28; i >= 20; i--) {
+		buf[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	buf[29] = 'Z';
+	buf[30] = '\0';
+}
+
+void dump_text_header(struct dump *d)
+{
+	char src[32], started[64];
+	const struct rlog_reader_info *info = d->info;
+	fmt_rfc3339(started, sizeof(started), info->sync_realtime_ns);
+	rlog__buf_printf(&d->out, "# ringlog dump of %s: session %s, tick source %s at %" PRIu64
+			 " Hz, started %s\n", d->path, info->session_name,
+			 fmt_tick_source(info->tick_source, src, sizeof(src)), info->tick_freq_hz,
+			 started);
+	if (d->wall)
+		rlog__buf_printf(&d->out, "#%29s     pid     tid id           payload\n", "wall_time");
+	else
+		rlog__buf_printf(&d->out, "#%13s     pid     tid id           payload\n", "time_ns");
+}
+
+/* A string value: quoted and C-escaped. */
+static void put_quoted(struct rlog__buf *b, const void *p, size_t n)
+{
+	rlog__buf_char(b, '"');
+	rlog__buf_cstr(b, p, n);
+	rlog__buf_char(b, '"');
+}
+
+/* A field's value: decimal, a double that reads back the same, bytes in
+ * hex, a string quoted. */
+static void put_value(struct rlog__buf *b, const struct rlog_value *v)
+{
+	if (rlog__value_integer(b, v))
+		return;
+	switch (v->field->type) {
+	case RLOG_FIELD_F64:
+		rlog__buf_double(b, v->v.f);
+		break;
+	case RLOG_FIELD_BYTES:
+		rlog__buf_hex(b, v->bytes, v->len, false);
+		break;
+	default: /* STRING */
+		put_quoted(b, v->bytes, v->len);
+		break;
+	}
+}
+
+/* The time, pid and tid columns. */
+static void put_prefix(struct dump *d, const struct rlog_event *ev)
+{
+	struct rlog__buf *b = &d->out;
+	if (d->wall) {
+		char w[32];
+		dump_wall(d, ev, w);
+		size_t start = b->len, k = strlen(w);
+		rlog__buf_pad(b, start, k < 30 ? 30 - k : 0);
+		rlog__buf_put(b, w, k);
+	} else {
+		bool neg = ev->time_ns < 0;
+		rlog__buf_num(b, neg ? 0u - (uint64_t)ev->time_ns : (uint64_t)ev->time_ns, neg, 14);
+	}
+	rlog__buf_char(b, ' ');
+	rlog__buf_num(b, ev->pid, false, 7);
+	rlog__buf_char(b, ' ');
+	rlog__buf_num(b, ev->tid, false, 7);
+	rlog__buf_char(b, ' ');
+}
+
+/* The id column: name (or number), "/flag" if with_flag, padded to 12
+ * and a space, unless nothing follows (pad false). */
+static void put_idcol(struct rlog__buf *b, const char *name, const struct rlog_event *ev,
+		      bool with_flag, bool pad)
+{
+	size_t start = b->len;
+	if (name)
+		rlog__buf_str(b, name);
+	else
+		rlog__buf_u64(b, ev->id);
+	if (with_flag) {
+		rlog__buf_char(b, '/');
+		rlog__buf_u64(b, ev->flag);
+	}
+	if (pad) {
+		rlog__buf_pad(b, start, ID_COLUMN);
+		rlog__buf_char(b, ' ');
+	}
+}
+
+/* A payload in hex, grouped by 4 bytes; "-" if empty. */
+static void put_hex(struct rlog__buf *b, const struct rlog_event *ev)
+{
+	if (ev->length == 0)
+		rlog__buf_char(b, '-');
+	else
+		rlog__buf_hex(b, ev->payload, ev->length, true);
+}
+
+/* RAW_* as space-separated values, RAW_STRING as a string; false if it is
+ * no RAW type or the length does not fit its type (the caller prints hex). */
+static bool put_raw(struct rlog__buf *b, const struct rlog_event *ev)
+{
+	if (ev->id == RLOG_ID_RAW_STRING) {
+		put_quoted(b, ev->payload, ev->length);
+		return true;
+	}
+	int n = rlog_event_raw_count(ev);
+	if (n < 0)
+		return false;
+	struct rlog_value v;
+	for (int i = 0; i < n && rlog_event_raw_value(ev, (unsigned)i, &v) == 1; i++) {
+		if (i > 0)
+			rlog__buf_char(b, ' ');
+		put_value(b, &v);
+	}
+	return true;
+}
+
+/* An EVENT_SCHEMA payload: "id=1025 name=http.request kind=event
+ * category=0 fields=status:u16,path:string,digest:bytes[16]". */
+static void put_schema_record(struct rlog__buf *b, const struct rlog_event *ev)
+{
+	static struct rlog__schema_buf sb; /* 9 KiB: not on the stack */
+	if (rlog__schema_decode(ev->payload, ev->length, &sb) < 0) {
+		rlog__buf_lit(b, "!malformed ");
+		rlog__buf_hex(b, ev->payload, ev->length, true);
+		return;
+	}
+	rlog__buf_printf(b, "id=%u name=%s kind=%s category=%u fields=", (unsigned)sb.s.id,
+			 sb.s.name, fmt_kind(sb.s.kind), (unsigned)sb.s.category);
+	if (sb.s.field_count == 0)
+		rlog__buf_char(b, '-');
+	for (unsigned i = 0; i < sb.s.field_count; i++) {
+		const struct rlog_field *fl = &sb.s.fields[i];
+		rlog__buf_printf(b, "%s%s:%s", i ? "," : "", fl->name, fmt_field_type(fl->type));
+		if (fl->type == RLOG_FIELD_BYTES)
+			rlog__buf_printf(b, "[%u]", (unsigned)fl->count);
+	}
+}
+
+/* The payload column of an event without a schema. */
+static void put_payload(struct rlog__buf *b, const struct rlog_event *ev)
+{
+	char a[32], w[64];
+	struct rlog_marker m;
+	struct rlog_loss l;
+
+	if (ev->length == 0) {
+		rlog__buf_char(b, '-');
+		return;
+	}
+	if (put_raw(b, ev))
+		return;
+	switch (rlog_record_kind(ev->id, ev->flagged)) {
+	case RLOG_RECORD_LOSS:
+		if (rlog_event_loss(ev, &l) < 0)
+			break;
+		rlog__buf_lit(b, "events=");
+		rlog__buf_u64(b, l.events);
+		rlog__buf_lit(b, " bytes=");
+		rlog__buf_u64(b, l.bytes);
+		rlog__buf_lit(b, " cause=");
+		rlog__buf_str(b, fmt_loss_cause(l.cause, a, sizeof(a)));
+		return;
+	case RLOG_RECORD_MARKER:
+		if (rlog_event_marker(ev, &m) < 0)
+			break;
+		fmt_rfc3339(w, sizeof(w), m.sync_realtime_ns);
+		rlog__buf_printf(b, "tick_hz=%" PRIu64 " source=%s realtime=%s session=",
+				 m.tick_freq_hz, fmt_tick_source(m.tick_source, a, sizeof(a)), w);
+		rlog__buf_cstr(b, m.session_name, strlen(m.session_name));
+		rlog__buf_printf(b, " buffers=%" PRIu32 "x%" PRIu32, m.buffer_count, m.buffer_size);
+		return;
+	case RLOG_RECORD_METADATA:
+		if (ev->id == RLOG_ID_EVENT_SCHEMA)
+			put_schema_record(b, ev);
+		else
+			put_quoted(b, ev->payload, ev->length);
+		return;
+	default:
+		break;
+	}
+	put_hex(b, ev);
+}
+
+/*
+ * An event with a schema: "name field=value ...", spans "name begin
+ * field=value ..." and "name end", a payload that does not match
+ * "name !mismatch <hex>".
+ */
+static void put_schema_event(struct dump *d, const struct rlog_event *ev,
+			     const struct rlog_schema *s)
+{
+	struct rlog__buf *b = &d->out;
+	int nf = rlog_event_field_count(s, ev);
+
+	if (nf < 0) {
+		put_idcol(b, s->name, ev, ev->flagged, true);
+		rlog__buf_lit(b, "!mismatch ");
+		put_hex(b, ev);
+		return;
+	}
+	bool span = s->kind == RLOG_KIND_SPAN;
+	put_idcol(b, s->name, ev, ev->flagged && !span, span || nf > 0);
+	if (span)
+		rlog__buf_str(b, ev->flag == RLOG_SPAN_END ? "end" : "begin");
+	size_t off = 0;
+	struct rlog_value v;
+	for (int i = 0; i < nf && rlog_event_field(s, ev, (unsigned)i, &off, &v) == 1; i++) {
+		/* The id column ends with a space unless a span word follows it. */
+		if (i > 0 || span)
+			rlog__buf_char(b, ' ');
+		rlog__buf_str(b, v.field->name);
+		rlog__buf_char(b, '=');
+		put_value(b, &v);
+	}
+}
+
+void dump_text_event(struct dump *d, const struct rlog_event *ev, const struct rlog_schema *s)
+{
+	put_prefix(d, ev);
+	if (s) {
+		put_schema_event(d, ev, s);
+	} else {
+		put_idcol(&d->out, dump_event_name(ev, NULL), ev, ev->flagged, true);
+		put_payload(&d->out, ev);
+	}
+	rlog__buf_char(&d->out, '\n');
+}
