@@ -102,12 +102,15 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 /*
- * rlog_attach - attach this process to a session.
- * @name: session name; NULL means $RINGLOG_SESSION, or "default" if unset.
+ * rlog_attach - record into this session (or these sessions) from now on.
+ * @name: a session name, or several separated by commas (at most
+ *        RLOG_MAX_SESSIONS); NULL means $RINGLOG_SESSION (same form), or
+ *        "default" if unset.
  *
- * Maps the session's shared-memory region and validates its header.  A
- * process is attached to at most one session; attaching again first detaches.
- * Threads get their buffers lazily, at their first write.
+ * Maps the session's shared-memory region and validates its header.  The
+ * sessions named replace those the process was attached to (a session in
+ * both stays as it is); rlog_attach_add adds one.  Threads get their
+ * buffers lazily, at their first write into each session.
  *
  * Returns 0, or:
  *   -EINVAL   the name is not a valid session name
@@ -121,6 +124,36 @@ extern "C" {
  * new one at their next write.
  */
 RLOG__EXPORT int rlog_attach(const char *name);
+
+/* The most sessions a process records into at once (ETW's 8 per provider). */
+#define RLOG_MAX_SESSIONS 8
+
+/*
+ * rlog_attach - the sessions of name, and only those, from now on: a
+ * comma-separated list of at most RLOG_MAX_SESSIONS session names ("a,b"),
+ * or NULL for $RINGLOG_SESSION (the same form), or "default" if unset.
+ * (Declared above: this is the same function.)
+ *
+ * rlog_attach_add - record into session name as well as the ones the
+ * process is attached to: each event goes to every attached session whose
+ * enable mask asks for its category (a raw rlog_write: every session whose
+ * mask is not 0).  With one session the write path is the inline fast
+ * path; with two or more every write takes the library's slow path
+ * (docs/PERFORMANCE.md has what that costs).
+ * Returns 0 (also if already attached to it), or as rlog_attach, or:
+ *   -E2BIG    RLOG_MAX_SESSIONS sessions are attached already
+ *   -EXDEV    the session keeps time with another clock than the attached
+ *             ones (RINGLOG_CLOCK at their start): one write has one time
+ * Not async-signal-safe.
+ */
+RLOG__EXPORT int rlog_attach_add(const char *name);
+
+/*
+ * rlog_detach_session - stop recording into session name; the others stay.
+ * Returns 0, -EINVAL (not a valid name) or -ENOENT (not attached to it).
+ * Not async-signal-safe.
+ */
+RLOG__EXPORT int rlog_detach_session(const char *name);
 
 /*
  * rlog_detach - stop recording in this process.

@@ -385,23 +385,35 @@ static void case_kill_storm(void)
 	snprintf(path, sizeof path, "%s", h_path("kstorm"));
 	h_start(name, path, "4", "32");
 	srand(12345);
+	int attached = 0;
 	for (int round = 0; round < 30; round++) {
+		int fds[2];
+		BAIL_IF(pipe(fds) != 0, "pipe");
 		fflush(NULL);
 		pid_t pid = fork();
 		if (pid == 0) {
+			close(fds[0]);
 			if (rlog_attach(name) != 0)
 				_exit(3);
+			ssize_t w = write(fds[1], "a", 1);
+			(void)w;
 			pthread_t th[3];
 			for (int i = 0; i < 3; i++)
 				pthread_create(&th[i], NULL, spin_writer, NULL);
 			spin_writer(NULL);
 		}
-		/* 0 to 20 ms: from inside the first binds to deep in the run. */
-		struct timespec ts = { 0, (long)(rand() % 20000) * 1000L };
+		close(fds[1]);
+		/* Once it is attached, 0 to 10 ms: from inside the first binds
+		 * to deep in the run. */
+		char c;
+		attached += read(fds[0], &c, 1) == 1;
+		close(fds[0]);
+		struct timespec ts = { 0, (long)(rand() % 10000) * 1000L };
 		nanosleep(&ts, NULL);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
+	ASSERT_EQ(attached, 30);
 	pool_whole(name, 32);
 	struct h_run r;
 	stop_prompt(name, &r);

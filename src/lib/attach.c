@@ -1,21 +1,29 @@
 /*
- * attach.c - attaching the process to a session, and the process-wide
+ * attach.c - the sessions the process records into, and the process-wide
  * state the inline write path reads.
  *
- * Attaching maps the session's region, claims the process's entry in it
- * (proc.c) and points rlog__mask at its enable mask; from then on every
- * thread's next write binds the thread to the region (thread.c): the
- * inline write path sends a thread whose binding's mask is not the one
- * rlog__mask points at to the slow path, which rebinds it.  Detaching
- * points rlog__mask back at a zero word, releases the process entry and
- * bumps the generation.  Regions are never unmapped: another thread may be
- * inside a write into one, and a write must never fault.
+ * The process records into a set of at most RLOG_MAX_SESSIONS sessions
+ * (ETW lets a provider feed up to 8).  A set is published whole and never
+ * changed (struct rlog__set), then the generation is bumped, then
+ * rlog__mask is pointed at
+ *
+ *   no session      rlog__zero_mask: every write returns at its first load
+ *   one session     that session's enable mask: the fast path as it was
+ *   two or more     rlog__multi_mask (~0): every write takes the slow path,
+ *                   which writes into each session whose mask asks for it
+ *
+ * A thread bound under an older generation is sent to the slow path by the
+ * inline path (its binding's mask pointer is not rlog__mask) or by the
+ * generation check there, and binds again.  Sessions are never unmapped: a
+ * thread may still be inside a write into one, and a write must never
+ * fault; a session that leaves the set gives its process entry back
+ * (proc.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,83 +31,80 @@
 #include "producer.h"
 
 _Atomic uint64_t rlog__zero_mask;
+_Atomic uint64_t rlog__multi_mask = ~UINT64_C(0);
 _Atomic uint64_t *_Atomic rlog__mask = &rlog__zero_mask;
 _Atomic int rlog__tick_tsc;
 _Thread_local struct rlog__thread rlog__thread;
 _Thread_local struct rlog__tpriv rlog__tpriv;
+static struct rlog__set empty_set;
+struct rlog__set *_Atomic rlog__set = &empty_set;
 struct rlog__session *_Atomic rlog__current;
 _Atomic uint32_t rlog__gen = 1;
 
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Every session ever attached, newest first.  They are never unmapped or
- * freed (a thread may still be writing into one); the list keeps them
+/* Every session ever mapped and every set ever published, newest first.
+ * Never freed (a thread may still use one); the lists keep them
  * reachable, which is also what a leak checker wants to see. */
 static struct rlog__session *_Atomic sessions;
-static char attached_name[RLOG_NAME_MAX + 1];
+static struct rlog__set *sets;
 
-static void detach_locked(void)
+/* The session names of the set, as given (case kept), for rlog_attach's
+ * "already attached" test. */
+static char set_names[RLOG_MAX_SESSIONS][RLOG_NAME_MAX + 1];
+
+/* Publishes the set {s[0], ..., s[n-1]} (attach_lock held).  Returns 0 or
+ * -ENOMEM (the set is then unchanged). */
+static int publish(struct rlog__session *const *s, char (*names)[RLOG_NAME_MAX + 1], uint32_t n)
 {
-	/* Writes that already loaded the old mask finish into the old region;
-	 * new writes see the zero word (pairs with the relaxed loads of
-	 * rlog__mask in rlog__write: only the pointer value matters). */
-	struct rlog__session *old = atomic_load(&rlog__current);
-	atomic_store(&rlog__mask, &rlog__zero_mask);
-	atomic_store(&rlog__current, NULL);
+	struct rlog__set *set = &empty_set;
+	if (n > 0) {
+		set = calloc(1, sizeof *set);
+		if (set == NULL)
+			return -ENOMEM;
+		set->n = n;
+		memcpy(set->s, s, n * sizeof *s);
+		set->next = sets;
+		sets = set;
+	}
+	/* The old set's sessions that leave it give their entries back. */
+	struct rlog__set *old = atomic_load(&rlog__set);
+	for (uint32_t i = 0; i < old->n; i++) {
+		bool stays = false;
+		for (uint32_t j = 0; j < n && !stays; j++)
+			stays = old->s[i] == s[j];
+		if (!stays)
+			rlog__proc_release(old->s[i]);
+	}
+	for (uint32_t i = 0; i < RLOG_MAX_SESSIONS; i++)
+		snprintf(set_names[i], sizeof set_names[i], "%s", i < n ? names[i] : "");
+	if (n > 0)
+		atomic_store(&rlog__tick_tsc, s[0]->region.hdr->tick_source == RLOG_TICK_TSC);
+	/* Set, then generation, then mask (all seq_cst): a write that sees
+	 * the new mask sees the new generation, and the slow path that sees
+	 * the new generation sees this set (write.c). */
+	set->gen = atomic_load(&rlog__gen) + 1;
+	atomic_store(&rlog__set, set);
+	atomic_store(&rlog__current, n > 0 ? s[0] : NULL);
 	atomic_fetch_add(&rlog__gen, 1);
-	attached_name[0] = '\0';
+	atomic_store(&rlog__mask, n == 0   ? &rlog__zero_mask
+				  : n == 1 ? &s[0]->region.hdr->enable_mask
+					   : &rlog__multi_mask);
+	/* The calling thread lets go of its bindings now; the others do at
+	 * their next write. */
 	rlog__thread_release(false);
-	if (old)
-		rlog__proc_release(old);
+	return 0;
 }
 
-void rlog__proc_fork_child(void)
+/* Maps session name and claims this process's entry in it.  Returns 0 or
+ * -errno (as rlog_attach). */
+static int session_open(const char *name, struct rlog__session **out)
 {
-	/* The child's only thread: an attach that another thread of the
-	 * parent was making is gone, maybe holding the lock (issue 12, item
-	 * 7).  The entries belong to the parent; the child claims its own. */
-	pthread_mutex_init(&attach_lock, NULL);
-	rlog__categories_fork_child();
-	for (struct rlog__session *s = atomic_load(&sessions); s; s = s->next)
-		store_relaxed(&s->proc, 0);
-	/* That attach or detach may have stopped between its stores: settle
-	 * on what rlog__current says, so that an rlog_attach of the same
-	 * session in the child does not return early with writes disabled. */
-	struct rlog__session *cur = atomic_load(&rlog__current);
-	atomic_store(&rlog__mask, cur ? &cur->region.hdr->enable_mask : &rlog__zero_mask);
-	if (cur == NULL)
-		attached_name[0] = '\0';
-}
-
-int rlog_attach(const char *name)
-{
-	if (name == NULL) {
-		name = getenv("RINGLOG_SESSION");
-		if (name == NULL || name[0] == '\0')
-			name = "default";
-	}
-	if (rlog__name_validate(name) < 0)
-		return -EINVAL;
-	rlog__hooks_init();
-
-	pthread_mutex_lock(&attach_lock);
-	struct rlog__session *cur = atomic_load(&rlog__current);
-	if (cur && strcasecmp(attached_name, name) == 0 &&
-	    load_acquire(&cur->region.hdr->state) == RLOG_STATE_ACTIVE) {
-		pthread_mutex_unlock(&attach_lock);
-		return 0;
-	}
-	if (cur)
-		detach_locked();
-
-	int err;
 	struct rlog__session *a = calloc(1, sizeof *a);
-	if (a == NULL) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (a == NULL)
+		return -ENOMEM;
 	struct rlog__region *r = &a->region;
-	err = rlog__region_open(name, r);
+	int err = rlog__region_open(name, r);
 	if (err < 0)
 		goto fail_free;
 	/* Pairs with the daemon's store_release(state, ACTIVE). */
@@ -114,19 +119,165 @@ int rlog_attach(const char *name)
 	a->next = atomic_load(&sessions);
 	atomic_store(&sessions, a);
 	rlog__categories_attach(a);
-	atomic_store(&rlog__tick_tsc, r->hdr->tick_source == RLOG_TICK_TSC);
-	snprintf(attached_name, sizeof attached_name, "%s", name);
-	atomic_store(&rlog__current, a);
-	atomic_fetch_add(&rlog__gen, 1);
-	atomic_store(&rlog__mask, &r->hdr->enable_mask);
-	pthread_mutex_unlock(&attach_lock);
+	*out = a;
 	return 0;
 
 fail_close:
 	rlog__region_close(r);
 fail_free:
 	free(a);
-out:
+	return err;
+}
+
+/* The set's session named name (any case), if it is still active. */
+static int set_find(const struct rlog__set *set, const char *name)
+{
+	for (uint32_t i = 0; i < set->n; i++)
+		if (strcasecmp(set_names[i], name) == 0 &&
+		    load_acquire(&set->s[i]->region.hdr->state) == RLOG_STATE_ACTIVE)
+			return (int)i;
+	return -1;
+}
+
+/* Splits a comma-separated list of session names into names[]; returns
+ * their number, or -EINVAL (a bad name, more than RLOG_MAX_SESSIONS). */
+static int split_names(const char *list, char (*names)[RLOG_NAME_MAX + 1])
+{
+	int n = 0;
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (n == RLOG_MAX_SESSIONS || len == 0 || len > RLOG_NAME_MAX)
+			return -EINVAL;
+		memcpy(names[n], p, len);
+		names[n][len] = '\0';
+		if (rlog__name_validate(names[n]) < 0)
+			return -EINVAL;
+		for (int i = 0; i < n; i++)
+			if (strcasecmp(names[i], names[n]) == 0)
+				return -EINVAL;
+		n++;
+		p += len + (p[len] == ',');
+	}
+	return n > 0 ? n : -EINVAL;
+}
+
+/* Opens what of names[] the set has not (attach_lock held).  On failure,
+ * the sessions it opened give their process entries back. */
+static int open_all(char (*names)[RLOG_NAME_MAX + 1], int n, struct rlog__session **s)
+{
+	struct rlog__set *cur = atomic_load(&rlog__set);
+	bool opened[RLOG_MAX_SESSIONS] = { false };
+	int err = 0, i;
+	for (i = 0; i < n && err == 0; i++) {
+		int j = set_find(cur, names[i]);
+		if (j >= 0) {
+			s[i] = cur->s[j];
+			continue;
+		}
+		err = session_open(names[i], &s[i]);
+		opened[i] = err == 0;
+		/* One clock for all: a write takes one timestamp for every
+		 * session it goes to. */
+		if (err == 0 && s[i]->region.hdr->tick_source != s[0]->region.hdr->tick_source)
+			err = -EXDEV;
+	}
+	if (err < 0)
+		for (int k = 0; k < i; k++)
+			if (opened[k])
+				rlog__proc_release(s[k]);
+	return err;
+}
+
+int rlog_attach(const char *name)
+{
+	if (name == NULL) {
+		name = getenv("RINGLOG_SESSION");
+		if (name == NULL || name[0] == '\0')
+			name = "default";
+	}
+	char names[RLOG_MAX_SESSIONS][RLOG_NAME_MAX + 1];
+	int n = split_names(name, names);
+	if (n < 0)
+		return n;
+	rlog__hooks_init();
+
+	pthread_mutex_lock(&attach_lock);
+	struct rlog__set *cur = atomic_load(&rlog__set);
+	bool same = cur->n == (uint32_t)n;
+	for (int i = 0; i < n && same; i++)
+		same = set_find(cur, names[i]) == i;
+	int err = 0;
+	if (!same) {
+		struct rlog__session *s[RLOG_MAX_SESSIONS];
+		err = open_all(names, n, s);
+		/* On failure the process is left detached, as a replacement
+		 * that could not be made (writes return 0). */
+		if (err < 0)
+			publish(NULL, names, 0);
+		else
+			err = publish(s, names, (uint32_t)n);
+	}
+	pthread_mutex_unlock(&attach_lock);
+	return err;
+}
+
+int rlog_attach_add(const char *name)
+{
+	if (name == NULL || rlog__name_validate(name) < 0)
+		return -EINVAL;
+	rlog__hooks_init();
+	pthread_mutex_lock(&attach_lock);
+	struct rlog__set *cur = atomic_load(&rlog__set);
+	int err = 0;
+	if (set_find(cur, name) < 0) {
+		struct rlog__session *s[RLOG_MAX_SESSIONS];
+		char names[RLOG_MAX_SESSIONS][RLOG_NAME_MAX + 1];
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < cur->n; i++) {
+			/* Sessions that stopped meanwhile leave the set. */
+			if (load_acquire(&cur->s[i]->region.hdr->state) != RLOG_STATE_ACTIVE)
+				continue;
+			s[n] = cur->s[i];
+			memcpy(names[n], set_names[i], sizeof names[n]);
+			n++;
+		}
+		if (n == RLOG_MAX_SESSIONS) {
+			err = -E2BIG;
+		} else if ((err = session_open(name, &s[n])) == 0) {
+			if (n > 0 && s[n]->region.hdr->tick_source != s[0]->region.hdr->tick_source) {
+				rlog__proc_release(s[n]);
+				err = -EXDEV;
+			} else {
+				snprintf(names[n], sizeof names[n], "%s", name);
+				err = publish(s, names, n + 1);
+			}
+		}
+	}
+	pthread_mutex_unlock(&attach_lock);
+	return err;
+}
+
+int rlog_detach_session(const char *name)
+{
+	if (name == NULL || rlog__name_validate(name) < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&attach_lock);
+	struct rlog__set *cur = atomic_load(&rlog__set);
+	int err = -ENOENT;
+	struct rlog__session *s[RLOG_MAX_SESSIONS];
+	char names[RLOG_MAX_SESSIONS][RLOG_NAME_MAX + 1];
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < cur->n; i++) {
+		if (strcasecmp(set_names[i], name) == 0) {
+			err = 0;
+			continue;
+		}
+		s[n] = cur->s[i];
+		memcpy(names[n], set_names[i], sizeof names[n]);
+		n++;
+	}
+	if (err == 0)
+		err = publish(s, names, n);
 	pthread_mutex_unlock(&attach_lock);
 	return err;
 }
@@ -134,13 +285,34 @@ out:
 int rlog_detach(void)
 {
 	pthread_mutex_lock(&attach_lock);
-	if (atomic_load(&rlog__current) == NULL) {
-		pthread_mutex_unlock(&attach_lock);
-		return -ENOENT;
-	}
-	detach_locked();
+	int err = atomic_load(&rlog__set)->n == 0 ? -ENOENT : publish(NULL, NULL, 0);
 	pthread_mutex_unlock(&attach_lock);
-	return 0;
+	return err;
+}
+
+void rlog__attach_fork_child(void)
+{
+	/* The child's only thread: an attach that another thread of the
+	 * parent was making is gone, maybe holding the lock (issue 12, item
+	 * 7).  The entries, and the name and schema records in the sessions,
+	 * are the parent's: the child claims and writes its own. */
+	pthread_mutex_init(&attach_lock, NULL);
+	rlog__categories_fork_child();
+	for (struct rlog__session *s = atomic_load(&sessions); s; s = s->next) {
+		store_relaxed(&s->proc, 0);
+		store_relaxed(&s->pname_done, 0);
+		for (size_t w = 0; w < sizeof s->schemas / sizeof s->schemas[0]; w++)
+			store_relaxed(&s->schemas[w], 0);
+	}
+	/* That attach may have stopped between its stores: settle the mask
+	 * on the set it published (so that an rlog_attach of the same
+	 * session in the child, which finds the set unchanged, does not
+	 * return with writes disabled). */
+	struct rlog__set *set = atomic_load(&rlog__set);
+	atomic_store(&rlog__current, set->n > 0 ? set->s[0] : NULL);
+	atomic_store(&rlog__mask, set->n == 0   ? &rlog__zero_mask
+				  : set->n == 1 ? &set->s[0]->region.hdr->enable_mask
+						: &rlog__multi_mask);
 }
 
 int rlog_thread_stats(struct rlog_thread_stats *out)

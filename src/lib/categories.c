@@ -69,9 +69,9 @@ int rlog_category_name(unsigned cat, const char *name)
 		err = -EEXIST;
 	else
 		memcpy(names[cat], name, len + 1);
-	struct rlog__session *s = atomic_load(&rlog__current);
-	if (err == 0 && s != NULL)
-		err = record(&s->region, cat, name, len);
+	struct rlog__set *set = atomic_load(&rlog__set);
+	for (uint32_t i = 0; i < set->n && err == 0; i++)
+		err = record(&set->s[i]->region, cat, name, len);
 	pthread_mutex_unlock(&names_lock);
 	return err;
 }

@@ -113,24 +113,37 @@ static int write_declared(struct rlog__thread *t, struct rlog__tpriv *pv,
 			if (!schema_equal(load_relaxed(&d->schema), s))
 				return -EEXIST; /* another type with the same ID */
 			set_registered(registered, gen);
-			return rlog__slow(t, pv, hdr, flagword, payload, len, 0, NULL, NULL);
+			return rlog__slow(t, pv, hdr, flagword, payload, len, 0, s->category, NULL, NULL);
 		}
 		if (g == (gen | CLAIM)) {
 			/* Another thread writes the schema now: wait for it, or,
 			 * after CLAIM_WAIT_NS, write a schema record of our own. */
 			if (wait)
 				return AGAIN;
-			int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, s, &written);
+			int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, s->category, s, &written);
 			if (written)
 				set_registered(registered, pv->gen);
 			return r;
+		}
+		/* Not registered in this generation, but the session may have it
+		 * (written while the process recorded into several sessions). */
+		struct rlog__session *cur = atomic_load(&rlog__current);
+		if (cur != NULL && rlog__schema_in(cur, s->id)) {
+			/* As a claim: the schema pointer is in place before the
+			 * generation that says so (release). */
+			if (atomic_compare_exchange_strong(&d->gen, &g, gen | CLAIM)) {
+				store_relaxed(&d->schema, s);
+				store_release(&d->gen, gen);
+				set_registered(registered, gen);
+			}
+			return rlog__slow(t, pv, hdr, flagword, payload, len, 0, s->category, NULL, NULL);
 		}
 		/* Not in this session yet (g is an older generation, or a claim
 		 * for one, which this generation supersedes): claim it. */
 		if (!atomic_compare_exchange_strong(&d->gen, &g, gen | CLAIM))
 			continue;
 		store_relaxed(&d->schema, s);
-		int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, s, &written);
+		int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, s->category, s, &written);
 		/* Only if the claim is still ours (not superseded by a thread of
 		 * a newer generation). */
 		uint32_t claim = gen | CLAIM;
@@ -172,10 +185,21 @@ int rlog_write_declared(const struct rlog_schema *s, _Atomic uint32_t *registere
 	}
 	struct rlog__thread *t = &rlog__thread;
 	struct rlog__tpriv *pv = &rlog__tpriv;
+	if (atomic_load(&rlog__set)->n > 1) {
+		/* Several sessions: the schema goes to each one the event is
+		 * for, where it is not yet (write.c tracks it per session), and
+		 * registered is never set, so that every event of the type
+		 * comes here. */
+		if (!rlog__slow_enter(t, pv))
+			return rlog__nested(hdr, s->category);
+		int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, s->category, s, NULL);
+		rlog__slow_leave(t);
+		return r;
+	}
 	uint64_t deadline = 0;
 	for (;;) {
 		if (!rlog__slow_enter(t, pv))
-			return rlog__write_nested(hdr, len); /* a signal handler inside a write */
+			return rlog__nested(hdr, s->category); /* a handler inside a write */
 		bool wait = deadline == 0 || mono_ns() < deadline;
 		int r = write_declared(t, pv, s, registered, hdr, flagword, payload, len, wait);
 		rlog__slow_leave(t);

@@ -11,13 +11,14 @@
  *                  itself, or else the kernel's (prctl(PR_GET_NAME)) at the
  *                  time of writing.  Per thread: only that thread touches it.
  *   PROCESS_NAME   due when the process's name, as of its current version,
- *                  is not yet in the session of the writing thread's
- *                  generation.  pname_done holds (generation << 32 |
- *                  version) of the name claimed last; a thread claims
- *                  writing it by CAS, so one thread of the process writes
- *                  it per session (and per rename); a thread that cannot
- *                  write it (no free buffer) hands the claim back.  A fork
- *                  child has a new generation, so it records its own.
+ *                  is not yet in the session being written.  Each session
+ *                  holds (version << 1 | 1) of the name claimed last for it
+ *                  (struct rlog__session.pname_done, 0: none); a thread
+ *                  claims writing it by CAS, so one thread of the process
+ *                  writes it per session (and per rename); a thread that
+ *                  cannot write it (no free buffer) hands the claim back.
+ *                  A fork child forgets its parent's (attach.c), so it
+ *                  records its own.
  *
  * The process name can change (rlog_process_name) while another thread
  * copies it in the slow path, maybe in a signal handler: a seqlock, whose
@@ -38,7 +39,6 @@ static _Atomic uint32_t pname_seq;         /* seqlock: odd while the name change
 static _Atomic uint32_t pname_len;         /* 0: the default name */
 static _Atomic unsigned char pname[RLOG_PROCESS_NAME_MAX];
 static _Atomic uint32_t pname_version;     /* bumped after every change */
-static _Atomic uint64_t pname_done;        /* gen << 32 | version last claimed */
 
 size_t rlog__utf8_cut(const char *s, size_t max)
 {
@@ -55,25 +55,25 @@ size_t rlog__utf8_cut(const char *s, size_t max)
 	return n;
 }
 
-bool rlog__process_name_claim(uint32_t gen, uint64_t tok[2])
+bool rlog__process_name_claim(struct rlog__session *s, uint64_t tok[2])
 {
 	/* Acquire pairs with the release increment in rlog_process_name: a
 	 * claim of the new version reads the new name. */
-	uint64_t want = (uint64_t)gen << 32 | load_acquire(&pname_version);
-	uint64_t old = load_relaxed(&pname_done);
-	if (old == want || !atomic_compare_exchange_strong(&pname_done, &old, want))
+	uint64_t want = (uint64_t)load_acquire(&pname_version) << 1 | 1;
+	uint64_t old = load_relaxed(&s->pname_done);
+	if (old == want || !atomic_compare_exchange_strong(&s->pname_done, &old, want))
 		return false;
 	tok[0] = old;
 	tok[1] = want;
 	return true;
 }
 
-void rlog__process_name_done(const uint64_t tok[2], bool ok)
+void rlog__process_name_done(struct rlog__session *s, const uint64_t tok[2], bool ok)
 {
 	if (ok)
 		return;
 	uint64_t want = tok[1];
-	atomic_compare_exchange_strong(&pname_done, &want, tok[0]);
+	atomic_compare_exchange_strong(&s->pname_done, &want, tok[0]);
 }
 
 static size_t default_process_name(char *out)
@@ -147,7 +147,7 @@ static void record_now(void)
 	struct rlog__tpriv *pv = &rlog__tpriv;
 	if (t->busy == NULL || !rlog__slow_enter(t, pv))
 		return;
-	(void)rlog__slow(t, pv, 0, 0, NULL, 0, 0, NULL, NULL);
+	(void)rlog__slow(t, pv, 0, 0, NULL, 0, 0, RLOG__CAT_ANY, NULL, NULL);
 	rlog__slow_leave(t);
 }
 
@@ -165,10 +165,15 @@ int rlog_thread_name(const char *name)
 	memcpy(pv->thread_name, name, n);
 	pv->thread_name_len = (uint8_t)n;
 	pv->thread_name_set = true;
-	if (pv->slot != NULL) {
-		pv->meta_pending |= RLOG__META_THREAD_NAME;
-		(void)rlog__slow(t, pv, 0, 0, NULL, 0, 0, NULL, NULL);
+	bool bound = false;
+	for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++) {
+		if (pv->bind[k].slot != NULL) {
+			pv->bind[k].meta_pending |= RLOG__META_THREAD_NAME;
+			bound = true;
+		}
 	}
+	if (bound)
+		(void)rlog__slow(t, pv, 0, 0, NULL, 0, 0, RLOG__CAT_ANY, NULL, NULL);
 	rlog__slow_leave(t);
 	return 0;
 }

@@ -1,11 +1,17 @@
 /*
  * producer.h - the producer library's internal state (not installed).
  *
- * Process state: the region attached to, a generation number bumped at
- * every attach and detach, and the hooks (atfork, atexit, thread-exit key).
- * Thread state: the public struct rlog__thread the inline write path uses
- * (include/ringlog.h), plus struct rlog__tpriv below, which only the slow
- * path touches.
+ * Process state: the set of sessions the process records into (at most
+ * RLOG_MAX_SESSIONS), a generation number bumped at every change of it
+ * and in a fork child, and the hooks (atfork, atexit, thread-exit key).
+ *
+ * Thread state: one binding per session of the set, the thread's slot and
+ * buffer there.  Binding 0's hot part is the public struct rlog__thread
+ * that the inline write path uses (include/ringlog.h); the other bindings'
+ * hot parts, and every binding's cold part, are in struct rlog__tpriv,
+ * which only the slow path touches.  With one session, every write the
+ * fast path can take goes there; with two or more, every write takes the
+ * slow path, which writes into each session whose enable mask asks for it.
  */
 #ifndef RLOG_LIB_PRODUCER_H
 #define RLOG_LIB_PRODUCER_H
@@ -19,34 +25,60 @@
 #include "shm.h"
 
 /* One attached session: a mapping of its region.  Never freed or unmapped
- * (a thread may still be writing into it); attach.c keeps them in a list. */
+ * (a thread may still be writing into one); attach.c keeps them in a list. */
 struct rlog__session {
 	struct rlog__region region;
 	/* This process's entry in the region's process table, + 1; 0 while
 	 * none is claimed (a fork child claims its own at its first write). */
 	_Atomic uint32_t proc;
+	/* names.c: (version << 1 | 1) of the process name last claimed for
+	 * writing into this session; 0: none yet.  Reset in a fork child. */
+	_Atomic uint64_t pname_done;
+	/* declared.c, with two or more sessions: bit id set once the schema
+	 * record of declared type id is in this session. */
+	_Atomic uint64_t schemas[(RLOG_ID_MAX + 1) / 64];
 	struct rlog__session *next;
 };
 
-struct rlog__tpriv {
-	struct rlog__session *sess;   /* session of the thread's slot; NULL when unbound */
+/* The sessions the process records into, as published at one generation:
+ * never changed once published (attach.c publishes a new one). */
+struct rlog__set {
+	uint32_t gen;                 /* the generation it was published at */
+	uint32_t n;                   /* 0 .. RLOG_MAX_SESSIONS */
+	struct rlog__session *s[RLOG_MAX_SESSIONS];
+	struct rlog__set *next;       /* every set ever published (never freed) */
+};
+
+/*
+ * One binding of a thread to session k of the set: its slot and current
+ * buffer there.  h is the binding's hot part: &rlog__thread for binding 0
+ * (where h->busy is the thread's guard), bindings[k].hot for the others
+ * (where h->busy is the slot's busy flag, NULL while unbound).
+ */
+struct rlog__bind {
+	struct rlog__thread *h;
+	struct rlog__session *sess;   /* NULL when unbound */
 	struct rlog__region *region;  /* &sess->region, or NULL */
 	struct rlog_shm_slot *slot;   /* NULL when unbound */
 	struct rlog_shm_desc *desc;   /* current buffer's descriptor, or NULL */
 	uint32_t slot_idx;
 	uint32_t next_buffer;         /* where the round-robin search for a free buffer starts */
-	uint32_t gen;                 /* process generation the binding belongs to */
+	uint8_t meta_pending;         /* RLOG__META_*: records due before the next event here */
+	struct rlog__thread hot;      /* the hot part of bindings 1 ..; unused in binding 0 */
+};
+
+struct rlog__tpriv {
+	struct rlog__bind bind[RLOG_MAX_SESSIONS];
+	uint32_t gen;                 /* process generation the bindings belong to */
 	uint32_t pid, tid;
-	/* The in-write guard while the thread has no slot: rlog__thread.busy
-	 * points here then, and at the slot's busy flag while bound. */
+	/* The in-write guard while binding 0 has no slot: rlog__thread.busy
+	 * points here then, and at binding 0's slot's busy flag while bound. */
 	_Atomic uint32_t guard;
 	bool exiting;                 /* thread-exit hooks ran: writes are no-ops */
 	bool key_set;
 	_Atomic uint64_t lost_events; /* for rlog_thread_stats (handlers add too) */
 	_Atomic uint64_t lost_bytes;
-	/* Metadata (names.c): records to write before the thread's next event,
-	 * and the name rlog_thread_name() gave the thread. */
-	uint8_t meta_pending;         /* RLOG__META_* */
+	/* names.c: the name rlog_thread_name() gave the thread. */
 	bool thread_name_set;         /* use thread_name, not prctl(PR_GET_NAME) */
 	uint8_t thread_name_len;
 	char thread_name[RLOG_THREAD_NAME_MAX];
@@ -56,12 +88,17 @@ struct rlog__tpriv {
 
 extern _Thread_local struct rlog__tpriv rlog__tpriv;
 
-/* The attached session (NULL when detached).  The generation, rlog__gen,
+/* The sessions the process records into (never NULL: an empty set when
+ * detached), and the first of them or NULL.  The generation, rlog__gen,
  * is declared in ringlog.h. */
+extern struct rlog__set *_Atomic rlog__set;
 extern struct rlog__session *_Atomic rlog__current;
 
-/* The word rlog__mask points at while detached: always 0. */
+/* The word rlog__mask points at while detached: always 0.  With two or
+ * more sessions it points at rlog__multi_mask, always ~0: every category
+ * passes the inline checks and the slow path asks each session. */
 extern _Atomic uint64_t rlog__zero_mask;
+extern _Atomic uint64_t rlog__multi_mask;
 
 /*
  * ThreadSanitizer sees the threads of one process only.  A buffer goes from
@@ -124,38 +161,41 @@ void rlog__signals_block(sigset_t *old);
 void rlog__signals_restore(const sigset_t *old);
 
 /* The thread's first touch of the library: points its guard and mask at
- * words of its own (signals blocked meanwhile). */
+ * words of its own, and its bindings' hot parts (signals blocked). */
 void rlog__thread_init(struct rlog__thread *t, struct rlog__tpriv *pv);
 
-/* With the guard held and signals blocked: releases the thread's slot
- * (hands its buffer to the daemon, marks the slot EXITED); the guard moves
- * to the thread's own word, still held. */
-void rlog__thread_unbind(struct rlog__thread *t, struct rlog__tpriv *pv);
+/* With the guard held and signals blocked: releases binding k's slot
+ * (hands its buffer to the daemon, marks the slot EXITED).  For binding 0
+ * the guard moves to the thread's own word, still held. */
+void rlog__bind_release(struct rlog__tpriv *pv, unsigned k);
 
-/* Ends the calling thread's recording (outside any write): hands its
- * buffer over and releases its slot; with exiting, its later writes return
- * 0.  Used by the thread-exit and atexit hooks and by rlog_detach. */
+/* With the guard held and signals blocked: binds binding k to session s
+ * (the set's session k).  Returns 1 (bound; for binding 0 the guard is now
+ * the slot's busy flag, for the others the slot's busy flag is left 1 for
+ * the caller's write; the session enabled), 0 (session not active, paused
+ * or stopping, or no process entry: nothing counted; binding k's slot, if
+ * claimed, stays bound), or -ENOBUFS (no free slot: the event of size
+ * bytes is counted lost in the process entry). */
+int rlog__bind_slot(struct rlog__tpriv *pv, unsigned k, struct rlog__session *s, uint32_t size);
+
+/* Ends the calling thread's recording (outside any write): hands every
+ * binding's buffer over and releases its slots; with exiting, its later
+ * writes return 0.  Used by the thread-exit and atexit hooks and by
+ * detaching. */
 void rlog__thread_release(bool exiting);
 
-/* With the guard held and signals blocked: binds the thread to the
- * attached session.  Returns 1 (bound: the guard is now the slot's busy
- * flag; session enabled), 0 (no session, paused or stopping, or no process
- * entry: nothing counted), or -ENOBUFS (no free slot: the event of size
- * bytes is counted lost in the process entry). */
-int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t size);
-
 /* Invariant checker (STYLE.md), for assert(): the thread's guard, mask,
- * slot and buffer pointers agree with each other.  It reads the thread's
+ * slots and buffer pointers agree with each other.  It reads the thread's
  * own state only, never the region: a hostile process scribbling a
  * descriptor must not be able to make an assert abort the application
  * (the daemon validates descriptors; src/common/shm.h). */
 bool rlog__thread_sane(const struct rlog__thread *t, const struct rlog__tpriv *pv);
 
-/* Hands the thread's current buffer to the daemon (state FULL). */
-void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv);
+/* Hands binding b's current buffer to the daemon (state FULL). */
+void rlog__buffer_handover(struct rlog__bind *b);
 
-/* Takes a free buffer for the bound thread at time now.  False if none. */
-bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t now);
+/* Takes a free buffer for bound binding b at time now.  False if none. */
+bool rlog__buffer_take(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t now);
 
 /*
  * proc.c: this process's entry in a session's process table.
@@ -177,8 +217,10 @@ int rlog__proc_count_loss(struct rlog__session *s, int c, uint32_t size);
 void rlog__categories_attach(struct rlog__session *s);
 void rlog__categories_fork_child(void);
 
-/* Forgets the process entries a fork child inherited from its parent. */
-void rlog__proc_fork_child(void);
+/* attach.c: in a fork child, forgets what belongs to the parent (process
+ * entries, name and schema records in the sessions) and settles the
+ * process state an interrupted attach or detach may have left. */
+void rlog__attach_fork_child(void);
 
 /*
  * Entering and leaving the slow path from a library function (not from the
@@ -191,33 +233,49 @@ void rlog__proc_fork_child(void);
 bool rlog__slow_enter(struct rlog__thread *t, struct rlog__tpriv *pv);
 void rlog__slow_leave(struct rlog__thread *t);
 
+/* The event categories a write is for: cat 0..63 (a declared type's), or
+ * RLOG__CAT_ANY (a raw write: any session whose mask is not 0). */
+#define RLOG__CAT_ANY 64
+
 /*
  * The slow path's work, between rlog__slow_enter and rlog__slow_leave (or
- * from rlog__write_slow).  Writes, in this order, whatever metadata is
- * pending (PROCESS_NAME, THREAD_NAME), then the schema record of schema if
- * not NULL, then the event (hdr, flagword, payload, len; hdr 0: no event).
- * Sets *schema_written once the schema record is in the buffer.  Results
- * as rlog__write_slow; with no event: 1 (metadata written), 0 (not bound
- * to the current session, or paused: nothing written), -ENOBUFS (no free
+ * from rlog__write_slow).  In each session of the set the event is for
+ * (category cat: with one session the inline checks decided; with more,
+ * each session's mask), writes, in this order, whatever metadata is
+ * pending there (PROCESS_NAME, THREAD_NAME), then the schema record of
+ * schema if it is not yet in that session (schema_written tells it, with
+ * one session; a per-session record with more), then the event (hdr,
+ * flagword, payload, len; hdr 0: no event).  Results as rlog__write_slow,
+ * summed over sessions: 1 written in every session it was for, -ENOBUFS
+ * or -EBUSY lost (and counted) in one or more, 0 for none.  With no event:
+ * 1 (metadata written), 0 (nothing to write into), -ENOBUFS (no free
  * buffer: still pending; nothing counted).
  */
 int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uint32_t flagword,
-	       const void *payload, size_t len, uint64_t now, const struct rlog_schema *schema,
-	       bool *schema_written);
+	       const void *payload, size_t len, uint64_t now, unsigned cat,
+	       const struct rlog_schema *schema, bool *schema_written);
+
+/* Is the schema record of declared type id in session s already (written
+ * by any thread of this process, with one session or several)? */
+bool rlog__schema_in(struct rlog__session *s, unsigned id);
+
+/* Counts a write of category cat that found the guard held (a signal
+ * handler inside a write of this thread) in every session it was for. */
+int rlog__nested(uint32_t hdr, unsigned cat);
 
 /*
  * names.c: the process name, for the slow path.  rlog__process_name_claim
- * returns true if the process's name is not yet in the session of
- * generation gen (or changed since), and claims writing it (tok receives
- * the claim): the caller then writes it and calls rlog__process_name_done
- * with ok = whether the record was written (false hands the claim back,
- * so that the next thread in the slow path tries).  rlog__process_name_get
- * copies the name into out (RLOG_PROCESS_NAME_MAX bytes) and returns its
- * length, 0 if it could not be read consistently (it is being changed).
+ * returns true if the process's name, as of its current version, is not
+ * yet in session s, and claims writing it (tok receives the claim): the
+ * caller then writes it and calls rlog__process_name_done with ok =
+ * whether the record was written (false hands the claim back, so that the
+ * next thread in the slow path tries).  rlog__process_name_get copies the
+ * name into out (RLOG_PROCESS_NAME_MAX bytes) and returns its length, 0 if
+ * it could not be read consistently (it is being changed).
  * rlog__thread_name_get does the same for the calling thread's name.
  */
-bool rlog__process_name_claim(uint32_t gen, uint64_t tok[2]);
-void rlog__process_name_done(const uint64_t tok[2], bool ok);
+bool rlog__process_name_claim(struct rlog__session *s, uint64_t tok[2]);
+void rlog__process_name_done(struct rlog__session *s, const uint64_t tok[2], bool ok);
 size_t rlog__process_name_get(char *out);
 size_t rlog__thread_name_get(struct rlog__tpriv *pv, char *out);
 

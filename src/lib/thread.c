@@ -4,7 +4,8 @@
  *
  * The guard.  Every thread has exactly one in-write guard word, and
  * rlog__thread.busy always points at it: its slot's busy flag while the
- * thread is bound, a word of its own (rlog__tpriv.guard) otherwise.  A
+ * thread is bound (binding 0: its slot in the first session of the set), a
+ * word of its own (rlog__tpriv.guard) otherwise.  A
  * write takes the guard (0 -> 1) before it looks at anything else and
  * releases it when it returns; a write that finds it taken is a signal
  * handler that interrupted a write of the same thread (a nested write),
@@ -57,6 +58,17 @@
  * the buffer back only if no live slot is taking it and it is still FREE
  * (src/daemon/drain.c).
  *
+ * Several sessions.  A thread has one binding per session of the set it
+ * writes into: binding 0 as above, bindings 1.. each with a slot of its
+ * own in its session.  The guard stays binding 0's; a write into binding
+ * k >= 1 also sets that slot's busy flag around its part (busy = 1, the
+ * decisive load of that session's mask, the record, busy = 0), so that
+ * each session's stop sequence sees it as it sees binding 0.  A signal
+ * handler that finds the guard held counts its write lost in every session
+ * it was for: in the slot there (under that slot's busy flag, which it
+ * takes itself if the interrupted write is not inside that session), or in
+ * the process entry if the thread has no slot there (write.c).
+ *
  * Everything here runs on the rare path: once per thread, once per buffer
  * (~1000 events at 16 KiB), or once per lost event.  Nothing here blocks.
  */
@@ -65,6 +77,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -78,7 +91,7 @@ void (*_Atomic rlog__test_hook)(int point);
 static pthread_key_t exit_key;
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 
-/* A write_off target for a thread without a buffer: never read. */
+/* A write_off target for a binding without a buffer: never read. */
 static _Thread_local _Atomic uint32_t no_write_off;
 
 void rlog__signals_block(sigset_t *old)
@@ -93,14 +106,33 @@ void rlog__signals_restore(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* Binding k's state with nothing bound (hot part too, but for binding 0's
+ * guard, which the caller sets). */
+static void bind_clear(struct rlog__tpriv *pv, unsigned k)
+{
+	struct rlog__bind *b = &pv->bind[k];
+	struct rlog__thread *h = k == 0 ? &rlog__thread : &b->hot;
+	b->h = h;
+	b->sess = NULL;
+	b->region = NULL;
+	b->slot = NULL;
+	b->desc = NULL;
+	b->meta_pending = 0;
+	h->pos = h->end = h->base = NULL;
+	h->write_off = &no_write_off;
+	h->mask = &rlog__zero_mask;
+	if (k != 0)
+		h->busy = NULL;
+}
+
 void rlog__thread_init(struct rlog__thread *t, struct rlog__tpriv *pv)
 {
 	sigset_t old;
 	rlog__signals_block(&old);
 	/* A handler may have done it between the caller's check and here. */
 	if (t->busy == NULL) {
-		t->write_off = &no_write_off;
-		t->mask = &rlog__zero_mask;
+		for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++)
+			bind_clear(pv, k);
 		t->busy = &pv->guard;
 	}
 	rlog__signals_restore(&old);
@@ -121,33 +153,48 @@ static void wake_daemon_if_waiting(struct rlog__region *r)
 bool rlog__thread_sane(const struct rlog__thread *t, const struct rlog__tpriv *pv)
 {
 	if (t->busy == NULL)
-		return pv->slot == NULL && pv->desc == NULL && t->pos == NULL;
-	if (pv->slot == NULL) /* unbound: the guard is the thread's own word */
-		return t->busy == &pv->guard && pv->desc == NULL && t->pos == NULL &&
-		       t->mask == &rlog__zero_mask;
-	const struct rlog__region *r = pv->region;
-	if (t->busy != &pv->slot->busy || t->mask != &r->hdr->enable_mask)
-		return false;
-	if (pv->desc == NULL)
-		return t->pos == NULL && t->base == NULL && t->end == NULL;
-	uint32_t idx = (uint32_t)(pv->desc - r->desc);
-	/* end == pos while metadata is pending (write.c's trap). */
-	return idx < r->buffer_count && t->base == rlog__region_buffer(r, idx) &&
-	       t->write_off == &pv->desc->write_off && t->base <= t->pos && t->pos <= t->end &&
-	       (t->end == t->base + r->buffer_size || t->end == t->pos);
+		return pv->bind[0].slot == NULL && pv->bind[0].desc == NULL && t->pos == NULL;
+	for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++) {
+		const struct rlog__bind *b = &pv->bind[k];
+		const struct rlog__thread *h = b->h;
+		if (h != (k == 0 ? t : &b->hot))
+			return false;
+		if (b->slot == NULL) {
+			/* Unbound: binding 0's guard is the thread's own word. */
+			if ((k == 0 ? h->busy != &pv->guard : h->busy != NULL) || b->desc != NULL ||
+			    h->pos != NULL || h->mask != &rlog__zero_mask)
+				return false;
+			continue;
+		}
+		const struct rlog__region *r = b->region;
+		if (h->busy != &b->slot->busy || h->mask != &r->hdr->enable_mask)
+			return false;
+		if (b->desc == NULL) {
+			if (h->pos != NULL || h->base != NULL || h->end != NULL)
+				return false;
+			continue;
+		}
+		uint32_t idx = (uint32_t)(b->desc - r->desc);
+		/* end == pos while metadata is pending (write.c's trap). */
+		if (!(idx < r->buffer_count && h->base == rlog__region_buffer(r, idx) &&
+		      h->write_off == &b->desc->write_off && h->base <= h->pos && h->pos <= h->end &&
+		      (h->end == h->base + r->buffer_size || h->end == h->pos)))
+			return false;
+	}
+	return true;
 }
 
-void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv)
+void rlog__buffer_handover(struct rlog__bind *b)
 {
-	assert(rlog__thread_sane(t, pv));
-	struct rlog_shm_desc *d = pv->desc;
+	struct rlog_shm_desc *d = b->desc;
 	if (d == NULL)
 		return;
+	struct rlog__thread *h = b->h;
 	/* The thread lets go of the buffer before the daemon may see it FULL:
 	 * nothing on this thread can write into it after that. */
-	pv->desc = NULL;
-	t->pos = t->end = t->base = NULL;
-	t->write_off = &no_write_off;
+	b->desc = NULL;
+	h->pos = h->end = h->base = NULL;
+	h->write_off = &no_write_off;
 	atomic_signal_fence(memory_order_seq_cst);
 	/* Release: the daemon's load_acquire(state) == FULL sees the final
 	 * write_off and bytes.  seq_cst: see wake_daemon_if_waiting. */
@@ -155,7 +202,7 @@ void rlog__buffer_handover(struct rlog__thread *t, struct rlog__tpriv *pv)
 	store_seq_cst(&d->state, RLOG_BUF_FULL);
 	/* The high-water mark of the pool as it is now (the daemon grows it;
 	 * a hostile value is only a wake-up more or less). */
-	struct rlog__region *r = pv->region;
+	struct rlog__region *r = b->region;
 	uint32_t n = load_relaxed(&r->hdr->number_of_buffers), free = rlog__region_free_count(r);
 	if (free < n && n - free >= rlog__region_high_water(r->high_water_pct, n))
 		wake_daemon_if_waiting(r);
@@ -168,32 +215,33 @@ static bool try_take_word(struct rlog__region *r, struct rlog_shm_slot *s, uint3
 {
 	uint64_t v = load_relaxed(&r->free_bits[w]);
 	while ((v & mask) != 0) {
-		unsigned b = rlog__ctz64(v & mask);
+		unsigned bit = rlog__ctz64(v & mask);
 		/* seq_cst: the daemon, reaping a dead slot, reads the free bit
 		 * and then every live slot's taking (src/daemon/drain.c). */
-		store_seq_cst(&s->taking, w * 64 + b + 1);
+		store_seq_cst(&s->taking, w * 64 + bit + 1);
 		/* Acquire pairs with the daemon's release fetch_or that freed
 		 * the buffer after it stopped reading it. */
 		if (atomic_compare_exchange_weak_explicit(&r->free_bits[w], &v,
-							  v & ~(UINT64_C(1) << b),
+							  v & ~(UINT64_C(1) << bit),
 							  memory_order_seq_cst, memory_order_relaxed)) {
-			*idx = w * 64 + b;
+			*idx = w * 64 + bit;
 			return true;
 		}
 	}
 	return false;
 }
 
-/* Takes the next free buffer after the one this thread took last (round
+/* Takes the next free buffer after the one this binding took last (round
  * robin).  A buffer the daemon has just read still sits in the daemon's
  * core's cache; by the time the rotation comes back to it, it has aged out
  * and the producer's writes do not have to take the lines back from the
  * other core (measured in docs/PERFORMANCE.md). */
-bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t now)
+bool rlog__buffer_take(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t now)
 {
-	struct rlog__region *r = pv->region;
-	struct rlog_shm_slot *s = pv->slot;
-	uint32_t start = pv->next_buffer < r->buffer_count ? pv->next_buffer : 0;
+	struct rlog__region *r = b->region;
+	struct rlog_shm_slot *s = b->slot;
+	struct rlog__thread *h = b->h;
+	uint32_t start = b->next_buffer < r->buffer_count ? b->next_buffer : 0;
 	uint32_t w0 = start / 64, idx = 0;
 	bool got = try_take_word(r, s, w0, ~UINT64_C(0) << (start % 64), &idx);
 	for (uint32_t k = 1; !got && k <= r->free_words; k++)
@@ -206,12 +254,12 @@ bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t 
 		return false;
 	}
 	RLOG__HOOK(RLOG__HOOK_TAKE_CLAIMED);
-	pv->next_buffer = idx + 1;
+	b->next_buffer = idx + 1;
 	struct rlog_shm_desc *d = &r->desc[idx];
 	rlog__tsan_acquire(d); /* the previous owner's handover, via the daemon */
 	d->pid = pv->pid;
 	d->tid = pv->tid;
-	d->slot = pv->slot_idx;
+	d->slot = b->slot_idx;
 	d->seq = load_relaxed(&s->buffers_taken);
 	store_relaxed(&s->buffers_taken, d->seq + 1);
 	d->base_time = now;
@@ -225,22 +273,18 @@ bool rlog__buffer_take(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t 
 	store_release(&d->state, RLOG_BUF_OWNED);
 	RLOG__HOOK(RLOG__HOOK_TAKE_OWNED);
 	store_release(&s->taking, 0);
-	pv->desc = d;
-	t->base = t->pos = rlog__region_buffer(r, idx);
-	t->end = t->base + r->buffer_size;
-	t->write_off = &d->write_off;
-	t->last = now;
-	assert(rlog__thread_sane(t, pv));
+	b->desc = d;
+	h->base = h->pos = rlog__region_buffer(r, idx);
+	h->end = h->base + r->buffer_size;
+	h->write_off = &d->write_off;
+	h->last = now;
+	assert(rlog__thread_sane(&rlog__thread, pv));
 	return true;
 }
 
-int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t size)
+int rlog__bind_slot(struct rlog__tpriv *pv, unsigned k, struct rlog__session *sess, uint32_t size)
 {
 	RLOG__HOOK(RLOG__HOOK_BIND);
-	uint32_t gen = atomic_load(&rlog__gen);
-	struct rlog__session *sess = atomic_load(&rlog__current);
-	if (sess == NULL)
-		return 0;
 	struct rlog__region *r = &sess->region;
 	if (load_seq_cst(&r->hdr->state) != RLOG_STATE_ACTIVE ||
 	    load_seq_cst(&r->hdr->enable_mask) == 0)
@@ -249,6 +293,8 @@ int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t s
 	 * loss either); rlog__proc_get counted it in procs_refused. */
 	if (rlog__proc_get(sess) == NULL)
 		return 0;
+	struct rlog__bind *b = &pv->bind[k];
+	struct rlog__thread *h = b->h;
 	/* Known before the CAS: the slot carries its owner's pid as soon as
 	 * possible (the daemon reads pid 0 as "being claimed"). */
 	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)syscall(SYS_gettid);
@@ -263,9 +309,9 @@ int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t s
 		pv->tid = tid;
 		s->pid = pid;
 		s->tid = tid;
-		for (int k = 0; k < 2; k++) {
-			store_relaxed(&s->lost_events[k], 0);
-			store_relaxed(&s->lost_bytes[k], 0);
+		for (int c = 0; c < 2; c++) {
+			store_relaxed(&s->lost_events[c], 0);
+			store_relaxed(&s->lost_bytes[c], 0);
 		}
 		store_relaxed(&s->buffers_taken, 0);
 		/* busy = 1 before the decisive mask load below.  The stop
@@ -273,71 +319,79 @@ int rlog__thread_bind(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t s
 		 * either sees this slot ACTIVE and busy, and waits, or this
 		 * thread sees the mask at 0.  seq_cst, cheap here. */
 		store_seq_cst(&s->busy, 1);
-		/* The guard moves to the slot: it was the thread's own word,
-		 * held by the caller; it stays held. */
-		t->busy = &s->busy;
-		store_relaxed(&pv->guard, 0);
-		pv->sess = sess;
-		pv->region = r;
-		pv->slot = s;
-		pv->slot_idx = i;
-		pv->gen = gen;
-		pv->desc = NULL;
-		t->mask = &r->hdr->enable_mask;
-		t->pos = t->end = t->base = NULL;
-		t->write_off = &no_write_off;
+		h->busy = &s->busy;
+		if (k == 0) {
+			/* The guard moves to the slot: it was the thread's own
+			 * word, held by the caller; it stays held. */
+			store_relaxed(&pv->guard, 0);
+		}
+		b->sess = sess;
+		b->region = r;
+		b->slot = s;
+		b->slot_idx = i;
+		b->desc = NULL;
+		h->mask = &r->hdr->enable_mask;
+		h->pos = h->end = h->base = NULL;
+		h->write_off = &no_write_off;
 		/* Every binding names the thread in its session (write.c). */
-		pv->meta_pending |= RLOG__META_THREAD_NAME;
+		b->meta_pending |= RLOG__META_THREAD_NAME;
 		if (!pv->key_set) {
 			pv->key_set = true;
 			pthread_setspecific(exit_key, (void *)1);
 		}
 		RLOG__HOOK(RLOG__HOOK_BOUND);
-		return load_seq_cst(t->mask) != 0 ? 1 : 0;
+		return load_seq_cst(h->mask) != 0 ? 1 : 0;
 	}
 	return rlog__proc_count_loss(sess, 0, size);
 }
 
-void rlog__thread_unbind(struct rlog__thread *t, struct rlog__tpriv *pv)
+void rlog__bind_release(struct rlog__tpriv *pv, unsigned k)
 {
-	struct rlog_shm_slot *s = pv->slot;
+	struct rlog__bind *b = &pv->bind[k];
+	struct rlog_shm_slot *s = b->slot;
 	if (s == NULL)
 		return;
-	rlog__buffer_handover(t, pv);
+	rlog__buffer_handover(b);
 	RLOG__HOOK(RLOG__HOOK_UNBIND);
-	/* The guard moves to the thread's own word, still held; then the
-	 * slot's busy = 0 before EXITED: once EXITED the daemon may free the
-	 * slot and another thread claim it. */
-	store_relaxed(&pv->guard, 1);
-	t->busy = &pv->guard;
-	t->mask = &rlog__zero_mask;
+	struct rlog__thread *h = b->h;
+	if (k == 0) {
+		/* The guard moves to the thread's own word, still held. */
+		store_relaxed(&pv->guard, 1);
+		h->busy = &pv->guard;
+	} else {
+		h->busy = NULL;
+	}
+	h->mask = &rlog__zero_mask;
+	/* busy = 0 before EXITED: once EXITED the daemon may free the slot
+	 * and another thread claim it. */
 	store_release(&s->busy, 0);
 	rlog__tsan_release(s);
 	store_release(&s->state, RLOG_SLOT_EXITED);
-	pv->slot = NULL;
-	pv->sess = NULL;
-	pv->region = NULL;
+	b->slot = NULL;
+	b->sess = NULL;
+	b->region = NULL;
+	b->meta_pending = 0;
 }
 
 int rlog_flush_thread(void)
 {
-	if (atomic_load(&rlog__current) == NULL)
+	if (atomic_load(&rlog__set)->n == 0)
 		return -ENOENT;
 	struct rlog__thread *t = &rlog__thread;
 	struct rlog__tpriv *pv = &rlog__tpriv;
 	if (!rlog__slow_enter(t, pv))
 		return -EBUSY; /* called from a signal handler that interrupted a write */
-	if (pv->desc != NULL) {
-		rlog__buffer_handover(t, pv);
-		wake_daemon_if_waiting(pv->region);
+	for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++) {
+		struct rlog__bind *b = &pv->bind[k];
+		if (b->desc != NULL) {
+			rlog__buffer_handover(b);
+			wake_daemon_if_waiting(b->region);
+		}
 	}
 	rlog__slow_leave(t);
 	return 0;
 }
 
-/* Ends the calling thread's recording: its buffer goes to the daemon, its
- * slot is released, and with exiting set its later writes (a handler, a
- * later TLS destructor) return 0. */
 void rlog__thread_release(bool exiting)
 {
 	struct rlog__thread *t = &rlog__thread;
@@ -347,10 +401,11 @@ void rlog__thread_release(bool exiting)
 	if (exiting)
 		pv->exiting = true;
 	if (t->busy != NULL) {
-		/* Not inside a write (exit hooks and rlog_detach run outside
+		/* Not inside a write (exit hooks and detaching run outside
 		 * one), so the guard is free: take it for the unbind. */
 		store_relaxed(t->busy, 1);
-		rlog__thread_unbind(t, pv);
+		for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++)
+			rlog__bind_release(pv, k);
 		store_release(t->busy, 0);
 	}
 	rlog__signals_restore(&old);
@@ -366,36 +421,33 @@ static void process_exit(void)
 {
 	/* exit() runs no thread-exit destructor for the calling thread. */
 	rlog__thread_release(true);
-	struct rlog__session *s = atomic_load(&rlog__current);
-	if (s)
-		rlog__proc_release(s);
+	struct rlog__set *set = atomic_load(&rlog__set);
+	for (uint32_t i = 0; i < set->n; i++)
+		rlog__proc_release(set->s[i]);
 }
 
 static void fork_child(void)
 {
-	/* The child's only thread forgets the parent thread's slot and buffer
-	 * (the parent goes on using them) and binds anew on its next write. */
+	/* The child's only thread forgets the parent thread's slots and
+	 * buffers (the parent goes on using them) and binds anew on its next
+	 * write. */
 	struct rlog__thread *t = &rlog__thread;
 	struct rlog__tpriv *pv = &rlog__tpriv;
 	sigset_t old;
 	rlog__signals_block(&old);
-	t->pos = t->end = t->base = NULL;
-	t->write_off = &no_write_off;
-	t->mask = &rlog__zero_mask;
+	if (t->busy != NULL) {
+		for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++)
+			bind_clear(pv, k);
+		/* fork() from a handler inside a write is not supported: the
+		 * child must not return from that handler (docs/DECISIONS.md). */
+		store_relaxed(&pv->guard, 0);
+		t->busy = &pv->guard;
+	}
 	t->written = 0;
-	/* fork() from a handler inside a write is not supported: the child
-	 * must not return from that handler (see docs/DECISIONS.md). */
-	store_relaxed(&pv->guard, 0);
-	t->busy = &pv->guard;
-	pv->slot = NULL;
-	pv->desc = NULL;
-	pv->sess = NULL;
-	pv->region = NULL;
 	store_relaxed(&pv->lost_events, 0);
 	store_relaxed(&pv->lost_bytes, 0);
-	pv->meta_pending = 0;
 	rlog__names_fork_child();
-	rlog__proc_fork_child();
+	rlog__attach_fork_child();
 	/* A new process: its own process name, thread name and schema records
 	 * (a schema applies to the records of the process that wrote it), so
 	 * everything registered under the parent's generation is stale. */

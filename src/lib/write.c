@@ -29,6 +29,15 @@
  * set while the session was paused) must not write its next event on the
  * fast path: trap() sets end = pos so that the inline path finds no room
  * and comes here, where the end is put back.
+ *
+ * Several sessions.  With two or more sessions in the set, every write
+ * comes here (the inline path's mask pointer is rlog__multi_mask, which no
+ * binding has), and write_one() writes into each session whose enable mask
+ * asks for the event's category, binding 0 under the thread's guard, the
+ * others under their own slot's busy flag.  What each session's daemon
+ * counts is that session's: the identity holds per session.  The write's
+ * result sums them: 1 if written in every session it was for, a loss if
+ * lost in any (counted there), 0 if it was for none.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -48,27 +57,78 @@ static uint32_t record_bytes(uint32_t hdr)
 	return rlog__record_size(id, rlog__hdr_length(hdr), rlog__hdr_has_time(hdr));
 }
 
-int rlog__write_nested(uint32_t hdr, size_t len)
+/* Is an event of category cat for a session whose mask is m? */
+static bool wanted(uint64_t m, unsigned cat)
 {
-	(void)len;
+	return cat == RLOG__CAT_ANY ? m != 0 : (m >> cat & 1) != 0;
+}
+
+/* A nested write's loss in binding k >= 1, bound in the set's session k:
+ * under that slot's busy flag, taken here if the interrupted write is not
+ * inside that session (the handler runs to its end before the write goes
+ * on, so it never sees the flag change under it). */
+static int nested_in_slot(struct rlog__bind *b, unsigned k, unsigned cat, uint32_t size)
+{
+	_Atomic uint32_t *busy = b->h->busy;
+	bool took = k != 0 && load_relaxed(busy) == 0;
+	if (took) {
+		store_relaxed(busy, 1);
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+	/* The decisive load when this handler took the flag (the stop
+	 * sequence pairs with it); a filter by category otherwise. */
+	int r = 0;
+	if (wanted(load_relaxed(b->h->mask), cat) || (!took && cat == RLOG__CAT_ANY)) {
+		fetch_add_relaxed(&b->slot->lost_events[1], 1);
+		fetch_add_relaxed(&b->slot->lost_bytes[1], size);
+		r = -EBUSY;
+	}
+	if (took) {
+		atomic_signal_fence(memory_order_seq_cst);
+		store_release(busy, 0); /* pairs with the daemon's load_acquire(busy) */
+	}
+	return r;
+}
+
+int rlog__nested(uint32_t hdr, unsigned cat)
+{
 	struct rlog__tpriv *pv = &rlog__tpriv;
 	if (pv->exiting)
 		return 0;
 	uint32_t size = record_bytes(hdr);
-	if (pv->slot == NULL) {
-		/* The guard is the thread's own word: the interrupted write is
-		 * binding (or failed to).  Counted in the process's entry. */
-		struct rlog__session *s = atomic_load(&rlog__current);
-		return s ? rlog__proc_count_loss(s, 1, size) : 0;
+	struct rlog__set *set = atomic_load(&rlog__set);
+	int ret = 0;
+	for (unsigned k = 0; k < set->n; k++) {
+		struct rlog__bind *b = &pv->bind[k];
+		struct rlog__session *s = set->s[k];
+		int r;
+		if (b->slot != NULL && b->sess == s) {
+			/* Binding 0: the guard is the slot's busy flag, held by the
+			 * interrupted write; the daemon waits for it to drop before
+			 * it reads these counters.  A handler may itself be
+			 * interrupted by another: fetch_add. */
+			r = nested_in_slot(b, k, set->n > 1 ? cat : RLOG__CAT_ANY, size);
+		} else if (set->n == 1 || wanted(load_relaxed(&s->region.hdr->enable_mask), cat)) {
+			/* No slot there (the interrupted write is binding, or
+			 * failed to): counted in the process's entry. */
+			r = rlog__proc_count_loss(s, 1, size);
+		} else {
+			continue;
+		}
+		if (r < 0)
+			ret = r;
 	}
-	/* The guard is the slot's busy flag, held by the interrupted write:
-	 * the daemon waits for it to drop before it reads these counters.  A
-	 * handler may itself be interrupted by another: fetch_add. */
-	fetch_add_relaxed(&pv->slot->lost_events[1], 1);
-	fetch_add_relaxed(&pv->slot->lost_bytes[1], size);
-	fetch_add_relaxed(&pv->lost_events, 1);
-	fetch_add_relaxed(&pv->lost_bytes, size);
-	return -EBUSY;
+	if (ret < 0) {
+		fetch_add_relaxed(&pv->lost_events, 1);
+		fetch_add_relaxed(&pv->lost_bytes, size);
+	}
+	return ret;
+}
+
+int rlog__write_nested(uint32_t hdr, size_t len)
+{
+	(void)len;
+	return rlog__nested(hdr, RLOG__CAT_ANY);
 }
 
 static void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *payload,
@@ -91,48 +151,50 @@ static void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *
 
 /* Publishes the bytes written so far.  Pairs with the daemon's
  * load_acquire(write_off). */
-static void commit(struct rlog__thread *t)
+static void commit(struct rlog__thread *h)
 {
-	store_release(t->write_off, (uint32_t)(t->pos - t->base));
+	store_release(h->write_off, (uint32_t)(h->pos - h->base));
 }
 
 /*
  * Makes room for a record of size bytes at time now: hands the buffer over
  * and takes a free one if it has less room, and writes a TIME_SYNC (the
  * full 64-bit time, so that the reader's 32-bit deltas never wrap
- * ambiguously) if the thread's last record is 2^31 ticks or more ago.
+ * ambiguously) if the binding's last record is 2^31 ticks or more ago.
  * Returns false, having written nothing, if no buffer is free.
  */
-static bool make_room(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t size, uint64_t now)
+static bool make_room(struct rlog__tpriv *pv, struct rlog__bind *b, uint32_t size, uint64_t now)
 {
-	bool sync = t->pos != NULL && now - t->last >= RLOG_TIME_SYNC_TICKS;
+	struct rlog__thread *h = b->h;
+	bool sync = h->pos != NULL && now - h->last >= RLOG_TIME_SYNC_TICKS;
 	uint32_t need = size + (sync ? 16u : 0u);
-	if (t->pos == NULL || (size_t)(t->end - t->pos) < need) {
-		rlog__buffer_handover(t, pv);
-		if (!rlog__buffer_take(t, pv, now))
+	if (h->pos == NULL || (size_t)(h->end - h->pos) < need) {
+		rlog__buffer_handover(b);
+		if (!rlog__buffer_take(pv, b, now))
 			return false;
 		sync = false; /* a new buffer's base time is now */
 	}
 	if (sync) {
 		uint64_t full = now;
-		put_record(t->pos, rlog__hdr_make(RLOG_ID_TIME_SYNC, 8, true), 0, &full, 8, now);
-		t->pos += 16;
-		t->last = now;
+		put_record(h->pos, rlog__hdr_make(RLOG_ID_TIME_SYNC, 8, true), 0, &full, 8, now);
+		h->pos += 16;
+		h->last = now;
 	}
 	return true;
 }
 
 /* Writes one time-stamped metadata record.  False if no buffer is free. */
-static bool put_meta(struct rlog__thread *t, struct rlog__tpriv *pv, unsigned id,
+static bool put_meta(struct rlog__tpriv *pv, struct rlog__bind *b, unsigned id,
 		     const void *payload, size_t len, uint64_t now)
 {
 	uint32_t size = rlog__record_size(id, (unsigned)len, true);
-	if (!make_room(t, pv, size, now))
+	if (!make_room(pv, b, size, now))
 		return false;
-	put_record(t->pos, rlog__hdr_make(id, (unsigned)len, true), 0, payload, len, now);
-	t->pos += size;
-	t->last = now;
-	commit(t);
+	struct rlog__thread *h = b->h;
+	put_record(h->pos, rlog__hdr_make(id, (unsigned)len, true), 0, payload, len, now);
+	h->pos += size;
+	h->last = now;
+	commit(h);
 	return true;
 }
 
@@ -147,64 +209,65 @@ static size_t schema_payload_size(const struct rlog_schema *s)
 
 /* Writes the EVENT_SCHEMA record of s, encoded in place in the buffer (a
  * schema can be 8 KiB: no copy on a signal handler's stack). */
-static bool put_schema(struct rlog__thread *t, struct rlog__tpriv *pv,
-		       const struct rlog_schema *s, size_t len, uint64_t now)
+static bool put_schema(struct rlog__tpriv *pv, struct rlog__bind *b, const struct rlog_schema *s,
+		       size_t len, uint64_t now)
 {
 	uint32_t size = rlog__record_size(RLOG_ID_EVENT_SCHEMA, (unsigned)len, true);
-	if (!make_room(t, pv, size, now))
+	if (!make_room(pv, b, size, now))
 		return false;
+	struct rlog__thread *h = b->h;
 	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_EVENT_SCHEMA, (unsigned)len, true),
 			   (uint32_t)now };
-	memcpy(t->pos, hw, 8);
+	memcpy(h->pos, hw, 8);
 	if (len & 3) {
 		uint32_t zero = 0;
-		memcpy(t->pos + 8 + (len & ~(size_t)3), &zero, 4);
+		memcpy(h->pos + 8 + (len & ~(size_t)3), &zero, 4);
 	}
-	rlog__schema_encode(s, t->pos + 8, len);
-	t->pos += size;
-	t->last = now;
-	commit(t);
+	rlog__schema_encode(s, h->pos + 8, len);
+	h->pos += size;
+	h->last = now;
+	commit(h);
 	return true;
 }
 
 /* Writes the pending name records.  False if no buffer is free (what is
  * not written stays pending). */
-static bool put_names(struct rlog__thread *t, struct rlog__tpriv *pv, uint64_t now)
+static bool put_names(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t now)
 {
 	uint64_t token[2];
-	if (rlog__process_name_claim(pv->gen, token)) {
+	if (rlog__process_name_claim(b->sess, token)) {
 		char name[RLOG_PROCESS_NAME_MAX];
 		size_t n = rlog__process_name_get(name);
 		/* n == 0: being renamed right now.  The claim is handed back:
 		 * the renamer, or the next thread here, records the new name. */
-		bool ok = n > 0 && put_meta(t, pv, RLOG_ID_PROCESS_NAME, name, n, now);
-		rlog__process_name_done(token, ok);
+		bool ok = n > 0 && put_meta(pv, b, RLOG_ID_PROCESS_NAME, name, n, now);
+		rlog__process_name_done(b->sess, token, ok);
 		if (n > 0 && !ok)
 			return false;
 	}
-	if (pv->meta_pending & RLOG__META_THREAD_NAME) {
+	if (b->meta_pending & RLOG__META_THREAD_NAME) {
 		char name[RLOG_THREAD_NAME_MAX];
 		size_t n = rlog__thread_name_get(pv, name);
-		if (!put_meta(t, pv, RLOG_ID_THREAD_NAME, name, n, now))
+		if (!put_meta(pv, b, RLOG_ID_THREAD_NAME, name, n, now))
 			return false;
-		pv->meta_pending &= (uint8_t)~RLOG__META_THREAD_NAME;
+		b->meta_pending &= (uint8_t)~RLOG__META_THREAD_NAME;
 	}
 	return true;
 }
 
-/* Sends the thread's next write to the slow path while metadata is pending
- * (see the top of this file). */
-static void trap(struct rlog__thread *t, struct rlog__tpriv *pv)
+/* Sends the binding's next write to the slow path while metadata is
+ * pending (see the top of this file). */
+static void trap(struct rlog__bind *b)
 {
-	if (pv->meta_pending && t->pos != NULL)
-		t->end = t->pos;
+	if (b->meta_pending && b->h->pos != NULL)
+		b->h->end = b->h->pos;
 }
 
 /* Counts an event that found no free buffer (discard mode): nothing
  * written is touched.  Single writer: nested writes count elsewhere. */
-static int lost_no_buffer(struct rlog__tpriv *pv, uint32_t size)
+static int lost_no_buffer(struct rlog__tpriv *pv, struct rlog__bind *b, uint32_t size)
 {
-	struct rlog_shm_slot *s = pv->slot;
+	struct rlog_shm_slot *s = b->slot;
 	store_relaxed(&s->lost_events[0], load_relaxed(&s->lost_events[0]) + 1);
 	store_relaxed(&s->lost_bytes[0], load_relaxed(&s->lost_bytes[0]) + size);
 	fetch_add_relaxed(&pv->lost_events, 1);
@@ -212,71 +275,172 @@ static int lost_no_buffer(struct rlog__tpriv *pv, uint32_t size)
 	return -ENOBUFS;
 }
 
+bool rlog__schema_in(struct rlog__session *s, unsigned id)
+{
+	/* Pairs with the release fetch_or after the schema record. */
+	return load_acquire(&s->schemas[id / 64]) >> (id % 64) & 1;
+}
+
+/*
+ * Writes into binding k, the set's session sess, what rlog__slow writes
+ * (the guard held).  multi: the set has two or more sessions, so the
+ * binding's slot busy flag is taken around the write (k >= 1), the
+ * category is checked against this session's mask, and the schema is
+ * tracked per session.
+ */
+static int write_one(struct rlog__tpriv *pv, unsigned k, struct rlog__session *sess, bool multi,
+		     uint32_t hdr, uint32_t flagword, const void *payload, size_t len,
+		     uint64_t now, unsigned cat, const struct rlog_schema *schema,
+		     bool *schema_written)
+{
+	bool event = hdr != 0;
+	uint32_t size = event ? record_bytes(hdr) : 0;
+	struct rlog__bind *b = &pv->bind[k];
+	struct rlog__thread *h = b->h;
+	if (b->slot == NULL) {
+		/* Metadata alone never binds a thread: binding makes it
+		 * pending, and the thread's first event writes it. */
+		if (!event)
+			return 0;
+		/* The binding changes with signals blocked, so a handler sees
+		 * the binding (and binding 0's guard) before or after, whole. */
+		sigset_t old;
+		rlog__signals_block(&old);
+		int r = rlog__bind_slot(pv, k, sess, size);
+		rlog__signals_restore(&old);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			if (k != 0 && b->slot != NULL)
+				store_release(h->busy, 0); /* bound, but paused */
+			return 0;
+		}
+		/* k >= 1: the slot's busy flag is 1, left for this write. */
+	} else if (k != 0) {
+		/* As the inline path does with the guard: busy = 1 before the
+		 * decisive mask load (the stop sequence pairs with it). */
+		store_relaxed(h->busy, 1);
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+	/* The decisive check of this session's mask, after busy was set. */
+	int ret;
+	uint64_t m = load_relaxed(h->mask);
+	if (m == 0 || (multi && !wanted(m, cat))) {
+		trap(b);
+		ret = 0;
+		goto out;
+	}
+	struct rlog__region *r = b->region;
+	if (b->desc != NULL)
+		h->end = h->base + r->buffer_size; /* undoes a trap */
+	if (event && size > r->buffer_size) {
+		ret = -EMSGSIZE; /* could never fit, even in an empty buffer */
+		goto out;
+	}
+	/* With several sessions the schema is written where it is not yet;
+	 * with one, the caller decided (declared.c). */
+	const struct rlog_schema *sch = schema;
+	if (sch && multi && rlog__schema_in(sess, sch->id))
+		sch = NULL;
+	size_t schema_len = sch ? schema_payload_size(sch) : 0;
+	if (sch && rlog__record_size(RLOG_ID_EVENT_SCHEMA, (unsigned)schema_len, true) >
+			   r->buffer_size) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	if (!put_names(pv, b, now) || (sch && !put_schema(pv, b, sch, schema_len, now))) {
+		ret = event ? lost_no_buffer(pv, b, size) : -ENOBUFS;
+		goto out;
+	}
+	if (sch) {
+		/* The session has it now (what declared.c asks before it writes
+		 * one, whatever the number of sessions). */
+		*schema_written = true;
+		atomic_fetch_or_explicit(&sess->schemas[sch->id / 64], UINT64_C(1) << (sch->id % 64),
+					 memory_order_release);
+	}
+	if (!event) {
+		ret = 1;
+		goto out;
+	}
+	if (!make_room(pv, b, size, now)) {
+		ret = lost_no_buffer(pv, b, size);
+		goto out;
+	}
+	put_record(h->pos, hdr, flagword, payload, len, now);
+	h->pos += size;
+	h->last = now;
+	commit(h);
+	ret = 1;
+out:
+	if (k != 0 && h->busy != NULL) {
+		atomic_signal_fence(memory_order_seq_cst);
+		store_release(h->busy, 0); /* pairs with the daemon's load_acquire(busy) */
+	}
+	return ret;
+}
+
 int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uint32_t flagword,
-	       const void *payload, size_t len, uint64_t now, const struct rlog_schema *schema,
-	       bool *schema_written)
+	       const void *payload, size_t len, uint64_t now, unsigned cat,
+	       const struct rlog_schema *schema, bool *schema_written)
 {
 	bool event = hdr != 0;
 	if (pv->exiting)
 		return 0;
 	if (len > RLOG_MAX_PAYLOAD)
 		return -EMSGSIZE;
-	uint32_t size = event ? record_bytes(hdr) : 0;
 	/* The event's time is when it was written, not after the binding and
 	 * the first touch of a fresh buffer below (tens of microseconds). */
 	if (now == 0)
 		now = rlog__now();
+	bool unused;
+	if (schema_written == NULL)
+		schema_written = &unused;
 
 	RLOG__HOOK(RLOG__HOOK_SLOW);
-	if (pv->slot == NULL || pv->gen != atomic_load(&rlog__gen)) {
-		/* Metadata alone never binds a thread: binding makes it
-		 * pending, and the thread's first event writes it. */
-		if (!event)
-			return 0;
-		/* First write of the thread, or the process attached to another
-		 * session (or detached) since the thread bound: rebind.  The
-		 * guard moves between the slot and the thread's own word with
-		 * signals blocked, so a handler sees one or the other, held. */
+	/* The generation first, then the set: the set is at least as new (it
+	 * is published before the generation is bumped, attach.c). */
+	uint32_t gen = atomic_load(&rlog__gen);
+	struct rlog__set *set = atomic_load(&rlog__set);
+	if (pv->gen != gen) {
+		/* The process attached, detached or forked since the thread
+		 * bound: its bindings are stale.  Released with signals
+		 * blocked; they bind again below, lazily. */
 		sigset_t old;
 		rlog__signals_block(&old);
-		rlog__thread_unbind(t, pv);
-		int r = rlog__thread_bind(t, pv, size);
+		for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++)
+			rlog__bind_release(pv, k);
+		pv->gen = gen;
 		rlog__signals_restore(&old);
-		if (r <= 0)
-			return r;
 	}
-	/* The guard is held from here.  The decisive check of the thread's
-	 * region mask, after the guard was taken (the stop sequence pairs
-	 * with it). */
-	if (load_relaxed(t->mask) == 0) {
-		trap(t, pv);
-		return 0;
+	if (set->n <= 1) {
+		if (set->n == 0)
+			return 0;
+		int r = write_one(pv, 0, set->s[0], false, hdr, flagword, payload, len, now, cat,
+				  schema, schema_written);
+		if (r == 1 && event)
+			t->written++;
+		return r;
 	}
-	struct rlog__region *r = pv->region;
-	if (pv->desc != NULL)
-		t->end = t->base + r->buffer_size; /* undoes a trap */
-	if (event && size > r->buffer_size)
-		return -EMSGSIZE; /* could never fit, even in an empty buffer */
-	size_t schema_len = schema ? schema_payload_size(schema) : 0;
-	if (schema && rlog__record_size(RLOG_ID_EVENT_SCHEMA, (unsigned)schema_len, true) >
-			      r->buffer_size)
-		return -EMSGSIZE;
-
-	if (!put_names(t, pv, now) || (schema && !put_schema(t, pv, schema, schema_len, now)))
-		return event ? lost_no_buffer(pv, size) : -ENOBUFS;
-	if (schema)
-		*schema_written = true;
-	if (!event)
-		return 1;
-	if (!make_room(t, pv, size, now))
-		return lost_no_buffer(pv, size);
-	put_record(t->pos, hdr, flagword, payload, len, now);
-	t->pos += size;
-	t->last = now;
-	t->written++;
-	commit(t);
-	assert(rlog__thread_sane(t, pv));
-	return 1;
+	int ret = 0;
+	for (unsigned k = 0; k < set->n; k++) {
+		/* A filter before binding: a session that does not ask for this
+		 * category gets no slot for it (write_one decides, after busy). */
+		if (!wanted(load_relaxed(&set->s[k]->region.hdr->enable_mask), cat) &&
+		    pv->bind[k].slot == NULL)
+			continue;
+		int r = write_one(pv, k, set->s[k], true, hdr, flagword, payload, len, now, cat,
+				  schema, schema_written);
+		if (r < 0 && r != -EMSGSIZE)
+			ret = r;
+		else if (r == -EMSGSIZE && ret >= 0)
+			ret = r;
+		else if (r == 1 && ret == 0)
+			ret = 1;
+	}
+	if (ret == 1 && event)
+		t->written++;
+	return ret;
 }
 
 bool rlog__slow_enter(struct rlog__thread *t, struct rlog__tpriv *pv)
@@ -308,7 +472,8 @@ int rlog__write_slow(uint32_t hdr, uint32_t flagword, const void *payload, size_
 {
 	/* The inline path took the guard. */
 	struct rlog__thread *t = &rlog__thread;
-	int r = rlog__slow(t, &rlog__tpriv, hdr, flagword, payload, len, now, NULL, NULL);
+	int r = rlog__slow(t, &rlog__tpriv, hdr, flagword, payload, len, now, RLOG__CAT_ANY, NULL,
+			   NULL);
 	rlog__slow_leave(t);
 	return r;
 }
@@ -319,7 +484,7 @@ int rlog__write_first(uint32_t hdr, uint32_t flagword, const void *payload, size
 	struct rlog__tpriv *pv = &rlog__tpriv;
 	if (!rlog__slow_enter(t, pv))
 		return rlog__write_nested(hdr, len);
-	int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, NULL, NULL);
+	int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, RLOG__CAT_ANY, NULL, NULL);
 	rlog__slow_leave(t);
 	return r;
 }
