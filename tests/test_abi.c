@@ -140,7 +140,7 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_header, number_of_buffers),
 	F(rlog_shm_header, max_buffers),
 	F(rlog_shm_header, flush_timer_ms),
-	F(rlog_shm_header, reserved1),
+	F(rlog_shm_header, wake_counted),
 	F(rlog_shm_header, stats),
 	F(rlog_shm_header, last_error),
 	F(rlog_shm_header, categories),
@@ -149,6 +149,13 @@ static struct c_field c_fields[] = {
 
 	F(rlog_shm_category, state),
 	F(rlog_shm_category, name),
+
+	F(rlog_wake_registry, magic),
+	F(rlog_wake_registry, version),
+	F(rlog_wake_registry, words),
+	F(rlog_wake_registry, reserved),
+	F(rlog_wake_registry, count),
+	F(rlog_wake_registry, pad),
 
 	F(rlog_shm_desc, state),
 	F(rlog_shm_desc, write_off),
@@ -196,6 +203,7 @@ static struct c_struct c_structs[] = {
 	S(rlog_shm_stats),  S(rlog_shm_header), S(rlog_shm_desc),    S(rlog_shm_slot),
 	S(rlog_shm_proc),
 	S(rlog_shm_category),
+	S(rlog_wake_registry),
 };
 #define N_STRUCTS (sizeof c_structs / sizeof c_structs[0])
 
@@ -312,6 +320,10 @@ static struct c_const c_consts[] = {
 	K(RLOG_CATEGORY_FREE),
 	K(RLOG_CATEGORY_WRITING),
 	K(RLOG_CATEGORY_SET),
+	K(RLOG_WAKE_MAGIC),
+	K(RLOG_WAKE_VERSION),
+	KS(RLOG_WAKE_PREFIX),
+	K(RLOG_WAKE_WORDS),
 	K(RLOG_PROC_FREE),
 	K(RLOG_PROC_ACTIVE),
 	K(RLOG_PROC_EXITED),

@@ -320,7 +320,7 @@ struct rlog_shm_header {
 	_Atomic uint32_t number_of_buffers;/* NumberOfBuffers: buffers in the pool now (the daemon grows it) */
 	_Atomic uint32_t max_buffers;      /* MaximumBuffers: the pool grows up to this (<= buffer_count) */
 	_Atomic uint32_t flush_timer_ms;   /* FlushTimer: drain partial buffers this often; 0: only full */
-	uint32_t reserved1;                /* 0 */
+	_Atomic uint32_t wake_counted;     /* 1: start counted the session in the wake registry */
 	/* +1408 */
 	struct rlog_shm_stats stats;
 	/* +1536 */
@@ -414,5 +414,29 @@ struct rlog_shm_proc {
 	uint64_t reserved1;              /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache line");
+
+/* ------------------------------------------------------------------ */
+/* The wake registry (late attach)                                     */
+/* ------------------------------------------------------------------ */
+
+#define RLOG_WAKE_MAGIC    0x454b41574752ull /* "RGWAKE\0\0" */
+#define RLOG_WAKE_VERSION  1
+#define RLOG_WAKE_PREFIX   "/ringlog-wake."   /* shm_open name = prefix + decimal uid */
+#define RLOG_WAKE_WORDS    256
+
+/*
+ * One per user: counter h is the number of active sessions whose name
+ * hashes to h.  A process waiting for a session that does not exist yet
+ * reads its name's counter on every write (src/common/wake.h).
+ */
+struct rlog_wake_registry {
+	_Atomic uint64_t magic;        /* RLOG_WAKE_MAGIC, stored last by the creator (release) */
+	uint32_t version;              /* RLOG_WAKE_VERSION */
+	uint32_t words;                /* RLOG_WAKE_WORDS */
+	uint8_t reserved[48];          /* 0 */
+	_Atomic uint64_t count[RLOG_WAKE_WORDS]; /* active sessions per name hash */
+	uint8_t pad[4096 - 64 - 8 * RLOG_WAKE_WORDS]; /* 0 */
+};
+_Static_assert(sizeof(struct rlog_wake_registry) == 4096, "wake registry is one page");
 
 #endif /* RINGLOG_ABI_H */

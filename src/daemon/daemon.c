@@ -43,6 +43,7 @@
 #include "futex.h"
 #include "logfile.h"
 #include "procstat.h"
+#include "wake.h"
 
 /* How long the stop sequence waits for a producer to leave a write. */
 #define QUIESCE_NS UINT64_C(10000000000)
@@ -313,6 +314,10 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	rlog__drain_free(&d);
 	rlog__logfile_close(&lf);
 	rlog__region_unlink(name);
+	/* The session's count in the wake registry (src/common/wake.h), if
+	 * rlog__session_start raised it once the session was active. */
+	if (load_acquire(&h->wake_counted))
+		rlog__wake_add(name, -1);
 	/* Pairs with `ringlog stop` waiting on state: the statistics above are
 	 * final when it sees STOPPED. */
 	store_release(&h->state, RLOG_STATE_STOPPED);

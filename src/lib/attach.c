@@ -53,14 +53,17 @@ static struct rlog__set *sets;
  * "already attached" test. */
 static char set_names[RLOG_MAX_SESSIONS][RLOG_NAME_MAX + 1];
 
-/* Publishes the set {s[0], ..., s[n-1]} (attach_lock held).  Returns 0 or
+/* Publishes the set {s[0], ..., s[n-1]} (attach_lock held), into the set
+ * struct given (late.c: no allocation inside a write) or a new one; then,
+ * with release, the calling thread lets go of its bindings.  Returns 0 or
  * -ENOMEM (the set is then unchanged). */
-static int publish(struct rlog__session *const *s, char (*names)[RLOG_NAME_MAX + 1], uint32_t n)
+static int publish_into(struct rlog__set *set, struct rlog__session *const *s,
+			char (*names)[RLOG_NAME_MAX + 1], uint32_t n, bool release)
 {
-	struct rlog__set *set = &empty_set;
-	if (n > 0) {
-		set = calloc(1, sizeof *set);
-		if (set == NULL)
+	if (n == 0) {
+		set = &empty_set;
+	} else {
+		if (set == NULL && (set = calloc(1, sizeof *set)) == NULL)
 			return -ENOMEM;
 		set->n = n;
 		memcpy(set->s, s, n * sizeof *s);
@@ -92,21 +95,28 @@ static int publish(struct rlog__session *const *s, char (*names)[RLOG_NAME_MAX +
 					   : &rlog__multi_mask);
 	/* The calling thread lets go of its bindings now; the others do at
 	 * their next write. */
-	rlog__thread_release(false);
+	if (release)
+		rlog__thread_release(false);
 	return 0;
 }
 
-/* Maps session name and claims this process's entry in it.  Returns 0 or
- * -errno (as rlog_attach). */
-static int session_open(const char *name, struct rlog__session **out)
+static int publish(struct rlog__session *const *s, char (*names)[RLOG_NAME_MAX + 1], uint32_t n)
 {
-	struct rlog__session *a = calloc(1, sizeof *a);
-	if (a == NULL)
-		return -ENOMEM;
+	rlog__late_cancel();
+	return publish_into(NULL, s, names, n, true);
+}
+
+/*
+ * Maps session name into a (zeroed) and claims this process's entry in it.
+ * Async-signal-safe (late.c calls it inside a write).  Returns 0 or -errno
+ * (as rlog_attach); on failure a is zeroed again.
+ */
+static int session_open_into(struct rlog__session *a, const char *name)
+{
 	struct rlog__region *r = &a->region;
 	int err = rlog__region_open(name, r);
 	if (err < 0)
-		goto fail_free;
+		return err;
 	/* Pairs with the daemon's store_release(state, ACTIVE). */
 	if (load_acquire(&r->hdr->state) != RLOG_STATE_ACTIVE) {
 		err = -ENOENT;
@@ -116,17 +126,46 @@ static int session_open(const char *name, struct rlog__session **out)
 		err = -ENOSPC;
 		goto fail_close;
 	}
-	a->next = atomic_load(&sessions);
-	atomic_store(&sessions, a);
-	rlog__categories_attach(a);
-	*out = a;
 	return 0;
 
 fail_close:
 	rlog__region_close(r);
-fail_free:
-	free(a);
+	memset(a, 0, sizeof *a);
 	return err;
+}
+
+/* Gives up a session opened by session_open_into but not published: its
+ * entry back, its mapping gone, a zeroed for reuse. */
+static void session_unopen(struct rlog__session *a)
+{
+	rlog__proc_release(a);
+	rlog__region_close(&a->region);
+	memset(a, 0, sizeof *a);
+}
+
+/* A session opened for good: in the list of every session mapped, and
+ * with the process's category names (tried, not waited for, inside a
+ * write). */
+static void session_keep(struct rlog__session *a, bool names_try)
+{
+	a->next = atomic_load(&sessions);
+	atomic_store(&sessions, a);
+	rlog__categories_attach(a, names_try);
+}
+
+static int session_open(const char *name, struct rlog__session **out)
+{
+	struct rlog__session *a = calloc(1, sizeof *a);
+	if (a == NULL)
+		return -ENOMEM;
+	int err = session_open_into(a, name);
+	if (err < 0) {
+		free(a);
+		return err;
+	}
+	session_keep(a, false);
+	*out = a;
+	return 0;
 }
 
 /* The set's session named name (any case), if it is still active. */
@@ -211,11 +250,15 @@ int rlog_attach(const char *name)
 		struct rlog__session *s[RLOG_MAX_SESSIONS];
 		err = open_all(names, n, s);
 		/* On failure the process is left detached, as a replacement
-		 * that could not be made (writes return 0). */
-		if (err < 0)
+		 * that could not be made (writes return 0); if a session does
+		 * not exist yet, it waits for them (late.c). */
+		if (err < 0) {
 			publish(NULL, names, 0);
-		else
+			if (err == -ENOENT)
+				rlog__late_wait(names, n);
+		} else {
 			err = publish(s, names, (uint32_t)n);
+		}
 	}
 	pthread_mutex_unlock(&attach_lock);
 	return err;
@@ -285,6 +328,7 @@ int rlog_detach_session(const char *name)
 int rlog_detach(void)
 {
 	pthread_mutex_lock(&attach_lock);
+	rlog__late_cancel();
 	int err = atomic_load(&rlog__set)->n == 0 ? -ENOENT : publish(NULL, NULL, 0);
 	pthread_mutex_unlock(&attach_lock);
 	return err;
@@ -323,4 +367,47 @@ int rlog_thread_stats(struct rlog_thread_stats *out)
 	out->events_lost = load_relaxed(&rlog__tpriv.lost_events);
 	out->bytes_lost = load_relaxed(&rlog__tpriv.lost_bytes);
 	return 0;
+}
+
+bool rlog__attach_trylock(void)
+{
+	return pthread_mutex_trylock(&attach_lock) == 0;
+}
+
+void rlog__attach_unlock(void)
+{
+	pthread_mutex_unlock(&attach_lock);
+}
+
+/*
+ * late.c's attach, from inside a write (attach_lock held, by a try): the
+ * sessions of names[] into the preallocated structs a[] and set, without
+ * allocating.  Returns true if the process is now attached to all of them.
+ */
+bool rlog__attach_late_locked(char (*names)[RLOG_NAME_MAX + 1], int n, struct rlog__session **a,
+			      struct rlog__set *set)
+{
+	bool ok = false;
+	if (atomic_load(&rlog__set)->n == 0) {
+		int err = 0, opened = 0;
+		for (int i = 0; i < n && err == 0; i++) {
+			err = session_open_into(a[i], names[i]);
+			if (err == 0) {
+				opened++;
+				if (a[i]->region.hdr->tick_source != a[0]->region.hdr->tick_source)
+					err = -EXDEV;
+			}
+		}
+		if (err == 0) {
+			for (int i = 0; i < n; i++)
+				session_keep(a[i], true);
+			ok = publish_into(set, a, names, (uint32_t)n, false) == 0;
+		} else {
+			/* Not all there yet: what was opened is given up, and the
+			 * structs wait for the next try. */
+			for (int k = 0; k < opened; k++)
+				session_unopen(a[k]);
+		}
+	}
+	return ok;
 }

@@ -76,9 +76,17 @@ int rlog_category_name(unsigned cat, const char *name)
 	return err;
 }
 
-void rlog__categories_attach(struct rlog__session *s)
+void rlog__categories_attach(struct rlog__session *s, bool try)
 {
-	pthread_mutex_lock(&names_lock);
+	/* Inside a write (late attach) the lock is only tried: a handler
+	 * must not wait for the thread it interrupted.  The names are then
+	 * missing from this session until the process declares one again. */
+	if (try) {
+		if (pthread_mutex_trylock(&names_lock) != 0)
+			return;
+	} else {
+		pthread_mutex_lock(&names_lock);
+	}
 	for (unsigned cat = 0; cat < 64; cat++)
 		if (names[cat][0])
 			(void)record(&s->region, cat, names[cat], strlen(names[cat]));

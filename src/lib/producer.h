@@ -213,9 +213,29 @@ void rlog__proc_release(struct rlog__session *s);
 int rlog__proc_count_loss(struct rlog__session *s, int c, uint32_t size);
 
 /* categories.c: records the process's category names in session s (at
- * attach); resets the names' lock in a fork child. */
-void rlog__categories_attach(struct rlog__session *s);
+ * attach; with try, only if their lock is free at once); resets the
+ * names' lock in a fork child. */
+void rlog__categories_attach(struct rlog__session *s, bool try);
 void rlog__categories_fork_child(void);
+
+/*
+ * late.c: waiting for sessions that do not exist yet.  rlog__late_wait
+ * (attach_lock held) starts waiting for names[0 .. n-1]: rlog__mask points
+ * at the wake registry's counter of names[0], so that writes return at
+ * their first load until a session of that name (hash) starts.
+ * rlog__late_cancel (attach_lock held) stops waiting.  rlog__late_attach,
+ * from the slow path of a write that found no session, attaches if a
+ * waited-for session has started (at most one try per 100 ms); true if the
+ * process is now attached.  rlog__attach_late_locked is attach.c's part of
+ * it, with the lock tried by rlog__attach_trylock.
+ */
+void rlog__late_wait(char (*names)[RLOG_NAME_MAX + 1], int n);
+void rlog__late_cancel(void);
+bool rlog__late_attach(void);
+bool rlog__attach_trylock(void);
+void rlog__attach_unlock(void);
+bool rlog__attach_late_locked(char (*names)[RLOG_NAME_MAX + 1], int n, struct rlog__session **a,
+			      struct rlog__set *set);
 
 /* attach.c: in a fork child, forgets what belongs to the parent (process
  * entries, name and schema records in the sessions) and settles the

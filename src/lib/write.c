@@ -402,6 +402,11 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 	 * is published before the generation is bumped, attach.c). */
 	uint32_t gen = atomic_load(&rlog__gen);
 	struct rlog__set *set = atomic_load(&rlog__set);
+	if (set->n == 0 && event && rlog__late_attach()) {
+		/* A session waited for has started: this write goes into it. */
+		gen = atomic_load(&rlog__gen);
+		set = atomic_load(&rlog__set);
+	}
 	if (pv->gen != gen) {
 		/* The process attached, detached or forked since the thread
 		 * bound: its bindings are stale.  Released with signals

@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "daemon/daemon.h"
 #include "futex.h"
+#include "wake.h"
 
 /* How long start waits for the daemon to make the session ACTIVE. */
 #define START_WAIT_NS UINT64_C(10000000000)
@@ -152,6 +153,12 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 			unlink(s->path);
 		return err;
 	}
+	/* Processes waiting for this session (late attach) pick it up at
+	 * their next write, which may be right after this returns
+	 * (src/common/wake.h).  The daemon lowers the count when it stops, if
+	 * it was raised. */
+	if (rlog__wake_add(s->name, +1) == 0)
+		store_release(&r.hdr->wake_counted, 1);
 	rlog__region_close(&r);
 	out->daemon_pid = pid;
 	return 0;

@@ -1,0 +1,109 @@
+/*
+ * wake.c - the wake registry (wake.h).
+ */
+#define _GNU_SOURCE
+#include "wake.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomics.h"
+
+uint32_t rlog__wake_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		unsigned char c = *p >= 'A' && *p <= 'Z' ? (unsigned char)(*p + 32) : *p;
+		h = (h ^ c) * 16777619u;
+	}
+	return h % RLOG_WAKE_WORDS;
+}
+
+/* RLOG_WAKE_PREFIX + decimal uid, without snprintf (async-signal-safe). */
+static void wake_name(char *out)
+{
+	static const char prefix[] = RLOG_WAKE_PREFIX;
+	char digits[16];
+	int n = 0;
+	char *p = out;
+	for (const char *s = prefix; *s; s++)
+		*p++ = *s;
+	unsigned long uid = (unsigned long)getuid();
+	do {
+		digits[n++] = (char)('0' + uid % 10);
+		uid /= 10;
+	} while (uid > 0);
+	while (n > 0)
+		*p++ = digits[--n];
+	*p = '\0';
+}
+
+struct rlog_wake_registry *rlog__wake_open(void)
+{
+	char name[48];
+	wake_name(name);
+	bool created = true;
+	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		created = false;
+		fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+	}
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	/* The creator sizes it, and so does an opener that finds it not yet
+	 * sized (the same size, zero-filled: whoever is first, the result is
+	 * the same).  Another size is not a registry of this version. */
+	if (fstat(fd, &st) < 0 ||
+	    (st.st_size == 0 && (ftruncate(fd, sizeof(struct rlog_wake_registry)) < 0 ||
+				 fstat(fd, &st) < 0)) ||
+	    (size_t)st.st_size != sizeof(struct rlog_wake_registry)) {
+		close(fd);
+		return NULL;
+	}
+	struct rlog_wake_registry *w = mmap(NULL, sizeof *w, PROT_READ | PROT_WRITE, MAP_SHARED,
+					   fd, 0);
+	close(fd);
+	if (w == MAP_FAILED)
+		return NULL;
+	if (created) {
+		w->version = RLOG_WAKE_VERSION;
+		w->words = RLOG_WAKE_WORDS;
+		/* Last: an opener that sees the magic sees the rest. */
+		store_release(&w->magic, RLOG_WAKE_MAGIC);
+		return w;
+	}
+	/* Pairs with the creator's store_release(magic).  A creator still
+	 * between its ftruncate and its magic: zeroes, which is valid. */
+	uint64_t magic = load_acquire(&w->magic);
+	if ((magic != RLOG_WAKE_MAGIC && magic != 0) ||
+	    (magic != 0 && (w->version != RLOG_WAKE_VERSION || w->words != RLOG_WAKE_WORDS))) {
+		munmap(w, sizeof *w);
+		return NULL;
+	}
+	return w;
+}
+
+int rlog__wake_add(const char *name, int delta)
+{
+	struct rlog_wake_registry *w = rlog__wake_open();
+	if (w == NULL)
+		return -ENOENT;
+	_Atomic uint64_t *c = &w->count[rlog__wake_hash(name)];
+	if (delta > 0) {
+		atomic_fetch_add(c, 1);
+	} else {
+		/* Never below 0: a count left by a daemon that died cannot
+		 * make another session's stop wrap it around. */
+		uint64_t v = load_relaxed(c);
+		while (v > 0 && !atomic_compare_exchange_weak(c, &v, v - 1))
+			;
+	}
+	munmap(w, sizeof *w);
+	return 0;
+}

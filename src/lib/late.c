@@ -1,0 +1,124 @@
+/*
+ * late.c - late attach: an application started before its session (say
+ * with RINGLOG_SESSION naming a session that does not exist yet) records
+ * into it once it starts, with no restart and no thread of ringlog's
+ * inside the application.
+ *
+ *   rlog_attach(NAME): no such session
+ *     -> rlog__late_wait: preallocate what attaching will need; point
+ *        rlog__mask at the wake registry's counter of hash(NAME)
+ *        (src/common/wake.h)                 every write: one load, 0: return 0
+ *   `ringlog start NAME`: its daemon adds 1 to that counter
+ *                                            every write: the load is not 0:
+ *                                            slow path -> rlog__late_attach:
+ *                                            at most every 100 ms, try
+ *                                            attach_lock, map, claim, publish
+ *                                            (no allocation: this may be a
+ *                                            signal handler's write); then
+ *                                            this write goes in
+ *
+ * So waiting costs what having no session costs, and the session is picked
+ * up by the first write after its start.  A counter that another session
+ * of the same hash raised costs a slow path per write (and a try every
+ * 100 ms) while that session runs.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "atomics.h"
+#include "producer.h"
+#include "wake.h"
+
+#define LATE_TRY_MS 100
+
+static struct {
+	int n;                                           /* names waited for; 0: none */
+	char names[RLOG_MAX_SESSIONS][RLOG_NAME_MAX + 1];
+	struct rlog__session *a[RLOG_MAX_SESSIONS];      /* for the attach, zeroed */
+	struct rlog__set *set;
+} wait;
+static _Atomic int waiting;                      /* wait.n != 0, for the write path */
+static _Atomic uint64_t last_try_ms;
+static struct rlog_wake_registry *registry;     /* mapped once, kept */
+
+static uint64_t coarse_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void rlog__late_wait(char (*names)[RLOG_NAME_MAX + 1], int n)
+{
+	rlog__late_cancel();
+	if (registry == NULL)
+		registry = rlog__wake_open();
+	if (registry == NULL)
+		return; /* no registry: an attach that fails stays failed */
+	for (int i = 0; i < n; i++) {
+		wait.a[i] = calloc(1, sizeof *wait.a[i]);
+		if (wait.a[i] == NULL)
+			goto fail;
+		memcpy(wait.names[i], names[i], sizeof wait.names[i]);
+	}
+	wait.set = calloc(1, sizeof *wait.set);
+	if (wait.set == NULL)
+		goto fail;
+	wait.n = n;
+	store_relaxed(&last_try_ms, 0);
+	atomic_store(&waiting, 1);
+	/* The last store: writes from here on read the counter. */
+	atomic_store(&rlog__mask, &registry->count[rlog__wake_hash(names[0])]);
+	return;
+fail:
+	for (int i = 0; i < n; i++) {
+		free(wait.a[i]);
+		wait.a[i] = NULL;
+	}
+}
+
+void rlog__late_cancel(void)
+{
+	if (wait.n == 0)
+		return;
+	atomic_store(&waiting, 0);
+	/* Writes stop reading the counter (publish points rlog__mask on). */
+	if (atomic_load(&rlog__set)->n == 0)
+		atomic_store(&rlog__mask, &rlog__zero_mask);
+	/* No write is inside rlog__late_attach's try with them: it holds
+	 * attach_lock, which the caller holds now. */
+	for (int i = 0; i < wait.n; i++) {
+		free(wait.a[i]);
+		wait.a[i] = NULL;
+	}
+	free(wait.set);
+	wait.set = NULL;
+	wait.n = 0;
+}
+
+bool rlog__late_attach(void)
+{
+	if (!atomic_load(&waiting))
+		return false;
+	uint64_t now = coarse_ms(), last = load_relaxed(&last_try_ms);
+	if (now - last < LATE_TRY_MS ||
+	    !atomic_compare_exchange_strong(&last_try_ms, &last, now))
+		return false;
+	/* wait.* change only under attach_lock: tried, never waited for (a
+	 * handler must not wait for the thread it interrupted). */
+	if (!rlog__attach_trylock())
+		return false;
+	bool ok = wait.n > 0 && rlog__attach_late_locked(wait.names, wait.n, wait.a, wait.set);
+	if (ok) {
+		/* Published: the structs belong to the set now. */
+		atomic_store(&waiting, 0);
+		for (int i = 0; i < wait.n; i++)
+			wait.a[i] = NULL;
+		wait.set = NULL;
+		wait.n = 0;
+	}
+	rlog__attach_unlock();
+	return ok;
+}
