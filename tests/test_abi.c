@@ -154,6 +154,7 @@ static struct c_field c_fields[] = {
 	F(rlog_wake_registry, version),
 	F(rlog_wake_registry, words),
 	F(rlog_wake_registry, reserved),
+	F(rlog_wake_registry, mask),
 	F(rlog_wake_registry, count),
 	F(rlog_wake_registry, pad),
 

@@ -84,6 +84,8 @@ static void on_usr1(int sig)
 	handler_ret = write_one(7);
 }
 
+static const char *late2_name;
+
 static int body_handler(void)
 {
 	struct sigaction sa;
@@ -91,6 +93,14 @@ static int body_handler(void)
 	sa.sa_handler = on_usr1;
 	sigaction(SIGUSR1, &sa, NULL);
 	raise(SIGUSR1); /* the first write after the start: in the handler */
+	if (handler_ret != 1) {
+		/* What the waiting process sees, for the log. */
+		struct rlog_wake_registry *w = rlog__wake_open();
+		fprintf(stderr, "late2: handler write %d; registry %s, count %llu; attach now %d\n",
+			(int)handler_ret, w ? "mapped" : "missing",
+			w ? (unsigned long long)w->count[rlog__wake_hash(late2_name)] : 0ull,
+			rlog_attach(late2_name));
+	}
 	return handler_ret == 1 ? 0 : 10 + (int)handler_ret;
 }
 
@@ -217,6 +227,7 @@ static void detached(void)
 int main(void)
 {
 	picked_up("late1", body_writes, 100);
+	late2_name = h_session("late2");
 	picked_up("late2", body_handler, 1);
 	collision();
 	detached();

@@ -245,6 +245,17 @@ static void case_fork_attach(void)
 	pthread_join(th, NULL);
 	ASSERT_EQ(hung, 0);
 	ASSERT_EQ(bad, 0);
+	/* Attaching again maps nothing new: the loop made one mapping of the
+	 * session, not one per attach (the address space does not grow). */
+	char want[128], line[512];
+	snprintf(want, sizeof want, "/dev/shm/ringlog.%s", name);
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int mappings = 0;
+	while (maps && fgets(line, sizeof line, maps))
+		mappings += strstr(line, want) != NULL;
+	if (maps)
+		fclose(maps);
+	ASSERT_EQ(mappings, 1);
 	struct h_run r;
 	stop_prompt(name, &r);
 	unlink(path);

@@ -420,22 +420,25 @@ _Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache l
 /* ------------------------------------------------------------------ */
 
 #define RLOG_WAKE_MAGIC    0x454b41574752ull /* "RGWAKE\0\0" */
-#define RLOG_WAKE_VERSION  1
-#define RLOG_WAKE_PREFIX   "/ringlog-wake."   /* shm_open name = prefix + decimal uid */
+#define RLOG_WAKE_VERSION  2
+#define RLOG_WAKE_PREFIX   "/ringlog-wake-v2."  /* shm_open name = prefix + decimal uid */
 #define RLOG_WAKE_WORDS    256
 
 /*
- * One per user: counter h is the number of active sessions whose name
- * hashes to h.  A process waiting for a session that does not exist yet
- * reads its name's counter on every write (src/common/wake.h).
+ * One per user: count[h] is the number of active sessions whose name
+ * hashes to h, and mask[h] is ~0 while it is not 0, else 0.  A process
+ * waiting for a session that does not exist yet reads its name's mask as
+ * its enable mask on every write (src/common/wake.h): all categories
+ * pass once a session of that hash is active, none before.
  */
 struct rlog_wake_registry {
 	_Atomic uint64_t magic;        /* RLOG_WAKE_MAGIC, stored last by the creator (release) */
 	uint32_t version;              /* RLOG_WAKE_VERSION */
 	uint32_t words;                /* RLOG_WAKE_WORDS */
 	uint8_t reserved[48];          /* 0 */
-	_Atomic uint64_t count[RLOG_WAKE_WORDS]; /* active sessions per name hash */
-	uint8_t pad[4096 - 64 - 8 * RLOG_WAKE_WORDS]; /* 0 */
+	_Atomic uint64_t mask[RLOG_WAKE_WORDS];  /* ~0 while count is not 0, else 0 */
+	_Atomic uint32_t count[RLOG_WAKE_WORDS]; /* active sessions per name hash */
+	uint8_t pad[4096 - 64 - 12 * RLOG_WAKE_WORDS]; /* 0 */
 };
 _Static_assert(sizeof(struct rlog_wake_registry) == 4096, "wake registry is one page");
 

@@ -94,16 +94,26 @@ int rlog__wake_add(const char *name, int delta)
 	struct rlog_wake_registry *w = rlog__wake_open();
 	if (w == NULL)
 		return -ENOENT;
-	_Atomic uint64_t *c = &w->count[rlog__wake_hash(name)];
+	uint32_t h = rlog__wake_hash(name);
+	_Atomic uint32_t *c = &w->count[h];
 	if (delta > 0) {
 		atomic_fetch_add(c, 1);
 	} else {
 		/* Never below 0: a count left by a daemon that died cannot
 		 * make another session's stop wrap it around. */
-		uint64_t v = load_relaxed(c);
+		uint32_t v = load_relaxed(c);
 		while (v > 0 && !atomic_compare_exchange_weak(c, &v, v - 1))
 			;
 	}
+	/* The mask follows the count.  Each updater stores the mask of the
+	 * count it reads and looks again: the last one to find the count
+	 * unchanged after its store leaves them agreeing, whatever the order
+	 * of two updaters' stores (all seq_cst). */
+	uint32_t v;
+	do {
+		v = atomic_load(c);
+		atomic_store(&w->mask[h], v ? ~UINT64_C(0) : 0);
+	} while (atomic_load(c) != v);
 	munmap(w, sizeof *w);
 	return 0;
 }

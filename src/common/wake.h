@@ -2,16 +2,18 @@
  * wake.h - the wake registry: how a process waiting for a session that does
  * not exist yet learns, without a thread of ringlog's, that it has started.
  *
- * One POSIX shared-memory object per user, /ringlog-wake.<uid>
- * (/dev/shm/ringlog-wake.<uid>, mode 0600), holding 256 counters
- * (struct rlog_wake_registry, docs/FORMAT.md).  Counter h counts the active
- * sessions whose name hashes to h (rlog__wake_hash): a session's daemon
- * adds 1 when the session becomes ACTIVE and subtracts 1 when it has
- * stopped.  A producer waiting for session NAME points its enable-mask
- * pointer (rlog__mask) at counter hash(NAME): while it is 0 every write
- * returns at its first load, as with no session at all; once a session of
- * that hash is active, writes take the slow path, which attaches
- * (src/lib/late.c).  A daemon that dies leaves its count behind; a hash
+ * One POSIX shared-memory object per user, /ringlog-wake-v2.<uid>
+ * (/dev/shm/ringlog-wake-v2.<uid>, mode 0600), holding 256 counters and 256
+ * masks (struct rlog_wake_registry, docs/FORMAT.md).  Counter h counts the
+ * active sessions whose name hashes to h (rlog__wake_hash): `ringlog start`
+ * adds 1 once the session is ACTIVE, its daemon subtracts 1 when it has
+ * stopped; mask h is ~0 while counter h is not 0, else 0.  A producer
+ * waiting for session NAME points its enable-mask pointer (rlog__mask) at
+ * mask hash(NAME): while it is 0 every write returns at its first load, and
+ * rlog_enabled() says no, as with no session at all; once a session of
+ * that hash is active every category passes, writes take the slow path,
+ * which attaches (src/lib/late.c), and from then on the session's own
+ * mask decides.  A daemon that dies leaves its count behind; a hash
  * shared by two names costs the waiting process a slow path per write (and
  * an attach attempt every 100 ms) while the other session runs.  Neither
  * loses or mislabels an event.

@@ -117,6 +117,7 @@ static int session_open_into(struct rlog__session *a, const char *name)
 	int err = rlog__region_open(name, r);
 	if (err < 0)
 		return err;
+	snprintf(a->name, sizeof a->name, "%s", name);
 	/* Pairs with the daemon's store_release(state, ACTIVE). */
 	if (load_acquire(&r->hdr->state) != RLOG_STATE_ACTIVE) {
 		err = -ENOENT;
@@ -155,6 +156,20 @@ static void session_keep(struct rlog__session *a, bool names_try)
 
 static int session_open(const char *name, struct rlog__session **out)
 {
+	/* A session this process mapped before (attached, then detached) and
+	 * that still runs: its mapping serves again.  Mappings are never
+	 * undone (a thread may still be writing into one), so mapping anew at
+	 * every attach would grow the address space by a region for every
+	 * attach and detach. */
+	for (struct rlog__session *s = atomic_load(&sessions); s; s = s->next) {
+		if (strcasecmp(s->name, name) != 0 ||
+		    load_acquire(&s->region.hdr->state) != RLOG_STATE_ACTIVE)
+			continue;
+		if (rlog__proc_get(s) == NULL)
+			return -ENOSPC;
+		*out = s;
+		return 0;
+	}
 	struct rlog__session *a = calloc(1, sizeof *a);
 	if (a == NULL)
 		return -ENOMEM;

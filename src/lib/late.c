@@ -6,9 +6,9 @@
  *
  *   rlog_attach(NAME): no such session
  *     -> rlog__late_wait: preallocate what attaching will need; point
- *        rlog__mask at the wake registry's counter of hash(NAME)
+ *        rlog__mask at the wake registry's mask of hash(NAME)
  *        (src/common/wake.h)                 every write: one load, 0: return 0
- *   `ringlog start NAME`: its daemon adds 1 to that counter
+ *   `ringlog start NAME`: adds 1 to that hash's count, its mask is ~0
  *                                            every write: the load is not 0:
  *                                            slow path -> rlog__late_attach:
  *                                            at most every 100 ms, try
@@ -18,8 +18,8 @@
  *                                            this write goes in
  *
  * So waiting costs what having no session costs, and the session is picked
- * up by the first write after its start.  A counter that another session
- * of the same hash raised costs a slow path per write (and a try every
+ * up by the first write after its start.  A mask that another session of
+ * the same hash raised costs a slow path per write (and a try every
  * 100 ms) while that session runs.
  */
 #define _GNU_SOURCE
@@ -69,8 +69,8 @@ void rlog__late_wait(char (*names)[RLOG_NAME_MAX + 1], int n)
 	wait.n = n;
 	store_relaxed(&last_try_ms, 0);
 	atomic_store(&waiting, 1);
-	/* The last store: writes from here on read the counter. */
-	atomic_store(&rlog__mask, &registry->count[rlog__wake_hash(names[0])]);
+	/* The last store: writes from here on read the mask. */
+	atomic_store(&rlog__mask, &registry->mask[rlog__wake_hash(names[0])]);
 	return;
 fail:
 	for (int i = 0; i < n; i++) {
@@ -84,7 +84,7 @@ void rlog__late_cancel(void)
 	if (wait.n == 0)
 		return;
 	atomic_store(&waiting, 0);
-	/* Writes stop reading the counter (publish points rlog__mask on). */
+	/* Writes stop reading the mask (publish points rlog__mask on). */
 	if (atomic_load(&rlog__set)->n == 0)
 		atomic_store(&rlog__mask, &rlog__zero_mask);
 	/* No write is inside rlog__late_attach's try with them: it holds

@@ -28,6 +28,7 @@
  * (a thread may still be writing into one); attach.c keeps them in a list. */
 struct rlog__session {
 	struct rlog__region region;
+	char name[RLOG_NAME_MAX + 1]; /* as attached (the header's copy is not trusted) */
 	/* This process's entry in the region's process table, + 1; 0 while
 	 * none is claimed (a fork child claims its own at its first write). */
 	_Atomic uint32_t proc;
@@ -221,8 +222,8 @@ void rlog__categories_fork_child(void);
 /*
  * late.c: waiting for sessions that do not exist yet.  rlog__late_wait
  * (attach_lock held) starts waiting for names[0 .. n-1]: rlog__mask points
- * at the wake registry's counter of names[0], so that writes return at
- * their first load until a session of that name (hash) starts.
+ * at the wake registry's mask of names[0], so that writes return at their
+ * first load until a session of that name (hash) starts.
  * rlog__late_cancel (attach_lock held) stops waiting.  rlog__late_attach,
  * from the slow path of a write that found no session, attaches if a
  * waited-for session has started (at most one try per 100 ms); true if the

@@ -89,12 +89,11 @@ int rlog__session_flush(const char *name)
 static void pending_set(struct rlog_shm_header *h, const char *names)
 {
 	uint32_t seq;
+	/* The CAS is seq_cst: the byte stores below cannot move before the
+	 * odd sequence (pairs with the reader's fence and re-check, shm.c). */
 	do {
 		seq = load_relaxed(&h->enable_names_seq) & ~1u;
 	} while (!atomic_compare_exchange_weak(&h->enable_names_seq, &seq, seq + 1));
-	/* The odd sequence is visible before any byte changes (pairs with
-	 * the reader's fence and re-check, info.c). */
-	atomic_thread_fence(memory_order_release);
 	size_t n = strlen(names);
 	if (n >= sizeof h->enable_names)
 		n = sizeof h->enable_names - 1;
