@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc_run.h"
 #include "ringlog.h"
 #include "ringlog/reader.h"
 
@@ -40,16 +42,18 @@ static inline const char *h_bin(void)
 	return b;
 }
 
-static inline void h_slurp(int fd, char *buf, size_t cap)
+/* Copies text into buf (cap bytes, NUL-terminated), cut if need be. */
+static inline void h_copy(char *buf, size_t cap, const char *text)
 {
-	size_t n = 0;
-	ssize_t r;
-	while ((r = read(fd, buf + n, cap - 1 - n)) > 0 && n < cap - 1)
-		n += (size_t)r;
+	size_t n = strlen(text);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(buf, text, n);
 	buf[n] = '\0';
 }
 
-/* Runs `ringlog ARGS...` (NULL-terminated) and captures its output. */
+/* Runs `ringlog ARGS...` (NULL-terminated) and captures its output (the
+ * first H_OUT_MAX - 1 bytes of each), through proc_run. */
 static inline int h_ringlog(struct h_run *res, const char *arg0, ...)
 {
 	const char *argv[32];
@@ -61,27 +65,11 @@ static inline int h_ringlog(struct h_run *res, const char *arg0, ...)
 		argv[argc++] = a;
 	va_end(ap);
 	argv[argc] = NULL;
-	char outp[] = "/tmp/rlog-test-out-XXXXXX", errp[] = "/tmp/rlog-test-err-XXXXXX";
-	int ofd = mkstemp(outp), efd = mkstemp(errp);
-	unlink(outp);
-	unlink(errp);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(ofd, 1);
-		dup2(efd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	waitpid(pid, &st, 0);
-	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	lseek(ofd, 0, SEEK_SET);
-	lseek(efd, 0, SEEK_SET);
-	h_slurp(ofd, res->out, sizeof res->out);
-	h_slurp(efd, res->err, sizeof res->err);
-	close(ofd);
-	close(efd);
+	struct run r = proc_run(argv);
+	res->status = r.status;
+	h_copy(res->out, sizeof res->out, r.out);
+	h_copy(res->err, sizeof res->err, r.err);
+	run_free(&r);
 	return res->status;
 }
 
@@ -102,6 +90,29 @@ static inline int h_tally_add(struct h_tally *t, int r)
 	else
 		t->other++;
 	return r;
+}
+
+/* The same, counted from several threads and signal handlers at once. */
+struct h_atomic_tally {
+	_Atomic uint64_t written, lost, off, other;
+};
+
+static inline int h_atomic_tally_add(struct h_atomic_tally *t, int r)
+{
+	_Atomic uint64_t *c = r == 1                        ? &t->written
+			      : r == -ENOBUFS || r == -EBUSY ? &t->lost
+			      : r == 0                       ? &t->off
+							     : &t->other;
+	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+	return r;
+}
+
+static inline void h_atomic_tally_reset(struct h_atomic_tally *t)
+{
+	atomic_store(&t->written, 0);
+	atomic_store(&t->lost, 0);
+	atomic_store(&t->off, 0);
+	atomic_store(&t->other, 0);
 }
 
 /* The value of "key: N" in text, or UINT64_MAX if absent. */

@@ -6,6 +6,7 @@
 #ifndef RLOG_TEST_CONVERT_UTIL_H
 #define RLOG_TEST_CONVERT_UTIL_H
 
+#include "proc_run.h"
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -32,47 +33,13 @@ struct cmd {
 	char *out, *err;
 };
 
-static inline char *read_fd(int fd)
-{
-	size_t len = 0, cap = 4096;
-	char *b = malloc(cap);
-	ssize_t n;
-	if (!b)
-		abort();
-	lseek(fd, 0, SEEK_SET);
-	for (;;) {
-		if (cap - len < 2 && !(b = realloc(b, cap *= 2)))
-			abort();
-		if ((n = read(fd, b + len, cap - len - 1)) <= 0)
-			break;
-		len += (size_t)n;
-	}
-	b[len] = '\0';
-	return b;
-}
-
+/* Runs argv[0] (a path, or a name found in PATH) through proc_run. */
 static inline void run(struct cmd *c, const char *const argv[])
 {
-	char op[] = "/tmp/rlog-cvt-out-XXXXXX", ep[] = "/tmp/rlog-cvt-err-XXXXXX";
-	int ofd = mkstemp(op), efd = mkstemp(ep);
-	BAIL_IF(ofd < 0 || efd < 0, "mkstemp");
-	unlink(op);
-	unlink(ep);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(ofd, 1);
-		dup2(efd, 2);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	waitpid(pid, &st, 0);
-	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	c->out = read_fd(ofd);
-	c->err = read_fd(efd);
-	close(ofd);
-	close(efd);
+	struct run r = proc_run(argv);
+	c->status = r.status;
+	c->out = r.out;
+	c->err = r.err;
 }
 
 static inline void cmd_free(struct cmd *c)

@@ -12,81 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "filegen.h"
 #include "tap.h"
 
 #define S 1000000ull
 #define REALTIME 1795341600123456789ull /* 2026-11-22T10:00:00.123456789Z */
-
-struct run {
-	int status;    /* exit code, or -1 if the program did not exit */
-	char *out;     /* stdout */
-	char *err;     /* stderr */
-};
-
-static char *slurp(const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int c;
-	if (!fp)
-		return strdup("(unreadable)");
-	while ((c = getc(fp)) != EOF) {
-		if (len + 2 > cap) {
-			cap = cap ? cap * 2 : 4096;
-			buf = realloc(buf, cap);
-			if (!buf)
-				abort();
-		}
-		buf[len++] = (char)c;
-	}
-	fclose(fp);
-	if (!buf)
-		return strdup("");
-	buf[len] = '\0';
-	return buf;
-}
-
-/* Runs $RINGLOG_BIN with args (NULL-terminated), capturing both streams. */
-static struct run run(const char *bin, const char *const *args)
-{
-	struct run r = { -1, NULL, NULL };
-	char out[64], err[64];
-	const char *argv[16];
-	int n = 0;
-
-	fg_tmpname(out, "out");
-	fg_tmpname(err, "err");
-	argv[n++] = bin;
-	for (int i = 0; args[i] && n < 15; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fo = open(out, O_WRONLY | O_TRUNC), fe = open(err, O_WRONLY | O_TRUNC);
-		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-			_exit(126);
-		/* execv's argv is char *const[]; the strings are not modified. */
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
-		r.status = WEXITSTATUS(st);
-	r.out = slurp(out);
-	r.err = slurp(err);
-	unlink(out);
-	unlink(err);
-	return r;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 /* The test file; returns the offset of the second block of thread 4243
  * and puts the offset of the last block in *last. */
@@ -161,7 +92,7 @@ int main(void)
 		 "1000000000 Hz, started 2026-11-22T10:00:00.123456789Z\n", path);
 
 	/* A clean file. */
-	r = run(bin, (const char *[]){ "dump", path, NULL });
+	r = run_argv((const char *[]){ "dump", path, NULL });
 	snprintf(want, sizeof(want), "%s" HEAD2 L_EARLY L_MARKER L_FLAGGED L_U32 L_EMPTY L_STR L_I16
 		 L_DBL L_LOSS L_LOSS2, head);
 	ASSERT_STREQ(r.out, want);
@@ -170,7 +101,7 @@ int main(void)
 	run_free(&r);
 
 	/* --all: TIME_SYNC records too. */
-	r = run(bin, (const char *[]){ "dump", "--all", path, NULL });
+	r = run_argv((const char *[]){ "dump", "--all", path, NULL });
 	snprintf(want, sizeof(want), "%s" HEAD2 L_EARLY L_MARKER L_FLAGGED L_U32 L_EMPTY L_SYNC L_STR
 		 L_I16 L_DBL L_LOSS L_LOSS2, head);
 	ASSERT_STREQ(r.out, want);
@@ -180,7 +111,7 @@ int main(void)
 	/* A damaged block: the rest is printed, then the error line; exit 1. */
 	f.b.p[second + FG_BLOCK_HDR + 30] ^= 0xff;
 	BAIL_IF(fg_write(&f, path) < 0, "cannot write %s", path);
-	r = run(bin, (const char *[]){ "dump", path, NULL });
+	r = run_argv((const char *[]){ "dump", path, NULL });
 	snprintf(want, sizeof(want), "%s" HEAD2 L_EARLY L_MARKER L_FLAGGED L_U32 L_EMPTY L_LOSS L_LOSS2,
 		 head);
 	ASSERT_STREQ(r.out, want);
@@ -194,7 +125,7 @@ int main(void)
 	 * record is 32 bytes). */
 	f.b.p[second + FG_BLOCK_HDR + 30] ^= 0xff;
 	BAIL_IF(fg_write_len(&f, path, last + FG_BLOCK_HDR + 32 + 10) < 0, "write");
-	r = run(bin, (const char *[]){ "dump", path, NULL });
+	r = run_argv((const char *[]){ "dump", path, NULL });
 	snprintf(want, sizeof(want), "%s" HEAD2 L_EARLY L_MARKER L_FLAGGED L_U32 L_EMPTY L_STR L_I16
 		 L_DBL L_LOSS, head);
 	ASSERT_STREQ(r.out, want);
@@ -211,7 +142,7 @@ int main(void)
 		FILE *fp = fopen(path, "wb");
 		fputs("hello, this is not a trace; it is long enough to be a header though.....", fp);
 		fclose(fp);
-		r = run(bin, (const char *[]){ "dump", path, NULL });
+		r = run_argv((const char *[]){ "dump", path, NULL });
 		snprintf(want, sizeof(want), "ringlog: dump %s: not a ringlog log file (bad file header)\n",
 			 path);
 		ASSERT_STREQ(r.err, want);
@@ -221,7 +152,7 @@ int main(void)
 	}
 	unlink(path);
 
-	r = run(bin, (const char *[]){ "dump", "/nonexistent/x.log", NULL });
+	r = run_argv((const char *[]){ "dump", "/nonexistent/x.log", NULL });
 	ASSERT_STREQ(r.err, "ringlog: dump /nonexistent/x.log: No such file or directory\n");
 	ASSERT_EQ(r.status, 1);
 	run_free(&r);
@@ -233,7 +164,7 @@ int main(void)
 		(const char *[]){ "dump", "--bogus", "a", NULL },
 	};
 	for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
-		r = run(bin, usages[i]);
+		r = run_argv(usages[i]);
 		ASSERT_STREQ(r.err, "ringlog: dump: usage: ringlog dump FILE [--id N[,N..]] "
 			     "[--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] "
 			     "[--until T] [--format text|json] [--time relative|wall] [--all]\n");

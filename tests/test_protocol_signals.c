@@ -32,28 +32,16 @@
 #include "lib/producer.h"
 #include "tap.h"
 
-static struct {
-	_Atomic uint64_t written, lost, off, other;
-} tl;
+static struct h_atomic_tally tl;
 
 static void tally(int r)
 {
-	if (r == 1)
-		atomic_fetch_add(&tl.written, 1);
-	else if (r == -ENOBUFS || r == -EBUSY)
-		atomic_fetch_add(&tl.lost, 1);
-	else if (r == 0)
-		atomic_fetch_add(&tl.off, 1);
-	else
-		atomic_fetch_add(&tl.other, 1);
+	h_atomic_tally_add(&tl, r);
 }
 
 static void tally_reset(void)
 {
-	atomic_store(&tl.written, 0);
-	atomic_store(&tl.lost, 0);
-	atomic_store(&tl.off, 0);
-	atomic_store(&tl.other, 0);
+	h_atomic_tally_reset(&tl);
 }
 
 /* What the handler's write returned, and how many handlers ran. */

@@ -31,18 +31,11 @@
 #define WORKERS 4
 #define PER_THREAD 2000
 
-static _Atomic uint64_t ones, lost, off, other;
+static struct h_atomic_tally tl;
 
 static void tally(int r)
 {
-	if (r == 1)
-		atomic_fetch_add_explicit(&ones, 1, memory_order_relaxed);
-	else if (r == -ENOBUFS || r == -EBUSY)
-		atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
-	else if (r == 0)
-		atomic_fetch_add_explicit(&off, 1, memory_order_relaxed);
-	else
-		atomic_fetch_add_explicit(&other, 1, memory_order_relaxed);
+	h_atomic_tally_add(&tl, r);
 }
 
 static void on_alarm(int sig)
@@ -79,10 +72,7 @@ static void one_session(int k)
 	snprintf(path, sizeof path, "%s", h_path(tag));
 	h_start(name, path, "4", "16");
 	ASSERT_EQ(rlog_attach(name), 0);
-	atomic_store(&ones, 0);
-	atomic_store(&lost, 0);
-	atomic_store(&off, 0);
-	atomic_store(&other, 0);
+	h_atomic_tally_reset(&tl);
 
 	timer_set(200);
 	for (int round = 0; round < ROUNDS; round++) {
@@ -102,11 +92,11 @@ static void one_session(int k)
 	ASSERT_EQ(r.status, 0);
 	if (r.status != 0)
 		diag("stop: %s", r.err);
-	uint64_t o = atomic_load(&ones), l = atomic_load(&lost);
+	uint64_t o = atomic_load(&tl.written), l = atomic_load(&tl.lost);
 	diag("session %d: returns of 1: %" PRIu64 ", -ENOBUFS/-EBUSY: %" PRIu64 ", 0: %" PRIu64,
-	     k, o, l, (uint64_t)atomic_load(&off));
+	     k, o, l, (uint64_t)atomic_load(&tl.off));
 	ok(o + l >= (uint64_t)ROUNDS * WORKERS * PER_THREAD, "every worker write was emitted");
-	ASSERT_EQ_U64(atomic_load(&other), 0);
+	ASSERT_EQ_U64(atomic_load(&tl.other), 0);
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), o);
 	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), l);
 	ASSERT_EQ_U64(h_kv(r.out, "corrupt_buffers"), 0);

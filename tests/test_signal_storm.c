@@ -26,28 +26,16 @@
 
 #define STORM_NS 2000000000ull
 
-static struct h_tally_atomic {
-	_Atomic uint64_t written, lost, off, other;
-} tl;
+static struct h_atomic_tally tl;
 
 static void tally(int r)
 {
-	if (r == 1)
-		atomic_fetch_add_explicit(&tl.written, 1, memory_order_relaxed);
-	else if (r == -ENOBUFS || r == -EBUSY)
-		atomic_fetch_add_explicit(&tl.lost, 1, memory_order_relaxed);
-	else if (r == 0)
-		atomic_fetch_add_explicit(&tl.off, 1, memory_order_relaxed);
-	else
-		atomic_fetch_add_explicit(&tl.other, 1, memory_order_relaxed);
+	h_atomic_tally_add(&tl, r);
 }
 
 static void tally_reset(void)
 {
-	atomic_store(&tl.written, 0);
-	atomic_store(&tl.lost, 0);
-	atomic_store(&tl.off, 0);
-	atomic_store(&tl.other, 0);
+	h_atomic_tally_reset(&tl);
 }
 
 static void on_usr1(int sig)

@@ -34,6 +34,19 @@ int rlog__name_validate(const char *name)
 	return 0;
 }
 
+bool rlog__category_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 27)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+		      c == '-'))
+			return false;
+	}
+	return true;
+}
+
 int rlog__shm_name(const char *name, char *out, size_t cap)
 {
 	if (rlog__name_validate(name) < 0)
@@ -240,7 +253,9 @@ bool rlog__desc_sane(const struct rlog__region *r, const struct rlog_shm_desc *d
 	return d->slot < r->slot_count && wo <= r->buffer_size && (wo & 3) == 0;
 }
 
-int rlog__region_open(const char *name, struct rlog__region *out)
+/* Opens session name's object read-write; *size receives its size.
+ * Returns the descriptor, or -errno (-EINVAL for a bad name). */
+static int object_open(const char *name, size_t *size)
 {
 	char shm[96];
 	if (rlog__shm_name(name, shm, sizeof shm) < 0)
@@ -254,12 +269,20 @@ int rlog__region_open(const char *name, struct rlog__region *out)
 		close(fd);
 		return err;
 	}
-	if (st.st_size < (off_t)sizeof(struct rlog_shm_header) ||
-	    (uint64_t)st.st_size > RLOG_MAX_REGION_SIZE) {
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+int rlog__region_open(const char *name, struct rlog__region *out)
+{
+	size_t size;
+	int fd = object_open(name, &size);
+	if (fd < 0)
+		return fd;
+	if (size < sizeof(struct rlog_shm_header) || (uint64_t)size > RLOG_MAX_REGION_SIZE) {
 		close(fd);
 		return -EPROTO;
 	}
-	size_t size = (size_t)st.st_size;
 	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (base == MAP_FAILED)
@@ -287,25 +310,17 @@ fail:
 
 int rlog__region_map_header(const char *name, struct rlog_shm_header **out)
 {
-	char shm[96];
-	if (rlog__shm_name(name, shm, sizeof shm) < 0)
-		return -EINVAL;
-	int fd = shm_open(shm, O_RDWR, 0);
+	size_t size;
+	int fd = object_open(name, &size);
 	if (fd < 0)
-		return -errno;
-	struct stat st;
+		return fd;
 	int err = 0;
-	if (fstat(fd, &st) < 0)
-		err = -errno;
-	else if (st.st_size < (off_t)sizeof(struct rlog_shm_header))
-		err = -EPROTO;
 	void *base = MAP_FAILED;
-	if (err == 0) {
-		base = mmap(NULL, sizeof(struct rlog_shm_header), PROT_READ | PROT_WRITE, MAP_SHARED,
-			    fd, 0);
-		if (base == MAP_FAILED)
-			err = -errno;
-	}
+	if (size < sizeof(struct rlog_shm_header))
+		err = -EPROTO;
+	else if ((base = mmap(NULL, sizeof(struct rlog_shm_header), PROT_READ | PROT_WRITE,
+			      MAP_SHARED, fd, 0)) == MAP_FAILED)
+		err = -errno;
 	close(fd);
 	if (err == 0)
 		*out = base;

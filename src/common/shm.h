@@ -74,6 +74,10 @@ static inline uint32_t rlog__region_high_water(uint32_t high_water_pct, uint32_t
  * Returns 0 or -EINVAL. */
 int rlog__name_validate(const char *name);
 
+/* Checks a category name (struct rlog_shm_category): 1..27 of
+ * [a-z0-9_.-] in the first n bytes of s.  Returns true if it is one. */
+bool rlog__category_name_ok(const char *s, size_t n);
+
 /* Writes the shm_open name (RLOG_SHM_PREFIX + lower-case name) into out,
  * which holds at least 80 bytes.  Returns 0 or -EINVAL. */
 int rlog__shm_name(const char *name, char *out, size_t cap);

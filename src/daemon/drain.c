@@ -117,23 +117,32 @@ void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, u
 
 static const uint32_t loss_cause[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
 
-/* Reports the part of cumulative counters ev[]/by[] not yet reported. */
-static void report_slot_losses(struct rlog__drain *d, struct rlog__dslot *s, uint32_t pid,
-			       uint32_t tid, uint64_t time, const uint64_t ev[2],
-			       const uint64_t by[2])
+void rlog__drain_report_increase(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
+				 const uint64_t ev[2], const uint64_t by[2],
+				 struct rlog__reported *rep, const uint32_t causes[2])
 {
 	for (int c = 0; c < 2; c++) {
-		/* Counters only grow; a smaller value is a stale snapshot (or
-		 * a hostile one) and reports nothing. */
-		if (ev[c] <= s->rep_events[c] && by[c] <= s->rep_bytes[c])
+		if (ev[c] <= rep->events[c] && by[c] <= rep->bytes[c])
 			continue;
-		uint64_t e = ev[c] > s->rep_events[c] ? ev[c] - s->rep_events[c] : 0;
-		uint64_t b = by[c] > s->rep_bytes[c] ? by[c] - s->rep_bytes[c] : 0;
-		rlog__drain_loss_block(d, pid, tid, time, e, b, loss_cause[c]);
-		if (ev[c] > s->rep_events[c])
-			s->rep_events[c] = ev[c];
-		if (by[c] > s->rep_bytes[c])
-			s->rep_bytes[c] = by[c];
+		uint64_t e = ev[c] > rep->events[c] ? ev[c] - rep->events[c] : 0;
+		uint64_t b = by[c] > rep->bytes[c] ? by[c] - rep->bytes[c] : 0;
+		rlog__drain_loss_block(d, pid, tid, time, e, b, causes[c]);
+		if (ev[c] > rep->events[c])
+			rep->events[c] = ev[c];
+		if (by[c] > rep->bytes[c])
+			rep->bytes[c] = by[c];
+	}
+}
+
+void rlog__drain_add_increase(const _Atomic uint64_t ev[2], const _Atomic uint64_t by[2],
+			      const struct rlog__reported *rep, uint64_t *events, uint64_t *bytes)
+{
+	for (int c = 0; c < 2; c++) {
+		uint64_t e = load_relaxed(&ev[c]), b = load_relaxed(&by[c]);
+		if (e > rep->events[c])
+			*events += e - rep->events[c];
+		if (b > rep->bytes[c])
+			*bytes += b - rep->bytes[c];
 	}
 }
 
@@ -170,7 +179,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 			ev[c] = desc->lost_events[c];
 			by[c] = desc->lost_bytes[c];
 		}
-		report_slot_losses(d, s, b->pid, b->tid, b->cursor, ev, by);
+		rlog__drain_report_increase(d, b->pid, b->tid, b->cursor, ev, by, &s->rep, loss_cause);
 	}
 	/* Pairs with the producer's store_release(write_off) after it stored
 	 * the record bytes. */
@@ -303,7 +312,7 @@ static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
 		by[c] = load_acquire(&sl->lost_bytes[c]);
 	}
 	uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
-	report_slot_losses(d, s, sl->pid, sl->tid, t, ev, by);
+	rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->rep, loss_cause);
 	memset(s, 0, sizeof *s);
 	if (d->dead[i])
 		reclaim_taking(d, i);
@@ -447,7 +456,7 @@ void rlog__drain_final_losses(struct rlog__drain *d)
 			by[c] = load_acquire(&sl->lost_bytes[c]);
 		}
 		uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
-		report_slot_losses(d, s, sl->pid, sl->tid, t, ev, by);
+		rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->rep, loss_cause);
 	}
 	rlog__drain_final_proc_losses(d);
 	rlog__drain_report_log_losses(d);
@@ -480,13 +489,7 @@ void rlog__drain_publish(struct rlog__drain *d)
 		uint32_t s = load_relaxed(&sl->state);
 		if (s != RLOG_SLOT_ACTIVE && s != RLOG_SLOT_EXITED)
 			continue;
-		for (int c = 0; c < 2; c++) {
-			uint64_t e = load_relaxed(&sl->lost_events[c]), b = load_relaxed(&sl->lost_bytes[c]);
-			if (e > d->slots[i].rep_events[c])
-				ev += e - d->slots[i].rep_events[c];
-			if (b > d->slots[i].rep_bytes[c])
-				by += b - d->slots[i].rep_bytes[c];
-		}
+		rlog__drain_add_increase(sl->lost_events, sl->lost_bytes, &d->slots[i].rep, &ev, &by);
 	}
 	rlog__drain_unreported_proc_losses(d, &ev, &by);
 	store_relaxed(&st->events_written, d->lf->events_written);

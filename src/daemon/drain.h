@@ -25,9 +25,15 @@ struct rlog__dbuf {
 	uint32_t pid, tid, slot;
 };
 
+/* What the daemon has put in DATA_LOSS records of a pair of cumulative
+ * loss counters (a slot's or a process entry's), per cause. */
+struct rlog__reported {
+	uint64_t events[2], bytes[2];
+};
+
 /* The daemon's private view of one producer slot. */
 struct rlog__dslot {
-	uint64_t rep_events[2], rep_bytes[2]; /* losses already in DATA_LOSS records */
+	struct rlog__reported rep;            /* losses already in DATA_LOSS records */
 	uint64_t next_seq;                    /* next buffer of this slot to drain */
 	uint64_t last_time;                   /* time of its last record in the file */
 	uint32_t pid, tid;
@@ -36,7 +42,7 @@ struct rlog__dslot {
 
 /* The daemon's private view of one process entry. */
 struct rlog__dproc {
-	uint64_t rep_events[2], rep_bytes[2]; /* losses already in DATA_LOSS records */
+	struct rlog__reported rep;            /* losses already in DATA_LOSS records */
 	bool dead;                            /* its process was found dead */
 };
 
@@ -97,6 +103,19 @@ void rlog__drain_unreported_proc_losses(struct rlog__drain *d, uint64_t *events,
  * and bytes are 0, unless cause is CORRUPT), and counts it as reported. */
 void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
 			    uint64_t events, uint64_t bytes, uint32_t cause);
+
+/* Writes a DATA_LOSS record (a daemon block for pid/tid at time) for each
+ * cause c whose cumulative counters ev[c]/by[c] exceed what rep says was
+ * reported, with cause causes[c], and moves rep up.  Counters only grow: a
+ * smaller value (a stale snapshot, or hostile) reports nothing. */
+void rlog__drain_report_increase(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
+				 const uint64_t ev[2], const uint64_t by[2],
+				 struct rlog__reported *rep, const uint32_t causes[2]);
+
+/* Adds to *events and *bytes what the counters ev, by (shared memory) hold
+ * beyond rep. */
+void rlog__drain_add_increase(const _Atomic uint64_t ev[2], const _Atomic uint64_t by[2],
+			      const struct rlog__reported *rep, uint64_t *events, uint64_t *bytes);
 
 /* The session's tick source, now. */
 uint64_t rlog__drain_now(struct rlog__drain *d);

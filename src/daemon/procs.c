@@ -69,20 +69,13 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 static void report(struct rlog__drain *d, uint32_t i)
 {
 	struct rlog_shm_proc *p = &d->r->procs[i];
-	struct rlog__dproc *dp = &d->procs[i];
-	uint32_t pid = load_relaxed(&p->pid);
+	uint64_t ev[2], by[2];
 	for (int c = 0; c < 2; c++) {
-		uint64_t e = load_acquire(&p->lost_events[c]), b = load_acquire(&p->lost_bytes[c]);
-		/* Counters only grow; a smaller value is hostile and reports
-		 * nothing. */
-		uint64_t de = e > dp->rep_events[c] ? e - dp->rep_events[c] : 0;
-		uint64_t db = b > dp->rep_bytes[c] ? b - dp->rep_bytes[c] : 0;
-		rlog__drain_loss_block(d, pid, 0, rlog__drain_now(d), de, db, proc_cause[c]);
-		if (e > dp->rep_events[c])
-			dp->rep_events[c] = e;
-		if (b > dp->rep_bytes[c])
-			dp->rep_bytes[c] = b;
+		ev[c] = load_acquire(&p->lost_events[c]);
+		by[c] = load_acquire(&p->lost_bytes[c]);
 	}
+	rlog__drain_report_increase(d, load_relaxed(&p->pid), 0, rlog__drain_now(d), ev, by,
+				    &d->procs[i].rep, proc_cause);
 }
 
 void rlog__drain_reap_procs(struct rlog__drain *d)
@@ -136,14 +129,8 @@ void rlog__drain_unreported_proc_losses(struct rlog__drain *d, uint64_t *events,
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
 		uint32_t st = load_relaxed(&p->state);
-		if (st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED)
-			continue;
-		for (int c = 0; c < 2; c++) {
-			uint64_t e = load_relaxed(&p->lost_events[c]), b = load_relaxed(&p->lost_bytes[c]);
-			if (e > d->procs[i].rep_events[c])
-				*events += e - d->procs[i].rep_events[c];
-			if (b > d->procs[i].rep_bytes[c])
-				*bytes += b - d->procs[i].rep_bytes[c];
-		}
+		if (st == RLOG_PROC_ACTIVE || st == RLOG_PROC_EXITED)
+			rlog__drain_add_increase(p->lost_events, p->lost_bytes, &d->procs[i].rep, events,
+						 bytes);
 	}
 }

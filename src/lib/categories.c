@@ -23,21 +23,6 @@
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static char names[64][28]; /* the process's names, "" where none */
 
-static bool name_ok(const char *s, size_t *len)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 27)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-		      c == '-'))
-			return false;
-	}
-	*len = n;
-	return true;
-}
-
 /* Records names[cat] in region r.  Returns 0 or -EEXIST. */
 static int record(struct rlog__region *r, unsigned cat, const char *name, size_t len)
 {
@@ -60,8 +45,8 @@ static int record(struct rlog__region *r, unsigned cat, const char *name, size_t
 
 int rlog_category_name(unsigned cat, const char *name)
 {
-	size_t len;
-	if (cat > 63 || name == NULL || !name_ok(name, &len))
+	size_t len = name ? strlen(name) : 0;
+	if (cat > 63 || name == NULL || !rlog__category_name_ok(name, len))
 		return -EINVAL;
 	pthread_mutex_lock(&names_lock);
 	int err = 0;

@@ -62,19 +62,6 @@ static bool one_percent_d(const char *pattern)
 	return d == 1;
 }
 
-static bool category_name_ok(const char *s, size_t n)
-{
-	if (n == 0 || n > 27)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-		      c == '-'))
-			return false;
-	}
-	return true;
-}
-
 int rlog__enable_parse(const char *list, char (*table)[28], uint64_t *bits, char *pending,
 		       size_t n, char *why, size_t whyn)
 {
@@ -102,7 +89,7 @@ int rlog__enable_parse(const char *list, char (*table)[28], uint64_t *bits, char
 			*bits |= UINT64_C(1) << v;
 			continue;
 		}
-		if (!category_name_ok(item, len)) {
+		if (!rlog__category_name_ok(item, len)) {
 			snprintf(why, whyn, "--enable: '%s' is not a category name (1 to 27 of a-z, "
 					    "0-9, '_', '.', '-') or number", item);
 			return -EINVAL;
