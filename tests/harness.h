@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "proc_run.h"
+#include "tap.h"
 #include "ringlog.h"
 #include "ringlog/reader.h"
 
@@ -256,6 +257,26 @@ static inline void h_summarize(const char *path, struct h_summary *s)
 	}
 	s->damage = rlog_reader_damage_count(rd);
 	rlog_reader_close(rd);
+}
+
+/*
+ * The accounting identity after `ringlog stop` (its output in *stop): the
+ * daemon's events_written and events_lost are what the producers counted
+ * (returns of 1, and of -ENOBUFS/-EBUSY), no buffer was corrupt, and the
+ * file holds exactly those events and loss records, undamaged.
+ */
+static inline void h_check_identity(const struct h_run *stop, const char *path,
+				    uint64_t written, uint64_t lost)
+{
+	ASSERT_EQ_U64(h_kv(stop->out, "events_written"), written);
+	ASSERT_EQ_U64(h_kv(stop->out, "events_lost"), lost);
+	ASSERT_EQ_U64(h_kv(stop->out, "corrupt_buffers"), 0);
+	struct h_summary sum;
+	h_summarize(path, &sum);
+	ASSERT_EQ(sum.open_err, 0);
+	ASSERT_EQ_U64(sum.damage, 0);
+	ASSERT_EQ_U64(sum.events, written);
+	ASSERT_EQ_U64(sum.loss_events, lost);
 }
 
 #endif

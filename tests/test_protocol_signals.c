@@ -94,13 +94,7 @@ static void stop_check(const char *name, const char *path, uint64_t extra_writte
 		diag("stop: %s", r.err);
 	uint64_t w = atomic_load(&tl.written) + extra_written, l = atomic_load(&tl.lost);
 	ASSERT_EQ_U64(atomic_load(&tl.other), 0);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), w);
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), l);
-	struct h_summary sum;
-	h_summarize(path, &sum);
-	ASSERT_EQ_U64(sum.damage, 0);
-	ASSERT_EQ_U64(sum.events, w);
-	ASSERT_EQ_U64(sum.loss_events, l);
+	h_check_identity(&r, path, w, l);
 	unlink(path);
 }
 

@@ -97,15 +97,7 @@ static void one_session(int k)
 	     k, o, l, (uint64_t)atomic_load(&tl.off));
 	ok(o + l >= (uint64_t)ROUNDS * WORKERS * PER_THREAD, "every worker write was emitted");
 	ASSERT_EQ_U64(atomic_load(&tl.other), 0);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), o);
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), l);
-	ASSERT_EQ_U64(h_kv(r.out, "corrupt_buffers"), 0);
-	struct h_summary sum;
-	h_summarize(path, &sum);
-	ASSERT_EQ(sum.open_err, 0);
-	ASSERT_EQ_U64(sum.damage, 0);
-	ASSERT_EQ_U64(sum.events, o);
-	ASSERT_EQ_U64(sum.loss_events, l);
+	h_check_identity(&r, path, o, l);
 	unlink(path);
 }
 

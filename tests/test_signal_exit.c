@@ -100,14 +100,7 @@ int main(void)
 	     o, l, (uint64_t)atomic_load(&off), (uint64_t)atomic_load(&other));
 	ok(o + l >= (uint64_t)THREADS * PER_THREAD, "the threads' own writes are all emitted");
 	ASSERT_EQ_U64(atomic_load(&other), 0);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), o);
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), l);
-	ASSERT_EQ_U64(h_kv(r.out, "corrupt_buffers"), 0);
-	struct h_summary sum;
-	h_summarize(path, &sum);
-	ASSERT_EQ_U64(sum.damage, 0);
-	ASSERT_EQ_U64(sum.events, o);
-	ASSERT_EQ_U64(sum.loss_events, l);
+	h_check_identity(&r, path, o, l);
 	unlink(path);
 	return done_testing();
 }

@@ -101,13 +101,7 @@ static void check_stop(const char *name, const char *path)
 	diag("written %" PRIu64 ", lost %" PRIu64 ", not recorded %" PRIu64, w, l,
 	     (uint64_t)atomic_load(&tl.off));
 	ASSERT_EQ_U64(atomic_load(&tl.other), 0);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), w);
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), l);
-	struct h_summary sum;
-	h_summarize(path, &sum);
-	ASSERT_EQ_U64(sum.damage, 0);
-	ASSERT_EQ_U64(sum.events, w);
-	ASSERT_EQ_U64(sum.loss_events, l);
+	h_check_identity(&r, path, w, l);
 	unlink(path);
 }
 
