@@ -348,6 +348,10 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 			   atomic_load_explicit(t->mask, memory_order_relaxed) == 0))
 		return rlog__write_slow(hdr, flagword, payload, len, now);
 	RLOG__PREFETCH_W(p + 256);
+	/* Read before the record's stores, which the compiler must assume
+	 * may alias the thread's state: no reloads after them. */
+	uint8_t *next = p + size, *base = t->base;
+	_Atomic uint32_t *write_off = t->write_off;
 	if (timed) {
 		uint32_t hw[2] = { hdr, (uint32_t)now };
 		memcpy(p, hw, 8);
@@ -368,9 +372,9 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 		memcpy(p + (len & ~(size_t)3), &zero, 4);
 	}
 	memcpy(p, payload, len);
-	t->pos += size;
+	t->pos = next;
 	t->written++;
-	atomic_store_explicit(t->write_off, (uint32_t)(t->pos - t->base), memory_order_release);
+	atomic_store_explicit(write_off, (uint32_t)(next - base), memory_order_release);
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(busy, 0, memory_order_release);
 	return 1;
