@@ -43,6 +43,7 @@
 #include "futex.h"
 #include "logfile.h"
 #include "procstat.h"
+#include "trim.h"
 #include "wake.h"
 
 /* How long the stop sequence waits for a producer to leave a write. */
@@ -226,6 +227,7 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	rlog__futex_wake(&h->state, INT_MAX);
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
+	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
 	bool header_scribbled = false;
 	struct rlog__pending pending = { UINT32_MAX, 0 };
 	uint32_t flush_served = load_relaxed(&h->flush_requested);
@@ -252,6 +254,12 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 		 * drain below frees it again. */
 		int released = (int)rlog__pool_grow(&d);
 		released += rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
+		/* An idle pool gives its written pages back (trim.c). */
+		if (released > 0)
+			last_busy = now;
+		else if (now - last_busy >= (uint64_t)RLOG_TRIM_IDLE_MS * 1000000u &&
+			 rlog__trim_pending(&d))
+			rlog__trim(&d);
 		if (rlog__logfile_flush(&lf) < 0)
 			set_error(r, "writing the log file", lf.last_errno);
 		else

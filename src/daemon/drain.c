@@ -37,6 +37,7 @@
 #include "atomics.h"
 #include "clock.h"
 #include "record.h"
+#include "trim.h"
 
 int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__logfile *lf,
 		     uint32_t tick_source)
@@ -58,11 +59,12 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->pending = calloc(r->slot_count, sizeof *d->pending);
 	d->exited = calloc(r->slot_count, sizeof *d->exited);
 	d->held_seq = malloc(r->slot_count * sizeof *d->held_seq);
+	d->dirty = calloc(r->free_words, sizeof *d->dirty);
 	if (d->held_seq)
 		for (uint32_t i = 0; i < r->slot_count; i++)
 			d->held_seq[i] = UINT64_MAX;
 	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
-	    !d->scan_seq || !d->pending || !d->exited) {
+	    !d->scan_seq || !d->pending || !d->exited || !d->dirty) {
 		rlog__drain_free(d);
 		return -ENOMEM;
 	}
@@ -85,6 +87,7 @@ void rlog__drain_free(struct rlog__drain *d)
 	free(d->pending);
 	free(d->exited);
 	free(d->held_seq);
+	free(d->dirty);
 	d->held_seq = NULL;
 	d->scan_slot = NULL;
 	d->scan_seq = NULL;
@@ -244,6 +247,7 @@ static void release_buffer(struct rlog__drain *d, uint32_t idx)
 	d->bufs[idx].started = false;
 	d->bufs[idx].poisoned = false;
 	store_relaxed(&r->desc[idx].state, RLOG_BUF_FREE);
+	rlog__trim_dirty(d, idx);
 	/* Release: the state store and every read of the buffer happen before
 	 * a producer's acquire CAS can take the bit (src/lib/thread.c). */
 	atomic_fetch_or_explicit(&r->free_bits[idx / 64], UINT64_C(1) << (idx % 64),

@@ -74,6 +74,10 @@ struct rlog__drain {
 	uint64_t passes;
 	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
 	                                own count, never read back from the region */
+	uint64_t *dirty;             /* trim.c: per buffer, freed since its pages were last
+	                                removed (free_words words) */
+	bool trim_failed;            /* trim.c: madvise refused; no more trimming */
+	uint64_t buffers_trimmed;    /* trim.c: buffers whose pages were removed */
 };
 
 /* Returns 0 or -ENOMEM. */
