@@ -28,20 +28,7 @@ static inline int shm_pages_open(const char *name)
 /* Pages of [from, to) that the object has allocated. */
 static inline uint64_t shm_pages_allocated(int fd, uint64_t from, uint64_t to)
 {
-	uint64_t n = 0;
-	off_t pos = (off_t)from;
-	while ((uint64_t)pos < to) {
-		off_t data = lseek(fd, pos, SEEK_DATA);
-		if (data < 0 || (uint64_t)data >= to)
-			break;
-		off_t hole = lseek(fd, data, SEEK_HOLE);
-		if (hole < 0)
-			break;
-		uint64_t end = (uint64_t)hole < to ? (uint64_t)hole : to;
-		n += (end - (uint64_t)data + SHM_PAGE - 1) / SHM_PAGE;
-		pos = hole;
-	}
-	return n;
+	return (rlog__shm_allocated(fd, from, to) + SHM_PAGE - 1) / SHM_PAGE;
 }
 
 #endif

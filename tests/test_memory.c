@@ -19,6 +19,7 @@
 
 #include <pthread.h>
 
+#include "procstat.h"
 #include "shm_pages.h"
 #include "tap.h"
 
@@ -39,22 +40,6 @@ static bool read_geometry(int fd, struct geometry *g)
 	g->buffer_size = h.buffer_size;
 	g->daemon_pid = h.daemon_pid;
 	return true;
-}
-
-/* A "Key:   N kB" line of /proc/PID/status, in kB; UINT64_MAX if absent. */
-static uint64_t status_kb(pid_t pid, const char *key)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	uint64_t v = UINT64_MAX;
-	size_t kl = strlen(key);
-	while (f && fgets(line, sizeof line, f))
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':')
-			v = strtoull(line + kl + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
 }
 
 static void sleep_ms(unsigned ms)
@@ -135,8 +120,8 @@ int main(void)
 	uint64_t idle = wait_for_trim(fd, &g);
 	ASSERT_EQ_U64(idle, 0);
 	uint64_t meta_kb = meta_pages * PAGE / 1024;
-	uint64_t daemon_kb = status_kb((pid_t)g.daemon_pid, "RssShmem");
-	uint64_t self_kb = status_kb(getpid(), "RssShmem");
+	uint64_t daemon_kb = rlog__proc_status_kb((pid_t)g.daemon_pid, "RssShmem");
+	uint64_t self_kb = rlog__proc_status_kb(getpid(), "RssShmem");
 	diag("idle: daemon RssShmem %" PRIu64 " kB, producer RssShmem %" PRIu64
 	     " kB, metadata %" PRIu64 " kB", daemon_kb, self_kb, meta_kb);
 	ok(daemon_kb <= meta_kb, "the idle daemon maps no more than the metadata (%" PRIu64

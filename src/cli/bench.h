@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define BENCH_REF_ARRAY (16u << 20) /* bytes: larger than the caches */
 #define BENCH_MAX_THREADS 4
@@ -47,6 +48,20 @@ struct bench_result {
 /* Runs w's threads at once, each handing its buffer over at
  * the end so that the next run starts clean. */
 struct bench_result bench_write_run(const struct bench_write *w);
+
+/* What a session costs in memory at one moment (bench_memory.c). */
+struct bench_memory {
+	uint64_t daemon_rss_kb, daemon_anon_kb, daemon_shmem_kb; /* /proc/DAEMON/status */
+	uint64_t self_rss_kb, self_shmem_kb;                      /* this (attached) process */
+	uint64_t object_kb;  /* pages the session's object has allocated */
+	uint64_t pool_kb;    /* of which in the buffer space */
+};
+void bench_memory_sample(const char *session, pid_t daemon, struct bench_memory *m);
+void bench_memory_print(const char *when, const struct bench_memory *m);
+
+/* First touch of bytes of fresh shared memory, one write per page: ns per
+ * page; *retouch_ns gets the same writes once the pages are resident. */
+double bench_page_touch(size_t bytes, double *retouch_ns);
 
 /* Writes 16-byte events at a steady rate (events/s) for ms milliseconds;
  * returns the events lost. */

@@ -16,7 +16,10 @@
  * which the default pool (16 MiB) absorbs while the daemon drains.  With
  * --scaling, also the cost against the payload size (0 to 1024 bytes,
  * against memcpy of as many bytes) and against the number of threads (1, 2,
- * 4).  Then, unless --quick, the highest steady rate (from a ladder of
+ * 4).  With --memory, what the daemon, this process and the session's
+ * object keep resident at the start, after the bursts and once the idle
+ * pool is trimmed, and the cost of touching fresh pool pages
+ * (bench_memory.c).  Then, unless --quick, the highest steady rate (from a ladder of
  * rates, 400 ms each) at which nothing is lost: sustained_events_per_s.
  * Everything is printed as "key: value", one per line.  The loops are in
  * bench_loops.c.
@@ -42,7 +45,7 @@
 #include "ringlog.h"
 
 #define USAGE "usage: ringlog bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] " \
-	      "[--quick] [--scaling]"
+	      "[--quick] [--scaling] [--memory]"
 #define RECORD_BYTES 24         /* header + timestamp + 16-byte payload */
 #define UNTIMED_RECORD_BYTES 20 /* header + 16-byte payload */
 
@@ -163,7 +166,7 @@ static struct bench_result write16(int threads, uint64_t n, bool untimed)
 int cmd_bench(int argc, char **argv)
 {
 	uint64_t runs = 11, events = 250000;
-	bool quick = false, scaling = false;
+	bool quick = false, scaling = false, memory = false;
 	/* The default properties (a pool that grows from MinimumBuffers to
 	 * MaximumBuffers), category 63 off: the disabled case. */
 	struct rlog__region_params p;
@@ -178,6 +181,10 @@ int cmd_bench(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--scaling") == 0) {
 			scaling = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--memory") == 0) {
+			memory = true;
 			continue;
 		}
 		if (strcmp(argv[i], "--runs") == 0 && has && cli_parse_u64(argv[i + 1], 1, 101, &v)) {
@@ -226,6 +233,9 @@ int cmd_bench(int argc, char **argv)
 		cli_error("bench: out of memory");
 		runs = 0; /* stop the session and report nothing */
 	}
+	struct bench_memory mem_start, mem_busy, mem_idle;
+	if (memory)
+		bench_memory_sample(name, daemon, &mem_start);
 	uint64_t lost = 0;
 	/* Interleave the figures run by run, so that a noisy moment of the
 	 * machine spreads over all of them rather than skewing one. */
@@ -248,6 +258,23 @@ int cmd_bench(int argc, char **argv)
 		settle();
 		if (scaling)
 			scaling_run(&sc, r, events, (uint64_t)p.buffer_size * p.max_buffers);
+	}
+	/* Memory: after the bursts, and once the idle pool is trimmed (the
+	 * daemon waits RLOG_TRIM_IDLE_MS, 1 s, after its last drained buffer). */
+	double trim_wait_ms = 0, touch_ns = 0, retouch_ns = 0;
+	if (memory && runs > 0) {
+		settle();
+		bench_memory_sample(name, daemon, &mem_busy);
+		uint64_t t0 = bench_now_ns();
+		for (int i = 0; i < 100; i++) {
+			struct timespec ts = { 0, 50 * 1000000L };
+			nanosleep(&ts, NULL);
+			bench_memory_sample(name, daemon, &mem_idle);
+			if (mem_idle.pool_kb == 0)
+				break;
+		}
+		trim_wait_ms = (double)(bench_now_ns() - t0) / 1e6;
+		touch_ns = bench_page_touch((size_t)p.buffer_size * p.max_buffers, &retouch_ns);
 	}
 	/* The sustained rate: a ladder of steady rates, 400 ms each. */
 	char ref[160];
@@ -337,6 +364,17 @@ int cmd_bench(int argc, char **argv)
 	printf("events_lost: %" PRIu64 "\n", lost);
 	if (scaling)
 		scaling_print(&sc, runs);
+	if (memory) {
+		bench_memory_print("start", &mem_start);
+		bench_memory_print("busy", &mem_busy);
+		bench_memory_print("idle", &mem_idle);
+		printf("mem_trim_wait_ms: %.0f\n", trim_wait_ms);
+		printf("page_touch_ns: %.0f\n", touch_ns);
+		printf("page_retouch_ns: %.1f\n", retouch_ns);
+		printf("pool_first_touch_ms: %.2f\n",
+		       touch_ns * ((double)p.buffer_size * p.max_buffers / 4096) / 1e6);
+		printf("pool_first_touch_ns_per_event: %.2f\n", touch_ns / (4096.0 / RECORD_BYTES));
+	}
 	if (!quick) {
 		printf("ref_tmpfs_write_mb_per_s: %.1f\n", tmpfs);
 		printf("sustained_events_per_s: %.0f\n", sustained);

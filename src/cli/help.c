@@ -172,10 +172,12 @@ static const struct cli_help help[] = {
 	},
 	{
 		"bench", "what an event costs on this machine",
-		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
+		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick] [--scaling] "
+		"[--memory]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
-		"threads at once, and two reference costs; then, unless --quick, the highest\n"
+		"threads at once, an untimed 16-byte event, and reference costs (rdtsc and\n"
+		"a store, a store alone, clock_gettime); then, unless --quick, the highest\n"
 		"sustained rate without loss.  Prints \"key: value\" lines; takes several\n"
 		"seconds (docs/PERFORMANCE.md).\n"
 		"\n"
@@ -184,7 +186,12 @@ static const struct cli_help help[] = {
 		"  --buffers N           buffers in the pool: 2 to 65536 (default 1024)\n"
 		"  --buffer-size KB      size of each buffer in KiB: 4 to 16384, a multiple of 4\n"
 		"                        (default 16)\n"
-		"  --quick               skip the search for the sustained rate\n",
+		"  --quick               skip the search for the sustained rate\n"
+		"  --scaling             also payload sizes 0 to 1024 bytes against memcpy, and\n"
+		"                        1, 2 and 4 threads (per thread and in all)\n"
+		"  --memory              also what the daemon, this process and the session keep\n"
+		"                        resident, before and after a burst and once the idle\n"
+		"                        pool is trimmed, and what touching fresh pages costs\n",
 		true,
 	},
 	{
