@@ -101,6 +101,28 @@ static unsigned count_marked_lines(const char *out)
 	return n;
 }
 
+/* The file at path, NUL-terminated, cut at cap - 1 bytes ("" if absent). */
+static size_t read_text(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
+/* Runs argv and expects exit status 0. */
+static void run_ok(const char *const argv[])
+{
+	struct cmd c;
+	run(&c, argv);
+	ok(c.status == 0, "%s %s exits 0", argv[1], argv[2]);
+	if (c.status != 0)
+		diag("stderr: %s", c.err);
+	cmd_free(&c);
+}
+
 static uint8_t file[4 << 20];
 
 int main(void)
@@ -240,31 +262,19 @@ int main(void)
 	snprintf(out, sizeof out, "%s.json", path);
 	const char *chrome[] = { h_bin(), "convert", path, "--to", "chrome", "-o", out, "--force",
 				 NULL };
-	run(&c, chrome);
-	ASSERT_EQ(c.status, 0);
-	cmd_free(&c);
-	FILE *cf = fopen(out, "rb");
+	run_ok(chrome);
 	static char cj[8 << 20];
-	size_t cn = cf ? fread(cj, 1, sizeof cj - 1, cf) : 0;
-	if (cf)
-		fclose(cf);
-	cj[cn] = '\0';
+	read_text(out, cj, sizeof cj);
 	ASSERT_EQ(count_of(cj, "\"untimed\":true"), 2 * want_untimed + 1);
 	unlink(out);
 
 	snprintf(out, sizeof out, "%s.ctf", path);
 	const char *ctf[] = { h_bin(), "convert", path, "--to", "ctf", "-o", out, "--force", NULL };
-	run(&c, ctf);
-	ASSERT_EQ(c.status, 0);
-	cmd_free(&c);
+	run_ok(ctf);
 	char meta[320];
 	snprintf(meta, sizeof meta, "%s/metadata", out);
-	FILE *mf = fopen(meta, "rb");
 	static char mt[1 << 20];
-	size_t mn = mf ? fread(mt, 1, sizeof mt - 1, mf) : 0;
-	if (mf)
-		fclose(mf);
-	mt[mn] = '\0';
+	read_text(meta, mt, sizeof mt);
 	ok(strstr(mt, "name = \"1025:untimed\"") && strstr(mt, "name = \"1026:untimed\"") &&
 		   strstr(mt, "name = \"1027:untimed\"") && strstr(mt, "name = \"1024\"") &&
 		   !strstr(mt, "name = \"1024:untimed\""),

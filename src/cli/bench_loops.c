@@ -60,7 +60,10 @@ static void ref_array_free(void *a)
 	munmap(a, BENCH_REF_ARRAY);
 }
 
-double bench_ref_rdtsc_store(uint64_t n)
+/* A 16-byte store per iteration into the large array, its first half the
+ * tick counter (tsc) or the loop counter: inlined into each caller with tsc
+ * a constant, so that each reference is its own tight loop. */
+RLOG__INLINE double ref_store_loop(uint64_t n, bool tsc)
 {
 	uint64_t *a = ref_array();
 	if (a == NULL)
@@ -68,7 +71,7 @@ double bench_ref_rdtsc_store(uint64_t n)
 	size_t slots = BENCH_REF_ARRAY / 16, j = 0;
 	uint64_t t0 = bench_now_ns();
 	for (uint64_t i = 0; i < n; i++) {
-		a[2 * j] = rlog__now();
+		a[2 * j] = tsc ? rlog__now() : i ^ 0x5a5a;
 		a[2 * j + 1] = i;
 		if (++j == slots)
 			j = 0;
@@ -79,23 +82,14 @@ double bench_ref_rdtsc_store(uint64_t n)
 	return (double)(t1 - t0) / (double)n;
 }
 
+double bench_ref_rdtsc_store(uint64_t n)
+{
+	return ref_store_loop(n, true);
+}
+
 double bench_ref_store(uint64_t n)
 {
-	uint64_t *a = ref_array();
-	if (a == NULL)
-		return 0;
-	size_t slots = BENCH_REF_ARRAY / 16, j = 0;
-	uint64_t t0 = bench_now_ns();
-	for (uint64_t i = 0; i < n; i++) {
-		a[2 * j] = i;
-		a[2 * j + 1] = i ^ 0x5a5a;
-		if (++j == slots)
-			j = 0;
-	}
-	uint64_t t1 = bench_now_ns();
-	sink = a[2 * (n % slots)];
-	ref_array_free(a);
-	return (double)(t1 - t0) / (double)n;
+	return ref_store_loop(n, false);
 }
 
 double bench_ref_memcpy(uint64_t n, size_t len)
@@ -161,24 +155,15 @@ struct writer {
 	uint64_t t0, t1, lost;
 };
 
-/* The loops are written out per kind, with the payload length a constant
- * where the figure is the 16-byte event: as an application writes it. */
-static uint64_t loop_timed16(uint64_t n)
+/* Inlined into write_loop with untimed a constant: two loops, each as an
+ * application writes a 16-byte event. */
+RLOG__INLINE uint64_t loop16(uint64_t n, bool untimed)
 {
 	uint64_t v[2] = { 0, 0 }, lost = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		v[0] = i;
-		lost += rlog_write(1024, v, sizeof v) < 0;
-	}
-	return lost;
-}
-
-static uint64_t loop_untimed16(uint64_t n)
-{
-	uint64_t v[2] = { 0, 0 }, lost = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		v[0] = i;
-		lost += rlog_write_untimed(1024, v, sizeof v) < 0;
+		int r = untimed ? rlog_write_untimed(1024, v, sizeof v) : rlog_write(1024, v, sizeof v);
+		lost += r < 0;
 	}
 	return lost;
 }
@@ -201,7 +186,7 @@ static void *write_loop(void *arg)
 		sched_yield();
 	wr->t0 = bench_now_ns();
 	if (w->len == 16)
-		wr->lost = w->untimed ? loop_untimed16(w->events) : loop_timed16(w->events);
+		wr->lost = w->untimed ? loop16(w->events, true) : loop16(w->events, false);
 	else
 		wr->lost = loop_timed_len(w->events, w->len);
 	wr->t1 = bench_now_ns();

@@ -130,27 +130,44 @@ static void scaling_run(struct scaling *sc, uint64_t r, uint64_t events, uint64_
 	}
 }
 
+/* One figure of a group: "GROUP_N_KEY: VALUE" with decimals digits. */
+struct figure {
+	const char *key;
+	double value;
+	int decimals;
+};
+
+static void print_figures(const char *group, long n, const struct figure *f, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		printf("%s_%ld_%s: %.*f\n", group, n, f[i].key, f[i].decimals, f[i].value);
+}
+
 static void scaling_print(struct scaling *sc, uint64_t runs)
 {
 	for (size_t k = 0; k < NSIZES; k++) {
-		size_t len = payload_sizes[k];
+		double len = (double)payload_sizes[k];
 		double w = bench_median(sc->size_ns[k], (int)runs);
 		double m = bench_median(sc->memcpy_ns[k], (int)runs);
-		printf("payload_%zu_events_per_run: %" PRIu64 "\n", len, sc->size_events[k]);
-		printf("payload_%zu_write_ns: %.2f\n", len, w);
-		printf("payload_%zu_write_gb_per_s: %.3f\n", len, w > 0 ? (double)len / w : 0);
-		printf("payload_%zu_ref_memcpy_ns: %.2f\n", len, m);
-		printf("payload_%zu_ref_memcpy_gb_per_s: %.3f\n", len, m > 0 ? (double)len / m : 0);
-		printf("payload_%zu_write_vs_memcpy: %.2f\n", len, m > 0 ? w / m : 0);
+		const struct figure f[] = {
+			{ "events_per_run", (double)sc->size_events[k], 0 },
+			{ "write_ns", w, 2 },
+			{ "write_gb_per_s", w > 0 ? len / w : 0, 3 },
+			{ "ref_memcpy_ns", m, 2 },
+			{ "ref_memcpy_gb_per_s", m > 0 ? len / m : 0, 3 },
+			{ "write_vs_memcpy", m > 0 ? w / m : 0, 2 },
+		};
+		print_figures("payload", (long)payload_sizes[k], f, sizeof f / sizeof f[0]);
 	}
 	for (size_t k = 0; k < NTHREADS; k++) {
-		int t = thread_counts[k];
-		double ns = bench_median(sc->thr_ns[k], (int)runs);
 		double rate = bench_median(sc->thr_rate[k], (int)runs);
-		printf("threads_%d_events_per_thread: %" PRIu64 "\n", t, sc->thr_events[k]);
-		printf("threads_%d_ns_per_thread: %.2f\n", t, ns);
-		printf("threads_%d_aggregate_events_per_s: %.0f\n", t, rate);
-		printf("threads_%d_aggregate_mb_per_s: %.1f\n", t, rate * RECORD_BYTES / 1e6);
+		const struct figure f[] = {
+			{ "events_per_thread", (double)sc->thr_events[k], 0 },
+			{ "ns_per_thread", bench_median(sc->thr_ns[k], (int)runs), 2 },
+			{ "aggregate_events_per_s", rate, 0 },
+			{ "aggregate_mb_per_s", rate * RECORD_BYTES / 1e6, 1 },
+		};
+		print_figures("threads", thread_counts[k], f, sizeof f / sizeof f[0]);
 	}
 	if (sc->short_threads)
 		printf("threads_note: a thread could not be created in some runs\n");
