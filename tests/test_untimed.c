@@ -210,7 +210,7 @@ int main(void)
 			continue;
 		}
 		/* The bytes in the file, as FORMAT.md draws them. */
-		const uint8_t *b = ev.offset + 24 <= fsz ? file + ev.offset : NULL;
+		const uint8_t *b = ev.offset + ev.size <= fsz ? file + ev.offset : NULL;
 		uint64_t seq = k + 1;
 		if (want == UNTIMED) {
 			/* header 0x04010010: Length 16, ID 1025, fTimeStamp 0;
