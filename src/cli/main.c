@@ -41,6 +41,7 @@ static const struct {
 	{ "stats", cmd_stats },
 	{ "convert", cmd_convert },
 	{ "bench", cmd_bench },
+	{ "ring-flush", cmd_ring_flush },
 };
 
 static bool is_help_flag(const char *a)
