@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 static const char *const built[] = { "start", "stop", "query", "list", "emit",
-				     "dump", "stats", "convert", "bench", "help" };
+				     "dump", "stats", "convert", "bench", "ring-flush", "help" };
 static const char *const later[] = { "update", "flush", "tail", "snapshot" };
 
 /* The ringlog binary with arguments (NULL-terminated). */

@@ -183,10 +183,15 @@ _Static_assert(sizeof(_Atomic uint32_t) == 4, "atomic u32 is 4 bytes");
  * be noinline), hence `unused` for a file that includes this header and
  * writes nothing. */
 #define RLOG_RING__UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define RLOG_RING__COLD __attribute__((noinline, cold, unused))
+#define RLOG_RING__COLD __attribute__((noinline, unused))
+/* The write path inline in the caller, always: GCC may otherwise judge it
+ * too large and call it (a call and register saves per event, as measured
+ * for rlog_write: docs/PERFORMANCE.md). */
+#define RLOG_RING__INLINE static inline __attribute__((always_inline))
 #else
 #define RLOG_RING__UNLIKELY(x) (x)
 #define RLOG_RING__COLD
+#define RLOG_RING__INLINE static inline
 #endif
 
 /*
@@ -340,6 +345,13 @@ static inline uint32_t rlog_ring__free(uint32_t size, uint32_t w, uint32_t rd)
 	return size - RLOG_RING_GAP - used;
 }
 
+/* The offset of the word after the one at w (w < size; both multiples of
+ * 4): addresses modulo size. */
+static inline uint32_t rlog_ring__next(uint32_t w, uint32_t size)
+{
+	return w + 4 >= size ? 0 : w + 4;
+}
+
 /* Stores a record's words from offset w, wrapping at the end of the ring
  * (the slow path: the record straddles the end).  Returns the new offset. */
 RLOG_RING__COLD static uint32_t rlog_ring__store_wrapped(unsigned char *ring, uint32_t size,
@@ -347,18 +359,23 @@ RLOG_RING__COLD static uint32_t rlog_ring__store_wrapped(unsigned char *ring, ui
 							 unsigned nhead, const unsigned char *s,
 							 size_t len)
 {
+	/* The caller has checked w; saying so here keeps a compiler that
+	 * clones this function for one ring from warning about offsets it
+	 * cannot rule out. */
+	if (w >= size)
+		return 0;
 	for (unsigned i = 0; i < nhead; i++) {
 		rlog_ring__put32(ring + w, head[i]);
-		w = w + 4 == size ? 0 : w + 4;
+		w = rlog_ring__next(w, size);
 	}
 	size_t i = 0;
 	for (; i + 4 <= len; i += 4) {
 		rlog_ring__put32(ring + w, rlog_ring__get32(s + i));
-		w = w + 4 == size ? 0 : w + 4;
+		w = rlog_ring__next(w, size);
 	}
 	if (i < len) {
 		rlog_ring__put32(ring + w, rlog_ring__tail32(s + i, len - i));
-		w = w + 4 == size ? 0 : w + 4;
+		w = rlog_ring__next(w, size);
 	}
 	return w;
 }
@@ -411,8 +428,7 @@ RLOG_RING__COLD static void rlog_ring__fill(struct rlog_ring *r, uint32_t size, 
 /*
  * No room at write offset w by the cached read offset: load the real one.
  * Returns 0 if the record fits now, else what the write returns (the event
- * was discarded and counted, or is too large for the ring, or the read
- * offset is not one).
+ * was discarded and counted, or the read offset is not one).
  */
 RLOG_RING__COLD static int rlog_ring__no_room(struct rlog_ring *r, uint32_t size, uint32_t w,
 					      uint32_t rec)
@@ -422,8 +438,6 @@ RLOG_RING__COLD static int rlog_ring__no_room(struct rlog_ring *r, uint32_t size
 		return -EPROTO;
 	if (rec <= rlog_ring__free(size, w, rd))
 		return 0;
-	if (rec > size - RLOG_RING_GAP)
-		return -EMSGSIZE;
 	/* Discard the whole event and count it (the seed's dwLostBytes).  Only
 	 * the writer stores these; a nested write counts elsewhere.  (3)
 	 * Release: pairs with the flush side's load_acquire of the counters. */
@@ -458,12 +472,15 @@ static inline int rlog_ring__id_ok(unsigned id)
 
 /* The write: hdr and flagword are the record's first words (flagword only
  * if flagged). */
-static inline int rlog_ring__write(struct rlog_ring *r, uint32_t hdr, uint32_t flagword,
+RLOG_RING__INLINE int rlog_ring__write(struct rlog_ring *r, uint32_t hdr, uint32_t flagword,
 				   int flagged, const void *payload, size_t len, uint32_t timestamp)
 {
 	const uint32_t size = r->size;
 	const uint32_t rec = rlog_ring_record_size(len, flagged);
 	const unsigned char *s = (const unsigned char *)payload;
+	/* Larger than the ring can ever hold: refused, not lost. */
+	if (RLOG_RING__UNLIKELY(rec > size - RLOG_RING_GAP))
+		return -EMSGSIZE;
 	if (RLOG_RING__UNLIKELY(atomic_load_explicit(&r->busy, memory_order_relaxed) != 0))
 		return rlog_ring__nested(r, rec);
 	atomic_store_explicit(&r->busy, 1, memory_order_relaxed);
@@ -544,7 +561,7 @@ out:
  * Async-signal-safe; lock-free; calls no function but, once per fill, the
  * fill event's wake-up (RLOG_RING_WAKE).
  */
-static inline int rlog_ring_write(struct rlog_ring *r, unsigned id, const void *payload,
+RLOG_RING__INLINE int rlog_ring_write(struct rlog_ring *r, unsigned id, const void *payload,
 				  size_t len, uint32_t timestamp)
 {
 	if (RLOG_RING__UNLIKELY(!rlog_ring__id_ok(id)))
@@ -561,7 +578,7 @@ static inline int rlog_ring_write(struct rlog_ring *r, unsigned id, const void *
  * the record's header ID is FLAGGED and the real ID and the flag follow the
  * timestamp (4 bytes more).  Same arguments and returns, plus @flag.
  */
-static inline int rlog_ring_write_flagged(struct rlog_ring *r, unsigned id, uint16_t flag,
+RLOG_RING__INLINE int rlog_ring_write_flagged(struct rlog_ring *r, unsigned id, uint16_t flag,
 					  const void *payload, size_t len, uint32_t timestamp)
 {
 	if (RLOG_RING__UNLIKELY(!rlog_ring__id_ok(id)))

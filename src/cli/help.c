@@ -159,9 +159,10 @@ static const struct cli_help help[] = {
 		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
-		"threads at once, and two reference costs; then, unless --quick, the highest\n"
-		"sustained rate without loss.  Prints \"key: value\" lines; takes several\n"
-		"seconds (docs/PERFORMANCE.md).\n"
+		"threads at once, the same event written into a single ring (ring_write_ns,\n"
+		"a flush thread draining it), and two reference costs; then, unless --quick,\n"
+		"the highest sustained rate without loss.  Prints \"key: value\" lines;\n"
+		"takes several seconds (docs/PERFORMANCE.md).\n"
 		"\n"
 		"  --runs N              report the median of N runs, 1 to 101 (default 11)\n"
 		"  --events N            events per write run, 1000 to 4294967296 (default 250000)\n"
