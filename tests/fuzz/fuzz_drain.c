@@ -29,11 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	static struct rlog_shm_header hdr;
 	static struct rlog_shm_desc desc[BUFS];
 	static struct rlog_shm_slot slots[SLOTS];
+	static struct rlog_shm_proc procs[SLOTS]; /* all FREE: no process entries */
 	static _Atomic uint64_t free_bits[1];
 	static uint8_t buffers[BUFS * BUFSZ];
 	memset(&hdr, 0, sizeof hdr);
 	memset(desc, 0, sizeof desc);
 	memset(slots, 0, sizeof slots);
+	memset(procs, 0, sizeof procs);
 	memset(buffers, 0, sizeof buffers);
 	free_bits[0] = 0;
 
@@ -50,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		slots[i].pid = 0; /* no kill(2) on fuzzed pids */
 
 	struct rlog__region r = {
-		.hdr = &hdr, .desc = desc, .slots = slots, .free_bits = free_bits,
+		.hdr = &hdr, .desc = desc, .slots = slots, .procs = procs, .free_bits = free_bits,
 		.buffers = buffers, .size = 0, .buffer_size = BUFSZ, .buffer_count = BUFS,
 		.slot_count = SLOTS, .free_words = 1, .high_water = 3,
 	};
