@@ -4,16 +4,24 @@
  *
  *   #include <ringlog/ring.h>
  *
- *   static _Alignas(64) unsigned char mem[65536];       // or a shared mapping
- *   struct rlog_ring *r = mem;
- *   rlog_ring_init_clock(mem, sizeof mem, RLOG_TICK_TSC, 0);
- *   ...
- *   uint64_t v[2] = { 42, 7 };                            // in a signal handler, say
- *   rlog_ring_write(r, 1024, v, sizeof v, (uint32_t)__rdtsc());
+ *   // Once: a ring in memory the flush application maps too (a file, or a
+ *   // POSIX shared-memory object: shm_open("/myring") is /dev/shm/myring).
+ *   size_t size = RLOG_RING_HEADER_SIZE + 65536;
+ *   int fd = shm_open("/myring", O_RDWR | O_CREAT | O_EXCL, 0600);
+ *   ftruncate(fd, size);
+ *   struct rlog_ring *r = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+ *   rlog_ring_init(r, size);                  // timestamps: CLOCK_MONOTONIC, ns
  *
- * and `ringlog ring-flush PATH -o FILE` (PATH a file both map, a POSIX
- * shared-memory object under /dev/shm) writes the events into a log file
- * that `ringlog dump`, `stats` and `convert` read.
+ *   // Anywhere, a signal handler too: no lock, no libc, never blocks.
+ *   struct timespec ts;
+ *   clock_gettime(CLOCK_MONOTONIC, &ts);      // the ring's clock (async-signal-safe)
+ *   uint64_t v[2] = { 42, 7 };
+ *   rlog_ring_write(r, 1024, v, sizeof v, (uint32_t)(ts.tv_sec * 1000000000ull + ts.tv_nsec));
+ *
+ * and `ringlog ring-flush /dev/shm/myring -o FILE` writes the events into a
+ * log file that `ringlog dump`, `stats` and `convert` read.
+ * (rlog_ring_init_clock declares the TSC instead, `(uint32_t)__rdtsc()`,
+ * less than half the cost of clock_gettime; or firmware's own counter.)
  *
  * This is CeLog's buffering scheme (the MAPHEADER and its ring) for a
  * producer that cannot use a session: an interrupt or signal handler,

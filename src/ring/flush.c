@@ -65,6 +65,8 @@ uint64_t rlog__ring_first_time(bool have_cursor, uint64_t cursor, bool readable,
 	if (!have_cursor)
 		return b;
 	uint64_t f = ext(cursor, t_first);
+	if (f > now + (UINT64_C(1) << 30) && f >= WRAP)
+		f -= WRAP; /* never in the future: a larger step back */
 	if (now <= cursor || now - cursor < WRAP)
 		return f; /* the window since the cursor is less than a wrap: exact */
 	/* b has t_first's low bits too; at or after the cursor it is after
