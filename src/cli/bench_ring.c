@@ -31,6 +31,7 @@ struct bench_ring {
 	char path[256];
 	pthread_t th;
 	_Atomic int stop;
+	_Atomic int stop_took; /* the stop turned set_event's 1 into 0 */
 	uint64_t wakeups;
 	uint64_t written, lost; /* by the writer */
 };
@@ -53,7 +54,7 @@ static void *flusher(void *arg)
 			if (atomic_load(&b->stop))
 				break;
 		}
-		if (exchange_acq_rel(&h->set_event, 0) == 0)
+		if (exchange_acq_rel(&h->set_event, 0) == 0 && !atomic_load(&b->stop_took))
 			b->wakeups++;
 		rlog__ring_flush_drain(&b->f);
 	}
@@ -144,7 +145,8 @@ void bench_ring_close(struct bench_ring *b, uint64_t *written, uint64_t *lost,
 		      uint64_t *wakeups)
 {
 	atomic_store(&b->stop, 1);
-	store_seq_cst(&b->r->set_event, 0);
+	if (exchange_acq_rel(&b->r->set_event, 0) == 1)
+		atomic_store(&b->stop_took, 1);
 	rlog__futex_wake(&b->r->set_event, 1);
 	pthread_join(b->th, NULL);
 	*written = b->f.lf.events_written;

@@ -19,9 +19,10 @@
  *   exchange(set_event, 0) == 0: the producer signalled (a wake-up)
  *   drain, again
  *
- * SIGINT/SIGTERM set the stop flag and store 0 into set_event before they
+ * SIGINT/SIGTERM set the stop flag and turn set_event to 0 before they
  * wake the futex, so a signal that lands between the check and the wait
- * still ends the wait (the wait finds 0, not 1).
+ * still ends the wait (the wait finds 0, not 1); a 0 the handler made is
+ * not counted as a fill event.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,7 +48,8 @@
 	      "[--force]"
 
 static volatile sig_atomic_t stop_flag;
-static _Atomic uint32_t *stop_word; /* the ring's set_event, once mapped */
+static volatile sig_atomic_t stop_took_flag; /* the handler turned set_event's 1 into 0 */
+static _Atomic uint32_t *stop_word;          /* the ring's set_event, once mapped */
 
 static void on_stop(int sig)
 {
@@ -55,7 +57,10 @@ static void on_stop(int sig)
 	int saved = errno;
 	stop_flag = 1;
 	if (stop_word) {
-		atomic_store_explicit(stop_word, 0, memory_order_seq_cst);
+		/* An exchange, as the producer's: if we take the 1, no fill
+		 * event was signalled, and the loop must not count one. */
+		if (atomic_exchange_explicit(stop_word, 0, memory_order_seq_cst) == 1)
+			stop_took_flag = 1;
 		rlog__futex_wake(stop_word, 1);
 	}
 	errno = saved;
@@ -200,8 +205,9 @@ int cmd_ring_flush(int argc, char **argv)
 		}
 		/* Not waiting while we drain.  A 0 is the producer's fill
 		 * event: it cleared the flag (with an exchange, as we do, so
-		 * each fill is counted on one side only). */
-		if (exchange_acq_rel(&v.hdr->set_event, 0) == 0)
+		 * each fill is counted on one side only) -- unless our stop
+		 * handler did. */
+		if (exchange_acq_rel(&v.hdr->set_event, 0) == 0 && !stop_took_flag)
 			wakeups++;
 		drain(path, out, &f, &seen, &last_errno);
 	}
