@@ -47,28 +47,29 @@
  *   |   set_event (futex), reported|          behind, so equal offsets mean empty
  *   +------------------------------+
  *
- * The protocol (the seed's rules; "pairs with" names the other side):
+ * The protocol (the seed's rules; the numbers name the pairs):
  *
- *   writer (rlog_ring_write)                      flush application (ring-flush)
- *   ────────────────────────                      ──────────────────────────────
- *   busy = 1 (signal fence)                       W = load_acquire(write_off) ........ (1)
- *   w = write_off; rc = read_cache                copy [R, W) out of the ring, check every
- *   free(w, rc) < record size?                        record (hostile input), write them
- *     rc = load_acquire(read_off) ..... (2)       store_release(read_off, W) ......... (2)
- *     still no room: discard the whole event,     report new lost_* as DATA_LOSS records,
- *       lost_events += 1, lost_bytes += size         then store reported_* (its own)
- *       (store_release ............... (3))      L = load_acquire(lost_*) ........... (3)
- *   store the record at w .. w + size - 1         to sleep:
- *     (modulo size: it may wrap)                     store set_event = 1 (seq_cst)
- *   store_release(write_off, w') ....... (1)        fence(seq_cst) ..................... (4)
- *   free < min_free?                                 free(load_acquire(write_off), R)
- *     fence(seq_cst) ................... (4)              < min_free?  exchange(set_event,
- *                                                       0), drain
- *     set_event == 1 (acquire)?                      futex_wait(&set_event, 1)
- *       re-read read_off: still below?             exchange(set_event, 0) == 0: the
- *         exchange(set_event, 0) == 1?                 producer signalled (a wake-up)
- *           fill_signals += 1                      drain
- *           futex_wake(&set_event, 1)
+ *   writer (rlog_ring_write)                     flush application (ring-flush)
+ *   ────────────────────────                     ──────────────────────────────
+ *   busy set already? count nested, -EBUSY       W = load_acquire(write_off) ........ (1)
+ *   busy = 1 (signal fence)                      copy [R, W) out, check every record
+ *   w = write_off, rc = read_cache                 (hostile input), stage them
+ *   record > free(w, rc)?                        store_release(read_off, W) ......... (2)
+ *     rc = load_acquire(read_off) ....... (2)    L = load_acquire(lost_*, nested_*) . (3)
+ *     still: lost_events += 1,                   DATA_LOSS records for L - reported,
+ *       lost_bytes += size (release) .... (3)      then store reported_*
+ *       -ENOBUFS (the event discarded whole)
+ *   store the record's words at w..              to sleep until the next fill:
+ *     (offsets modulo size: it may wrap)           store_seq_cst(set_event, 1)
+ *   store_release(write_off, w') ........ (1)      fence(seq_cst) ................... (4)
+ *   free(w', rc) < min_free?                       free(load_acquire(write_off), R)
+ *     rc = load_acquire(read_off) ....... (2)        < min_free?  don't sleep
+ *     still below: fence(seq_cst) ....... (4)      else futex_wait(&set_event, 1)
+ *       load_acquire(set_event) == 1 and           exchange(set_event, 0) == 0: the
+ *       still below (read_off again) and             producer signalled (a wake-up)
+ *       exchange(set_event, 0) == 1?               drain
+ *         fill_signals += 1
+ *         futex_wake(&set_event, 1)
  *   busy = 0 (signal fence)
  *
  *   (1) the record's bytes are stored before write_off says so; the flush
