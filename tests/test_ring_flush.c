@@ -560,6 +560,16 @@ static void test_cli(void)
 	ASSERT_EQ_U64(h_kv(r.out, "drains"), 2);
 	ASSERT_EQ_U64(h_kv(r.out, "wakeups"), 0);
 	unlink(log);
+
+	/* An output that takes nothing: nothing leaves the ring, one line. */
+	uint64_t v = 1;
+	ASSERT_EQ(rlog_ring_write(t.r, 1024, &v, 8, 1), 1);
+	h_ringlog(&r, "ring-flush", t.path, "-o", "/dev/full", "--once", "--force", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STREQ(r.err, "ringlog: ring-flush: /dev/full: No space left on device (nothing "
+			    "drained: the events stay in the ring)\n");
+	ASSERT_EQ(atomic_load(&t.r->read_off), 0);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 0);
 	t_ring_destroy(&t);
 
 	/* --create: a ring of 8 KiB with the machine's session clock. */

@@ -83,7 +83,11 @@ static void drain(const char *path, const char *out, struct rlog__ring_flush *f,
 	print_corruption(path, f, seen);
 	if (rc < 0 && rc != -EBADMSG && -rc != *last_errno) {
 		*last_errno = -rc;
-		cli_error("ring-flush: %s: %s (the events are counted lost)", out, strerror(-rc));
+		/* Before the file has its header nothing is taken from the
+		 * ring; after, blocks the file refuses are counted lost. */
+		cli_error("ring-flush: %s: %s (%s)", out, strerror(-rc),
+			  f->lf_open ? "the events are counted lost"
+				     : "nothing drained: the events stay in the ring");
 	}
 }
 
