@@ -132,7 +132,8 @@ static inline void t_file_free(struct t_file *f)
 }
 
 /* `ringlog ring-flush ARGS...` in the background, stdout and stderr to
- * files; t_bg_stop sends SIGINT, waits, and reads them. */
+ * files; t_bg_stop sends SIGINT (t_bg_stop_sig another signal), waits, and
+ * reads them. */
 struct t_bg {
 	pid_t pid;
 	char outp[64], errp[64];
@@ -156,9 +157,9 @@ static inline void t_bg_start(struct t_bg *b, const char *a0, const char *a1, co
 	}
 }
 
-static inline void t_bg_stop(struct t_bg *b, struct h_run *res)
+static inline void t_bg_stop_sig(struct t_bg *b, struct h_run *res, int sig)
 {
-	kill(b->pid, SIGINT);
+	kill(b->pid, sig);
 	int st;
 	waitpid(b->pid, &st, 0);
 	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -169,6 +170,11 @@ static inline void t_bg_stop(struct t_bg *b, struct h_run *res)
 	close(e);
 	unlink(b->outp);
 	unlink(b->errp);
+}
+
+static inline void t_bg_stop(struct t_bg *b, struct h_run *res)
+{
+	t_bg_stop_sig(b, res, SIGINT);
 }
 
 static inline void t_sleep_ms(int ms)

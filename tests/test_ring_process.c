@@ -17,7 +17,9 @@
  *   - a thread and its signal handler writing one ring: the handler's writes
  *     that interrupt the thread's are dropped and counted (-EBUSY, DATA_LOSS
  *     NESTED); every other write of either is in the file, in order, and
- *     the ring is never corrupt.
+ *     the ring is never corrupt;
+ *   - --flush-timer: events below the mark (no fill event) are drained by
+ *     the timer while ring-flush runs; SIGTERM ends it as SIGINT does.
  */
 #define _GNU_SOURCE
 #include <time.h>
@@ -339,8 +341,43 @@ static void test_thread_and_handler(void)
 	t_ring_destroy(&t);
 }
 
+static void test_flush_timer(void)
+{
+	struct t_ring t;
+	t_ring_create(&t, "timer", 4096, RLOG_TICK_MONOTONIC, 0);
+	const char *log = t_log("timer");
+	unlink(log);
+	struct t_bg bg;
+	t_bg_start(&bg, "ring-flush", t.path, "-o", log, "--flush-timer", "20");
+	ok(t_wait_word(&t.r->set_event, 1), "ring-flush waits for the fill event");
+	uint64_t v[2] = { 1, 0 };
+	for (int i = 0; i < 3; i++) {
+		v[0] = (uint64_t)i + 1;
+		ASSERT_EQ(rlog_ring_write(t.r, 1024, v, 16, mono32()), 1);
+	}
+	/* Far below the mark: only the timer drains them. */
+	ok(t_wait_word(&t.r->read_off, 72), "the timer drained the 3 events (read_off 72)");
+	ASSERT_EQ(atomic_load(&t.r->fill_signals), 0);
+	struct h_run r;
+	t_bg_stop_sig(&bg, &r, SIGTERM);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STREQ(r.err, "");
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 3);
+	ASSERT_EQ_U64(h_kv(r.out, "wakeups"), 0);
+	ok(h_kv(r.out, "drains") >= 3, "the timer drained (%" PRIu64 " drains)",
+	   h_kv(r.out, "drains"));
+	struct t_file tf;
+	t_read(log, &tf, false);
+	ASSERT_EQ(tf.open_err, 0);
+	ASSERT_EQ_U64(tf.events, 3);
+	t_file_free(&tf);
+	unlink(log);
+	t_ring_destroy(&t);
+}
+
 int main(void)
 {
+	test_flush_timer();
 	test_other_process();
 	test_handler_only();
 	test_thread_and_handler();
