@@ -153,7 +153,7 @@ struct rlog_ring {
 	uint16_t version;           /* RLOG_RING_VERSION */
 	uint16_t header_size;       /* RLOG_RING_HEADER_SIZE: offset of the ring */
 	uint32_t size;              /* dwBufSize: bytes in the ring, a multiple of 4 */
-	uint32_t min_free;          /* the minimum mark: the fill event is due below this free space */
+	uint32_t min_free;          /* the minimum mark: a fill is due below this free space */
 	uint64_t tick_freq_hz;      /* ticks per second of the timestamps; 0: measured (TSC) */
 	uint32_t tick_source;       /* RLOG_TICK_TSC, RLOG_TICK_MONOTONIC or RLOG_TICK_COUNTER */
 	uint32_t pid;               /* producer process, for the log file's blocks; 0: unknown */

@@ -46,8 +46,9 @@ int emit_ring(const char *path, unsigned id, bool flagged, uint16_t flag, const 
 			rlog__ring_unmap(&v);
 			printf("emitted: %" PRIu64 "\nwritten: %" PRIu64 "\nlost: %" PRIu64 "\n",
 			       written + lost, written, lost);
-			return cli_error("emit: %s: %s", path,
-					 r == -EPROTO ? "the ring's offsets are damaged" : strerror(-r));
+			const char *what = r == -EPROTO ? "the ring's offsets are damaged"
+							 : strerror(-r);
+			return cli_error("emit: %s: %s", path, what);
 		}
 	}
 	rlog__ring_unmap(&v);

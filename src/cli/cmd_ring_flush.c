@@ -123,8 +123,8 @@ int cmd_ring_flush(int argc, char **argv)
 			force = true;
 		} else if (strcmp(a, "--flush-timer") == 0 && has) {
 			if (!cli_parse_u64(argv[++i], 0, 3600000, &timer_ms))
-				return cli_error("ring-flush: --flush-timer '%s': expected 0 to 3600000 "
-						 "milliseconds", argv[i]);
+				return cli_error("ring-flush: --flush-timer '%s': expected 0 to "
+						 "3600000 milliseconds", argv[i]);
 		} else if (strcmp(a, "--create") == 0 && has) {
 			if (!cli_parse_u64(argv[++i], 1, RLOG_RING_MAX_SIZE / 1024, &create_kb))
 				return cli_error("ring-flush: --create '%s': expected 1 to %u KiB",
@@ -171,8 +171,8 @@ int cmd_ring_flush(int argc, char **argv)
 	err = rlog__ring_flush_init(&f, &v, fd, base ? base + 1 : path);
 	if (err < 0) {
 		if (err == -EBADMSG)
-			cli_error("ring-flush: %s: read offset %u is not an offset in the %u-byte ring",
-				  path, load_relaxed(&v.hdr->read_off), v.size);
+			cli_error("ring-flush: %s: read offset %u is not an offset in the "
+				  "%u-byte ring", path, load_relaxed(&v.hdr->read_off), v.size);
 		else
 			cli_error("ring-flush: %s", strerror(-err));
 		close(fd);

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "flush.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +85,14 @@ static uint64_t rec_time(struct rlog__ring_flush *f, uint64_t cursor, uint32_t t
 	return x;
 }
 
+/* The flush side's own state holds together (its private read offset is an
+ * offset of the ring).  Checked in assert(), on in test builds. */
+static bool flush_sane(const struct rlog__ring_flush *f)
+{
+	return f->v != NULL && f->copy != NULL && f->block != NULL && f->read_off < f->v->size &&
+	       (f->read_off & 3u) == 0 && f->block_used <= RLOG_RING_BLOCK_MAX;
+}
+
 static uint32_t ring_pid(struct rlog__ring_flush *f)
 {
 	return f->v->hdr->pid;
@@ -113,7 +122,8 @@ static void loss_block(struct rlog__ring_flush *f, uint32_t pid, uint32_t tid, u
 	struct rlog_data_loss dl = { .events = events, .bytes = bytes, .cause = cause };
 	memcpy(rec, hw, 8);
 	memcpy(rec + 8, &dl, sizeof dl);
-	rlog__logfile_block(&f->lf, RLOG_BLOCK_FLAG_DAEMON, pid, tid, time, rec, sizeof rec, 1, 0, 0);
+	rlog__logfile_block(&f->lf, RLOG_BLOCK_FLAG_DAEMON, pid, tid, time, rec, sizeof rec, 1, 0,
+			    0);
 }
 
 int rlog__ring_flush_init(struct rlog__ring_flush *f, struct rlog__ring_view *v, int fd,
@@ -275,6 +285,7 @@ static void report_losses(struct rlog__ring_flush *f)
 
 int rlog__ring_flush_drain(struct rlog__ring_flush *f)
 {
+	assert(flush_sane(f));
 	struct rlog__ring_view *v = f->v;
 	const uint32_t size = v->size;
 	/* (1) Acquire: pairs with the writer's store_release(write_off) after
@@ -288,8 +299,8 @@ int rlog__ring_flush_drain(struct rlog__ring_flush *f)
 			err = open_file(f, f->have_cursor ? f->cursor : 0);
 		if (!f->write_off_bad && err == 0) {
 			f->write_off_bad = true;
-			corrupt(f, "write offset %u is not an offset in the %u-byte ring: nothing read",
-				w, size);
+			corrupt(f, "write offset %u is not an offset in the %u-byte ring: "
+				"nothing read", w, size);
 			loss_block(f, ring_pid(f), ring_tid(f),
 				   f->have_cursor ? f->cursor : f->marker.sync_ticks, 0, 0,
 				   RLOG_LOSS_CORRUPT);
@@ -375,8 +386,9 @@ int rlog__ring_flush_drain(struct rlog__ring_flush *f)
 		f->have_cursor = true;
 	}
 	if (good < n) {
+		uint32_t hw = good + 4 <= n ? rlog__get32(f->copy + good) : 0;
 		corrupt(f, "malformed record at ring offset %u (header 0x%08x): %u bytes skipped",
-			(r + good) % size, good + 4 <= n ? rlog__get32(f->copy + good) : 0, n - good);
+			(r + good) % size, hw, n - good);
 		f->corrupt_bytes += n - good;
 		loss_block(f, ring_pid(f), ring_tid(f), cur, 0, n - good, RLOG_LOSS_CORRUPT);
 	}
@@ -384,6 +396,7 @@ int rlog__ring_flush_drain(struct rlog__ring_flush *f)
 	 * release, pairs with the writer's load_acquire(read_off). */
 	f->read_off = w;
 	store_release(&v->hdr->read_off, w);
+	assert(flush_sane(f));
 	report_losses(f);
 	int err = rlog__logfile_flush(&f->lf);
 	return err < 0 ? err : (int)n;

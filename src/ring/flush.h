@@ -69,7 +69,7 @@ struct rlog__ring_flush {
 	uint32_t read_off;          /* private: the next drain starts here */
 	bool have_cursor;           /* cursor holds a time */
 	uint64_t cursor;            /* 64-bit time of the last record (or the start) */
-	uint32_t rep[4];            /* reported: lost events, lost bytes, nested events, nested bytes */
+	uint32_t rep[4];            /* reported: lost events and bytes, nested events and bytes */
 	bool write_off_bad;         /* the last write offset read was not one (reported once) */
 
 	uint8_t *copy;              /* the ring's committed bytes, copied out (size bytes) */

@@ -36,8 +36,9 @@ int rlog__ring_check(void *mem, size_t n, struct rlog__ring_view *v, char *why, 
 {
 	memset(v, 0, sizeof *v);
 	if (n < RLOG_RING_HEADER_SIZE)
-		return fail(-EBADMSG, why, whylen, "not a ring: %zu bytes, smaller than a ring header (%d)",
-			    n, RLOG_RING_HEADER_SIZE);
+		return fail(-EBADMSG, why, whylen,
+			    "not a ring: %zu bytes, smaller than a ring header (%d)", n,
+			    RLOG_RING_HEADER_SIZE);
 	struct rlog_ring *h = mem;
 	/* Acquire: pairs with rlog_ring_init's release store of the magic,
 	 * after every other field. */
@@ -45,8 +46,9 @@ int rlog__ring_check(void *mem, size_t n, struct rlog__ring_view *v, char *why, 
 	if (magic == 0)
 		return fail(-EBADMSG, why, whylen, "not a ring: magic 0 (not initialised)");
 	if (magic != RLOG_RING_MAGIC)
-		return fail(-EBADMSG, why, whylen, "not a ring: magic 0x%08x, not 0x%08x (\"RLRG\")",
-			    magic, RLOG_RING_MAGIC);
+		return fail(-EBADMSG, why, whylen,
+			    "not a ring: magic 0x%08x, not 0x%08x (\"RLRG\")", magic,
+			    RLOG_RING_MAGIC);
 	/* Every field once, into locals: the mapping may change under us. */
 	uint16_t version = h->version, header_size = h->header_size;
 	uint32_t size = h->size, min_free = h->min_free, src = h->tick_source;
@@ -58,9 +60,8 @@ int rlog__ring_check(void *mem, size_t n, struct rlog__ring_view *v, char *why, 
 		return fail(-EPROTO, why, whylen, "ring header size %u, not %d", header_size,
 			    RLOG_RING_HEADER_SIZE);
 	if (size < RLOG_RING_MIN_SIZE || size > RLOG_RING_MAX_SIZE || (size & 3u) != 0)
-		return fail(-EBADMSG, why, whylen,
-			    "bad ring size %u (a multiple of 4, %d to %u)", size, RLOG_RING_MIN_SIZE,
-			    RLOG_RING_MAX_SIZE);
+		return fail(-EBADMSG, why, whylen, "bad ring size %u (a multiple of 4, %d to %u)",
+			    size, RLOG_RING_MIN_SIZE, RLOG_RING_MAX_SIZE);
 	if ((size_t)size > n - RLOG_RING_HEADER_SIZE)
 		return fail(-EBADMSG, why, whylen,
 			    "a ring of %u bytes does not fit in %zu bytes after its header", size,
@@ -68,13 +69,14 @@ int rlog__ring_check(void *mem, size_t n, struct rlog__ring_view *v, char *why, 
 	/* A mark at or above the ring's capacity would keep the flush side
 	 * from ever sleeping. */
 	if (min_free >= size - RLOG_RING_GAP)
-		return fail(-EBADMSG, why, whylen, "minimum mark %u is not below the ring's %u bytes",
-			    min_free, size - RLOG_RING_GAP);
+		return fail(-EBADMSG, why, whylen,
+			    "minimum mark %u is not below the ring's %u bytes", min_free,
+			    size - RLOG_RING_GAP);
 	switch (src) {
 	case RLOG_TICK_TSC:
 		if (!RLOG__HAVE_TSC)
-			return fail(-ENOTSUP, why, whylen,
-				    "the ring's clock is the TSC, which this machine does not have");
+			return fail(-ENOTSUP, why, whylen, "the ring's clock is the TSC, which "
+				    "this machine does not have");
 		hz = 0;
 		break;
 	case RLOG_TICK_MONOTONIC:
