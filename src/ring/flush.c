@@ -193,8 +193,11 @@ static int open_file(struct rlog__ring_flush *f, uint64_t sync_ticks)
 	marker_sync(f, sync_ticks);
 	int err = rlog__logfile_open(&f->lf, f->fd, RLOG_RING_BLOCK_MAX, &f->marker,
 				     (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid));
-	if (err < 0)
+	if (err < 0) {
+		/* Its buffers, which a failed write of the header leaves. */
+		rlog__logfile_close(&f->lf);
 		return err;
+	}
 	f->lf_open = true;
 	return 0;
 }
