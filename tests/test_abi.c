@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "ringlog/abi.h"
+#include "ringlog/ring.h"
 #include "record.h"
 #include "shm.h"
 #include "tap.h"
@@ -188,6 +189,35 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_proc, lost_events),
 	F(rlog_shm_proc, lost_bytes),
 	F(rlog_shm_proc, reserved1),
+
+	/* the single ring (ringlog/ring.h) */
+	F(rlog_ring, magic),
+	F(rlog_ring, version),
+	F(rlog_ring, header_size),
+	F(rlog_ring, size),
+	F(rlog_ring, min_free),
+	F(rlog_ring, tick_freq_hz),
+	F(rlog_ring, tick_source),
+	F(rlog_ring, pid),
+	F(rlog_ring, tid),
+	F(rlog_ring, reserved0),
+	F(rlog_ring, pad0),
+	F(rlog_ring, write_off),
+	F(rlog_ring, lost_events),
+	F(rlog_ring, lost_bytes),
+	F(rlog_ring, nested_events),
+	F(rlog_ring, nested_bytes),
+	F(rlog_ring, fill_signals),
+	F(rlog_ring, read_cache),
+	F(rlog_ring, busy),
+	F(rlog_ring, pad1),
+	F(rlog_ring, read_off),
+	F(rlog_ring, set_event),
+	F(rlog_ring, reported_lost_events),
+	F(rlog_ring, reported_lost_bytes),
+	F(rlog_ring, reported_nested_events),
+	F(rlog_ring, reported_nested_bytes),
+	F(rlog_ring, pad2),
 };
 #define N_FIELDS (sizeof c_fields / sizeof c_fields[0])
 
@@ -205,6 +235,7 @@ static struct c_struct c_structs[] = {
 	S(rlog_shm_proc),
 	S(rlog_shm_category),
 	S(rlog_wake_registry),
+	S(rlog_ring),
 };
 #define N_STRUCTS (sizeof c_structs / sizeof c_structs[0])
 
@@ -272,6 +303,7 @@ static struct c_const c_consts[] = {
 
 	K(RLOG_TICK_TSC),
 	K(RLOG_TICK_MONOTONIC),
+	K(RLOG_TICK_COUNTER),
 
 	K(RLOG_LOSS_NO_BUFFER),
 	K(RLOG_LOSS_NESTED),
@@ -343,6 +375,14 @@ static struct c_const c_consts[] = {
 	K(RLOG_DEFAULT_BUFFER_COUNT),
 	K(RLOG_SLOTS_EXTRA),
 	K(RLOG_DEFAULT_HIGH_WATER),
+
+	/* the single ring (ringlog/ring.h) */
+	K(RLOG_RING_MAGIC),
+	K(RLOG_RING_VERSION),
+	K(RLOG_RING_HEADER_SIZE),
+	K(RLOG_RING_MIN_SIZE),
+	K(RLOG_RING_MAX_SIZE),
+	K(RLOG_RING_GAP),
 };
 #define N_CONSTS (sizeof c_consts / sizeof c_consts[0])
 
@@ -672,5 +712,7 @@ int main(int argc, char **argv)
 	ASSERT_EQ(rlog__hdr_make(RLOG_ID_TIME_SYNC, 8, true), 0x80040008u);
 	ASSERT_EQ(memcmp(&(uint64_t){ RLOG_SHM_MAGIC }, "RLOGSHM1", 8), 0);
 	ASSERT_EQ(memcmp(&(uint32_t){ RLOG_BLOCK_MAGIC }, "RLBK", 4), 0);
+	ASSERT_EQ(memcmp(&(uint32_t){ RLOG_RING_MAGIC }, "RLRG", 4), 0);
+	ASSERT_EQ(rlog_ring_record_size(16, 0), 24); /* the ring example: 16 + 8 bytes */
 	return done_testing();
 }

@@ -20,8 +20,8 @@
 
 #include <sys/stat.h>
 
-static const char *const built[] = { "start", "stop", "query", "list", "emit", "dump",
-				     "stats", "convert", "bench", "update", "flush", "help" };
+static const char *const built[] = { "start", "stop", "query", "list", "emit", "dump", "stats",
+				     "convert", "bench", "update", "flush", "ring-flush", "help" };
 static const char *const later[] = { "tail", "snapshot" };
 
 /* The ringlog binary with arguments (NULL-terminated). */

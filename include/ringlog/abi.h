@@ -93,6 +93,7 @@ _Static_assert(sizeof(struct rlog_log_marker) == 112, "LOG_MARKER payload is 112
 
 #define RLOG_TICK_TSC        1  /* x86 time-stamp counter (constant and nonstop) */
 #define RLOG_TICK_MONOTONIC  2  /* CLOCK_MONOTONIC in nanoseconds (tick_freq_hz 1e9) */
+#define RLOG_TICK_COUNTER    3  /* a single ring's producer's own counter (ringlog/ring.h) */
 
 /* DATA_LOSS payload (Length >= 24). */
 struct rlog_data_loss {

@@ -11,6 +11,9 @@
  *   ref_rdtsc_store_ns    rdtsc plus a 16-byte store into a large array: the floor
  *   ref_store_ns          a 16-byte store alone: the floor of an untimed event
  *   ref_clock_gettime_ns  clock_gettime(CLOCK_MONOTONIC)
+ *   ring_write_ns         the single ring's rlog_ring_write of the same event,
+ *                         time-stamped with the same clock read, a flush thread
+ *                         draining the ring (bench_ring.c)
  * and the loss during the write runs (events_lost), events/s and MB/s.
  * Each write run is a burst of --events events (default 250000, 6 MB),
  * which the default pool (16 MiB) absorbs while the daemon drains.  With
@@ -39,6 +42,7 @@
 
 #include "args.h"
 #include "bench.h"
+#include "bench_ring.h"
 #include "cli.h"
 #include "clock.h"
 #include "session_print.h"
@@ -243,13 +247,21 @@ int cmd_bench(int argc, char **argv)
 	double *d = calloc(runs, sizeof *d), *w1 = calloc(runs, sizeof *d),
 	       *w2 = calloc(runs, sizeof *d), *wu = calloc(runs, sizeof *d),
 	       *rs = calloc(runs, sizeof *d), *rst = calloc(runs, sizeof *d),
-	       *rc = calloc(runs, sizeof *d);
+	       *rc = calloc(runs, sizeof *d), *rw = calloc(runs, sizeof *d);
 	struct scaling sc;
 	memset(&sc, 0, sizeof sc);
-	if (!d || !w1 || !w2 || !wu || !rs || !rst || !rc || (scaling && !scaling_alloc(&sc, runs))) {
+	if (!d || !w1 || !w2 || !wu || !rs || !rst || !rc || !rw ||
+	    (scaling && !scaling_alloc(&sc, runs))) {
 		cli_error("bench: out of memory");
 		runs = 0; /* stop the session and report nothing */
 	}
+	/* The single ring, flushed into its own file on tmpfs. */
+	char ring_log[160];
+	snprintf(ring_log, sizeof ring_log, "/dev/shm/ringlog-bench-ring-%d.rlog", (int)getpid());
+	struct bench_ring *br = NULL;
+	int ring_err = runs == 0 ? 0 : bench_ring_open(&br, events, rlog__tick_source_pick(), ring_log);
+	if (ring_err < 0)
+		cli_error("bench: the single ring: %s (no ring_write_ns)", strerror(-ring_err));
 	struct bench_memory mem_start, mem_busy, mem_idle;
 	if (memory)
 		bench_memory_sample(name, daemon, &mem_start);
@@ -259,6 +271,7 @@ int cmd_bench(int argc, char **argv)
 	for (uint64_t r = 0; r < runs; r++) {
 		rs[r] = bench_ref_rdtsc_store(events);
 		rst[r] = bench_ref_store(events);
+		rw[r] = br ? bench_ring_run(br, events) : 0;
 		rc[r] = bench_ref_clock_gettime(events / 4);
 		d[r] = bench_disabled(events * 4);
 		struct bench_result res = write16(1, events, false);
@@ -339,6 +352,9 @@ int cmd_bench(int argc, char **argv)
 		waitpid(started2.daemon_pid, NULL, 0);
 		unlink(path2);
 	}
+	uint64_t ring_written = 0, ring_lost = 0, ring_wakeups = 0;
+	if (br)
+		bench_ring_close(br, &ring_written, &ring_lost, &ring_wakeups);
 	rlog_detach();
 	struct rlog__stop_result res;
 	int stop_err = rlog__session_stop(name, &res, NULL, NULL);
@@ -370,6 +386,14 @@ int cmd_bench(int argc, char **argv)
 		double m1s = bench_median(s1, (int)runs), m2s = bench_median(s2, (int)runs);
 		printf("write_2sessions_ns: %.2f\n", m2s);
 		printf("write_2sessions_vs_1session: %.2f\n", m2s / m1s);
+	}
+	if (br) {
+		double mrw = bench_median(rw, (int)runs);
+		printf("ring_write_ns: %.2f\n", mrw);
+		printf("ring_write_vs_rdtsc_store: %.2f\n", mrw / mrs);
+		printf("ring_events_written: %" PRIu64 "\n", ring_written);
+		printf("ring_events_lost: %" PRIu64 "\n", ring_lost);
+		printf("ring_wakeups: %" PRIu64 "\n", ring_wakeups);
 	}
 	printf("write_1t_events_per_s: %.0f\n", 1e9 / m1);
 	printf("write_1t_mb_per_s: %.1f\n", 1e9 / m1 * RECORD_BYTES / 1e6);
@@ -417,6 +441,7 @@ out:
 	free(rc);
 	free(s1);
 	free(s2);
+	free(rw);
 	scaling_free(&sc);
 	return stop_err < 0 || runs == 0 ? 1 : 0;
 }

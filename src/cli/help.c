@@ -91,13 +91,18 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
-		"emit", "write events into a session from the command line",
-		"emit NAME ID [--count N] [--payload HEX] [--flag F]",
+		"emit", "write events into a session, or a single ring, from the command line",
+		"emit (NAME | --ring PATH) ID [--count N] [--payload HEX] [--flag F]",
 		"Writes events into session NAME, as a program linked with libringlog would (a\n"
 		"marker between the steps of a shell script, say), then prints how many were\n"
 		"emitted, written and lost.  Exits 1 if the session is paused or stopping.\n"
+		"With --ring, writes them into the single ring at PATH instead, time-stamped\n"
+		"with the ring's clock (see ring-flush); emit is then the ring's producer, and\n"
+		"no other may write into it at the same time.\n"
 		"\n"
 		"  NAME                  the session\n"
+		"  --ring PATH           the single ring to write into: a file, or a shared-\n"
+		"                        memory object by its path under /dev/shm\n"
 		"  ID                    the event ID: 1024 to 16383 for an application's events,\n"
 		"                        16 to 25 for the RAW_* types that dump decodes (32 to 37\n"
 		"                        are ringlog's own and refused)\n"
@@ -176,10 +181,11 @@ static const struct cli_help help[] = {
 		"[--memory]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
-		"threads at once, an untimed 16-byte event, and reference costs (rdtsc and\n"
-		"a store, a store alone, clock_gettime); then, unless --quick, the highest\n"
-		"sustained rate without loss.  Prints \"key: value\" lines; takes several\n"
-		"seconds (docs/PERFORMANCE.md).\n"
+		"threads at once, an untimed 16-byte event, the same event written into a\n"
+		"single ring (ring_write_ns, a flush thread draining it), and reference costs\n"
+		"(rdtsc and a store, a store alone, clock_gettime); then, unless --quick, the\n"
+		"highest sustained rate without loss.  Prints \"key: value\" lines; takes\n"
+		"several seconds (docs/PERFORMANCE.md).\n"
 		"\n"
 		"  --runs N              report the median of N runs, 1 to 101 (default 11)\n"
 		"  --events N            events per write run, 1000 to 4294967296 (default 250000)\n"
@@ -192,6 +198,34 @@ static const struct cli_help help[] = {
 		"  --memory              also what the daemon, this process and the session keep\n"
 		"                        resident, before and after a burst and once the idle\n"
 		"                        pool is trimmed, and what touching fresh pages costs\n",
+		true,
+	},
+	{
+		"ring-flush", "write a single ring's events to a log file, as its flush application",
+		"ring-flush PATH -o FILE [--once] [--flush-timer MS] [--create KB] [--force]",
+		"The flush application of a single ring (<ringlog/ring.h>: one producer, such\n"
+		"as a signal handler or firmware, writing into memory that ring-flush maps).\n"
+		"Drains the ring's events into log file FILE, which dump, stats and convert\n"
+		"read, and writes DATA_LOSS records for the events the producer discarded.\n"
+		"Then sleeps until the producer signals the fill event (by default when the\n"
+		"ring is 70% full) and drains again, until SIGINT or SIGTERM: then it drains\n"
+		"what is left, closes FILE and prints its statistics, one \"key: value\" per\n"
+		"line.  Exits 1 if the ring held damaged records (one line each on stderr;\n"
+		"the bytes are counted as a CORRUPT loss) or FILE could not be written.\n"
+		"\n"
+		"  PATH                  the ring: a file, or a shared-memory object by its path\n"
+		"                        under /dev/shm (shm_open(\"/r\") is /dev/shm/r)\n"
+		"  -o FILE, --output FILE\n"
+		"                        the log file; an existing file is refused unless --force\n"
+		"  --once                drain once and exit, without waiting\n"
+		"  --flush-timer MS      also drain every MS milliseconds, 0 to 3600000 (default\n"
+		"                        0: on the fill event only); for a producer that cannot\n"
+		"                        wake a futex, or that falls silent for longer than its\n"
+		"                        clock takes to wrap (docs/FORMAT.md, \"The single ring\")\n"
+		"  --create KB           if PATH does not exist, create it as a ring of KB KiB, 1\n"
+		"                        to 1048576, time-stamped with the TSC (or CLOCK_MONOTONIC,\n"
+		"                        as for ringlog start)\n"
+		"  --force               overwrite FILE if it exists\n",
 		true,
 	},
 	{

@@ -43,6 +43,7 @@ static const struct {
 	{ "bench", cmd_bench },
 	{ "update", cmd_update },
 	{ "flush", cmd_flush },
+	{ "ring-flush", cmd_ring_flush },
 };
 
 static bool is_help_flag(const char *a)
