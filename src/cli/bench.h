@@ -51,8 +51,9 @@ struct bench_result bench_write_run(const struct bench_write *w);
 
 /* What a session costs in memory at one moment (bench_memory.c). */
 struct bench_memory {
-	uint64_t daemon_rss_kb, daemon_anon_kb, daemon_shmem_kb; /* /proc/DAEMON/status */
-	uint64_t self_rss_kb, self_shmem_kb;                      /* this (attached) process */
+	uint64_t daemon_rss_kb, daemon_anon_kb; /* /proc/DAEMON/status */
+	uint64_t daemon_shmem_kb;               /* of which the session's object (smaps) */
+	uint64_t self_rss_kb, self_shmem_kb;    /* the same for this (attached) process */
 	uint64_t object_kb;  /* pages the session's object has allocated */
 	uint64_t pool_kb;    /* of which in the buffer space */
 };

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +22,42 @@
 
 #define PAGE 4096u
 
+/* kB of process pid's mappings of the object whose /dev/shm path ends
+ * with shm (its Rss lines in /proc/PID/smaps): the session's share of the
+ * process's memory, whatever else it maps (the bench's single ring). */
+static uint64_t mapping_kb(pid_t pid, const char *shm)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof path, "/proc/%d/smaps", (int)pid);
+	FILE *f = fopen(path, "r");
+	uint64_t kb = 0;
+	bool in = false;
+	size_t sl = strlen(shm);
+	while (f && fgets(line, sizeof line, f)) {
+		size_t n = strcspn(line, "\n");
+		line[n] = '\0';
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ')) /* a mapping's line */
+			in = n >= sl && strcmp(line + n - sl, shm) == 0;
+		else if (in && strncmp(line, "Rss:", 4) == 0)
+			kb += strtoull(line + 4, NULL, 10);
+	}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 void bench_memory_sample(const char *session, pid_t daemon, struct bench_memory *m)
 {
 	memset(m, 0, sizeof *m);
 	m->daemon_rss_kb = rlog__proc_status_kb(daemon, "VmRSS");
 	m->daemon_anon_kb = rlog__proc_status_kb(daemon, "RssAnon");
-	m->daemon_shmem_kb = rlog__proc_status_kb(daemon, "RssShmem");
 	m->self_rss_kb = rlog__proc_status_kb(getpid(), "VmRSS");
-	m->self_shmem_kb = rlog__proc_status_kb(getpid(), "RssShmem");
 	char shm[128];
 	int fd = rlog__shm_name(session, shm, sizeof shm) < 0 ? -1 : shm_open(shm, O_RDONLY, 0);
+	if (fd >= 0) {
+		m->daemon_shmem_kb = mapping_kb(daemon, shm);
+		m->self_shmem_kb = mapping_kb(getpid(), shm);
+	}
 	struct rlog_shm_header h;
 	if (fd >= 0 && pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h) {
 		m->object_kb = rlog__shm_allocated(fd, 0, h.region_size) / 1024;
@@ -44,9 +71,9 @@ void bench_memory_print(const char *when, const struct bench_memory *m)
 {
 	printf("mem_%s_daemon_rss_kb: %" PRIu64 "\n", when, m->daemon_rss_kb);
 	printf("mem_%s_daemon_anon_kb: %" PRIu64 "\n", when, m->daemon_anon_kb);
-	printf("mem_%s_daemon_shmem_kb: %" PRIu64 "\n", when, m->daemon_shmem_kb);
+	printf("mem_%s_daemon_session_kb: %" PRIu64 "\n", when, m->daemon_shmem_kb);
 	printf("mem_%s_producer_rss_kb: %" PRIu64 "\n", when, m->self_rss_kb);
-	printf("mem_%s_producer_shmem_kb: %" PRIu64 "\n", when, m->self_shmem_kb);
+	printf("mem_%s_producer_session_kb: %" PRIu64 "\n", when, m->self_shmem_kb);
 	printf("mem_%s_object_kb: %" PRIu64 "\n", when, m->object_kb);
 	printf("mem_%s_pool_kb: %" PRIu64 "\n", when, m->pool_kb);
 }
