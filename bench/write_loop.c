@@ -10,6 +10,7 @@
  *   RINGLOG_SESSION=wl valgrind --tool=callgrind /tmp/write_loop 0   # timed
  *   build/src/cli/ringlog stop wl
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, used by ringlog.h, under -std=c11 */
 #include <stdio.h>
 #include <stdlib.h>
 
