@@ -86,7 +86,7 @@ static void test_logfile(void)
 	ASSERT_EQ(rlog_reader_open_mem(p, len, &r), 0);
 	ASSERT_EQ_U64(rlog_reader_info(r)->tick_freq_hz, 2500000123u);
 	ok(!rlog_reader_info(r)->marker_copy, "timed by block 0");
-	ASSERT_EQ(rlog_reader_info(r)->version_minor, 1);
+	ASSERT_EQ(rlog_reader_info(r)->version_minor, RLOG_FILE_VERSION_MINOR);
 	rlog_reader_close(r);
 
 	/* Block 0 damaged: the copy times the file, the thread block is read. */
