@@ -305,8 +305,8 @@ static void fs_block(struct rlog__sink *s, const struct rlog__out_block *b)
 			if ((fs->full && !log_write) || pos + need > limit) {
 				if (!log_write && !fs->full) {
 					fs->full = true;
-					set_err(fs, EFBIG, "the log file reached its maximum size; "
-						"later blocks are not written");
+					set_err(fs, EFBIG, "the log file reached --max-file-size; later "
+						"blocks were not written (log_buffers_lost)");
 				}
 				refuse(fs, b);
 				absorb(fs);

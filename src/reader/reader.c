@@ -3,6 +3,7 @@
  * file, hand out events and damage, close.  Parsing is in file.c, the time
  * merge in merge.c.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@ static int reader_new(const void *data, size_t size, struct rlog_reader **out)
 		return -ENOMEM;
 	r->data = data;
 	r->size = size;
+	r->seg_end = size;
+	r->fd = -1;
 	r->queue_max = RLOG__QUEUE_MAX;
 	r->schema_last = SIZE_MAX;
 	*out = r;
@@ -37,6 +40,10 @@ static int reader_index(struct rlog_reader *r, rlog_block_fn fn, void *arg, bool
 		rc = rlog__file_index(r);
 	r->visit = NULL;
 	r->visit_arg = NULL;
+	if (r->fd >= 0) {
+		close(r->fd); /* kept for rlog__reader_double only */
+		r->fd = -1;
+	}
 	if (rc < 0) {
 		rlog_reader_close(r);
 		return rc;
@@ -138,16 +145,17 @@ static int open_path(const char *path, rlog_block_fn fn, void *arg, bool count,
 	/* The open pass reads the file front to back, and so, roughly, does
 	 * the merge. */
 	(void)posix_madvise(map, (size_t)st.st_size, POSIX_MADV_SEQUENTIAL);
-	close(fd);
 	rc = reader_new(map, (size_t)st.st_size, &r);
 	if (rc < 0)
 		goto fail_new;
 	r->map = map;
 	r->map_size = (size_t)st.st_size;
+	r->fd = fd; /* a wrapped circular file maps it again (rlog__reader_double) */
 	return reader_index(r, fn, arg, count, out);
 
 fail_new:
 	munmap(map, (size_t)st.st_size);
+	close(fd);
 	return rc;
 fail_stat:
 	close(fd);
@@ -210,7 +218,7 @@ int rlog_reader_damage(const struct rlog_reader *r, size_t i, struct rlog_damage
 	if (i >= r->ndamage)
 		return -ERANGE;
 	const struct rlog__damage *d = r->damage[i];
-	out->offset = d->offset;
+	out->offset = rlog__foff(r, d->offset);
 	out->length = d->length;
 	out->kind = d->kind;
 	out->records_skipped = d->records_skipped;
@@ -255,5 +263,52 @@ void rlog_reader_close(struct rlog_reader *r)
 	free(r->heap);
 	if (r->map)
 		munmap(r->map, r->map_size);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->owned);
 	free(r);
+}
+
+int rlog__reader_double(struct rlog_reader *r, size_t *base2)
+{
+	size_t size = r->size;
+	if (r->map == NULL) {
+		/* A memory image: a copy, twice. */
+		size_t b = (size + 7) & ~(size_t)7;
+		if (b > SIZE_MAX / 2)
+			return -EFBIG;
+		uint8_t *v = calloc(1, 2 * b);
+		if (!v)
+			return -ENOMEM;
+		memcpy(v, r->data, size);
+		memcpy(v + b, r->data, size);
+		free(r->owned);
+		r->owned = v;
+		r->data = v;
+		*base2 = b;
+		return 0;
+	}
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	size_t b = (size + page - 1) / page * page;
+	if (r->fd < 0 || b > SIZE_MAX / 2)
+		return -EFBIG;
+	/* Reserve the range, then map the file at both halves.  The bytes
+	 * between the end of the file and the end of its last page read as
+	 * zeros; the reader never reads past the file's end in either half. */
+	uint8_t *v = mmap(NULL, 2 * b, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (v == MAP_FAILED)
+		return -ENOMEM;
+	if (mmap(v, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) == MAP_FAILED ||
+	    mmap(v + b, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) == MAP_FAILED) {
+		munmap(v, 2 * b);
+		return -ENOMEM;
+	}
+	munmap(r->map, r->map_size);
+	r->map = v;
+	r->map_size = 2 * b;
+	r->data = v;
+	r->dropped = 0;
+	*base2 = b;
+	return 0;
 }
