@@ -43,6 +43,7 @@ static const struct {
 	{ "bench", cmd_bench },
 	{ "update", cmd_update },
 	{ "flush", cmd_flush },
+	{ "tail", cmd_tail },
 };
 
 static bool is_help_flag(const char *a)

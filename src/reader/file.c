@@ -189,14 +189,18 @@ static int block_found(struct rlog_reader *r, size_t pos, uint32_t data_size,
 	t->last_block = pos;
 	r->info.block_count++;
 	if (!truncated && !r->have_marker && h.seq == 0 && w->marker_first &&
-	    (h.flags & RLOG_BLOCK_FLAG_DAEMON))
+	    (h.flags & RLOG_BLOCK_FLAG_DAEMON)) {
 		marker_take(r, r->data + pos + RLOG__BLOCK_HDR_SIZE, w->bytes);
+		r->block0 = pos;
+		r->block0_pid = h.pid;
+		r->block0_tid = h.tid;
+	}
 	if (w->meta && (rc = meta_walk(r, t, &b)) < 0)
 		return rc;
 	if (!r->visit && !r->count)
 		return 0;
 	struct rlog_block vb = {
-		.offset = pos,
+		.offset = rlog__foff(r, pos),
 		.pid = h.pid,
 		.tid = h.tid,
 		.flags = h.flags,
@@ -281,6 +285,7 @@ static int64_t damaged(struct rlog_reader *r, size_t pos, const struct rlog__che
 	if (verified) {
 		/* The checksum vouches for the extent and the sequence number. */
 		next = end;
+		r->last_end = end;
 		int rc = rlog__seq_block(r, pos, c->h.seq, end - pos, c->h.record_count, false);
 		if (rc < 0)
 			return rc;
@@ -460,7 +465,16 @@ static int copy_found(struct rlog_reader *r, size_t pos, const struct rlog__chec
 	r->info.block_count++;
 	if (rlog__region_add(r, pos, size, RLOG__REGION_SKIP) < 0)
 		return -ENOMEM;
-	return rlog__meta_copy_block(r, c->h.pid, c->h.tid, pos, c->h.base_time, c->h.data_size);
+	int rc = rlog__meta_copy_block(r, c->h.pid, c->h.tid, pos, c->h.base_time, c->h.data_size);
+	if (rc < 0 || !r->visit || !r->visit_copies)
+		return rc;
+	struct rlog_block vb = {
+		.offset = rlog__foff(r, pos), .pid = c->h.pid, .tid = c->h.tid, .flags = c->h.flags,
+		.record_count = c->w.count, .size = c->w.bytes,
+		.data = r->data + pos + RLOG__BLOCK_HDR_SIZE, .base_time = c->h.base_time,
+		.first_ticks = c->w.first_ticks, .last_ticks = c->w.last_ticks,
+	};
+	return r->visit(r->visit_arg, &vb);
 }
 
 /* True if a preallocated file's unused space starts at pos: a zero word
@@ -489,6 +503,7 @@ static int read_part(struct rlog_reader *r, size_t pos)
 			rc = rlog__seq_block(r, pos, c.h.seq, size, c.h.record_count, true);
 			if (rc < 0)
 				return rc;
+			r->last_end = pos + size;
 			if (rc != SEQ_DUPLICATE) {
 				if (c.h.flags & RLOG_BLOCK_FLAG_METADATA)
 					rc = copy_found(r, pos, &c);

@@ -216,6 +216,11 @@ struct rlog_reader {
 	struct rlog__wrap wrap;
 	struct rlog__copy_name *copy_names;
 	size_t ncopy_names, copy_names_cap;
+	bool visit_copies;     /* the visitor sees copy blocks too (layout.h) */
+	size_t last_end;       /* the end of the last block read with a verified
+				* header, in the view (layout.h) */
+	size_t block0;         /* block 0's offset, if read (else 0) */
+	uint32_t block0_pid, block0_tid;
 	void *map;             /* mmap()ed region to unmap at close, or NULL */
 	size_t map_size;
 	size_t dropped;        /* bytes of the mapping at its start given back

@@ -13,6 +13,21 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "layout.h"
+
+/* rlog__reader_open_layout passes this as the visitor, with its own. */
+struct layout_arg {
+	rlog_block_fn fn;
+	void *arg;
+	struct rlog_reader *r;
+};
+
+static int layout_visit(void *arg, const struct rlog_block *b)
+{
+	(void)arg;
+	(void)b;
+	return 0; /* never called: reader_index replaces it */
+}
 
 static int reader_new(const void *data, size_t size, struct rlog_reader **out)
 {
@@ -34,6 +49,14 @@ static int reader_index(struct rlog_reader *r, rlog_block_fn fn, void *arg, bool
 			struct rlog_reader **out)
 {
 	int rc = count ? rlog__count_start(r) : 0;
+	if (fn == layout_visit) {
+		/* rlog__reader_open_layout: the caller's visitor, and the copies */
+		struct layout_arg *la = arg;
+		r->visit_copies = true;
+		fn = la->fn;
+		arg = la->arg;
+		la->r = r;
+	}
 	r->visit = fn;
 	r->visit_arg = arg;
 	if (rc == 0)
@@ -160,6 +183,32 @@ fail_new:
 fail_stat:
 	close(fd);
 	return rc;
+}
+
+int rlog__reader_open_layout(const char *path, rlog_block_fn fn, void *arg,
+			     struct rlog_reader **out, struct rlog__layout *lay)
+{
+	struct layout_arg la = { fn, arg, NULL };
+	int rc = open_path(path, layout_visit, &la, false, out);
+	if (rc < 0)
+		return rc;
+	const struct rlog_reader *r = *out;
+	memset(lay, 0, sizeof *lay);
+	lay->append_at = rlog__foff(r, r->last_end ? r->last_end : r->first_block);
+	lay->next_seq = r->seq.any ? r->seq.high + 1 : 0;
+	lay->have_block0 = r->block0 != 0;
+	lay->block0 = r->block0;
+	lay->block0_pid = r->block0_pid;
+	lay->block0_tid = r->block0_tid;
+	if (r->block0) {
+		uint32_t size = rlog__get32(r->data + r->block0 + 32);
+		lay->ring_start = r->block0 + RLOG__BLOCK_HDR_SIZE + size;
+	}
+	lay->circular = r->circular;
+	lay->prealloc = r->prealloc;
+	lay->wrapped = r->wrap.on;
+	lay->file_size = r->info.file_size;
+	return 0;
 }
 
 int rlog_reader_set_flags(struct rlog_reader *r, unsigned flags)
