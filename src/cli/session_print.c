@@ -106,7 +106,7 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json)
 						 used ? "," : "", in->categories[i]);
 	kv_str(&o, "session", in->name);
 	kv_str(&o, "state", in->orphaned ? "orphaned" : cli_state_name(in->state));
-	kv_str(&o, "file", in->log_file);
+	kv_str(&o, "file", in->log_file[0] ? in->log_file : "-");
 	kv_str(&o, "log_file_mode", modes);
 	kv_u64(&o, "daemon_pid", in->daemon_pid);
 	kv_u64(&o, "buffer_size", in->buffer_size);
