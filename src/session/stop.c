@@ -31,6 +31,7 @@
 #include "atomics.h"
 #include "clock.h"
 #include "futex.h"
+#include "procstat.h"
 
 /* How long stop waits for the daemon of a damaged session. */
 #define DAMAGED_WAIT_NS UINT64_C(30000000000)
@@ -164,7 +165,9 @@ int rlog__session_stop(const char *name, struct rlog__stop_result *out,
 	uint32_t st;
 	while ((st = load_acquire(&h->state)) != RLOG_STATE_STOPPED && st != RLOG_STATE_FAILED) {
 		pid_t d = out->daemon_pid;
-		if (d <= 0 || (kill(d, 0) < 0 && errno == ESRCH)) {
+		/* Gone, or a zombie nobody reaped (kill(d, 0) would still
+		 * succeed): dead either way. */
+		if (d <= 0 || rlog__process_dead(d, 0)) {
 			/* Re-check: the daemon may have finished between the two. */
 			if (load_acquire(&h->state) == RLOG_STATE_STOPPED)
 				break;
