@@ -224,7 +224,17 @@ static void case_no_slot(void)
 		pthread_join(th[i], NULL);
 
 	/* 3: a fork now.  The child's writes count once; nothing of the
-	 * parent's is counted again. */
+	 * parent's is counted again.  It needs a slot and a buffer: once the
+	 * daemon has reaped the 66 threads that exited (its passes, every
+	 * 10 ms at least), as case 4 below waits. */
+	for (int tries = 0; tries < 200; tries++) {
+		struct h_run q;
+		h_ringlog(&q, "query", name, NULL);
+		if (h_kv(q.out, "producer_threads") == 0 && h_kv(q.out, "free_buffers") == 2)
+			break;
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
