@@ -233,7 +233,7 @@ static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o
 			.marker = marker_now, .marker_arg = r,
 		};
 		struct rlog__sink *fs;
-		err = rlog__sink_file_open(&fo, &m, &fs);
+		err = rlog__sink_file_open(&fo, &fs);
 		if (err < 0) {
 			const char *what = "writing the log file header";
 			if (err == -ENOSPC && (mode & RLOG_MODE_PREALLOCATE))

@@ -382,10 +382,8 @@ static struct fsink *fs_new(const struct rlog__file_opts *o)
 	return fs;
 }
 
-int rlog__sink_file_open(const struct rlog__file_opts *o, const struct rlog_log_marker *marker,
-			 struct rlog__sink **out)
+int rlog__sink_file_open(const struct rlog__file_opts *o, struct rlog__sink **out)
 {
-	(void)marker; /* start_file asks o->marker, as for every later file */
 	struct fsink *fs = fs_new(o);
 	if (!fs)
 		return -ENOMEM;

@@ -62,10 +62,9 @@ struct rlog__file_resume {
 };
 
 /* Starts the file sink on opts->fd: writes the file header and block 0
- * (marker).  Returns 0, -ENOMEM, or the -errno of allocating (preallocate)
+ * (opts->marker gives the LOG_MARKER).  Returns 0, -ENOMEM, or the -errno of allocating (preallocate)
  * or writing the file. */
-int rlog__sink_file_open(const struct rlog__file_opts *opts,
-			 const struct rlog_log_marker *marker, struct rlog__sink **out);
+int rlog__sink_file_open(const struct rlog__file_opts *opts, struct rlog__sink **out);
 
 /* Starts the file sink on an existing file opts->fd (open for reading and
  * writing), to append after what rs says it holds.  Returns 0 or -ENOMEM,

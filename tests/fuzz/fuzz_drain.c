@@ -2,77 +2,122 @@
  * fuzz_drain.c - libFuzzer target for the daemon's reading of a session
  * region, the one input it must treat as hostile (src/daemon/drain.c).
  *
- * A small region (4 buffers of 4 KiB) is laid out in ordinary memory; the
- * input overwrites the buffer descriptors, the producer slots and the
- * buffers' bytes; then the daemon runs its passes (FULL, FLUSH, FINAL) and
- * its final loss reports, writing the log to /dev/null.  Whatever the bytes,
- * it must not crash, read or write out of bounds, or hang.
+ * A small region (4 buffers of 4 KiB, room for 8) is laid out in ordinary
+ * memory; the input overwrites the buffer descriptors, the producer slots,
+ * the process entries, the header's category names and pending --enable
+ * names, the free bitmap and the buffers' bytes; then the daemon runs its
+ * passes (FULL, FLUSH, FINAL), grows the pool, enables pending categories,
+ * reaps process entries and reports the final losses, writing the log
+ * through the daemon's output (a sequential file sink) to /dev/null, and
+ * gives back what each pass drained (commit).  Whatever the bytes, it must
+ * not crash, read or write out of bounds, or hang.
  * Built and run by scripts/fuzz.sh.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/categories.h"
 #include "daemon/drain.h"
-#include "daemon/logfile.h"
+#include "daemon/sink_file.h"
 
-#define BUFS 4
+#define BUFS 4     /* MinimumBuffers */
+#define CAP 8      /* capacity */
 #define BUFSZ 4096u
 #define SLOTS (BUFS + 64)
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 
+static void marker(void *arg, struct rlog_log_marker *m)
+{
+	(void)arg;
+	memset(m, 0, sizeof *m);
+	m->tick_freq_hz = 1000000000u;
+	m->tick_source = RLOG_TICK_MONOTONIC;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	static struct rlog_shm_header hdr;
-	static struct rlog_shm_desc desc[BUFS];
+	static struct rlog_shm_desc desc[CAP];
 	static struct rlog_shm_slot slots[SLOTS];
+	static struct rlog_shm_proc procs[SLOTS];
 	static _Atomic uint64_t free_bits[1];
-	static uint8_t buffers[BUFS * BUFSZ];
+	static uint8_t buffers[CAP * BUFSZ];
 	memset(&hdr, 0, sizeof hdr);
 	memset(desc, 0, sizeof desc);
 	memset(slots, 0, sizeof slots);
+	memset(procs, 0, sizeof procs);
 	memset(buffers, 0, sizeof buffers);
 	free_bits[0] = 0;
+	hdr.max_buffers = CAP;
+	hdr.number_of_buffers = BUFS;
+	hdr.enable_mask = 1;
 
-	/* The input, in order: descriptors, slots, buffer bytes. */
-	size_t k = n < sizeof desc ? n : sizeof desc;
-	memcpy(desc, d, k);
-	d += k, n -= k;
-	k = n < sizeof slots ? n : sizeof slots;
-	memcpy(slots, d, k);
-	d += k, n -= k;
-	k = n < sizeof buffers ? n : sizeof buffers;
-	memcpy(buffers, d, k);
-	for (int i = 0; i < SLOTS; i++)
-		slots[i].pid = 0; /* no kill(2) on fuzzed pids */
+	/* The input, in order: descriptors, slots, process entries, the
+	 * category table and pending names, the free bitmap, buffer bytes. */
+#define TAKE(dst, len)                                  \
+	do {                                             \
+		size_t k_ = n < (len) ? n : (len);       \
+		memcpy((dst), d, k_);                    \
+		d += k_, n -= k_;                        \
+	} while (0)
+	TAKE(desc, sizeof desc);
+	TAKE(slots, sizeof slots);
+	TAKE(procs, sizeof procs);
+	TAKE((uint8_t *)&hdr + offsetof(struct rlog_shm_header, categories),
+	     sizeof hdr - offsetof(struct rlog_shm_header, categories));
+	TAKE(free_bits, sizeof free_bits);
+	TAKE(buffers, sizeof buffers);
+#undef TAKE
+	for (int i = 0; i < SLOTS; i++) {
+		slots[i].pid = 0; /* no /proc or kill(2) on fuzzed pids */
+		procs[i].pid = 0;
+	}
 
 	struct rlog__region r = {
-		.hdr = &hdr, .desc = desc, .slots = slots, .free_bits = free_bits,
-		.buffers = buffers, .size = 0, .buffer_size = BUFSZ, .buffer_count = BUFS,
-		.slot_count = SLOTS, .free_words = 1, .high_water = 3,
+		.hdr = &hdr, .desc = desc, .slots = slots, .procs = procs, .free_bits = free_bits,
+		.buffers = buffers, .size = 0, .buffer_size = BUFSZ, .buffer_count = CAP,
+		.slot_count = SLOTS, .free_words = 1, .min_buffers = BUFS, .high_water_pct = 70,
 	};
 	int fd = open("/dev/null", O_WRONLY);
-	struct rlog_log_marker m = { .tick_freq_hz = 1000000000u, .tick_source = RLOG_TICK_MONOTONIC };
-	struct rlog__logfile lf;
+	struct rlog__file_opts fo = { .fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = BUFSZ,
+				      .pid = 1, .tid = 1, .marker = marker };
+	struct rlog__output out;
+	struct rlog__sink *fs;
 	struct rlog__drain dr;
-	if (fd < 0 || rlog__logfile_open(&lf, fd, BUFSZ, &m, 1, 1) < 0) {
+	rlog__output_init(&out, RLOG__META_LIMIT);
+	if (fd < 0 || rlog__sink_file_open(&fo, &fs) < 0) {
 		if (fd >= 0)
 			close(fd);
+		rlog__output_free(&out);
 		return 0;
 	}
-	if (rlog__drain_init(&dr, &r, &lf, RLOG_TICK_MONOTONIC) == 0) {
+	rlog__output_add(&out, fs, true);
+	if (rlog__drain_init(&dr, &r, &out, RLOG_TICK_MONOTONIC) == 0) {
+		struct rlog__pending pending = { UINT32_MAX, 0 };
+		rlog__categories_resolve(&r, &pending);
+		rlog__pool_grow(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FULL);
+		rlog__output_flush(&out);
+		rlog__drain_commit(&dr);
+		rlog__drain_check_dead(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FLUSH);
+		rlog__output_flush(&out);
+		rlog__drain_commit(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FINAL);
+		rlog__output_flush(&out);
+		rlog__drain_commit(&dr);
 		rlog__drain_final_losses(&dr);
-		rlog__logfile_flush(&lf);
+		rlog__output_flush(&out);
+		rlog__drain_commit(&dr);
 		rlog__drain_publish(&dr);
 		rlog__drain_free(&dr);
 	}
-	rlog__logfile_close(&lf);
-	close(fd);
+	rlog__output_finish(&out, NULL);
+	rlog__output_free(&out);
 	return 0;
 }
