@@ -224,17 +224,12 @@ static void case_no_slot(void)
 		pthread_join(th[i], NULL);
 
 	/* 3: a fork now.  The child's writes count once; nothing of the
-	 * parent's is counted again.  It needs a slot and a buffer: once the
-	 * daemon has reaped the 66 threads that exited (its passes, every
-	 * 10 ms at least), as case 4 below waits. */
-	for (int tries = 0; tries < 200; tries++) {
-		struct h_run q;
-		h_ringlog(&q, "query", name, NULL);
-		if (h_kv(q.out, "producer_threads") == 0 && h_kv(q.out, "free_buffers") == 2)
-			break;
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
-	}
+	 * parent's is counted again.  First the daemon drains the holders'
+	 * buffers (ringlog flush returns once it has), so that the child
+	 * finds one of the two free. */
+	struct h_run fl;
+	h_ringlog(&fl, "flush", name, NULL);
+	ASSERT_EQ(fl.status, 0);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {

@@ -90,14 +90,11 @@ int rlog__session_flush(const char *name)
 static void pending_set(struct rlog_shm_header *h, const char *names)
 {
 	uint32_t seq;
+	/* The CAS is seq_cst: the byte stores below cannot move before the
+	 * odd sequence (pairs with the reader's fence and re-check, shm.c). */
 	do {
 		seq = load_relaxed(&h->enable_names_seq) & ~1u;
 	} while (!atomic_compare_exchange_weak(&h->enable_names_seq, &seq, seq + 1));
-	/* The odd sequence is visible before any byte changes (pairs with
-	 * the reader's fence and re-check, src/common/shm.c): the CAS above
-	 * is seq_cst, so as an acquire it keeps the stores below after it.
-	 * (No separate release fence: it orders only earlier accesses, and
-	 * GCC refuses atomic_thread_fence under -fsanitize=thread.) */
 	size_t n = strlen(names);
 	if (n >= sizeof h->enable_names)
 		n = sizeof h->enable_names - 1;
