@@ -12,7 +12,9 @@
  *      nothing and the file has every event; the consumer, resumed, prints
  *      DATA_LOSS lines of cause real_time whose blocks add up to exactly
  *      realtime_buffers_lost, and events received + events it was told it
- *      missed = events written; it exits 1 with its line;
+ *      missed = events written; it exits 1 with its line; the same when
+ *      it is resumed only as the session stops (its last DATA_LOSS then
+ *      ends its stream);
  *   4. a real-time session without a consumer keeps its file;
  *   5. tail's errors: no session, not a real-time session, a bad name, a
  *      usage error: one line each, exact.
@@ -240,19 +242,21 @@ static void no_file(void)
 	unlink(a.err);
 }
 
-/* 3: a consumer that does not keep up. */
-static void slow_consumer(void)
+/* 3: a consumer that does not keep up; at_stop: resumed just before the
+ * session stops, so the daemon tells it of its last misses in a DATA_LOSS
+ * of its own at the end of the stream. */
+static void slow_consumer(bool at_stop)
 {
-	const char *name = h_session("rtslow");
+	const char *name = h_session(at_stop ? "rtslow2" : "rtslow");
 	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("rtslow"));
+	snprintf(path, sizeof path, "%s", h_path(at_stop ? "rtslow2" : "rtslow"));
 	unlink(path);
 	/* 8 MiB of pool: the producers never wait for the daemon here. */
 	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
 		  "--buffer-size", "4", "--buffers", "2048", NULL);
 	ASSERT_EQ(r.status, 0);
 	struct tailer a;
-	tail_start(&a, name, "slow", NULL, NULL);
+	tail_start(&a, name, at_stop ? "slow2" : "slow", NULL, NULL);
 	ok(tail_wait_for(&a, "LOG_MARKER"), "connected");
 	ASSERT_EQ(rlog_attach(name), 0);
 	struct h_tally t = { 0, 0, 0, 0 };
@@ -268,7 +272,7 @@ static void slow_consumer(void)
 	kill(a.pid, SIGCONT);
 	/* More, so that the consumer is told of what it missed. */
 	char want[64];
-	for (int k = 0; k < 100; k++) {
+	for (int k = 0; k < 100 && !at_stop; k++) {
 		uint64_t last = next + 99;
 		next = write_events(next, 100, &t);
 		h_ringlog(&r, "flush", name, NULL);
@@ -388,7 +392,8 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	two_consumers();
 	no_file();
-	slow_consumer();
+	slow_consumer(false);
+	slow_consumer(true);
 	no_consumer();
 	errors();
 	return done_testing();

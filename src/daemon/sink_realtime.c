@@ -100,6 +100,7 @@ struct rtsink {
 	size_t frame_len, frame_cap;
 	struct pend_blk *fblk;       /* blocks of the frame, offsets in frame */
 	size_t nfblk, fblk_cap;
+	uint64_t last_time;          /* base time of the last block drained */
 };
 
 int rlog__rt_path(const char *name, char *out, size_t n)
@@ -380,6 +381,7 @@ static void rt_block(struct rlog__sink *s, const struct rlog__out_block *b)
 {
 	struct rtsink *rt = (struct rtsink *)s;
 	bool thread = !(b->flags & (RLOG_BLOCK_FLAG_DAEMON | RLOG_BLOCK_FLAG_METADATA));
+	rt->last_time = b->base_time;
 	if (s->primary) {
 		/* A session without a file: written means handed to the
 		 * consumers (those that keep up get it); with none connected,
@@ -451,27 +453,46 @@ static int rt_flush(struct rlog__sink *s)
 	return 0;
 }
 
-static int rt_finish(struct rlog__sink *s, const struct rlog_log_marker *refined)
+/* Waits until every consumer has taken what is pending, or the deadline. */
+static void grace(struct rtsink *rt, uint64_t deadline)
 {
-	(void)refined;
-	struct rtsink *rt = (struct rtsink *)s;
-	rt_poll(s);
-	/* A bounded wait for consumers to take what is pending. */
-	uint64_t deadline = rlog__monotonic_ns() + (uint64_t)RT_GRACE_MS * 1000000u;
 	for (;;) {
 		struct pollfd p[64];
 		nfds_t n = 0;
 		for (size_t i = 0; i < rt->nc && n < 64; i++)
 			if (!rt->c[i].dead && rt->c[i].pend_len > rt->c[i].pend_off)
 				p[n++] = (struct pollfd){ rt->c[i].fd, POLLOUT, 0 };
-		uint64_t now = rlog__monotonic_ns();
-		if (n == 0 || now >= deadline)
-			break;
+		if (n == 0 || rlog__monotonic_ns() >= deadline)
+			return;
 		(void)poll(p, n, 20);
 		for (size_t i = 0; i < rt->nc; i++)
 			if (!rt->c[i].dead && rt->c[i].pend_len > rt->c[i].pend_off)
 				pend_send(&rt->c[i]);
 	}
+}
+
+static int rt_finish(struct rlog__sink *s, const struct rlog_log_marker *refined)
+{
+	(void)refined;
+	struct rtsink *rt = (struct rtsink *)s;
+	rt_poll(s);
+	uint64_t deadline = rlog__monotonic_ns() + (uint64_t)RT_GRACE_MS * 1000000u;
+	grace(rt, deadline);
+	/* A consumer that missed the last blocks has had no block since to
+	 * carry the DATA_LOSS that tells it: its stream ends with one. */
+	for (size_t i = 0; i < rt->nc; i++) {
+		struct consumer *c = &rt->c[i];
+		uint64_t seq = c->seq;
+		if (c->dead || c->missed_blocks == 0 || c->pend_len > c->pend_off)
+			continue;
+		frame_reset(rt);
+		if (frame_loss(rt, c, rt->last_time, &seq) == 0 &&
+		    pend_keep(c, rt->frame, rt->frame_len, 0, rt->fblk, rt->nfblk) == 0) {
+			c->seq = seq;
+			c->missed_blocks = c->missed_events = c->missed_bytes = 0;
+		}
+	}
+	grace(rt, deadline);
 	for (size_t i = 0; i < rt->nc; i++) {
 		struct consumer *c = &rt->c[i];
 		/* Blocks not sent whole: missed, and the stream ends cut. */
