@@ -184,6 +184,21 @@ static uint64_t sum_written(const struct writer *w, int n)
 	return s;
 }
 
+/* One writer thread writes n events into session name, which then stops:
+ * exit 0, every event written, none lost. */
+static void write_stop(const char *name, uint64_t n)
+{
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct writer w[1];
+	run_writers(w, 1, n);
+	rlog_detach();
+	ASSERT_EQ_U64(w[0].t.written, n);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), n);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), 0);
+}
+
 /* 1. sequential, 1 MiB at most; 3 MiB written. */
 static void sequential_cap(void)
 {
@@ -350,13 +365,7 @@ static void preallocated(void)
 	uint64_t disk = 0, size = file_size(path, &disk);
 	ASSERT_EQ_U64(size, 2u << 20);
 	ok(disk >= 2u << 20, "allocated on disk at start: %" PRIu64, disk);
-	ASSERT_EQ(rlog_attach(name), 0);
-	struct writer w[1];
-	run_writers(w, 1, 1000);
-	rlog_detach();
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 1000);
+	write_stop(name, 1000);
 	ASSERT_EQ_U64(file_size(path, NULL), 2u << 20);
 	struct file_sum s;
 	file_sum(path, &s);
@@ -397,16 +406,8 @@ static void several(void)
 	const char *sess[3] = { na, nb, nc }, *paths[3] = { pa, pb, pc };
 	uint64_t n[3] = { 1000, 2000, 3000 };
 	for (int i = 0; i < 3; i++) {
-		ASSERT_EQ(rlog_attach(sess[i]), 0);
-		struct writer w[1];
-		run_writers(w, 1, n[i]);
-		ASSERT_EQ_U64(w[0].t.written, n[i]);
-	}
-	rlog_detach();
-	for (int i = 0; i < 3; i++) {
-		h_ringlog(&r, "stop", sess[i], NULL);
-		ASSERT_EQ(r.status, 0);
-		ASSERT_EQ_U64(h_kv(r.out, "events_written"), n[i]);
+		/* In turn: the first while all three run. */
+		write_stop(sess[i], n[i]);
 		struct file_sum s;
 		file_sum(paths[i], &s);
 		ok(s.damage == 0 && s.events == n[i], "session %d's file: %" PRIu64 " events", i,
@@ -422,14 +423,7 @@ static void circular_one(void)
 	char path[256];
 	snprintf(path, sizeof path, "%s", h_path("circ1"));
 	start(name, path, "--mode", "circular", "--max-file-size", "1", NULL, NULL);
-	ASSERT_EQ(rlog_attach(name), 0);
-	struct writer w[1];
-	run_writers(w, 1, 300000);
-	rlog_detach();
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 300000);
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), 0);
+	write_stop(name, 300000);
 	struct file_sum s;
 	file_sum(path, &s);
 	ASSERT_EQ(s.damage, 0);

@@ -31,13 +31,15 @@
 #define TB 102
 #define ID 2000
 
-/* A 1.2 file header with the marker copy and flags. */
+/* A 1.2 file header with the marker copy and flags, then block 0. */
 static void header12(struct fg_file *f, uint32_t flags)
 {
 	fg_file_init_marker(f, 1000000000u, T0, 1700000000000000000ull, RLOG_TICK_MONOTONIC, 4096, 8,
 			    "circ");
 	f->b.p[10] = 2;                        /* version_minor 2 */
 	fg_put32(f->b.p + 24, 1u | flags);     /* flags: MARKER | flags */
+	fg_marker_block(f, 1, 1, 1000000000u, T0, 1700000000000000000ull, RLOG_TICK_MONOTONIC, 4096,
+			8, "circ");
 }
 
 /* A thread block of n events of ID with payload u32 seq from first on, at
@@ -82,8 +84,6 @@ struct layout {
 static void wrapped(struct fg_file *f, struct layout *l, uint32_t flags)
 {
 	header12(f, flags);
-	fg_marker_block(f, 1, 1, 1000000000u, T0, 1700000000000000000ull, RLOG_TICK_MONOTONIC,
-			4096, 8, "circ");
 	l->a = f->b.len;
 	copy_block(f, TA, "alpha", 7, T0 + 5);
 	events_block(f, TA, 8, 21, 4, T0 + 3000);
@@ -93,6 +93,16 @@ static void wrapped(struct fg_file *f, struct layout *l, uint32_t flags)
 	l->a0 = events_block(f, TA, 4, 1, 10, T0 + 1000);
 	l->bad = events_block(f, TB, 5, 11, 5, T0 + 1500);
 	events_block(f, TA, 6, 16, 5, T0 + 2000);
+}
+
+/* The one damage report of r: its kind and offset. */
+static void one_damage(struct rlog_reader *r, int kind, size_t offset, struct rlog_damage *d)
+{
+	ASSERT_EQ(rlog_reader_damage_count(r), 1);
+	ASSERT_EQ(rlog_reader_damage(r, 0, d), 0);
+	ASSERT_EQ(d->kind, kind);
+	if (offset != SIZE_MAX)
+		ASSERT_EQ_U64(d->offset, offset);
 }
 
 /* Reads every event: their u32 payloads in order into v (n at most 64),
@@ -174,10 +184,8 @@ static void test_wrapped(void)
 	uint32_t v[64];
 	int markers, schemas;
 	ASSERT_EQ(read_all(r, v, &markers, &schemas, f.b.len), 22);
-	ASSERT_EQ(rlog_reader_damage_count(r), 1);
 	struct rlog_damage d;
-	ASSERT_EQ(rlog_reader_damage(r, 0, &d), 0);
-	ASSERT_EQ_U64(d.offset, l.bad);
+	one_damage(r, RLOG_DAMAGE_BLOCK, l.bad, &d);
 	char want[96];
 	snprintf(want, sizeof want, "damaged block at offset %zu: checksum mismatch", l.bad);
 	ASSERT_CONTAINS(d.message, want);
@@ -200,8 +208,6 @@ static void test_unwrapped(void)
 	/* Never wrapped: block 0, seq 1, 2. */
 	struct fg_file f;
 	header12(&f, RLOG_FILE_FLAG_CIRCULAR);
-	fg_marker_block(&f, 1, 1, 1000000000u, T0, 1700000000000000000ull, RLOG_TICK_MONOTONIC, 4096,
-			8, "circ");
 	events_block(&f, TA, 1, 1, 3, T0 + 100);
 	events_block(&f, TA, 2, 4, 3, T0 + 200);
 	struct rlog_reader *r;
@@ -216,8 +222,6 @@ static void test_unwrapped(void)
 	/* Wrapped, and the daemon stopped before the new lap: block 0 then
 	 * seq 40, 41: the numbers 1..39 were overwritten, not missing. */
 	header12(&f, RLOG_FILE_FLAG_CIRCULAR);
-	fg_marker_block(&f, 1, 1, 1000000000u, T0, 1700000000000000000ull, RLOG_TICK_MONOTONIC, 4096,
-			8, "circ");
 	events_block(&f, TA, 40, 1, 3, T0 + 100);
 	events_block(&f, TA, 41, 4, 3, T0 + 200);
 	ASSERT_EQ(fg_open(&f, &r), 0);
@@ -227,10 +231,8 @@ static void test_unwrapped(void)
 	/* Without the flag the same gap is missing blocks. */
 	fg_put32(f.b.p + 24, 1);
 	ASSERT_EQ(fg_open(&f, &r), 0);
-	ASSERT_EQ(rlog_reader_damage_count(r), 1);
 	struct rlog_damage d;
-	rlog_reader_damage(r, 0, &d);
-	ASSERT_EQ(d.kind, RLOG_DAMAGE_MISSING);
+	one_damage(r, RLOG_DAMAGE_MISSING, SIZE_MAX, &d);
 	rlog_reader_close(r);
 	fg_file_free(&f);
 }
@@ -239,8 +241,6 @@ static void test_prealloc(void)
 {
 	struct fg_file f;
 	header12(&f, RLOG_FILE_FLAG_PREALLOCATED);
-	fg_marker_block(&f, 1, 1, 1000000000u, T0, 1700000000000000000ull, RLOG_TICK_MONOTONIC, 4096,
-			8, "pre");
 	events_block(&f, TA, 1, 1, 3, T0 + 100);
 	size_t end = f.b.len;
 	fg_zero(&f.b, 8192); /* the unused, preallocated space */
@@ -267,11 +267,8 @@ static void test_prealloc(void)
 	fg_zero(&f.b, 4096);
 	ASSERT_EQ(fg_open(&f, &r), 0);
 	ASSERT_EQ(read_all(r, v, &markers, &schemas, f.b.len), 6);
-	ASSERT_EQ(rlog_reader_damage_count(r), 1);
 	struct rlog_damage d;
-	rlog_reader_damage(r, 0, &d);
-	ASSERT_EQ(d.kind, RLOG_DAMAGE_TRUNCATED);
-	ASSERT_EQ_U64(d.offset, part);
+	one_damage(r, RLOG_DAMAGE_TRUNCATED, part, &d);
 	ASSERT_EQ(d.records_skipped, 2);
 	char want[160];
 	snprintf(want, sizeof want, "truncated block at offset %zu: written in part (its checksum "
@@ -286,8 +283,6 @@ static void test_bad_copy(void)
 {
 	struct fg_file f;
 	header12(&f, 0);
-	fg_marker_block(&f, 1, 1, 1000000000u, T0, 1700000000000000000ull, RLOG_TICK_MONOTONIC, 4096,
-			8, "copy");
 	struct fg_block b;
 	fg_block_begin(&b, PID, TA, T0 + 10, RLOG_BLOCK_FLAG_METADATA);
 	fg_thread_name(&b, (uint32_t)(T0 + 10), "beta");
@@ -301,10 +296,8 @@ static void test_bad_copy(void)
 	int markers, schemas;
 	ASSERT_EQ(fg_open(&f, &r), 0);
 	ASSERT_EQ(read_all(r, v, &markers, &schemas, f.b.len), 2);
-	ASSERT_EQ(rlog_reader_damage_count(r), 1);
 	struct rlog_damage d;
-	rlog_reader_damage(r, 0, &d);
-	ASSERT_EQ_U64(d.offset, at);
+	one_damage(r, RLOG_DAMAGE_BLOCK, at, &d);
 	ASSERT_CONTAINS(d.message, "malformed record");
 	ok(rlog_reader_thread_name(r, PID, TA) == NULL, "a damaged copy names nobody");
 	rlog_reader_close(r);

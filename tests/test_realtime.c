@@ -136,6 +136,18 @@ static uint64_t count_text(const char *text, uint64_t *seq_sum, uint64_t *loss_b
 	return n;
 }
 
+/* Stops session name: exit 0, the statistics agree with what the writes
+ * returned (total of them), no block missed by a consumer. */
+static void stop_exact(const char *name, const struct h_tally *t, uint64_t total)
+{
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), t->written);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), t->lost);
+	ASSERT_EQ_U64(t->written + t->lost, total);
+	ASSERT_EQ_U64(h_kv(r.out, "realtime_buffers_lost"), 0);
+}
+
 static uint64_t write_events(uint64_t from, uint64_t n, struct h_tally *t)
 {
 	for (uint64_t i = from; i < from + n; i++)
@@ -164,12 +176,7 @@ static void two_consumers(void)
 	ok(tail_wait_for(&a, "seq=5000 "), "the text consumer printed event 5000 live");
 	next = write_events(next, 5000, &t);
 	rlog_detach();
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), t.written);
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), t.lost);
-	ASSERT_EQ_U64(t.written + t.lost, 10000);
-	ASSERT_EQ_U64(h_kv(r.out, "realtime_buffers_lost"), 0);
+	stop_exact(name, &t, 10000);
 	tail_end(&a);
 	tail_end(&b);
 	ASSERT_EQ(a.status, 0);
@@ -325,12 +332,7 @@ static void no_consumer(void)
 	struct h_tally t = { 0, 0, 0, 0 };
 	write_events(1, 2000, &t);
 	rlog_detach();
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), t.written);
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), t.lost);
-	ASSERT_EQ_U64(t.written + t.lost, 2000);
-	ASSERT_EQ_U64(h_kv(r.out, "realtime_buffers_lost"), 0);
+	stop_exact(name, &t, 2000);
 	struct h_summary s;
 	h_summarize(path, &s);
 	ASSERT_EQ_U64(s.events, t.written);

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "record.h"
+#include "vec.h"
 #include "ringlog/abi.h"
 
 #define BLOCK_HDR 48u
@@ -32,24 +33,6 @@ void tail_stream_free(struct tail_stream *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Room for need bytes in *buf.  Returns 0 or -ENOMEM. */
-static int room(uint8_t **buf, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 65536;
-	while (c < need) {
-		if (c > SIZE_MAX / 2)
-			return -ENOMEM;
-		c *= 2;
-	}
-	uint8_t *p = realloc(*buf, c);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = c;
-	return 0;
-}
 
 static int bad(struct tail_stream *t, const char *fmt, uint64_t a)
 {
@@ -90,7 +73,7 @@ static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_siz
 	}
 	if (ok && (flags & RLOG_BLOCK_FLAG_METADATA))
 		return 0;
-	if (room(&t->batch, &t->batch_cap, t->batch_len + size) < 0)
+	if (rlog__bytes_room(&t->batch, &t->batch_cap, t->batch_len + size) < 0)
 		return -ENOMEM;
 	memcpy(t->batch + t->batch_len, p, size);
 	t->batch_len += size;
@@ -102,7 +85,7 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
 {
 	if (t->error[0])
 		return -EBADMSG;
-	if (room(&t->in, &t->in_cap, t->in_len + n) < 0)
+	if (rlog__bytes_room(&t->in, &t->in_cap, t->in_len + n) < 0)
 		return -ENOMEM;
 	memcpy(t->in + t->in_len, p, n);
 	t->in_len += n;
@@ -179,7 +162,7 @@ static int render_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time
 {
 	struct render *rd = arg;
 	struct tail_stream *t = rd->t;
-	if (room(&t->img, &t->img_cap, rd->len + BLOCK_HDR + size) < 0)
+	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + BLOCK_HDR + size) < 0)
 		return -ENOMEM;
 	uint8_t *p = t->img + rd->len;
 	memcpy(p + BLOCK_HDR, data, size);
@@ -193,7 +176,7 @@ static int append_renumbered(struct render *rd, const uint8_t *p, uint32_t data_
 {
 	struct tail_stream *t = rd->t;
 	size_t size = BLOCK_HDR + data_size;
-	if (room(&t->img, &t->img_cap, rd->len + size) < 0)
+	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + size) < 0)
 		return -ENOMEM;
 	uint8_t *o = t->img + rd->len;
 	bool ok = crc_ok(p, data_size);
@@ -215,7 +198,7 @@ int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len)
 		return 0;
 	t->imaged = true;
 	struct render rd = { t, 0, 0 };
-	if (room(&t->img, &t->img_cap, t->header_size + t->block0_size) < 0)
+	if (rlog__bytes_room(&t->img, &t->img_cap, t->header_size + t->block0_size) < 0)
 		return -ENOMEM;
 	memcpy(t->img, t->header, t->header_size);
 	rd.len = t->header_size;

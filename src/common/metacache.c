@@ -177,25 +177,25 @@ int rlog__metacache_add(struct rlog__metacache *c, uint32_t pid, uint32_t tid, u
 	return 0;
 }
 
+struct block_walk {
+	struct rlog__metacache *c;
+	uint32_t pid, tid;
+	const uint8_t *data;
+};
+
+static int add_one(void *arg, const struct rlog__record *r, uint64_t ticks, uint32_t off)
+{
+	struct block_walk *w = arg;
+	if (r->flagged || rlog__record_kind(r->id, false) != RLOG_RECORD_METADATA)
+		return 0;
+	return rlog__metacache_add(w->c, w->pid, w->tid, ticks, w->data + off, r->size);
+}
+
 int rlog__metacache_block(struct rlog__metacache *c, uint32_t pid, uint32_t tid,
 			  uint64_t base_time, const void *data, uint32_t size)
 {
-	const uint8_t *d = data;
-	uint64_t cursor = base_time;
-	uint32_t off = 0;
-	while (off < size) {
-		struct rlog__record r;
-		int sz = rlog__record_decode(d + off, size - off, &r);
-		if (sz < 0 || rlog__time_apply(&cursor, &r) < 0)
-			return 0;
-		if (!r.flagged && rlog__record_kind(r.id, false) == RLOG_RECORD_METADATA) {
-			int rc = rlog__metacache_add(c, pid, tid, cursor, d + off, (uint32_t)sz);
-			if (rc < 0)
-				return rc;
-		}
-		off += (uint32_t)sz;
-	}
-	return 0;
+	struct block_walk w = { c, pid, tid, data };
+	return rlog__records_walk(data, size, base_time, add_one, &w);
 }
 
 static int by_thread_time(const void *a, const void *b)

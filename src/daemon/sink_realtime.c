@@ -117,25 +117,10 @@ int rlog__rt_path(const char *name, char *out, size_t n)
 /* Frames                                                            */
 /* ---------------------------------------------------------------- */
 
-/* Room for need bytes in *buf (capacity *cap).  Returns 0 or -ENOMEM. */
-static int room(uint8_t **buf, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 65536;
-	while (c < need)
-		c *= 2;
-	uint8_t *p = realloc(*buf, c);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = c;
-	return 0;
-}
 
 static int frame_put(struct rtsink *rt, const void *p, size_t n)
 {
-	if (room(&rt->frame, &rt->frame_cap, rt->frame_len + n) < 0)
+	if (rlog__bytes_room(&rt->frame, &rt->frame_cap, rt->frame_len + n) < 0)
 		return -ENOMEM;
 	memcpy(rt->frame + rt->frame_len, p, n);
 	rt->frame_len += n;
@@ -163,7 +148,7 @@ static int copy_add(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time, c
 {
 	struct rtsink *rt = arg;
 	if (rlog__vec_room(&rt->copy, rt->ncopy, &rt->copy_cap, sizeof *rt->copy, 16) < 0 ||
-	    room(&rt->copies, &rt->copies_cap, rt->copies_len + size) < 0)
+	    rlog__bytes_room(&rt->copies, &rt->copies_cap, rt->copies_len + size) < 0)
 		return -ENOMEM;
 	memcpy(rt->copies + rt->copies_len, data, size);
 	rt->copy[rt->ncopy++] = (struct copy){ pid, tid, size, records, base_time, rt->copies_len };

@@ -376,37 +376,38 @@ int rlog_event_field_count(const struct rlog_schema *s, const struct rlog_event 
 /* Copy blocks                                                      */
 /* ---------------------------------------------------------------- */
 
+struct copy_walk {
+	struct rlog_reader *r;
+	struct rlog__thread th;   /* pid and tid only: not a thread of the file */
+	size_t data;              /* file offset of the block's data */
+};
+
+static int copy_record(void *arg, const struct rlog__record *rec, uint64_t ticks, uint32_t pos)
+{
+	struct copy_walk *w = arg;
+	struct rlog_reader *r = w->r;
+	size_t off = w->data + pos;
+	if (rec->id == RLOG_ID_THREAD_NAME && !rec->flagged) {
+		if (rlog__vec_room(&r->copy_names, r->ncopy_names, &r->copy_names_cap,
+				   sizeof(*r->copy_names), 16) < 0)
+			return -ENOMEM;
+		r->copy_names[r->ncopy_names++] = (struct rlog__copy_name){ w->th.pid, w->th.tid, ticks,
+									    off };
+		return 0;
+	}
+	if (rlog__record_kind(rec->id, rec->flagged) != RLOG_RECORD_METADATA)
+		return 0;
+	return rlog__meta_record(r, &w->th, rec, ticks, off);
+}
+
 int rlog__meta_copy_block(struct rlog_reader *r, uint32_t pid, uint32_t tid, size_t offset,
 			  uint64_t base_time, uint32_t size)
 {
-	/* Not a thread of the file: a copy says nothing of the thread's
-	 * events.  Its thread names wait for the thread table. */
-	struct rlog__thread th = { .pid = pid, .tid = tid };
-	const uint8_t *d = r->data + offset + RLOG__BLOCK_HDR_SIZE;
-	uint64_t cursor = base_time;
-	uint32_t pos = 0;
-
-	while (pos < size) {
-		struct rlog__record rec;
-		int sz = rlog__record_decode(d + pos, size - pos, &rec);
-		if (sz < 0 || rlog__time_apply(&cursor, &rec) < 0)
-			return 0; /* walked before: cannot happen */
-		size_t off = offset + RLOG__BLOCK_HDR_SIZE + pos;
-		int rc = 0;
-		if (rec.id == RLOG_ID_THREAD_NAME && !rec.flagged) {
-			if (rlog__vec_room(&r->copy_names, r->ncopy_names, &r->copy_names_cap,
-					   sizeof(*r->copy_names), 16) < 0)
-				return -ENOMEM;
-			r->copy_names[r->ncopy_names++] = (struct rlog__copy_name){ pid, tid, cursor,
-										    off };
-		} else if (rlog__record_kind(rec.id, rec.flagged) == RLOG_RECORD_METADATA) {
-			rc = rlog__meta_record(r, &th, &rec, cursor, off);
-		}
-		if (rc < 0)
-			return rc;
-		pos += (uint32_t)sz;
-	}
-	return 0;
+	/* A copy says nothing of the thread's events: its schemas and process
+	 * names go to the tables, its thread names wait for the thread table. */
+	struct copy_walk w = { .r = r, .th = { .pid = pid, .tid = tid },
+			       .data = offset + RLOG__BLOCK_HDR_SIZE };
+	return rlog__records_walk(r->data + w.data, size, base_time, copy_record, &w);
 }
 
 int rlog__meta_copy_finish(struct rlog_reader *r)

@@ -106,6 +106,36 @@ static uint64_t last_of(const struct rctx *x, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
+struct count_walk {
+	struct rctx *x;
+	const struct rlog_block *b;
+};
+
+/* The events and the DATA_LOSS records of a block of the file. */
+static int count_record(void *arg, const struct rlog__record *rec, uint64_t ticks, uint32_t off)
+{
+	struct count_walk *w = arg;
+	struct rctx *x = w->x;
+	(void)ticks;
+	(void)off;
+	int kind = rlog__record_kind(rec->id, rec->flagged);
+	if (kind == RLOG_RECORD_EVENT && !(w->b->flags & RLOG_BLOCK_FLAG_DAEMON))
+		x->events++;
+	if (kind != RLOG_RECORD_LOSS || rec->length < sizeof(struct rlog_data_loss))
+		return 0;
+	struct rlog_data_loss dl;
+	memcpy(&dl, rec->payload, sizeof dl);
+	struct lossum *s = lossum_of(x, w->b->pid, w->b->tid, dl.cause);
+	if (!s) {
+		x->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	s->events += dl.events;
+	s->bytes += dl.bytes;
+	x->lost += dl.events;
+	return 0;
+}
+
 /* Every block of the file, in the order it was written (rlog_block_fn). */
 static int visit(void *arg, const struct rlog_block *b)
 {
@@ -116,29 +146,9 @@ static int visit(void *arg, const struct rlog_block *b)
 			x->err = -ENOMEM;
 		return 0;
 	}
-	uint64_t cursor = b->base_time;
-	for (uint32_t off = 0; off < b->size;) {
-		struct rlog__record rec;
-		int sz = rlog__record_decode(d + off, b->size - off, &rec);
-		if (sz < 0 || rlog__time_apply(&cursor, &rec) < 0)
-			break; /* read before: cannot happen */
-		int kind = rlog__record_kind(rec.id, rec.flagged);
-		if (kind == RLOG_RECORD_EVENT && !(b->flags & RLOG_BLOCK_FLAG_DAEMON))
-			x->events++;
-		if (kind == RLOG_RECORD_LOSS && rec.length >= sizeof(struct rlog_data_loss)) {
-			struct rlog_data_loss dl;
-			memcpy(&dl, rec.payload, sizeof dl);
-			struct lossum *s = lossum_of(x, b->pid, b->tid, dl.cause);
-			if (!s) {
-				x->err = -ENOMEM;
-				return 0;
-			}
-			s->events += dl.events;
-			s->bytes += dl.bytes;
-			x->lost += dl.events;
-		}
-		off += (uint32_t)sz;
-	}
+	rlog__records_walk(d, b->size, b->base_time, count_record, &(struct count_walk){ x, b });
+	if (x->err < 0)
+		return 0;
 	if (b->flags & RLOG_BLOCK_FLAG_DAEMON)
 		return 0;
 	if (rlog__metacache_block(x->meta, b->pid, b->tid, b->base_time, d, b->size) < 0)
@@ -177,18 +187,20 @@ static int candidates(struct rctx *x, uint32_t pool)
 	return 0;
 }
 
-/* The time cursor after the first n bytes of buffer idx. */
+static int last_time(void *arg, const struct rlog__record *r, uint64_t ticks, uint32_t off)
+{
+	(void)r;
+	(void)off;
+	*(uint64_t *)arg = ticks;
+	return 0;
+}
+
+/* The time cursor after the bytes of buffer c the file holds. */
 static uint64_t cursor_after(const struct rlog__region *r, const struct cand *c)
 {
-	const uint8_t *p = rlog__region_buffer(r, c->idx);
 	uint64_t cursor = c->base_time;
-	for (uint32_t off = 0; off < c->matched;) {
-		struct rlog__record rec;
-		int sz = rlog__record_decode(p + off, c->matched - off, &rec);
-		if (sz < 0 || rlog__time_apply(&cursor, &rec) < 0)
-			break;
-		off += (uint32_t)sz;
-	}
+	rlog__records_walk(rlog__region_buffer(r, c->idx), c->matched, c->base_time, last_time,
+			   &cursor);
 	return cursor;
 }
 
