@@ -11,7 +11,9 @@
  *      daemon counted in DATA_LOSS records; then removes the session:
  *      emitted = written + lost, and the file says the same, without
  *      damage;
- *   4. `stop --force` on a session whose daemon runs is a plain stop.
+ *   4. a real-time consumer of a session whose daemon dies ends with its
+ *      line, exit 1;
+ *   5. `stop --force` on a session whose daemon runs is a plain stop.
  */
 #include <signal.h>
 #include <sys/stat.h>
@@ -137,6 +139,65 @@ static void orphan(const char *tag, bool flushed)
 	unlink(path);
 }
 
+/* A real-time consumer whose daemon dies says so. */
+static void consumer_of_orphan(void)
+{
+	const char *name = h_session("orrt");
+	char path[256], out[128], so[128], line[512];
+	snprintf(path, sizeof path, "%s", h_path("orrt"));
+	snprintf(out, sizeof out, "/tmp/rlog-test-orrt-%d.err", (int)getpid());
+	snprintf(so, sizeof so, "/tmp/rlog-test-orrt-%d.out", (int)getpid());
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", NULL);
+	ASSERT_EQ(r.status, 0);
+	fflush(NULL);
+	pid_t t = fork();
+	if (t == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int fo = open(so, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fo, 1);
+		dup2(fd, 2);
+		execl(h_bin(), h_bin(), "tail", name, (char *)NULL);
+		_exit(127);
+	}
+	/* Connected: it has printed the stream's LOG_MARKER. */
+	bool connected = false;
+	for (int i = 0; i < 2000 && !connected; i++) {
+		FILE *f = fopen(so, "r");
+		char buf[1024] = "";
+		if (f) {
+			size_t n = fread(buf, 1, sizeof buf - 1, f);
+			buf[n] = '\0';
+			fclose(f);
+		}
+		connected = strstr(buf, "LOG_MARKER") != NULL;
+		if (!connected)
+			sleep_ms(5);
+	}
+	ok(connected, "the consumer is connected");
+	h_ringlog(&r, "query", name, NULL);
+	pid_t dpid = (pid_t)h_kv(r.out, "daemon_pid");
+	kill_daemon(name);
+	int st;
+	waitpid(t, &st, 0);
+	ASSERT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 1);
+	FILE *f = fopen(out, "r");
+	char err[512] = "";
+	if (f) {
+		size_t n = fread(err, 1, sizeof err - 1, f);
+		err[n] = '\0';
+		fclose(f);
+	}
+	snprintf(line, sizeof line, "ringlog: tail %s: the daemon (pid %d) died: the session is "
+		 "orphaned ('ringlog stop %s --force' recovers it)\n", name, (int)dpid, name);
+	ok(strstr(err, line) != NULL, "tail says the daemon died: %s", err);
+	h_ringlog(&r, "stop", name, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	unlink(out);
+	unlink(so);
+	unlink(path);
+}
+
 static void force_on_live(void)
 {
 	const char *name = h_session("orlive");
@@ -162,6 +223,7 @@ int main(void)
 {
 	orphan("orph", true);
 	orphan("orph2", false);
+	consumer_of_orphan();
 	force_on_live();
 	return done_testing();
 }

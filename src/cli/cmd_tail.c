@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -134,6 +135,29 @@ static void show(struct tail *t, const uint8_t *img, size_t len)
 	}
 }
 
+/*
+ * The stream ended: the session stops (its state is STOPPING or STOPPED,
+ * or it is gone), or its daemon died.  A daemon that dies closes the
+ * socket a moment before it can be seen dead: look a few times (bounded).
+ */
+static void stream_end(struct tail *t, const char *name)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		struct rlog__session_info in;
+		if (rlog__session_query(name, &in) < 0 || in.state != RLOG_STATE_ACTIVE)
+			return; /* stopped, or stopping: the normal end */
+		if (in.orphaned) {
+			t->status = cli_error("tail %s: the daemon (pid %u) died: the session is "
+					      "orphaned ('ringlog stop %s --force' recovers it)", name,
+					      in.daemon_pid, name);
+			return;
+		}
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	t->status = cli_error("tail %s: the daemon closed the stream while the session runs", name);
+}
+
 /* Shows every image the stream holds.  Returns 0 or -ENOMEM. */
 static int show_all(struct tail *t)
 {
@@ -227,6 +251,8 @@ int cmd_tail(int argc, char **argv)
 				     tail_stream_pending(&t.s));
 	if (eof && !t.shown && t.s.error[0] == '\0' && t.status == 0)
 		t.status = cli_error("tail %s: the stream ended before its LOG_MARKER", name);
+	if (eof && t.s.error[0] == '\0')
+		stream_end(&t, name);
 	if (t.missed_blocks > 0)
 		t.status = cli_error("tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): this "
 				     "consumer did not keep up (the daemon counts them in "
