@@ -193,6 +193,9 @@ static void consumer_of_orphan(void)
 	ok(strstr(err, line) != NULL, "tail says the daemon died: %s", err);
 	h_ringlog(&r, "stop", name, "--force", NULL);
 	ASSERT_EQ(r.status, 0);
+	char sock[128];
+	snprintf(sock, sizeof sock, "/dev/shm/ringlog-rt.%s", name);
+	ok(access(sock, F_OK) != 0, "the dead daemon's socket is removed");
 	unlink(out);
 	unlink(so);
 	unlink(path);

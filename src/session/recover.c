@@ -35,6 +35,7 @@
 #include "daemon/drain.h"
 #include "daemon/lock.h"
 #include "daemon/sink_file.h"
+#include "daemon/sink_realtime.h"
 #include "metacache.h"
 #include "procstat.h"
 #include "reader/layout.h"
@@ -433,9 +434,13 @@ int rlog__session_recover(const char *name, struct rlog__stop_result *out)
 		goto out_output;
 	}
 
-	/* The daemon's stop sequence, from here: the region is removed. */
+	/* The daemon's stop sequence, from here: the region is removed.  So is
+	 * the dead daemon's real-time socket (its consumers are gone). */
 	h->last_error[0] = '\0';
 	rlog__daemon_stop(&r, &d, &o, name);
+	char sock[128];
+	if ((mode & RLOG_MODE_REAL_TIME) && rlog__rt_path(name, sock, sizeof sock) == 0)
+		unlink(sock);
 	const struct rlog__sink_stats *st = rlog__output_stats(&o);
 	struct rlog_shm_stats *hs = &h->stats;
 	uint64_t written = st->events_written, lost = load_relaxed(&hs->events_lost);
