@@ -31,6 +31,7 @@
 #include "ringlog/abi.h"
 #include "ringlog/ring.h"
 #include "record.h"
+#include "daemon/sink_realtime.h"
 #include "shm.h"
 #include "tap.h"
 
@@ -62,6 +63,9 @@ static struct c_field c_fields[] = {
 	F(rlog_data_loss, bytes),
 	F(rlog_data_loss, cause),
 	F(rlog_data_loss, reserved),
+
+	F(rlog_data_loss_blocks, loss),
+	F(rlog_data_loss_blocks, blocks),
 
 	F(rlog_file_header, magic),
 	F(rlog_file_header, version_major),
@@ -232,7 +236,7 @@ struct c_struct {
 static struct c_struct c_structs[] = {
 	S(rlog_log_marker), S(rlog_data_loss),	S(rlog_file_header), S(rlog_block_header),
 	S(rlog_shm_stats),  S(rlog_shm_header), S(rlog_shm_desc),    S(rlog_shm_slot),
-	S(rlog_shm_proc),
+	S(rlog_shm_proc),     S(rlog_data_loss_blocks),
 	S(rlog_shm_category),
 	S(rlog_wake_registry),
 	S(rlog_ring),
@@ -310,13 +314,17 @@ static struct c_const c_consts[] = {
 	K(RLOG_LOSS_CORRUPT),
 	K(RLOG_LOSS_LOG_WRITE),
 	K(RLOG_LOSS_NO_SLOT),
+	K(RLOG_LOSS_REAL_TIME),
 
 	KS(RLOG_FILE_MAGIC),
 	K(RLOG_FILE_VERSION_MAJOR),
 	K(RLOG_FILE_VERSION_MINOR),
 	K(RLOG_FILE_FLAG_MARKER),
+	K(RLOG_FILE_FLAG_CIRCULAR),
+	K(RLOG_FILE_FLAG_PREALLOCATED),
 	K(RLOG_BLOCK_MAGIC),
 	K(RLOG_BLOCK_FLAG_DAEMON),
+	K(RLOG_BLOCK_FLAG_METADATA),
 	K(RLOG_BLOCK_DATA_MAX),
 
 	K(RLOG_RECORD_EVENT),
@@ -328,6 +336,7 @@ static struct c_const c_consts[] = {
 	K(RLOG_SHM_MAGIC),
 	K(RLOG_SHM_ABI_VERSION),
 	KS(RLOG_SHM_PREFIX),
+	KS(RLOG_RT_PREFIX),
 	K(RLOG_NAME_MAX),
 	K(RLOG_PATH_MAX),
 

@@ -18,19 +18,28 @@ static const struct cli_help help[] = {
 		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--force]",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
-		"FILE, and returns once the session is active.  Prints the session's name, the\n"
-		"daemon's pid and the absolute path of FILE.  A program records into the\n"
+		"FILE (and, in real-time mode, to the consumers of ringlog tail), and returns\n"
+		"once the session is active.  Prints the session's name, the daemon's pid and\n"
+		"the absolute path of FILE (\"-\" without one).  A program records into the\n"
 		"session after rlog_attach(\"NAME\"), or rlog_attach(NULL) with\n"
 		"RINGLOG_SESSION=NAME in its environment.  Every option is one of ETW's\n"
 		"EVENT_TRACE_PROPERTIES (docs/SESSIONS.md).\n"
 		"\n"
 		"  NAME                  1 to 64 letters, digits, '.', '_' or '-'; case-insensitive\n"
 		"  -o FILE, --output FILE\n"
-		"                        the log file; an existing file is refused unless --force\n"
-		"  --mode MODES          LogFileMode, a comma-separated list: sequential (default),\n"
-		"                        circular or newfile; preallocate; real-time (not built\n"
-		"                        yet: circular, newfile, preallocate, real-time)\n"
-		"  --max-file-size MB    MaximumFileSize, 1 to 1048576 (not built yet)\n"
+		"                        the log file; an existing file is refused unless --force;\n"
+		"                        newfile: a name with %d, which becomes 1, 2, 3, ...;\n"
+		"                        only a real-time session may have none\n"
+		"  --mode MODES          LogFileMode, a comma-separated list of: sequential (the\n"
+		"                        default: one file; at MaximumFileSize nothing more is\n"
+		"                        written, and what is not is counted lost), circular (one\n"
+		"                        file of at most MaximumFileSize holding the newest\n"
+		"                        events), newfile (a new file at each MaximumFileSize);\n"
+		"                        preallocate (each file allocated to MaximumFileSize);\n"
+		"                        real-time (events also go to ringlog tail consumers;\n"
+		"                        FlushTimer then defaults to 1 s)\n"
+		"  --max-file-size MB    MaximumFileSize in MiB, 1 to 1048576; needed by circular,\n"
+		"                        newfile and preallocate (default: no maximum)\n"
 		"  --buffer-size KB      BufferSize in KiB: a power of two from 4 to 1024 (default 16)\n"
 		"  --min-buffers N       MinimumBuffers: the pool at start, 2 to 65536 (default one\n"
 		"                        per CPU plus two, at least 32)\n"
@@ -58,15 +67,20 @@ static const struct cli_help help[] = {
 	},
 	{
 		"stop", "stop a session: drain it, close its log file, print its statistics",
-		"stop NAME",
+		"stop NAME [--force]",
 		"Stops session NAME: its daemon drains every buffer (partly filled ones too),\n"
 		"writes DATA_LOSS records for the events that were lost, closes the log file\n"
 		"and removes the session.  Prints the session's name, the absolute path of its\n"
 		"log file and the final statistics, one \"key: value\" per line (events written\n"
 		"and lost, buffers and bytes written, ...: see ringlog(1)).  Exits 1 after the\n"
-		"statistics if the daemon reported an error (a full disk, say).\n"
+		"statistics if the daemon reported an error (a full disk, say).  A session\n"
+		"whose daemon died (ringlog list says orphaned) is left as it is, with a line\n"
+		"saying so, unless --force.\n"
 		"\n"
-		"  NAME                  the session, as given to ringlog start\n",
+		"  NAME                  the session, as given to ringlog start\n"
+		"  --force               if the daemon died: drain the session's buffers into its\n"
+		"                        log file here (appended after its last whole block, with\n"
+		"                        the losses counted), then remove the session\n",
 		true,
 	},
 	{
@@ -86,8 +100,10 @@ static const struct cli_help help[] = {
 	{
 		"list", "the sessions on this machine",
 		"list",
-		"Prints one line per session on this machine: its name, its state and its\n"
-		"log file; \"no sessions\" when there are none.  Takes no arguments.\n",
+		"Prints one line per session on this machine: its name, its state (active,\n"
+		"stopping, ..., or orphaned when its daemon has died: ringlog stop NAME --force\n"
+		"recovers it) and its log file; \"no sessions\" when there are none.  Takes no\n"
+		"arguments.\n",
 		true,
 	},
 	{
@@ -268,19 +284,38 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
-		"tail", "print a session's events as they arrive (not built yet)",
-		"tail NAME",
-		"Not built yet: \"ringlog tail\" says \"not implemented yet\" and exits 2.\n"
-		"It is to print a running session's events as the daemon drains them (a\n"
-		"real-time consumer).  Until then, dump the log file after ringlog stop.\n",
-		false,
+		"tail", "print a real-time session's events as the daemon drains them",
+		"tail NAME [--id N[,N..]] [--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] "
+		"[--until T] [--format text|json] [--time relative|wall] [--all]",
+		"A real-time consumer of session NAME (started with --mode real-time): prints\n"
+		"its events as the daemon drains them (within FlushTimer of their writing), as\n"
+		"ringlog dump prints a file, until the session stops or tail is interrupted.\n"
+		"Events are in time order within each delivery.  A consumer that does not keep\n"
+		"up never slows the producers or the file: the blocks it misses are counted in\n"
+		"the session's realtime_buffers_lost, a DATA_LOSS line (cause real_time,\n"
+		"blocks=N) says where, and at the end one line on stderr says how many, with\n"
+		"exit status 1.  Several consumers may follow a session at once.\n"
+		"\n"
+		"  NAME                  the session\n"
+		"  --id N[,N..]          only these event IDs (0 to 16383)\n"
+		"  --name NAME           only events whose name matches the shell pattern NAME\n"
+		"  --pid P[,P..]         only these processes\n"
+		"  --tid T[,T..]         only these threads\n"
+		"  --since T             only events at or after T\n"
+		"  --until T             only events before T (times as for ringlog dump)\n"
+		"  --format text|json    text (the default), or JSON Lines\n"
+		"  --time relative|wall  the time column: ns since the start of the session (the\n"
+		"                        default), or the wall-clock time in UTC\n"
+		"  --all                 also TIME_SYNC, EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME\n",
+		true,
 	},
 	{
 		"snapshot", "write a flight-recorder session's buffers to a file (not built yet)",
 		"snapshot NAME -o FILE",
 		"Not built yet: \"ringlog snapshot\" says \"not implemented yet\" and exits 2.\n"
 		"It is to write the current buffers of a session in overwrite (flight\n"
-		"recorder) mode to FILE; sessions today have the sequential mode only.\n",
+		"recorder) mode to FILE; sessions today discard new events when the pool is\n"
+		"full instead.\n",
 		false,
 	},
 };

@@ -44,6 +44,7 @@ static const struct {
 	{ "update", cmd_update },
 	{ "flush", cmd_flush },
 	{ "ring-flush", cmd_ring_flush },
+	{ "tail", cmd_tail },
 };
 
 static bool is_help_flag(const char *a)

@@ -147,6 +147,35 @@ static inline int rlog__time_apply(uint64_t *cur, const struct rlog__record *r)
 	return 0;
 }
 
+/* Called by rlog__records_walk for each record: its 64-bit time and its
+ * offset in the data; non-zero stops the walk. */
+typedef int rlog__record_fn(void *arg, const struct rlog__record *r, uint64_t ticks,
+			    uint32_t off);
+
+/*
+ * Walks the records of a block's data (size bytes at d) from time base:
+ * calls fn for each, in order, and stops at the first record that does
+ * not decode or time (validated before, by the caller: the walk only
+ * needs their times), or when fn returns non-zero.  Returns 0 or fn's
+ * value.
+ */
+static inline int rlog__records_walk(const uint8_t *d, uint32_t size, uint64_t base,
+				     rlog__record_fn *fn, void *arg)
+{
+	uint64_t cursor = base;
+	for (uint32_t off = 0; off < size;) {
+		struct rlog__record r;
+		int sz = rlog__record_decode(d + off, size - off, &r);
+		if (sz < 0 || rlog__time_apply(&cursor, &r) < 0)
+			return 0;
+		int rc = fn(arg, &r, cursor, off);
+		if (rc != 0)
+			return rc;
+		off += (uint32_t)sz;
+	}
+	return 0;
+}
+
 /*
  * What a record is (RLOG_RECORD_*, docs/FORMAT.md "Record kinds"): the one
  * definition behind the accounting identity, used by the daemon's count of
