@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "crc32c.h"
 #include "ringlog/abi.h"
 
 #define FG_FILE_HDR 64u   /* file header bytes */
@@ -94,6 +94,7 @@ static inline void fg_put32(uint8_t *p, uint32_t v)
 struct fg_file {
 	struct fg_buf b;
 	uint64_t seq;   /* next block sequence number */
+	uint16_t major; /* the file's major version: its checksum (CRC-32C from 2.0) */
 };
 
 /* File header: "RLOGFILE", version major.minor, header_size (>= 64, bytes
@@ -102,6 +103,7 @@ static inline void fg_file_init_ex(struct fg_file *f, uint16_t major, uint16_t m
 				   uint32_t header_size, uint64_t created_ns)
 {
 	memset(f, 0, sizeof(*f));
+	f->major = major;
 	fg_bytes(&f->b, "RLOGFILE", 8);    /* +0 magic */
 	fg_u16(&f->b, major);              /* +8 */
 	fg_u16(&f->b, minor);              /* +10 */
@@ -114,9 +116,10 @@ static inline void fg_file_init_ex(struct fg_file *f, uint16_t major, uint16_t m
 		fg_u8(&f->b, 0xee);
 }
 
+/* A version 2.0 file header of 64 bytes (blocks checked by CRC-32C). */
 static inline void fg_file_init(struct fg_file *f)
 {
-	fg_file_init_ex(f, 1, 0, FG_FILE_HDR, 1700000000000000000ull);
+	fg_file_init_ex(f, 2, 0, FG_FILE_HDR, 1700000000000000000ull);
 }
 
 static inline void fg_file_free(struct fg_file *f)
@@ -282,8 +285,9 @@ static inline void fg_str(struct fg_buf *p, const void *s, size_t len)
 }
 
 /*
- * Appends the block with its header (seq, crc32 over header bytes 0..39 and
- * the data) and frees its data.  Returns the block's file offset.
+ * Appends the block with its header (seq, the checksum of the file's major
+ * version over header bytes 0..39 and the data) and frees its data.
+ * Returns the block's file offset.
  */
 static inline size_t fg_block_end_ex(struct fg_file *f, struct fg_block *b, uint32_t record_count)
 {
@@ -297,10 +301,8 @@ static inline size_t fg_block_end_ex(struct fg_file *f, struct fg_block *b, uint
 	fg_u64(&f->b, b->base_time);              /* +24 */
 	fg_u32(&f->b, (uint32_t)b->d.len);        /* +32 data_size */
 	fg_u32(&f->b, record_count);              /* +36 record_count */
-	uLong crc = crc32(0L, f->b.p + at, 40);
-	/* crc32(crc, NULL, 0) is 0 in zlib, not crc: an empty block needs a pointer. */
-	crc = crc32(crc, b->d.p ? b->d.p : f->b.p, (uInt)b->d.len);
-	fg_u32(&f->b, (uint32_t)crc);             /* +40 crc32 */
+	uint32_t crc = rlog__block_crc(f->major, f->b.p + at, b->d.p, (uint32_t)b->d.len);
+	fg_u32(&f->b, crc);                       /* +40 crc32 */
 	fg_u32(&f->b, 0);                         /* +44 reserved */
 	fg_bytes(&f->b, b->d.p, b->d.len);
 	free(b->d.p);
@@ -313,15 +315,13 @@ static inline size_t fg_block_end(struct fg_file *f, struct fg_block *b)
 	return fg_block_end_ex(f, b, b->count);
 }
 
-/* Recomputes the crc32 of the block at file offset at (after an edit). */
+/* Recomputes the checksum of the block at file offset at (after an edit). */
 static inline void fg_block_recrc(struct fg_file *f, size_t at)
 {
 	const uint8_t *p = f->b.p + at;
 	uint32_t ds = (uint32_t)p[32] | (uint32_t)p[33] << 8 | (uint32_t)p[34] << 16 |
 		      (uint32_t)p[35] << 24;
-	uLong crc = crc32(0L, p, 40);
-	crc = crc32(crc, p + FG_BLOCK_HDR, ds);
-	fg_put32(f->b.p + at + 40, (uint32_t)crc);
+	fg_put32(f->b.p + at + 40, rlog__block_crc(f->major, p, p + FG_BLOCK_HDR, ds));
 }
 
 /* LOG_MARKER payload (112 bytes). */
@@ -369,13 +369,14 @@ static inline void fg_file_init_marker(struct fg_file *f, uint64_t freq, uint64_
 	struct fg_buf m = { 0 };
 	fg_marker_payload(&m, freq, sync_ticks, realtime_ns, source, buf_size, buf_count, name);
 	memset(f, 0, sizeof(*f));
+	f->major = 1;
 	fg_bytes(&f->b, "RLOGFILE", 8);    /* +0 magic */
 	fg_u16(&f->b, 1);                  /* +8 major */
 	fg_u16(&f->b, 1);                  /* +10 minor */
 	fg_u32(&f->b, 176);                /* +12 header_size */
 	fg_u64(&f->b, 1700000000000000000ull); /* +16 created_realtime_ns */
 	fg_u32(&f->b, 1);                  /* +24 flags: MARKER */
-	fg_u32(&f->b, (uint32_t)crc32(0L, m.p, (uInt)m.len)); /* +28 marker_crc32 */
+	fg_u32(&f->b, rlog__file_crc(1, 0, m.p, m.len)); /* +28 marker_crc32 (zlib's, in 1.x) */
 	fg_zero(&f->b, 32);                /* +32 reserved */
 	fg_bytes(&f->b, m.p, m.len);       /* +64 marker */
 	free(m.p);

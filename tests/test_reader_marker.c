@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <zlib.h>
 
+#include "crc32c.h"
 #include "ringlog/reader.h"
 #include "daemon/logfile.h"
 #include "filegen.h"
@@ -65,10 +66,10 @@ static void test_logfile(void)
 
 	size_t len;
 	uint8_t *p = slurp_fd(fd, &len);
-	ASSERT_EQ(get32(p + 8), 1 | 2 << 16);             /* version 1.2 */
+	ASSERT_EQ(get32(p + 8), 2 | 0 << 16);             /* version 2.0 */
 	ASSERT_EQ(get32(p + 12), 176);                     /* header_size */
 	ASSERT_EQ(get32(p + 24), RLOG_FILE_FLAG_MARKER);   /* flags */
-	ASSERT_EQ(get32(p + 28), (uint32_t)crc32(0L, p + 64, 112));
+	ASSERT_EQ(get32(p + 28), rlog__crc32c(0, p + 64, 112)); /* CRC-32C since 2.0 */
 	ok(memcmp(p + 64, &m, 112) == 0, "the copy is the marker");
 	ok(memcmp(p + 176 + 48 + 8, &m, 112) == 0, "block 0 holds the same marker");
 	free(p);
@@ -78,7 +79,7 @@ static void test_logfile(void)
 	ASSERT_EQ(rlog__logfile_rewrite_marker(&lf, &m), 0);
 	p = slurp_fd(fd, &len);
 	ASSERT_EQ_U64(get64(p + 64), 2500000123u);
-	ASSERT_EQ(get32(p + 28), (uint32_t)crc32(0L, p + 64, 112));
+	ASSERT_EQ(get32(p + 28), rlog__crc32c(0, p + 64, 112)); /* CRC-32C since 2.0 */
 	ASSERT_EQ_U64(get64(p + 176 + 48 + 8), 2500000123u);
 
 	struct rlog_reader *r;

@@ -72,7 +72,7 @@ int main(void)
 	BAIL_IF(rc != 0, "open: %d", rc);
 
 	const struct rlog_reader_info *info = rlog_reader_info(r);
-	ASSERT_EQ(info->version_major, 1);
+	ASSERT_EQ(info->version_major, 2);
 	ASSERT_EQ(info->version_minor, 0);
 	ASSERT_EQ_U64(info->tick_freq_hz, 2000000000u);
 	ASSERT_EQ_U64(info->start_ticks, START);

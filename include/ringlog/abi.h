@@ -178,10 +178,11 @@ _Static_assert(sizeof(struct rlog_data_loss_blocks) == 32, "DATA_LOSS with block
 /* ------------------------------------------------------------------ */
 
 #define RLOG_FILE_MAGIC          "RLOGFILE"   /* 8 bytes, no NUL */
-#define RLOG_FILE_VERSION_MAJOR  1
-#define RLOG_FILE_VERSION_MINOR  2           /* 1.1: the LOG_MARKER copy in the file header;
+#define RLOG_FILE_VERSION_MAJOR  2           /* 2.0: checksums are CRC-32C (1.x: zlib's crc32) */
+#define RLOG_FILE_VERSION_MINOR  0           /* 1.1: the LOG_MARKER copy in the file header;
                                                 1.2: circular and preallocated files, metadata
-                                                copies, the REAL_TIME loss cause */
+                                                copies, the REAL_TIME loss cause; 2.0 has all
+                                                of 1.2 */
 
 #define RLOG_FILE_FLAG_MARKER    0x0001u     /* the file header holds a copy of the LOG_MARKER */
 #define RLOG_FILE_FLAG_CIRCULAR  0x0002u     /* a circular file: it may have wrapped (1.2) */
@@ -194,7 +195,8 @@ struct rlog_file_header {
 	uint32_t header_size;   /* bytes to the first block, >= 64, a multiple of 4 */
 	uint64_t created_realtime_ns; /* when the daemon created the file */
 	uint32_t flags;         /* RLOG_FILE_FLAG_* */
-	uint32_t marker_crc32;  /* RLOG_FILE_FLAG_MARKER: zlib crc32 of marker; else 0 */
+	uint32_t marker_crc32;  /* RLOG_FILE_FLAG_MARKER: the checksum of marker (CRC-32C;
+	                           1.x: zlib crc32); else 0 */
 	uint8_t reserved[32];   /* 0 */
 	/* +64, version 1.1: present when flags has RLOG_FILE_FLAG_MARKER (and
 	 * then header_size >= 176): the payload of block 0's LOG_MARKER, so
@@ -220,7 +222,8 @@ struct rlog_block_header {
 	uint64_t base_time;   /* 64-bit ticks: the time reference before the first record */
 	uint32_t data_size;   /* record bytes after this header, a multiple of 4 */
 	uint32_t record_count;/* records in the data, TIME_SYNC included */
-	uint32_t crc32;       /* zlib crc32 of bytes 0..39 of this header, then the data */
+	uint32_t crc32;       /* CRC-32C (1.x: zlib crc32) of bytes 0..39 of this header, then
+	                         the data */
 	uint32_t reserved;    /* 0 */
 };
 _Static_assert(sizeof(struct rlog_block_header) == 48, "block header is 48 bytes");

@@ -72,7 +72,7 @@ struct rlog_reader; /* opaque */
 
 /* What the file header and the LOG_MARKER say.  Read-only. */
 struct rlog_reader_info {
-	uint16_t version_major;       /* file format major version (1) */
+	uint16_t version_major;       /* file format major version (1 or 2) */
 	uint16_t version_minor;       /* file format minor version (may exceed ours) */
 	uint32_t tick_source;         /* RLOG_TICK_TSC or RLOG_TICK_MONOTONIC */
 	uint64_t tick_freq_hz;        /* ticks per second (never 0) */

@@ -24,7 +24,9 @@ double bench_ref_rdtsc_store(uint64_t n); /* rdtsc + a 16-byte store */
 double bench_ref_store(uint64_t n);       /* a 16-byte store alone */
 double bench_ref_clock_gettime(uint64_t n);
 double bench_ref_memcpy(uint64_t n, size_t len); /* memcpy of len bytes into a large array */
-double bench_ref_tmpfs_write(const char *path);   /* MB/s of write(2) into a new tmpfs file */
+/* MB/s of write(2) of 512 MiB into a new tmpfs file; *cpu_mb_per_s gets
+ * the MB per second of this thread's CPU time (user and system). */
+double bench_ref_tmpfs_write(const char *path, double *cpu_mb_per_s);
 
 /* rlog_enabled(63) + rlog_write with category 63 off. */
 double bench_disabled(uint64_t n);
@@ -64,8 +66,18 @@ void bench_memory_print(const char *when, const struct bench_memory *m);
  * page; *retouch_ns gets the same writes once the pages are resident. */
 double bench_page_touch(size_t bytes, double *retouch_ns);
 
-/* Writes 16-byte events at a steady rate (events/s) for ms milliseconds;
- * returns the events lost. */
-uint64_t bench_write_paced(double rate, unsigned ms);
+/* One steady run (bench_write_paced). */
+struct bench_paced {
+	uint64_t events, lost;
+	double achieved;      /* the rate the writer really kept (events over the time
+	                         from the first write to the end of the flush: below the
+	                         rate asked when the writer itself cannot keep up) */
+	double daemon_cpu_s;  /* the daemon's CPU time (user and system) from the first
+	                         write to 50 ms after the flush; < 0 if unknown */
+};
+
+/* Writes 16-byte events at a steady rate (events/s) for ms milliseconds,
+ * into a session drained by process daemon. */
+struct bench_paced bench_write_paced(double rate, unsigned ms, pid_t daemon);
 
 #endif

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -227,9 +228,32 @@ struct bench_result bench_write_run(const struct bench_write *w)
 	return res;
 }
 
-uint64_t bench_write_paced(double rate, unsigned ms)
+/* Seconds of CPU time (user and system) of process pid, from
+ * /proc/PID/stat (fields 14 and 15, after the command's parenthesis); < 0
+ * if it cannot be read. */
+static double proc_cpu_s(pid_t pid)
 {
+	char path[64], line[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	bool got = fgets(line, sizeof line, f) != NULL;
+	fclose(f);
+	char *p = got ? strrchr(line, ')') : NULL;
+	unsigned long long ut, st;
+	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			 &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+struct bench_paced bench_write_paced(double rate, unsigned ms, pid_t daemon)
+{
+	struct bench_paced res = { .achieved = rate };
 	uint64_t total = (uint64_t)(rate * ms / 1000.0), lost = 0, v[2] = { 0, 0 };
+	double cpu0 = proc_cpu_s(daemon);
 	uint64_t t0 = bench_now_ns();
 	for (uint64_t i = 0; i < total;) {
 		for (uint64_t k = 0; k < 1000 && i < total; k++, i++) {
@@ -241,11 +265,29 @@ uint64_t bench_write_paced(double rate, unsigned ms)
 			;
 	}
 	rlog_flush_thread();
-	return lost;
+	uint64_t t1 = bench_now_ns();
+	if (t1 > t0)
+		res.achieved = (double)total / ((double)(t1 - t0) / 1e9);
+	/* The daemon drains what is left within its 10 ms poll. */
+	struct timespec ts = { 0, 50 * 1000000L };
+	nanosleep(&ts, NULL);
+	double cpu1 = proc_cpu_s(daemon);
+	res.daemon_cpu_s = cpu0 >= 0 && cpu1 >= cpu0 ? cpu1 - cpu0 : -1;
+	res.events = total;
+	res.lost = lost;
+	return res;
 }
 
-double bench_ref_tmpfs_write(const char *path)
+static double thread_cpu_s(void)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double bench_ref_tmpfs_write(const char *path, double *cpu_mb_per_s)
+{
+	*cpu_mb_per_s = 0;
 	enum { CHUNK = 1 << 20, TOTAL = 512 };
 	char *buf = malloc(CHUNK);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -256,11 +298,15 @@ double bench_ref_tmpfs_write(const char *path)
 		return 0;
 	}
 	memset(buf, 0x5a, CHUNK);
+	double c0 = thread_cpu_s();
 	uint64_t t0 = bench_now_ns();
 	for (int i = 0; i < TOTAL; i++)
 		if (write(fd, buf, CHUNK) != CHUNK)
 			break;
 	uint64_t t1 = bench_now_ns();
+	double c1 = thread_cpu_s();
+	if (c1 > c0)
+		*cpu_mb_per_s = (double)TOTAL * CHUNK / (c1 - c0) / 1e6;
 	close(fd);
 	unlink(path);
 	free(buf);

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "crc32c.h"
 #include "record.h"
 #include "vec.h"
 #include "ringlog/abi.h"
@@ -40,12 +40,10 @@ static int bad(struct tail_stream *t, const char *fmt, uint64_t a)
 	return -EBADMSG;
 }
 
-/* True if the block at p (48 + data_size bytes) has a correct crc32. */
-static bool crc_ok(const uint8_t *p, uint32_t data_size)
+/* True if the block at p (48 + data_size bytes) has a correct checksum. */
+static bool crc_ok(const struct tail_stream *t, const uint8_t *p, uint32_t data_size)
 {
-	uLong c = crc32(0L, p, 40);
-	c = crc32(c, p + BLOCK_HDR, (uInt)data_size);
-	return (uint32_t)c == rlog__get32(p + 40);
+	return rlog__block_crc(t->major, p, p + BLOCK_HDR, data_size) == rlog__get32(p + 40);
 }
 
 /* A whole block at p: where it goes.  Returns 0 or -ENOMEM. */
@@ -53,7 +51,7 @@ static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_siz
 {
 	size_t size = BLOCK_HDR + data_size;
 	uint16_t flags = (uint16_t)(rlog__get32(p + 4) >> 16);
-	bool ok = crc_ok(p, data_size);
+	bool ok = crc_ok(t, p, data_size);
 	if (t->block0 == NULL) {
 		t->block0 = malloc(size);
 		if (!t->block0)
@@ -101,9 +99,11 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
 			if (memcmp(q, RLOG_FILE_MAGIC, 8) != 0)
 				return bad(t, "not a ringlog stream (no file header at offset %" PRIu64 ")",
 					   t->offset + pos);
-			if ((rlog__get32(q + 8) & 0xffffu) != RLOG_FILE_VERSION_MAJOR)
+			uint32_t major = rlog__get32(q + 8) & 0xffffu;
+			if (major < 1 || major > RLOG_FILE_VERSION_MAJOR)
 				return bad(t, "a stream of another format version (major %" PRIu64 ")",
-					   rlog__get32(q + 8) & 0xffffu);
+					   major);
+			t->major = major;
 			if (hsize < 64 || hsize % 4 || hsize > TAIL_HEADER_MAX)
 				return bad(t, "bad file header size %" PRIu64 " in the stream", hsize);
 			if (avail < hsize)
@@ -138,8 +138,8 @@ struct render {
 };
 
 /* Writes a block header at p for size bytes of data at p + 48. */
-static void header_at(uint8_t *p, uint16_t flags, uint64_t seq, uint32_t pid, uint32_t tid,
-		      uint64_t base, uint32_t size, uint32_t records)
+static void header_at(const struct tail_stream *t, uint8_t *p, uint16_t flags, uint64_t seq,
+		      uint32_t pid, uint32_t tid, uint64_t base, uint32_t size, uint32_t records)
 {
 	memset(p, 0, BLOCK_HDR);
 	uint32_t w = RLOG_BLOCK_MAGIC;
@@ -152,8 +152,7 @@ static void header_at(uint8_t *p, uint16_t flags, uint64_t seq, uint32_t pid, ui
 	memcpy(p + 24, &base, 8);
 	memcpy(p + 32, &size, 4);
 	memcpy(p + 36, &records, 4);
-	uLong c = crc32(crc32(0L, p, 40), p + BLOCK_HDR, (uInt)size);
-	w = (uint32_t)c;
+	w = rlog__block_crc(t->major, p, p + BLOCK_HDR, size);
 	memcpy(p + 40, &w, 4);
 }
 
@@ -166,7 +165,7 @@ static int render_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time
 		return -ENOMEM;
 	uint8_t *p = t->img + rd->len;
 	memcpy(p + BLOCK_HDR, data, size);
-	header_at(p, RLOG_BLOCK_FLAG_METADATA, rd->seq++, pid, tid, base_time, size, records);
+	header_at(t, p, RLOG_BLOCK_FLAG_METADATA, rd->seq++, pid, tid, base_time, size, records);
 	rd->len += BLOCK_HDR + size;
 	return 0;
 }
@@ -179,13 +178,12 @@ static int append_renumbered(struct render *rd, const uint8_t *p, uint32_t data_
 	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + size) < 0)
 		return -ENOMEM;
 	uint8_t *o = t->img + rd->len;
-	bool ok = crc_ok(p, data_size);
+	bool ok = crc_ok(t, p, data_size);
 	memcpy(o, p, size);
 	uint64_t seq = rd->seq++;
 	memcpy(o + 8, &seq, 8);
 	if (ok) {
-		uLong c = crc32(crc32(0L, o, 40), o + BLOCK_HDR, (uInt)data_size);
-		uint32_t w = (uint32_t)c;
+		uint32_t w = rlog__block_crc(t->major, o, o + BLOCK_HDR, data_size);
 		memcpy(o + 40, &w, 4);
 	}
 	rd->len += size;

@@ -36,6 +36,7 @@ struct tail_stream {
 	uint64_t offset;         /* stream offset of in[0] */
 	uint8_t header[TAIL_HEADER_MAX];
 	size_t header_size;      /* 0 until the file header is in */
+	unsigned major;          /* the stream's format major version (its checksum) */
 	uint8_t *block0;         /* the stream's first block (its LOG_MARKER) */
 	size_t block0_size;
 	struct rlog__metacache meta;

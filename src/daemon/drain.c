@@ -5,13 +5,18 @@
  * writing garbage on purpose.  So nothing read from it is trusted:
  *   - descriptor fields are copied once and checked (slot < slot_count,
  *     write_off <= buffer_size and 4-aligned and not going backwards);
- *   - the committed bytes are copied out of the region first, and only the
- *     copy is validated and written, so the producer cannot change them
- *     between the check and the write;
- *   - every record is decoded with bounds checks and its time checked
+ *   - every record of the committed bytes is decoded in place, with bounds
+ *     checks on lengths the daemon keeps privately, and its time checked
  *     (record.h); a bad record poisons the rest of its buffer, which is
  *     counted (corrupt_buffers, bytes lost) and reported in a DATA_LOSS
- *     record, and the buffer is recycled.
+ *     record, and the buffer is recycled;
+ *   - the output copies the bytes the decode accepted (their extent, not
+ *     their contents, is what the daemon vouches for) and checksums its
+ *     copy.  A producer that changes committed bytes in between (only a
+ *     broken or hostile one can: committed bytes never change until the
+ *     buffer is FREE) gets a block whose records a reader rejects under a
+ *     good checksum, reported as damage: the reader validates every record
+ *     again (docs/DECISIONS.md, "Validating in place").
  *
  * Order: each thread's buffers are drained in the order it took them
  * (slot, seq); a buffer whose predecessor is not yet drained waits for the
@@ -49,7 +54,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->pool = r->min_buffers;
 	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
 	d->slots = calloc(r->slot_count, sizeof *d->slots);
-	d->copy = malloc(r->buffer_size);
+	d->pass_budget = r->buffer_size < RLOG__PASS_BYTES ? RLOG__PASS_BYTES / r->buffer_size : 1;
 	d->order = malloc(r->buffer_count * sizeof *d->order);
 	d->dead = calloc(r->slot_count, 1);
 	d->procs = calloc(r->slot_count, sizeof *d->procs);
@@ -66,7 +71,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	if (d->held_seq)
 		for (uint32_t i = 0; i < r->slot_count; i++)
 			d->held_seq[i] = UINT64_MAX;
-	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
+	if (!d->held_seq || !d->bufs || !d->slots || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
 	    !d->scan_seq || !d->pending || !d->exited || !d->release || !d->reap_slots ||
 	    !d->reap_procs || !d->dirty) {
 		rlog__drain_free(d);
@@ -79,7 +84,6 @@ void rlog__drain_free(struct rlog__drain *d)
 {
 	free(d->bufs);
 	free(d->slots);
-	free(d->copy);
 	free(d->order);
 	free(d->dead);
 	free(d->procs);
@@ -104,7 +108,6 @@ void rlog__drain_free(struct rlog__drain *d)
 	d->exited = NULL;
 	d->bufs = NULL;
 	d->slots = NULL;
-	d->copy = NULL;
 	d->order = NULL;
 	d->dead = NULL;
 }
@@ -220,14 +223,24 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 	uint32_t n = wo - b->read_off;
 	if (n == 0)
 		return;
-	memcpy(d->copy, rlog__region_buffer(r, idx) + b->read_off, n);
+	/* Decoded in place, not copied first (see the top of this file). */
+	const uint8_t *src = rlog__region_buffer(r, idx) + b->read_off;
 
 	uint64_t start = b->cursor, cursor = b->cursor;
 	uint32_t off = 0, records = 0, events = 0, event_bytes = 0;
 	bool bad = false;
 	while (off < n) {
+		/* The common record in a few instructions, the rest below. */
+		uint32_t plain = rlog__record_plain(src + off, n - off, &cursor);
+		if (plain) {
+			records++;
+			events++;
+			event_bytes += plain;
+			off += plain;
+			continue;
+		}
 		struct rlog__record rec;
-		int sz = rlog__record_decode(d->copy + off, n - off, &rec);
+		int sz = rlog__record_decode(src + off, n - off, &rec);
 		/* The reader's rules for a producer's block: no LOG_MARKER, no
 		 * DATA_LOSS (the daemon's own), well-formed times. */
 		if (sz < 0 || rlog__record_check(&rec, false) < 0 ||
@@ -247,14 +260,14 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 		} else if (kind == RLOG_RECORD_METADATA) {
 			/* Kept, to be written again where a reader needs it
 			 * (a new file, a wrap, a consumer's stream). */
-			rlog__output_meta(d->out, b->pid, b->tid, cursor, d->copy + off, (uint32_t)sz);
+			rlog__output_meta(d->out, b->pid, b->tid, cursor, src + off, (uint32_t)sz);
 		}
 		off += (uint32_t)sz;
 	}
 	if (off > 0) {
 		struct rlog__out_block ob = {
 			.flags = 0, .pid = b->pid, .tid = b->tid, .base_time = start,
-			.data = d->copy, .size = off, .records = records, .events = events,
+			.data = src, .size = off, .records = records, .events = events,
 			.event_bytes = event_bytes,
 		};
 		rlog__output_block(d->out, &ob);
@@ -448,6 +461,13 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 	qsort(d->order, n, sizeof *d->order, by_slot_seq);
 
 	for (uint32_t k = 0; k < n; k++) {
+		if (mode == RLOG_DRAIN_FULL && released >= d->pass_budget) {
+			/* The rest waits for the next pass, which comes at once:
+			 * their slots are not reaped meanwhile. */
+			for (; k < n; k++)
+				pending[d->scan_slot[d->order[k]]] = true;
+			break;
+		}
 		uint32_t idx = d->order[k];
 		struct rlog_shm_desc *desc = &r->desc[idx];
 		uint32_t slot = d->scan_slot[idx];

@@ -60,7 +60,6 @@ struct rlog__drain {
 	uint32_t tick_source;
 	struct rlog__dbuf *bufs;
 	struct rlog__dslot *slots;
-	uint8_t *copy;               /* one buffer's worth: what is validated and written */
 	uint32_t *order;             /* candidate buffer indices for a pass */
 	uint32_t *scan_slot;         /* per buffer: slot as read (and checked) by the scan */
 	uint64_t *scan_seq;          /* per buffer: seq as read by the scan */
@@ -74,6 +73,8 @@ struct rlog__drain {
 	uint64_t reported_bytes;
 	uint64_t corrupt_buffers;
 	uint64_t passes;
+	uint32_t pass_budget;        /* RLOG_DRAIN_FULL: at most this many buffers drained
+	                                whole per pass (RLOG__PASS_BYTES of them) */
 	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
 	                                own count, never read back from the region */
 	uint64_t *dirty;             /* trim.c: per buffer, freed since its pages were last
@@ -91,6 +92,13 @@ struct rlog__drain {
 	uint32_t *reap_procs;        /* process entry indices */
 	uint32_t nreap_procs;
 };
+
+/* A pass that only drains FULL buffers stops after this many bytes of
+ * them: the daemon writes them and gives them back, then passes again at
+ * once (daemon.c), so that under a sustained load buffers go back to the
+ * producers a slice at a time, not once the whole pool is written
+ * (docs/PERFORMANCE.md, "Drain throughput"). */
+#define RLOG__PASS_BYTES (2u << 20)
 
 /* Returns 0 or -ENOMEM. */
 int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__output *out,

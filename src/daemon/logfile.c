@@ -7,14 +7,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "crc32c.h"
 #include "io.h"
 #include "record.h"
 
-void rlog__block_header_make(struct rlog_block_header *h, uint16_t flags, uint64_t seq,
-			     uint32_t pid, uint32_t tid, uint64_t base_time, const void *data,
-			     uint32_t size, uint32_t records)
+void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
+			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
+			     const void *data, uint32_t size, uint32_t records)
 {
 	memset(h, 0, sizeof *h);
 	h->magic = RLOG_BLOCK_MAGIC;
@@ -26,10 +26,7 @@ void rlog__block_header_make(struct rlog_block_header *h, uint16_t flags, uint64
 	h->base_time = base_time;
 	h->data_size = size;
 	h->record_count = records;
-	uLong c = crc32(0L, (const Bytef *)h, offsetof(struct rlog_block_header, crc32));
-	if (size)
-		c = crc32(c, (const Bytef *)data, size);
-	h->crc32 = (uint32_t)c;
+	h->crc32 = rlog__block_crc(major, h, data, size);
 }
 
 uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m)
@@ -46,6 +43,7 @@ static int stage_alloc(struct rlog__logfile *lf, int fd, size_t max_block)
 {
 	memset(lf, 0, sizeof *lf);
 	lf->fd = fd;
+	lf->major = RLOG_FILE_VERSION_MAJOR;
 	lf->cap = max_block + sizeof(struct rlog_block_header);
 	if (lf->cap < (1u << 20))
 		lf->cap = 1u << 20;
@@ -59,13 +57,14 @@ static int stage_alloc(struct rlog__logfile *lf, int fd, size_t max_block)
 	return 0;
 }
 
-int rlog__logfile_resume(struct rlog__logfile *lf, int fd, size_t max_block, uint64_t pos,
-			 uint64_t seq, uint64_t marker_offset, uint32_t marker_pid,
+int rlog__logfile_resume(struct rlog__logfile *lf, int fd, size_t max_block, unsigned major,
+			 uint64_t pos, uint64_t seq, uint64_t marker_offset, uint32_t marker_pid,
 			 uint32_t marker_tid)
 {
 	int err = stage_alloc(lf, fd, max_block);
 	if (err < 0)
 		return err;
+	lf->major = major; /* a file written before 2.0 goes on with its checksum */
 	lf->file_bytes = pos;
 	lf->seq = seq;
 	lf->marker_offset = marker_offset;
@@ -97,7 +96,7 @@ int rlog__logfile_open_flags(struct rlog__logfile *lf, int fd, size_t max_block,
 	 * block 0 is damaged (docs/FORMAT.md, "File header"). */
 	fh.flags = RLOG_FILE_FLAG_MARKER | file_flags;
 	fh.marker = *marker;
-	fh.marker_crc32 = (uint32_t)crc32(0L, (const Bytef *)&fh.marker, sizeof fh.marker);
+	fh.marker_crc32 = rlog__file_crc(lf->major, 0, &fh.marker, sizeof fh.marker);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -135,7 +134,8 @@ int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, 
 		return -EMSGSIZE;
 	}
 	struct rlog_block_header h;
-	rlog__block_header_make(&h, flags, lf->seq++, pid, tid, base_time, data, size, records);
+	rlog__block_header_make(&h, lf->major, flags, lf->seq++, pid, tid, base_time, data, size,
+				records);
 	memcpy(lf->stage + lf->used, &h, sizeof h);
 	memcpy(lf->stage + lf->used + sizeof h, data, size);
 	lf->used += need;
@@ -196,8 +196,8 @@ int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log
 	uint8_t buf[sizeof(struct rlog_block_header) + 8 + sizeof *m];
 	uint32_t n = rlog__marker_record(buf + sizeof(struct rlog_block_header), m);
 	struct rlog_block_header h;
-	rlog__block_header_make(&h, RLOG_BLOCK_FLAG_DAEMON, 0, lf->marker_pid, lf->marker_tid,
-				m->sync_ticks, buf + sizeof h, n, 1);
+	rlog__block_header_make(&h, lf->major, RLOG_BLOCK_FLAG_DAEMON, 0, lf->marker_pid,
+				lf->marker_tid, m->sync_ticks, buf + sizeof h, n, 1);
 	memcpy(buf, &h, sizeof h);
 	ssize_t w = pwrite(lf->fd, buf, sizeof h + n, (off_t)lf->marker_offset);
 	if (w < 0)
@@ -210,7 +210,7 @@ int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log
 	struct rlog_file_header fh;
 	memset(&fh, 0, sizeof fh);
 	fh.marker = *m;
-	fh.marker_crc32 = (uint32_t)crc32(0L, (const Bytef *)&fh.marker, sizeof fh.marker);
+	fh.marker_crc32 = rlog__file_crc(lf->major, 0, &fh.marker, sizeof fh.marker);
 	size_t from = offsetof(struct rlog_file_header, marker_crc32);
 	w = pwrite(lf->fd, (const uint8_t *)&fh + from, sizeof fh - from, (off_t)from);
 	if (w < 0)

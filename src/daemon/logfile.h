@@ -40,6 +40,7 @@ struct rlog__logfile {
 	uint64_t lost_events, lost_bytes, lost_blocks;
 	uint64_t unreported_events, unreported_bytes; /* not yet in a DATA_LOSS */
 	int last_errno;            /* 0, or the errno of the last failed write */
+	unsigned major;            /* the file's format major: which checksum (crc32c.h) */
 	bool keep_size;            /* a partial write is not cut off with ftruncate (a
 	                              preallocated file, or a circular one that has
 	                              wrapped: bytes past the write position are
@@ -58,12 +59,12 @@ int rlog__logfile_open_flags(struct rlog__logfile *lf, int fd, size_t max_block,
 			     const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid,
 			     uint32_t file_flags);
 
-/* Stages nothing and writes nothing: takes over an open file whose blocks
- * are already written (ringlog stop --force), to append at byte pos with
- * sequence number seq; block 0 (the LOG_MARKER) is at marker_offset.
- * Returns 0 or -ENOMEM. */
-int rlog__logfile_resume(struct rlog__logfile *lf, int fd, size_t max_block, uint64_t pos,
-			 uint64_t seq, uint64_t marker_offset, uint32_t marker_pid,
+/* Stages nothing and writes nothing: takes over an open file of format
+ * major version major whose blocks are already written (ringlog stop
+ * --force), to append at byte pos with sequence number seq; block 0 (the
+ * LOG_MARKER) is at marker_offset.  Returns 0 or -ENOMEM. */
+int rlog__logfile_resume(struct rlog__logfile *lf, int fd, size_t max_block, unsigned major,
+			 uint64_t pos, uint64_t seq, uint64_t marker_offset, uint32_t marker_pid,
 			 uint32_t marker_tid);
 
 /* Appends one block.  events/event_bytes are the application events it
@@ -80,10 +81,11 @@ int rlog__logfile_flush(struct rlog__logfile *lf);
  * tick frequency, then the file header's copy.  Returns 0 or -errno. */
 int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log_marker *m);
 
-/* Encodes a block header with its crc32 over header bytes 0..39 and data. */
-void rlog__block_header_make(struct rlog_block_header *h, uint16_t flags, uint64_t seq,
-			     uint32_t pid, uint32_t tid, uint64_t base_time, const void *data,
-			     uint32_t size, uint32_t records);
+/* Encodes a block header with its checksum over header bytes 0..39 and
+ * data, as a file of format major version major has it (crc32c.h). */
+void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
+			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
+			     const void *data, uint32_t size, uint32_t records);
 
 /* Encodes a LOG_MARKER record (header, timestamp, payload) into out
  * (8 + sizeof marker bytes) and returns its size. */

@@ -403,7 +403,7 @@ int rlog__sink_file_resume(const struct rlog__file_opts *o, const struct rlog__f
 	struct fsink *fs = fs_new(o);
 	if (!fs)
 		return -ENOMEM;
-	int err = rlog__logfile_resume(&fs->lf, o->fd, o->max_block, rs->pos, rs->next_seq,
+	int err = rlog__logfile_resume(&fs->lf, o->fd, o->max_block, rs->major, rs->pos, rs->next_seq,
 				       rs->marker_offset, rs->marker_pid, rs->marker_tid);
 	if (err < 0) {
 		free(fs);

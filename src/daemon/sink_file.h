@@ -59,6 +59,7 @@ struct rlog__file_resume {
 	                             (the file's data size) */
 	bool wrapped;             /* CIRCULAR: it has wrapped */
 	uint64_t index;           /* NEWFILE: the file's number */
+	unsigned major;           /* its format major version (its checksum) */
 };
 
 /* Starts the file sink on opts->fd: writes the file header and block 0

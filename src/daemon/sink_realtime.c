@@ -39,9 +39,9 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "clock.h"
+#include "crc32c.h"
 #include "logfile.h"
 #include "record.h"
 #include "shm.h"
@@ -133,7 +133,8 @@ static int frame_block(struct rtsink *rt, uint16_t flags, uint64_t seq, uint32_t
 		       uint32_t events)
 {
 	struct rlog_block_header h;
-	rlog__block_header_make(&h, flags, seq, pid, tid, base_time, data, size, records);
+	rlog__block_header_make(&h, RLOG_FILE_VERSION_MAJOR, flags, seq, pid, tid, base_time, data,
+				size, records);
 	if (frame_put(rt, &h, sizeof h) < 0 || frame_put(rt, data, size) < 0 ||
 	    rlog__vec_room(&rt->fblk, rt->nfblk, &rt->fblk_cap, sizeof *rt->fblk, 16) < 0)
 		return -ENOMEM;
@@ -581,7 +582,8 @@ int rlog__sink_realtime_open(const char *name, const struct rlog_log_marker *mar
 	rt->fh.header_size = sizeof rt->fh;
 	rt->fh.flags = RLOG_FILE_FLAG_MARKER;
 	rt->fh.marker = *marker;
-	rt->fh.marker_crc32 = (uint32_t)crc32(0L, (const Bytef *)&rt->fh.marker, sizeof rt->fh.marker);
+	rt->fh.marker_crc32 = rlog__file_crc(RLOG_FILE_VERSION_MAJOR, 0, &rt->fh.marker,
+					      sizeof rt->fh.marker);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rt->fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -22,8 +22,8 @@
  *         ^ pos   ^ pos+48+data_size          ^ offset+length
  */
 #include <errno.h>
-#include <zlib.h>
 
+#include "crc32c.h"
 #include "internal.h"
 
 void rlog__block_hdr_get(const uint8_t *p, struct rlog__block_hdr *h)
@@ -121,10 +121,8 @@ void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__che
 		c->v = BLK_PAST_EOF;
 		return;
 	}
-	/* zlib's crc32 takes uInt lengths; data_size is at most 16 MiB. */
-	uLong crc = crc32(0L, p, 40);
-	crc = crc32(crc, p + RLOG__BLOCK_HDR_SIZE, (uInt)h->data_size);
-	if ((uint32_t)crc != h->crc32) {
+	if (rlog__block_crc(r->info.version_major, p, p + RLOG__BLOCK_HDR_SIZE, h->data_size) !=
+	    h->crc32) {
 		c->v = BLK_CRC;
 		return;
 	}

@@ -39,8 +39,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "crc32c.h"
 #include "internal.h"
 #include "vec.h"
 
@@ -427,17 +427,20 @@ static int file_header(struct rlog_reader *r)
 		return -EBADMSG;
 	uint32_t v = rlog__get32(p + 8);
 	uint16_t major = (uint16_t)(v & 0xffffu), minor = (uint16_t)(v >> 16);
-	if (major != RLOG_FILE_VERSION_MAJOR)
+	/* 2.0 changed only the checksum (docs/FORMAT.md, "Versioning"): a
+	 * 2.x reader reads 1.x files with theirs. */
+	if (major < 1 || major > RLOG_FILE_VERSION_MAJOR)
 		return -EPROTO;
 	uint32_t hsize = rlog__get32(p + 12), flags = rlog__get32(p + 24);
-	bool copy = minor >= 1 && (flags & RLOG_FILE_FLAG_MARKER);
+	bool copy = (major >= 2 || minor >= 1) && (flags & RLOG_FILE_FLAG_MARKER);
+	bool v12 = major >= 2 || minor >= 2; /* circular and preallocated files */
 	if (hsize < RLOG__FILE_HDR_MIN || hsize % 4 != 0 || hsize > r->size ||
 	    (copy && hsize < RLOG__FILE_HDR_MARKER))
 		return -EBADMSG;
 	r->info.version_major = major;
 	r->info.version_minor = minor;
-	r->circular = minor >= 2 && (flags & RLOG_FILE_FLAG_CIRCULAR);
-	r->prealloc = minor >= 2 && (flags & RLOG_FILE_FLAG_PREALLOCATED);
+	r->circular = v12 && (flags & RLOG_FILE_FLAG_CIRCULAR);
+	r->prealloc = v12 && (flags & RLOG_FILE_FLAG_PREALLOCATED);
 	r->seq.ring = r->circular;
 	r->info.created_realtime_ns = rlog__get64(p + 16);
 	r->info.file_size = r->size;
@@ -445,7 +448,7 @@ static int file_header(struct rlog_reader *r)
 	if (!copy)
 		return 0;
 	const uint8_t *m = p + 64;
-	uint32_t crc = (uint32_t)crc32(crc32(0L, NULL, 0), m, sizeof(struct rlog_log_marker));
+	uint32_t crc = rlog__file_crc(major, 0, m, sizeof(struct rlog_log_marker));
 	if (crc == rlog__get32(p + 28) &&
 	    rlog__marker_decode(m, sizeof(struct rlog_log_marker), &r->header_marker) == 0) {
 		r->have_header_marker = true;

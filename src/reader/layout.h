@@ -24,6 +24,7 @@ struct rlog__layout {
 	bool circular, prealloc; /* the file header's flags */
 	bool wrapped;            /* a circular file that has wrapped */
 	uint64_t file_size;
+	unsigned major;          /* the file's format major version */
 };
 
 /*

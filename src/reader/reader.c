@@ -204,6 +204,7 @@ int rlog__reader_open_layout(const char *path, rlog_block_fn fn, void *arg,
 		uint32_t size = rlog__get32(r->data + r->block0 + 32);
 		lay->ring_start = r->block0 + RLOG__BLOCK_HDR_SIZE + size;
 	}
+	lay->major = r->info.version_major;
 	lay->circular = r->circular;
 	lay->prealloc = r->prealloc;
 	lay->wrapped = r->wrap.on;

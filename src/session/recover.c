@@ -408,7 +408,7 @@ int rlog__session_recover(const char *name, struct rlog__stop_result *out)
 			.pos = lay.append_at, .next_seq = lay.next_seq, .marker_offset = lay.block0,
 			.marker_pid = lay.block0_pid, .marker_tid = lay.block0_tid,
 			.ring_start = lay.ring_start, .data_end = lay.file_size, .wrapped = lay.wrapped,
-			.index = index,
+			.index = index, .major = lay.major,
 		};
 		err = rlog__sink_file_resume(&fo, &rs, &sink);
 		if (err < 0) {
