@@ -268,7 +268,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 		struct rlog__out_block ob = {
 			.flags = 0, .pid = b->pid, .tid = b->tid, .base_time = start,
 			.data = src, .size = off, .records = records, .events = events,
-			.event_bytes = event_bytes,
+			.event_bytes = event_bytes, .stable = true,
 		};
 		rlog__output_block(d->out, &ob);
 	}

@@ -50,7 +50,11 @@ static int stage_alloc(struct rlog__logfile *lf, int fd, size_t max_block)
 	lf->stage = malloc(lf->cap);
 	lf->staged_cap = 256;
 	lf->staged = malloc(lf->staged_cap * sizeof *lf->staged);
-	if (lf->stage == NULL || lf->staged == NULL) {
+	/* A block adds at most two pieces: its header (which may extend the
+	 * stage's last piece) and referenced data. */
+	lf->iov_cap = 2 * lf->staged_cap;
+	lf->iov = malloc(lf->iov_cap * sizeof *lf->iov);
+	if (lf->stage == NULL || lf->staged == NULL || lf->iov == NULL) {
 		rlog__logfile_close(lf);
 		return -ENOMEM;
 	}
@@ -116,9 +120,22 @@ int rlog__logfile_open_flags(struct rlog__logfile *lf, int fd, size_t max_block,
 	return rlog__logfile_flush(lf);
 }
 
-int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
-			uint64_t base_time, const void *data, uint32_t size, uint32_t records,
-			uint32_t events, uint32_t event_bytes)
+/* Copies n bytes into the stage, as the next piece to write. */
+static void add_stage(struct rlog__logfile *lf, const void *p, size_t n)
+{
+	uint8_t *at = lf->stage + lf->stage_used;
+	memcpy(at, p, n);
+	lf->stage_used += n;
+	struct iovec *last = lf->niov ? &lf->iov[lf->niov - 1] : NULL;
+	if (last && (uint8_t *)last->iov_base + last->iov_len == at)
+		last->iov_len += n;
+	else
+		lf->iov[lf->niov++] = (struct iovec){ .iov_base = at, .iov_len = n };
+}
+
+static int stage_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
+		       uint64_t base_time, const void *data, uint32_t size, uint32_t records,
+		       uint32_t events, uint32_t event_bytes, bool ref)
 {
 	size_t need = sizeof(struct rlog_block_header) + size;
 	if (lf->used + need > lf->cap || lf->nstaged == lf->staged_cap) {
@@ -136,8 +153,11 @@ int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, 
 	struct rlog_block_header h;
 	rlog__block_header_make(&h, lf->major, flags, lf->seq++, pid, tid, base_time, data, size,
 				records);
-	memcpy(lf->stage + lf->used, &h, sizeof h);
-	memcpy(lf->stage + lf->used + sizeof h, data, size);
+	add_stage(lf, &h, sizeof h);
+	if (ref && size)
+		lf->iov[lf->niov++] = (struct iovec){ .iov_base = (void *)data, .iov_len = size };
+	else
+		add_stage(lf, data, size);
 	lf->used += need;
 	lf->staged[lf->nstaged++] = (struct rlog__staged){
 		.end = (uint32_t)lf->used, .events = events, .bytes = event_bytes,
@@ -146,12 +166,28 @@ int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, 
 	return 0;
 }
 
+int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
+			uint64_t base_time, const void *data, uint32_t size, uint32_t records,
+			uint32_t events, uint32_t event_bytes)
+{
+	return stage_block(lf, flags, pid, tid, base_time, data, size, records, events, event_bytes,
+			   false);
+}
+
+int rlog__logfile_block_ref(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
+			    uint64_t base_time, const void *data, uint32_t size, uint32_t records,
+			    uint32_t events, uint32_t event_bytes)
+{
+	return stage_block(lf, flags, pid, tid, base_time, data, size, records, events, event_bytes,
+			   true);
+}
+
 int rlog__logfile_flush(struct rlog__logfile *lf)
 {
 	if (lf->used == 0)
 		return 0;
 	size_t done;
-	int err = rlog__write_all(lf->fd, lf->stage, lf->used, &done);
+	int err = rlog__writev_all(lf->fd, lf->iov, lf->niov, &done);
 	size_t whole = 0; /* bytes of the blocks written entirely */
 	for (size_t i = 0; i < lf->nstaged; i++) {
 		struct rlog__staged *s = &lf->staged[i];
@@ -187,6 +223,8 @@ int rlog__logfile_flush(struct rlog__logfile *lf)
 	}
 	lf->file_bytes += whole;
 	lf->used = 0;
+	lf->stage_used = 0;
+	lf->niov = 0;
 	lf->nstaged = 0;
 	return err;
 }
@@ -222,6 +260,8 @@ void rlog__logfile_close(struct rlog__logfile *lf)
 {
 	free(lf->stage);
 	free(lf->staged);
+	free(lf->iov);
 	lf->stage = NULL;
 	lf->staged = NULL;
+	lf->iov = NULL;
 }

@@ -2,7 +2,11 @@
  * logfile.h - writing a ringlog log file: the file header, the LOG_MARKER
  * block, then blocks of records (docs/FORMAT.md).
  *
- * Blocks are staged in memory and written with write(2) in large pieces.
+ * Blocks are staged and written with writev(2) in large pieces: block
+ * headers and the data of daemon blocks are copied into a staging buffer,
+ * the data of a producer's block is written from where it is (the session
+ * region, rlog__logfile_block_ref), so that its bytes are copied once, by
+ * the kernel.
  * If the file cannot take them (a full disk, an I/O error) the blocks not
  * written whole are counted as lost (events, bytes, LogBuffersLost), the
  * file is cut back to the last whole block so it stays readable, and later
@@ -15,10 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/uio.h>
+
 #include "ringlog/abi.h"
 
 struct rlog__staged {
-	uint32_t end;        /* stage offset just past the block */
+	uint32_t end;        /* offset in the bytes staged just past the block */
 	uint32_t events;     /* application events in it */
 	uint32_t bytes;      /* their record bytes */
 	bool thread;         /* a producer thread's block (not daemon records) */
@@ -26,8 +32,13 @@ struct rlog__staged {
 
 struct rlog__logfile {
 	int fd;
-	uint8_t *stage;
-	size_t used, cap;
+	uint8_t *stage;            /* headers and copied data */
+	size_t stage_used;         /* bytes of stage in use */
+	size_t used, cap;          /* bytes staged (copied or referenced), and the most
+	                              staged before a flush */
+	struct iovec *iov;         /* what the flush writes, in order: pieces of stage
+	                              and referenced data */
+	size_t niov, iov_cap;
 	struct rlog__staged *staged;
 	size_t nstaged, staged_cap;
 	uint64_t seq;              /* next block sequence number */
@@ -73,6 +84,13 @@ int rlog__logfile_resume(struct rlog__logfile *lf, int fd, size_t max_block, uns
 int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
 			uint64_t base_time, const void *data, uint32_t size, uint32_t records,
 			uint32_t events, uint32_t event_bytes);
+
+/* rlog__logfile_block, but the data is not copied: it is written from
+ * data by the next flush, so it must stay as it is until then (the
+ * checksum is computed now).  Returns 0 or -errno. */
+int rlog__logfile_block_ref(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
+			    uint64_t base_time, const void *data, uint32_t size, uint32_t records,
+			    uint32_t events, uint32_t event_bytes);
 
 /* Writes what is staged.  Returns 0 or -errno. */
 int rlog__logfile_flush(struct rlog__logfile *lf);

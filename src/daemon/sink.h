@@ -45,6 +45,9 @@ struct rlog__out_block {
 	uint32_t events;         /* application events in it (0 for daemon blocks) */
 	uint32_t event_bytes;    /* their record bytes */
 	uint32_t cause;          /* a daemon block of one DATA_LOSS: its RLOG_LOSS_*; else 0 */
+	bool stable;             /* data stays as it is until the output's next flush (a
+	                            producer's buffer, given back only after it): a sink
+	                            may write it from there instead of copying it */
 };
 
 /* What a sink took and refused.  Counters only grow, except the

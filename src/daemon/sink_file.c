@@ -314,8 +314,14 @@ static void fs_block(struct rlog__sink *s, const struct rlog__out_block *b)
 			}
 		}
 	}
-	rlog__logfile_block(&fs->lf, b->flags, b->pid, b->tid, b->base_time, b->data, b->size,
-			    b->records, b->events, b->event_bytes);
+	/* A producer's bytes are written from the region: copied once, by
+	 * the kernel (docs/DECISIONS.md, "Validating in place"). */
+	if (b->stable)
+		rlog__logfile_block_ref(&fs->lf, b->flags, b->pid, b->tid, b->base_time, b->data,
+					b->size, b->records, b->events, b->event_bytes);
+	else
+		rlog__logfile_block(&fs->lf, b->flags, b->pid, b->tid, b->base_time, b->data,
+				    b->size, b->records, b->events, b->event_bytes);
 	absorb(fs);
 }
 
