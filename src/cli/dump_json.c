@@ -161,6 +161,8 @@ void dump_json_event(struct dump *d, const struct rlog_event *ev, const struct r
 
 	rlog__buf_lit(b, "{\"time_ns\":");
 	rlog__buf_i64(b, ev->time_ns);
+	if (!ev->has_time)
+		rlog__buf_lit(b, ",\"untimed\":true"); /* the thread's previous record's time */
 	if (d->wall) {
 		char w[32];
 		dump_wall(d, ev, w);

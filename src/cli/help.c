@@ -193,20 +193,27 @@ static const struct cli_help help[] = {
 	},
 	{
 		"bench", "what an event costs on this machine",
-		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
+		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick] [--scaling] "
+		"[--memory]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
-		"threads at once, the same event written into a single ring (ring_write_ns,\n"
-		"a flush thread draining it), and two reference costs; then, unless --quick,\n"
-		"the highest sustained rate without loss.  Prints \"key: value\" lines;\n"
-		"takes several seconds (docs/PERFORMANCE.md).\n"
+		"threads at once, an untimed 16-byte event, the same event written into a\n"
+		"single ring (ring_write_ns, a flush thread draining it), and reference costs\n"
+		"(rdtsc and a store, a store alone, clock_gettime); then, unless --quick, the\n"
+		"highest sustained rate without loss.  Prints \"key: value\" lines; takes\n"
+		"several seconds (docs/PERFORMANCE.md).\n"
 		"\n"
 		"  --runs N              report the median of N runs, 1 to 101 (default 11)\n"
 		"  --events N            events per write run, 1000 to 4294967296 (default 250000)\n"
 		"  --buffers N           buffers in the pool: 2 to 65536 (default 1024)\n"
 		"  --buffer-size KB      size of each buffer in KiB: 4 to 16384, a multiple of 4\n"
 		"                        (default 16)\n"
-		"  --quick               skip the search for the sustained rate\n",
+		"  --quick               skip the search for the sustained rate\n"
+		"  --scaling             also payload sizes 0 to 1024 bytes against memcpy, and\n"
+		"                        1, 2 and 4 threads (per thread and in all)\n"
+		"  --memory              also what the daemon, this process and the session keep\n"
+		"                        resident, before and after a burst and once the idle\n"
+		"                        pool is trimmed, and what touching fresh pages costs\n",
 		true,
 	},
 	{

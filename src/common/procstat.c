@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* "/proc/" + decimal pid (or "self") + "/stat", without snprintf (not
@@ -87,4 +90,19 @@ bool rlog__process_dead(pid_t pid, uint64_t start_time)
 	if (state == 'Z' || state == 'X')
 		return true;
 	return start_time != 0 && start != start_time;
+}
+
+uint64_t rlog__proc_status_kb(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	uint64_t v = UINT64_MAX;
+	size_t kl = strlen(key);
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':')
+			v = strtoull(line + kl + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
 }

@@ -31,4 +31,11 @@ int rlog__procstat_read(pid_t pid, char *state, uint64_t *start_time);
  */
 bool rlog__process_dead(pid_t pid, uint64_t start_time);
 
+/*
+ * The value of a "Key:   N kB" line of /proc/PID/status (VmRSS, RssAnon,
+ * RssShmem, ...), in kB; UINT64_MAX if the process or the line is missing.
+ * For the memory figures of `ringlog bench` and the tests; uses stdio.
+ */
+uint64_t rlog__proc_status_kb(pid_t pid, const char *key);
+
 #endif

@@ -419,3 +419,20 @@ int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t
 	out[0] = '\0';
 	return -EAGAIN;
 }
+
+uint64_t rlog__shm_allocated(int fd, uint64_t from, uint64_t to)
+{
+	uint64_t n = 0;
+	off_t pos = (off_t)from;
+	while ((uint64_t)pos < to) {
+		off_t data = lseek(fd, pos, SEEK_DATA);
+		if (data < 0 || (uint64_t)data >= to)
+			break;
+		off_t hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
+			break;
+		n += ((uint64_t)hole < to ? (uint64_t)hole : to) - (uint64_t)data;
+		pos = hole;
+	}
+	return n;
+}

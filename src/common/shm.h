@@ -155,4 +155,12 @@ uint32_t rlog__region_free_count(const struct rlog__region *r);
  * for each; returns the count or -errno. */
 int rlog__region_list(void (*fn)(const char *name, void *arg), void *arg);
 
+/*
+ * Bytes of [from, to) that the shared-memory object fd has allocated
+ * (pages, found with SEEK_DATA and SEEK_HOLE): what the session holds in
+ * memory, whoever maps it.  For the memory figures of `ringlog bench` and
+ * the tests of the daemon's trim (src/daemon/trim.c).
+ */
+uint64_t rlog__shm_allocated(int fd, uint64_t from, uint64_t to);
+
 #endif

@@ -44,6 +44,7 @@
 #include "lock.h"
 #include "procstat.h"
 #include "snapshot.h"
+#include "trim.h"
 #include "wake.h"
 #include "sink_file.h"
 #include "sink_realtime.h"
@@ -365,6 +366,7 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 	rlog__futex_wake(&h->state, INT_MAX);
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
+	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
 	bool header_scribbled = false;
 	struct rlog__pending pending = { UINT32_MAX, 0 };
 	uint32_t flush_served = load_relaxed(&h->flush_requested);
@@ -400,6 +402,13 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		else
 			rlog__drain_report_log_losses(&d, false);
 		rlog__drain_commit(&d);
+		/* An idle pool gives its written pages back (trim.c), once the
+		 * pass's buffers are given back. */
+		if (released > 0)
+			last_busy = now;
+		else if (now - last_busy >= (uint64_t)RLOG_TRIM_IDLE_MS * 1000000u &&
+			 rlog__trim_pending(&d))
+			rlog__trim(&d);
 		rlog__drain_publish(&d);
 		/* Snapshots read the buffers between passes, none held. */
 		watching = rlog__snap_poll(&snap, &d, now);

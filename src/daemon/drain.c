@@ -39,6 +39,7 @@
 #include "overwrite.h"
 #include "snapshot.h"
 #include "record.h"
+#include "trim.h"
 
 int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__output *out,
 		     uint32_t tick_source)
@@ -63,6 +64,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->pending = calloc(r->slot_count, sizeof *d->pending);
 	d->exited = calloc(r->slot_count, sizeof *d->exited);
 	d->held_seq = malloc(r->slot_count * sizeof *d->held_seq);
+	d->dirty = calloc(r->free_words, sizeof *d->dirty);
 	d->release = malloc(r->buffer_count * sizeof *d->release);
 	d->reap_slots = malloc(r->slot_count * sizeof *d->reap_slots);
 	d->reap_procs = malloc(r->slot_count * sizeof *d->reap_procs);
@@ -71,7 +73,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 			d->held_seq[i] = UINT64_MAX;
 	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
 	    !d->scan_seq || !d->pending || !d->exited || !d->release || !d->reap_slots ||
-	    !d->reap_procs) {
+	    !d->reap_procs || !d->dirty) {
 		rlog__drain_free(d);
 		return -ENOMEM;
 	}
@@ -94,6 +96,8 @@ void rlog__drain_free(struct rlog__drain *d)
 	free(d->pending);
 	free(d->exited);
 	free(d->held_seq);
+	free(d->dirty);
+	d->dirty = NULL;
 	d->held_seq = NULL;
 	free(d->release);
 	free(d->reap_slots);
@@ -327,6 +331,7 @@ static void release_buffer(struct rlog__drain *d, uint32_t idx)
 		d->bufs[idx].held = false;
 		store_release(&r->desc[idx].reader, 0);
 	}
+	rlog__trim_dirty(d, idx);
 	/* Release: the state store and every read of the buffer happen before
 	 * a producer's acquire CAS can take the bit (src/lib/thread.c). */
 	atomic_fetch_or_explicit(&r->free_bits[idx / 64], UINT64_C(1) << (idx % 64),

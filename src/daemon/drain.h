@@ -122,6 +122,10 @@ struct rlog__drain {
 	uint16_t watch_flag;
 	bool watch_flagged;
 	bool watch_hit;
+	uint64_t *dirty;             /* trim.c: per buffer, freed since its pages were last
+	                                removed (free_words words) */
+	bool trim_failed;            /* trim.c: madvise refused; no more trimming */
+	uint64_t buffers_trimmed;    /* trim.c: buffers whose pages were removed */
 	/* What the pass has done that waits for its blocks to be written
 	 * (rlog__drain_commit): buffers to give back, slots and process
 	 * entries to free.  Until then a daemon that dies leaves them as they

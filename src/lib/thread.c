@@ -414,6 +414,7 @@ int rlog__bind_slot(struct rlog__tpriv *pv, unsigned k, struct rlog__session *se
 		h->mask = &r->hdr->enable_mask;
 		h->pos = h->end = h->base = NULL;
 		h->write_off = &no_write_off;
+		h->last = 0; /* no record in this session yet (write.c: untimed events) */
 		/* Every binding names the thread in its session (write.c). */
 		b->meta_pending |= RLOG__META_THREAD_NAME;
 		if (!pv->key_set) {

@@ -134,9 +134,13 @@ int rlog__write_nested(uint32_t hdr, size_t len)
 static void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *payload,
 		       size_t len, uint64_t now)
 {
-	uint32_t hw[2] = { hdr, (uint32_t)now };
-	memcpy(p, hw, 8);
-	p += 8;
+	memcpy(p, &hdr, 4);
+	p += 4;
+	if (rlog__hdr_has_time(hdr)) {
+		uint32_t low = (uint32_t)now;
+		memcpy(p, &low, 4);
+		p += 4;
+	}
 	if (rlog__hdr_id(hdr) == RLOG_ID_FLAGGED) {
 		memcpy(p, &flagword, 4);
 		p += 4;
@@ -377,13 +381,18 @@ static int write_one(struct rlog__tpriv *pv, unsigned k, struct rlog__session *s
 		ret = 1;
 		goto out;
 	}
-	if (!make_room(pv, b, size, now)) {
+	/* An untimed event has the time of the binding's previous record,
+	 * which is also the base time of a buffer it has to take, so that
+	 * the reader's cursor gives it that time there too (FORMAT.md,
+	 * "Time"); with no record yet in this session, now. */
+	uint64_t at = rlog__hdr_has_time(hdr) || h->last == 0 ? now : h->last;
+	if (!make_room(pv, b, size, at)) {
 		ret = lost_no_buffer(pv, b, size);
 		goto out;
 	}
-	put_record(h->pos, hdr, flagword, payload, len, now);
+	put_record(h->pos, hdr, flagword, payload, len, at);
 	h->pos += size;
-	h->last = now;
+	h->last = at;
 	commit(h);
 	if (multi)
 		b->buf_events++;
