@@ -111,8 +111,10 @@ void rlog__ow_report(struct rlog__drain *d, uint32_t i, uint32_t pid, uint32_t t
 	/* Counters only grow; a smaller one (hostile) reports nothing. */
 	uint64_t e = ev > s->ow.events ? ev - s->ow.events : 0;
 	uint64_t b = by > s->ow.bytes ? by - s->ow.bytes : 0;
-	rlog__drain_range_block(d, pid, tid, first, e, b, bufs - s->ow.buffers,
-				last > first ? last : first);
+	/* A buffer reused after the daemon delivered all of it lost nothing. */
+	if (e || b)
+		rlog__drain_range_block(d, pid, tid, first, e, b, bufs - s->ow.buffers,
+					last > first ? last : first);
 	s->ow.events = ev > s->ow.events ? ev : s->ow.events;
 	s->ow.bytes = by > s->ow.bytes ? by : s->ow.bytes;
 	s->ow.buffers = bufs;

@@ -66,7 +66,8 @@ static void put_loss(struct snap_job *j, uint32_t pid, uint32_t tid, uint64_t ti
 {
 	struct rlog_data_loss dl;
 	memcpy(&dl, pl, sizeof dl);
-	if (dl.events == 0 && dl.bytes == 0 && dl.cause != RLOG_LOSS_OVERWRITTEN)
+	/* A buffer reused after a snapshot took all of it lost nothing. */
+	if (dl.events == 0 && dl.bytes == 0)
 		return;
 	uint8_t rec[8 + sizeof(struct rlog_data_loss_range)];
 	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, len, true), (uint32_t)time };
