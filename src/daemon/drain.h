@@ -114,6 +114,7 @@ struct rlog__drain {
 	uint64_t discarded_events;   /* flight recorder: events no snapshot took, at stop */
 	uint64_t discarded_bytes;
 	struct rlog__snap_state *snap; /* snapshot.c's state, or NULL */
+	uint32_t test_hold_stop;     /* RINGLOG_TEST_HOLD_STOP (a test hook, drain.c) */
 	uint64_t start_ticks;        /* the session's time origin (the header's sync_ticks,
 	                                written by this daemon) */
 	/* The snapshot trigger's event (snapshot.c): an event of ID watch_id
