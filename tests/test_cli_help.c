@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 
 static const char *const built[] = { "start", "stop", "query", "list", "emit", "dump", "stats",
-				     "convert", "bench", "update", "flush", "tail", "ring-flush",
-				     "help" };
+				     "convert", "bench", "update", "flush", "tail", "snapshot",
+				     "ring-flush", "help" };
 
 /* The ringlog binary with arguments (NULL-terminated). */
 static void rl(struct cmd *c, const char *a0, const char *a1, const char *a2, const char *a3,

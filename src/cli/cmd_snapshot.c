@@ -18,9 +18,8 @@
 #include "session/session.h"
 
 #define USAGE                                                                            \
-	"usage: ringlog snapshot NAME -o FILE [--since-last] [--force]\n"                   \
-	"       ringlog snapshot NAME -o FILE (--on-loss | --on-event ID [--flag F])\n"      \
-	"                        [--after MS] [--since-last] [--force] [--wait]\n"           \
+	"usage: ringlog snapshot NAME -o FILE [--since-last] [--force] [--on-loss | --on-event " \
+	"ID [--flag F]] [--after MS] [--wait]\n"                                             \
 	"       ringlog snapshot NAME --disarm"
 
 /* FILE as an absolute path (the daemon has its own working directory):
