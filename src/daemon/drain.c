@@ -118,21 +118,30 @@ void rlog__drain_free(struct rlog__drain *d)
 	d->dead = NULL;
 }
 
+struct rlog_data_loss rlog__loss_block_make(struct rlog__loss_rec *rec, uint32_t pid, uint32_t tid,
+					    uint64_t time, const void *pl, uint32_t len,
+					    struct rlog__out_block *b)
+{
+	struct rlog_data_loss dl;
+	memcpy(&dl, pl, sizeof dl);
+	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, len, true), (uint32_t)time };
+	memcpy(rec->bytes, hw, 8);
+	memcpy(rec->bytes + 8, pl, len);
+	*b = (struct rlog__out_block){
+		.flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = tid, .base_time = time,
+		.data = rec->bytes, .size = 8 + len, .records = 1, .cause = dl.cause,
+	};
+	return dl;
+}
+
 /* Writes a daemon block of one DATA_LOSS record whose payload is len
  * bytes at pl (struct rlog_data_loss first), and counts it as reported. */
 static void loss_record(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
 			const void *pl, uint32_t len)
 {
-	struct rlog_data_loss dl;
-	memcpy(&dl, pl, sizeof dl);
-	uint8_t rec[8 + sizeof(struct rlog_data_loss_range)];
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, len, true), (uint32_t)time };
-	memcpy(rec, hw, 8);
-	memcpy(rec + 8, pl, len);
-	struct rlog__out_block b = {
-		.flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = tid, .base_time = time,
-		.data = rec, .size = 8 + len, .records = 1, .cause = dl.cause,
-	};
+	struct rlog__loss_rec rec;
+	struct rlog__out_block b;
+	struct rlog_data_loss dl = rlog__loss_block_make(&rec, pid, tid, time, pl, len, &b);
 	/* A LOG_WRITE loss is the file's own: the real-time consumers got
 	 * those events. */
 	if (dl.cause == RLOG_LOSS_LOG_WRITE)

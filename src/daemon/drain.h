@@ -212,6 +212,18 @@ void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, 
 void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
 			    uint64_t events, uint64_t bytes, uint32_t cause);
 
+/* A DATA_LOSS record, header and the longest payload. */
+struct rlog__loss_rec {
+	uint8_t bytes[8 + sizeof(struct rlog_data_loss_range)];
+};
+
+/* Lays out in *rec the record of a DATA_LOSS whose payload is len bytes at
+ * pl (struct rlog_data_loss first, len <= 48), and in *b a daemon block of
+ * it for thread pid/tid at time; returns the payload's first 24 bytes. */
+struct rlog_data_loss rlog__loss_block_make(struct rlog__loss_rec *rec, uint32_t pid, uint32_t tid,
+					    uint64_t time, const void *pl, uint32_t len,
+					    struct rlog__out_block *b);
+
 /* Writes a daemon block holding one DATA_LOSS of cause OVERWRITTEN (struct
  * rlog_data_loss_range): blocks buffers of the thread, events and bytes,
  * between the ticks first (the record's time) and last. */

@@ -64,19 +64,12 @@ struct snap_job {
 static void put_loss(struct snap_job *j, uint32_t pid, uint32_t tid, uint64_t time, const void *pl,
 		     uint32_t len)
 {
-	struct rlog_data_loss dl;
-	memcpy(&dl, pl, sizeof dl);
+	struct rlog__loss_rec rec;
+	struct rlog__out_block b;
+	struct rlog_data_loss dl = rlog__loss_block_make(&rec, pid, tid, time, pl, len, &b);
 	/* A buffer reused after a snapshot took all of it lost nothing. */
 	if (dl.events == 0 && dl.bytes == 0)
 		return;
-	uint8_t rec[8 + sizeof(struct rlog_data_loss_range)];
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, len, true), (uint32_t)time };
-	memcpy(rec, hw, 8);
-	memcpy(rec + 8, pl, len);
-	struct rlog__out_block b = {
-		.flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = tid, .base_time = time,
-		.data = rec, .size = 8 + len, .records = 1, .cause = dl.cause,
-	};
 	j->fs->ops->block(j->fs, &b);
 	j->lost += dl.events;
 }
