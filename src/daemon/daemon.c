@@ -43,6 +43,7 @@
 #include "futex.h"
 #include "lock.h"
 #include "procstat.h"
+#include "snapshot.h"
 #include "trim.h"
 #include "wake.h"
 #include "sink_file.h"
@@ -290,6 +291,8 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 	if (rlog__output_flush(out) < 0)
 		output_error(r, out);
 	rlog__drain_commit(d);
+	/* A flight recorder's buffers are dropped: counted, not written. */
+	rlog__snap_discard(d);
 	struct rlog_log_marker m;
 	rlog__daemon_marker(r, &m);
 	if (rlog__output_finish(out, &m) < 0 || h->last_error[0] == '\0')
@@ -354,6 +357,9 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		rlog__output_free(&out);
 		goto fail;
 	}
+	struct rlog__snap_state snap;
+	rlog__snap_init(&snap, &d, h->daemon_pid, tid);
+	bool watching = false; /* a snapshot trigger waits for an event */
 	/* Pairs with the producers' load_acquire(state) in rlog_attach and
 	 * the `ringlog start` waiting for it. */
 	store_release(&h->state, RLOG_STATE_ACTIVE);
@@ -386,7 +392,8 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		/* Growth first: what is in use now is what woke the daemon; the
 		 * drain below frees it again. */
 		int released = (int)rlog__pool_grow(&d);
-		released += rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
+		released += rlog__drain_pass(&d, flush || watching ? RLOG_DRAIN_FLUSH
+								   : RLOG_DRAIN_FULL);
 		/* The pass's blocks reach the file and the consumers; only then
 		 * are its buffers given back (a daemon that dies in between
 		 * leaves them for `ringlog stop --force`). */
@@ -403,6 +410,8 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 			 rlog__trim_pending(&d))
 			rlog__trim(&d);
 		rlog__drain_publish(&d);
+		/* Snapshots read the buffers between passes, none held. */
+		watching = rlog__snap_poll(&snap, &d, now);
 		if (flush_req != flush_served) {
 			flush_served = flush_req;
 			/* Pairs with `ringlog flush`'s load_acquire(flush_done). */
@@ -416,6 +425,7 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		/* A FULL buffer that the pass left (held back for order) must not
 		 * make the daemon spin: re-loop at once only after progress. */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
+		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
 		    (released > 0 && rlog__drain_any_full(&d))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
@@ -426,6 +436,7 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 	}
 
 	rlog__daemon_stop(r, &d, &out, name);
+	rlog__snap_free(&snap);
 	rlog__drain_free(&d);
 	rlog__output_free(&out);
 	close(lock);
