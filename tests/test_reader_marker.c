@@ -1,8 +1,8 @@
 /*
  * test_reader_marker - the copy of the LOG_MARKER in the file header
  * (format 1.1; docs/FORMAT.md, "struct rlog_file_header"):
- *  1. the daemon's writer (logfile.c) puts it there, version 1.1, header
- *     176 bytes, the crc right, and rewrites it after block 0 at stop;
+ *  1. the daemon's writer (logfile.c) puts it there, version 2.0, header
+ *     176 bytes, the CRC-32C right, and rewrites it after block 0 at stop;
  *  2. a file whose block 0 is damaged is timed by the copy: block 0's
  *     damage is reported and every other block is read;
  *  3. block 0 wins over a copy that disagrees; a copy whose checksum fails
@@ -10,7 +10,9 @@
  *     be timed (-ENODATA); the flag means nothing in a 1.0 file; a header
  *     that claims the copy without room for it, or whose size is not a
  *     multiple of 4, is no ringlog file;
- *  4. FORMAT.md's example header: marker_crc32 0x51ee738d.
+ *  4. FORMAT.md's example header: marker_crc32 0x51ee738d (zlib's, 1.x);
+ *  5. a 1.1 file continued by the daemon's writer (stop --force) keeps
+ *     zlib's crc32 in its new blocks and its rewritten LOG_MARKER.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,9 +198,66 @@ static void test_rules(void)
 	free(m.p);
 }
 
+/* A 1.1 file continued by the daemon's writer, as `ringlog stop --force`
+ * continues a file written before 2.0: its new blocks and its rewritten
+ * LOG_MARKER keep zlib's crc32, and a reader reads it whole. */
+static void test_resume_1x(void)
+{
+	struct fg_file f;
+	build(&f, 1000000000u, "old");
+	char path[64];
+	fg_tmpname(path, "r1");
+	ASSERT_EQ(fg_write(&f, path), 0);
+	int fd = open(path, O_RDWR);
+	BAIL_IF(fd < 0, "cannot open %s", path);
+	unlink(path);
+	BAIL_IF(lseek(fd, (off_t)f.b.len, SEEK_SET) < 0, "lseek");
+	struct rlog__logfile lf;
+	ASSERT_EQ(rlog__logfile_resume(&lf, fd, 16384, 1, f.b.len, 2, 176, 1, 1), 0);
+	uint8_t rec[8];
+	fg_put32(rec, 0x84000000u); /* Length 0, ID 1024, fTimeStamp */
+	fg_put32(rec + 4, 1600);
+	ASSERT_EQ(rlog__logfile_block(&lf, 0, 10, 11, 1500, rec, 8, 1, 1, 8), 0);
+	ASSERT_EQ(rlog__logfile_flush(&lf), 0);
+	struct rlog_log_marker m;
+	memset(&m, 0, sizeof m);
+	m.tick_freq_hz = 1000000007u;
+	m.sync_ticks = 1000;
+	m.tick_source = RLOG_TICK_MONOTONIC;
+	ASSERT_EQ(rlog__logfile_rewrite_marker(&lf, &m), 0);
+	rlog__logfile_close(&lf);
+
+	size_t len;
+	uint8_t *p = slurp_fd(fd, &len);
+	close(fd);
+	ASSERT_EQ(get32(p + 8), 1 | 1 << 16); /* still version 1.1 */
+	ASSERT_EQ(get32(p + 28), (uint32_t)crc32(0L, p + 64, 112));
+	ASSERT_EQ(get32(p + f.b.len + 40), (uint32_t)crc32(crc32(0L, p + f.b.len, 40),
+							    p + f.b.len + 48, 8));
+	struct rlog_reader *r;
+	struct rlog_event ev;
+	ASSERT_EQ(rlog_reader_open_mem(p, len, &r), 0);
+	ASSERT_EQ(rlog_reader_info(r)->version_major, 1);
+	ASSERT_EQ_U64(rlog_reader_info(r)->tick_freq_hz, 1000000007u);
+	ASSERT_EQ(rlog_reader_damage_count(r), 0);
+	unsigned n = 0;
+	uint64_t last = 0;
+	while (rlog_reader_next(r, &ev) == 1)
+		if (!ev.from_daemon) {
+			n++;
+			last = ev.ticks;
+		}
+	ASSERT_EQ(n, 2);
+	ASSERT_EQ_U64(last, 1600);
+	rlog_reader_close(r);
+	free(p);
+	fg_file_free(&f);
+}
+
 int main(void)
 {
 	test_logfile();
 	test_rules();
+	test_resume_1x();
 	return done_testing();
 }

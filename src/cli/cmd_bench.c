@@ -23,7 +23,11 @@
  * object keep resident at the start, after the bursts and once the idle
  * pool is trimmed, and the cost of touching fresh pool pages
  * (bench_memory.c).  Then, unless --quick, the highest steady rate (from a ladder of
- * rates, 400 ms each) at which nothing is lost: sustained_events_per_s.
+ * rates, 400 ms each) at which nothing is lost: sustained_events_per_s,
+ * against write(2) of 512 MiB into a new tmpfs file in the same invocation
+ * (sustained_vs_tmpfs, issue 9's target: at least 0.5), and what draining
+ * costs the daemon per CPU-second against what that write costs
+ * (drain_cpu_vs_tmpfs: the ratio a daemon with a core of its own reaches).
  * Everything is printed as "key: value", one per line.  The loops are in
  * bench_loops.c.
  */
@@ -376,6 +380,37 @@ int cmd_bench(int argc, char **argv)
 		waitpid(started2.daemon_pid, NULL, 0);
 		unlink(path2);
 	}
+	/* Overwrite mode: a flight recorder of 64 buffers (1 MiB with the
+	 * default size), which each run laps several times, against the
+	 * main session run by run. */
+	double *o1 = calloc(runs + 1, sizeof *o1), *ow = calloc(runs + 1, sizeof *ow);
+	char name3[64];
+	snprintf(name3, sizeof name3, "bench-ow-%d", (int)getpid());
+	struct rlog__region_params p3 = p;
+	p3.min_buffers = p3.max_buffers = 64;
+	p3.log_file_mode = RLOG_MODE_OVERWRITE;
+	struct rlog__start st3 = { .name = name3, .path = NULL, .params = p3 };
+	struct rlog__start_result started3 = { 0 };
+	bool ovw = o1 && ow && runs > 0 && rlog__session_start(&st3, &started3) == 0;
+	uint64_t lost3 = 0;
+	for (uint64_t r = 0; r < runs && ovw; r++) {
+		o1[r] = write16(1, events, false).ns;
+		settle();
+		if (rlog_attach(name3) != 0) {
+			ovw = false;
+			break;
+		}
+		struct bench_result res3 = write16(1, events, false);
+		ow[r] = res3.ns;
+		lost3 += res3.lost;
+		ovw = rlog_attach(name) == 0;
+		settle();
+	}
+	struct rlog__stop_result ow_stop = { 0 };
+	if (ovw || started3.daemon_pid > 0) {
+		rlog__session_stop(name3, &ow_stop, NULL, NULL);
+		waitpid(started3.daemon_pid, NULL, 0);
+	}
 	uint64_t ring_written = 0, ring_lost = 0, ring_wakeups = 0;
 	if (br)
 		bench_ring_close(br, &ring_written, &ring_lost, &ring_wakeups);
@@ -410,6 +445,15 @@ int cmd_bench(int argc, char **argv)
 		double m1s = bench_median(s1, (int)runs), m2s = bench_median(s2, (int)runs);
 		printf("write_2sessions_ns: %.2f\n", m2s);
 		printf("write_2sessions_vs_1session: %.2f\n", m2s / m1s);
+	}
+	if (ovw) {
+		double m1o = bench_median(o1, (int)runs), mow = bench_median(ow, (int)runs);
+		printf("write_overwrite_ns: %.2f\n", mow);
+		printf("write_overwrite_vs_rdtsc_store: %.2f\n", mow / mrs);
+		printf("write_overwrite_vs_1t: %.2f\n", mow / m1o);
+		printf("overwrite_events_lost: %" PRIu64 "\n", lost3);
+		printf("overwrite_events_overwritten: %" PRIu64 "\n",
+		       ow_stop.stats.events_overwritten);
 	}
 	if (br) {
 		double mrw = bench_median(rw, (int)runs);
@@ -475,6 +519,8 @@ out:
 	free(rst);
 	free(rc);
 	free(s1);
+	free(o1);
+	free(ow);
 	free(s2);
 	free(rw);
 	scaling_free(&sc);

@@ -195,6 +195,14 @@ void dump_json_event(struct dump *d, const struct rlog_event *ev, const struct r
 		}
 	} else {
 		put_plain(b, ev);
+		int64_t first, last;
+		if (rlog_record_kind(ev->id, ev->flagged) == RLOG_RECORD_LOSS &&
+		    dump_loss_range(d, ev, &first, &last)) {
+			rlog__buf_lit(b, ",\"first_ns\":");
+			rlog__buf_i64(b, first);
+			rlog__buf_lit(b, ",\"last_ns\":");
+			rlog__buf_i64(b, last);
+		}
 	}
 	rlog__buf_lit(b, "}\n");
 }

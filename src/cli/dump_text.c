@@ -307,6 +307,11 @@ void dump_text_event(struct dump *d, const struct rlog_event *ev, const struct r
 	} else {
 		put_idcol(&d->out, dump_event_name(ev, NULL), ev, ev->flagged, true);
 		put_payload(&d->out, ev);
+		int64_t first, last;
+		if (rlog_record_kind(ev->id, ev->flagged) == RLOG_RECORD_LOSS &&
+		    dump_loss_range(d, ev, &first, &last))
+			rlog__buf_printf(&d->out, " first_ns=%" PRId64 " last_ns=%" PRId64, first,
+					 last);
 	}
 	rlog__buf_char(&d->out, '\n');
 }

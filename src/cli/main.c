@@ -45,6 +45,7 @@ static const struct {
 	{ "flush", cmd_flush },
 	{ "ring-flush", cmd_ring_flush },
 	{ "tail", cmd_tail },
+	{ "snapshot", cmd_snapshot },
 };
 
 static bool is_help_flag(const char *a)

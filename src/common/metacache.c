@@ -127,21 +127,11 @@ static void evict(struct rlog__metacache *c, size_t keep)
 int rlog__metacache_add(struct rlog__metacache *c, uint32_t pid, uint32_t tid, uint64_t ticks,
 			const void *rec, uint32_t size)
 {
-	/* Copied before it is decoded: the daemon hands records that are still
-	 * in a producer's buffer, which may change under a hostile producer;
-	 * everything below reads the copy. */
-	uint8_t *copy = malloc(size ? size : 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, rec, size);
-	rec = copy;
 	struct rlog__record r;
 	if (rlog__record_decode(rec, size, &r) < 0 || r.flagged ||
 	    rlog__record_kind(r.id, false) != RLOG_RECORD_METADATA ||
-	    (r.id == RLOG_ID_EVENT_SCHEMA && r.length < 2)) {
-		free(copy);
+	    (r.id == RLOG_ID_EVENT_SCHEMA && r.length < 2))
 		return 0;
-	}
 	size = r.size;
 	uint16_t event_id = r.id == RLOG_ID_EVENT_SCHEMA
 				    ? (uint16_t)(r.payload[0] | r.payload[1] << 8) : 0;
@@ -149,12 +139,14 @@ int rlog__metacache_add(struct rlog__metacache *c, uint32_t pid, uint32_t tid, u
 	struct rlog__map *m = key_of(c, r.id, pid, tid, event_id, &key);
 	uint32_t i = rlog__map_get(m, key);
 	struct rlog__meta_entry *e = i == RLOG__MAP_NONE ? NULL : &c->v[i];
-	if ((e && e->rec && e->ticks > ticks) ||  /* an older record than the one kept */
-	    (e && e->rec && e->size == size && e->ticks == ticks &&
-	     memcmp(e->rec, rec, size) == 0)) {    /* the same again (a copy block read back) */
-		free(copy);
-		return 0;
-	}
+	if (e && e->rec && e->ticks > ticks)
+		return 0; /* an older record than the one kept */
+	if (e && e->rec && e->size == size && e->ticks == ticks && memcmp(e->rec, rec, size) == 0)
+		return 0; /* the same record again (a copy block read back) */
+	uint8_t *copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, rec, size);
 	if (!e) {
 		if (rlog__vec_room(&c->v, c->n, &c->cap, sizeof *c->v, 16) < 0 ||
 		    c->n >= RLOG__MAP_NONE || rlog__map_put(m, key, (uint32_t)c->n) < 0) {

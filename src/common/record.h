@@ -148,34 +148,44 @@ static inline int rlog__time_apply(uint64_t *cur, const struct rlog__record *r)
 }
 
 /*
- * The common record, in a few instructions: a time-stamped record, not
- * FLAGGED, reserved bit clear, whose header ID is an application's or a
- * RAW_* type (16..31, or 38 and above: none of ringlog's own records
- * below 16, none of IDs 32..37, the metadata and reserved ones), that
- * fits in avail bytes and whose timestamp is less than 2^31 ticks past
- * *cur.  Such a record is an event
- * (RLOG_RECORD_EVENT) that rlog__record_decode, rlog__record_check (in any
- * block) and rlog__time_apply all accept: this returns its size and
- * advances *cur as they would.  For any other record it returns 0 and
- * leaves *cur alone: the caller then applies the full rules.  The bytes
- * are read once each (the header word, the timestamp), so the result is
- * consistent even if they change meanwhile (the daemon reads producer
- * buffers in place).
+ * The 4-aligned word at p, loaded exactly once: a volatile read, which the
+ * compiler may neither repeat nor split.  The daemon reads producer
+ * buffers in place, and a broken or hostile producer may change them
+ * meanwhile: every value it checks must be the value it then uses.
+ */
+static inline uint32_t rlog__load32_once(const uint8_t *p)
+{
+	return *(const volatile uint32_t *)(const void *)p;
+}
+
+/*
+ * The common record, in a few instructions, from bytes that may change
+ * under the caller (each word is read once, rlog__load32_once): not
+ * FLAGGED, reserved bit clear, a header ID that is an application's or a
+ * RAW_* type (16..31, or 38 and above: none of ringlog's own records below
+ * 16, none of IDs 32..37, the metadata and reserved ones), fitting in
+ * avail bytes, and either without a timestamp or with one less than 2^31
+ * ticks past *cur.  Such a record is an event (RLOG_RECORD_EVENT) that
+ * rlog__record_decode, rlog__record_check (in any block) and
+ * rlog__time_apply all accept: this returns its size and advances *cur as
+ * they would.  For any other record it returns 0 and leaves *cur alone:
+ * the caller then applies the full rules.  p is 4-aligned and avail >= 4.
  */
 static inline uint32_t rlog__record_plain(const uint8_t *p, size_t avail, uint64_t *cur)
 {
-	if (avail < 8)
-		return 0;
-	uint32_t h = rlog__get32(p);
+	uint32_t h = rlog__load32_once(p);
 	/* The ID with the reserved bit above it: 0x4000 and up is reserved. */
 	uint32_t idr = (h >> RLOG_HDR_ID_SHIFT) & 0x7fffu;
-	if (!(h & RLOG_HDR_TIMESTAMP_BIT) || idr < RLOG_ID_RAW_U8 || idr >= 0x4000u ||
-	    idr - 32u <= 5u)
+	if (idr < RLOG_ID_RAW_U8 || idr >= 0x4000u || idr - 32u <= 5u)
 		return 0;
+	if (!(h & RLOG_HDR_TIMESTAMP_BIT)) {
+		uint32_t size = (4u + rlog__hdr_length(h) + 3u) & ~3u;
+		return size <= avail ? size : 0;
+	}
 	uint32_t size = (8u + rlog__hdr_length(h) + 3u) & ~3u;
 	if (size > avail)
 		return 0;
-	uint32_t d = rlog__get32(p + 4) - (uint32_t)*cur;
+	uint32_t d = rlog__load32_once(p + 4) - (uint32_t)*cur;
 	if (d >= (uint32_t)RLOG_TIME_SYNC_TICKS || *cur + d < *cur)
 		return 0;
 	*cur += d;

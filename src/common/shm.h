@@ -29,6 +29,7 @@
 
 struct rlog__region {
 	struct rlog_shm_header *hdr;
+	struct rlog_shm_ctl *ctl;     /* requests to the daemon */
 	struct rlog_shm_desc *desc;
 	struct rlog_shm_slot *slots;
 	struct rlog_shm_proc *procs;  /* slot_count of them */
@@ -41,6 +42,7 @@ struct rlog__region {
 	uint32_t free_words;
 	uint32_t min_buffers;
 	uint32_t high_water_pct;
+	bool overwrite;          /* RLOG_MODE_OVERWRITE: a full pool reuses full buffers */
 };
 
 /* A session's properties at creation (ETW's EVENT_TRACE_PROPERTIES). */

@@ -43,6 +43,7 @@
 #include "futex.h"
 #include "lock.h"
 #include "procstat.h"
+#include "snapshot.h"
 #include "trim.h"
 #include "wake.h"
 #include "sink_file.h"
@@ -271,6 +272,25 @@ static void output_error(struct rlog__region *r, struct rlog__output *out)
 		set_error(r, what, -err);
 }
 
+/*
+ * How long to sleep on the fill event when the passes since the last sleep
+ * gave back released buffers in span ns: 1 ms
+ * (RLOG_DAEMON_BUSY_POLL_MS) while producers fill the pool fast enough
+ * that in 10 ms they would fill an eighth of it (200 MB/s for the default
+ * pool), else 10 ms.  Below that rate the high-water mark leaves room
+ * enough; above it, a daemon that waits for the mark may be scheduled too
+ * late on a loaded machine (docs/PERFORMANCE.md, "Drain throughput").
+ */
+static int poll_ms(const struct rlog__drain *d, uint32_t released, uint64_t span)
+{
+	/* In doubles: bytes times the poll in ns would overflow 64 bits. */
+	double bytes = (double)released * d->r->buffer_size;
+	double pool = (double)d->pool * d->r->buffer_size;
+	if (released > 0 && bytes * 8 * RLOG_DAEMON_POLL_MS * 1e6 > pool * (double)span)
+		return RLOG_DAEMON_BUSY_POLL_MS;
+	return RLOG_DAEMON_POLL_MS;
+}
+
 void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
 		       const char *name)
 {
@@ -290,6 +310,8 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 	if (rlog__output_flush(out) < 0)
 		output_error(r, out);
 	rlog__drain_commit(d);
+	/* A flight recorder's buffers are dropped: counted, not written. */
+	rlog__snap_discard(d);
 	struct rlog_log_marker m;
 	rlog__daemon_marker(r, &m);
 	if (rlog__output_finish(out, &m) < 0 || h->last_error[0] == '\0')
@@ -354,6 +376,9 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		rlog__output_free(&out);
 		goto fail;
 	}
+	struct rlog__snap_state snap;
+	rlog__snap_init(&snap, &d, h->daemon_pid, tid);
+	bool watching = false; /* a snapshot trigger waits for an event */
 	/* Pairs with the producers' load_acquire(state) in rlog_attach and
 	 * the `ringlog start` waiting for it. */
 	store_release(&h->state, RLOG_STATE_ACTIVE);
@@ -361,6 +386,10 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
 	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
+	/* Buffers given back since the pass before the last sleep, and when
+	 * that pass started: the rate at which producers fill the pool. */
+	uint32_t released_since = 0;
+	uint64_t idle_since = last_flush;
 	bool header_scribbled = false;
 	struct rlog__pending pending = { UINT32_MAX, 0 };
 	uint32_t flush_served = load_relaxed(&h->flush_requested);
@@ -386,7 +415,9 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		/* Growth first: what is in use now is what woke the daemon; the
 		 * drain below frees it again. */
 		int released = (int)rlog__pool_grow(&d);
-		released += rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
+		released += rlog__drain_pass(&d, flush || watching ? RLOG_DRAIN_FLUSH
+								   : RLOG_DRAIN_FULL);
+		released_since += (uint32_t)released;
 		/* The pass's blocks reach the file and the consumers; only then
 		 * are its buffers given back (a daemon that dies in between
 		 * leaves them for `ringlog stop --force`). */
@@ -403,6 +434,8 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 			 rlog__trim_pending(&d))
 			rlog__trim(&d);
 		rlog__drain_publish(&d);
+		/* Snapshots read the buffers between passes, none held. */
+		watching = rlog__snap_poll(&snap, &d, now);
 		if (flush_req != flush_served) {
 			flush_served = flush_req;
 			/* Pairs with `ringlog flush`'s load_acquire(flush_done). */
@@ -416,16 +449,20 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		/* A FULL buffer that the pass left (held back for order) must not
 		 * make the daemon spin: re-loop at once only after progress. */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
+		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
 		    (released > 0 && rlog__drain_any_full(&d))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
 		}
-		rlog__futex_wait(&h->fill_waiting, 1, RLOG_DAEMON_POLL_MS);
+		rlog__futex_wait(&h->fill_waiting, 1, poll_ms(&d, released_since, now - idle_since));
+		idle_since = now;
+		released_since = 0;
 		if (exchange_acq_rel(&h->fill_waiting, 0) == 0)
 			fetch_add_relaxed(&h->stats.wakeups, 1); /* a producer cleared it */
 	}
 
 	rlog__daemon_stop(r, &d, &out, name);
+	rlog__snap_free(&snap);
 	rlog__drain_free(&d);
 	rlog__output_free(&out);
 	close(lock);

@@ -15,6 +15,12 @@ struct rlog__output;
 /* How long the daemon sleeps on the fill event before it looks anyway. */
 #define RLOG_DAEMON_POLL_MS 10
 
+/* The same while producers fill the pool fast (daemon.c, poll_ms): under a
+ * sustained load the daemon looks again soon, so that what producers write
+ * meanwhile is a small part of the pool, not the 70% that wakes it
+ * (docs/PERFORMANCE.md, "Drain throughput"). */
+#define RLOG_DAEMON_BUSY_POLL_MS 1
+
 /* What the daemon writes to, besides what the region says. */
 struct rlog__daemon_opts {
 	int out_fd;              /* the first log file, open and empty; -1: no file */

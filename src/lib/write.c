@@ -183,8 +183,18 @@ static bool make_room(struct rlog__tpriv *pv, struct rlog__bind *b, uint32_t siz
 		put_record(h->pos, rlog__hdr_make(RLOG_ID_TIME_SYNC, 8, true), 0, &full, 8, now);
 		h->pos += 16;
 		h->last = now;
+		b->buf_other += 16;
 	}
 	return true;
+}
+
+/* A metadata record of size bytes has just been committed: it is not an
+ * event, and the daemon must see it before a producer may overwrite the
+ * buffer (thread.c, take_overwritten). */
+static void meta_written(struct rlog__bind *b, uint32_t size)
+{
+	b->buf_other += size;
+	store_release(&b->desc->meta_end, (uint32_t)(b->h->pos - b->h->base));
 }
 
 /* Writes one time-stamped metadata record.  False if no buffer is free. */
@@ -199,6 +209,7 @@ static bool put_meta(struct rlog__tpriv *pv, struct rlog__bind *b, unsigned id,
 	h->pos += size;
 	h->last = now;
 	commit(h);
+	meta_written(b, size);
 	return true;
 }
 
@@ -231,6 +242,7 @@ static bool put_schema(struct rlog__tpriv *pv, struct rlog__bind *b, const struc
 	h->pos += size;
 	h->last = now;
 	commit(h);
+	meta_written(b, size);
 	return true;
 }
 
@@ -301,6 +313,8 @@ static int write_one(struct rlog__tpriv *pv, unsigned k, struct rlog__session *s
 	uint32_t size = event ? record_bytes(hdr) : 0;
 	struct rlog__bind *b = &pv->bind[k];
 	struct rlog__thread *h = b->h;
+	b->multi = multi; /* the same for every write of a binding's life (a new set
+	                     releases the bindings) */
 	if (b->slot == NULL) {
 		/* Metadata alone never binds a thread: binding makes it
 		 * pending, and the thread's first event writes it. */
@@ -380,6 +394,8 @@ static int write_one(struct rlog__tpriv *pv, unsigned k, struct rlog__session *s
 	h->pos += size;
 	h->last = at;
 	commit(h);
+	if (multi)
+		b->buf_events++;
 	ret = 1;
 out:
 	if (k != 0 && h->busy != NULL) {
