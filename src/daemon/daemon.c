@@ -41,6 +41,7 @@
 #include "clock.h"
 #include "drain.h"
 #include "futex.h"
+#include "journal.h"
 #include "lock.h"
 #include "procstat.h"
 #include "snapshot.h"
@@ -305,6 +306,7 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 		output_error(r, out);
 	rlog__drain_publish(d);
 	rlog__region_unlink(name);
+	rlog__journal_remove(name);
 	/* The session's count in the wake registry (src/common/wake.h), if
 	 * rlog__session_start raised it once the session was active. */
 	if (load_acquire(&h->wake_counted))
@@ -390,6 +392,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 	struct rlog__snap_state snap;
 	rlog__snap_init(&snap, d, h->daemon_pid, tid);
 	bool watching = false; /* a snapshot trigger waits for an event */
+	uint64_t journaled = 0;  /* the metadata cache's version in the journal */
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
 	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
@@ -437,6 +440,10 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 			 rlog__trim_pending(d))
 			rlog__trim(d);
 		rlog__drain_publish(d);
+		/* Without a file, the names and schemas seen so far live only
+		 * here: journaled for `ringlog recover` (journal.h). */
+		if (h->log_file_mode & RLOG_MODE_NO_FILE)
+			rlog__journal_update(r, out, name, &journaled);
 		/* Snapshots read the buffers between passes, none held. */
 		watching = rlog__snap_poll(&snap, d, now);
 		if (flush_req != flush_served) {

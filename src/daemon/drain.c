@@ -761,6 +761,11 @@ void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t e
 	}
 }
 
+void rlog__drain_resume_seq(struct rlog__drain *d, uint32_t i, uint64_t next_seq)
+{
+	d->slots[i].next_seq = next_seq;
+}
+
 void rlog__drain_resume_ow(struct rlog__drain *d, uint32_t i, uint64_t events, uint64_t bytes,
 			   uint64_t buffers)
 {

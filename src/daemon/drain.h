@@ -191,6 +191,10 @@ void rlog__drain_resume_slot(struct rlog__drain *d, uint32_t i, const uint64_t e
 void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
 			     const uint64_t bytes[2]);
 
+/* Adopting an orphan: the next buffer of slot i to drain is its buffer
+ * next_seq (the dead daemon drained the ones before). */
+void rlog__drain_resume_seq(struct rlog__drain *d, uint32_t i, uint64_t next_seq);
+
 /* Adopting an orphan: overwritten events of slot i the output already
  * reports (OVERWRITTEN DATA_LOSS records: events, bytes, buffers). */
 void rlog__drain_resume_ow(struct rlog__drain *d, uint32_t i, uint64_t events, uint64_t bytes,

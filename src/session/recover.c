@@ -34,6 +34,7 @@
 #include "atomics.h"
 #include "daemon/daemon.h"
 #include "daemon/drain.h"
+#include "daemon/journal.h"
 #include "daemon/lock.h"
 #include "daemon/sink_file.h"
 #include "daemon/sink_realtime.h"
@@ -47,6 +48,7 @@
 struct cand {
 	uint32_t idx, slot, pid, tid;
 	uint64_t base_time;
+	uint64_t seq;            /* its place in the slot's sequence */
 	uint32_t committed;      /* write_off when recovery began */
 	uint32_t matched;        /* bytes of it found in the file */
 };
@@ -55,6 +57,7 @@ struct cand {
 struct lossum {
 	uint32_t pid, tid, cause;
 	uint64_t events, bytes;
+	uint64_t blocks;         /* OVERWRITTEN: buffers overwritten */
 };
 
 /* The last time of a thread's records in the file. */
@@ -83,7 +86,7 @@ static struct lossum *lossum_of(struct rctx *x, uint32_t pid, uint32_t tid, uint
 			return &x->l[i];
 	if (rlog__vec_room(&x->l, x->nl, &x->lcap, sizeof *x->l, 16) < 0)
 		return NULL;
-	x->l[x->nl] = (struct lossum){ pid, tid, cause, 0, 0 };
+	x->l[x->nl] = (struct lossum){ pid, tid, cause, 0, 0, 0 };
 	return &x->l[x->nl++];
 }
 
@@ -134,6 +137,11 @@ static int count_record(void *arg, const struct rlog__record *rec, uint64_t tick
 	}
 	s->events += dl.events;
 	s->bytes += dl.bytes;
+	if (dl.cause == RLOG_LOSS_OVERWRITTEN && rec->length >= sizeof(struct rlog_data_loss_range)) {
+		struct rlog_data_loss_range dr;
+		memcpy(&dr, rec->payload, sizeof dr);
+		s->blocks += dr.blocks;
+	}
 	x->lost += dl.events;
 	return 0;
 }
@@ -183,7 +191,7 @@ static int candidates(struct rctx *x, uint32_t pool)
 			continue;
 		if (rlog__vec_room(&x->c, x->nc, &x->ccap, sizeof *x->c, 16) < 0)
 			return -ENOMEM;
-		x->c[x->nc++] = (struct cand){ i, d->slot, d->pid, d->tid, d->base_time,
+		x->c[x->nc++] = (struct cand){ i, d->slot, d->pid, d->tid, d->base_time, d->seq,
 					       load_acquire(&d->write_off), 0 };
 	}
 	return 0;
@@ -227,6 +235,16 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			}
 		}
 		rlog__drain_resume_slot(d, i, ev, by, last_of(x, sl->pid, sl->tid));
+		struct lossum *ow = lossum_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
+		if (ow)
+			rlog__drain_resume_ow(d, i, ow->events, ow->bytes, ow->blocks);
+		/* The next buffer of the slot to drain: its oldest one still
+		 * held, or, if none, the next it takes. */
+		uint64_t next = load_relaxed(&sl->buffers_taken);
+		for (size_t k = 0; k < x->nc; k++)
+			if (x->c[k].slot == i && x->c[k].seq < next)
+				next = x->c[k].seq;
+		rlog__drain_resume_seq(d, i, next);
 	}
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
@@ -448,7 +466,15 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 			 struct rlog__sink **sink)
 {
-	if (!(a->mode & RLOG_MODE_NO_FILE)) {
+	if (a->mode & RLOG_MODE_NO_FILE) {
+		/* The names and schemas the dead daemon had seen (journal.h). */
+		char path[160];
+		struct rlog_reader *rd;
+		struct rlog__layout lay;
+		if (rlog__journal_path(a->r.hdr->name, path, sizeof path) == 0 &&
+		    rlog__reader_open_layout(path, visit, &a->x, &rd, &lay) == 0)
+			rlog_reader_close(rd);
+	} else {
 		char path[RLOG_PATH_MAX + 24];
 		struct rlog__layout lay;
 		if (current_file(a, path, sizeof path) == 0 && read_file(a, path, &lay) < 0) {
