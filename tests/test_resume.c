@@ -117,6 +117,25 @@ static void resume_under_writes(void)
 	unlink(path);
 }
 
+/* Starts session name (mode, file path, 8 buffers of 4 KiB), attaches,
+ * writes 1..3000 (tallied in t), flushes them to the file, and kills the
+ * daemon.  Returns the next number to write. */
+static uint64_t orphan_after_3000(const char *name, const char *path, const char *mode,
+				  struct h_tally *t)
+{
+	h_ringlog(&r, "start", name, "-o", path, "--mode", mode, "--buffer-size", "4",
+		  "--buffers", "8", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(rlog_attach(name), 0);
+	uint64_t i = 1;
+	for (; i <= 3000; i++)
+		h_tally_add(t, rlog_write(1024, &i, sizeof i));
+	h_ringlog(&r, "flush", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_kill_daemon(name);
+	return i;
+}
+
 /* An overwrite-mode session with a file: while no daemon drains, the
  * producer overwrites its full buffers (counted); the new daemon goes on. */
 static void resume_overwrite(void)
@@ -125,17 +144,8 @@ static void resume_overwrite(void)
 	char path[256];
 	snprintf(path, sizeof path, "%s", h_path("resow"));
 	unlink(path);
-	h_ringlog(&r, "start", name, "-o", path, "--mode", "overwrite", "--buffer-size", "4",
-		  "--buffers", "8", NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ(rlog_attach(name), 0);
 	struct h_tally t = { 0, 0, 0, 0 };
-	uint64_t i = 1;
-	for (; i <= 3000; i++)
-		h_tally_add(&t, rlog_write(1024, &i, sizeof i));
-	h_ringlog(&r, "flush", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	h_kill_daemon(name);
+	uint64_t i = orphan_after_3000(name, path, "overwrite", &t);
 	for (; i <= 20000; i++) /* 8 laps of the ring without a daemon */
 		h_tally_add(&t, rlog_write(1024, &i, sizeof i));
 	h_ringlog(&r, "start", name, "--resume", NULL);
@@ -168,16 +178,8 @@ static void recover_file_session(void)
 	snprintf(out, sizeof out, "%s", h_path("recf-out"));
 	unlink(path);
 	unlink(out);
-	h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--buffers", "8", NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ(rlog_attach(name), 0);
 	struct h_tally t = { 0, 0, 0, 0 };
-	uint64_t i = 1;
-	for (; i <= 3000; i++)
-		h_tally_add(&t, rlog_write(1024, &i, sizeof i));
-	h_ringlog(&r, "flush", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	h_kill_daemon(name);
+	uint64_t i = orphan_after_3000(name, path, "sequential", &t);
 	uint64_t last_written = 0;
 	for (; i <= 30000; i++)
 		if (h_tally_add(&t, rlog_write(1024, &i, sizeof i)) == 1)
