@@ -31,6 +31,7 @@
 #include "ringlog/abi.h"
 #include "ringlog/ring.h"
 #include "record.h"
+#include "daemon/journal.h"
 #include "daemon/sink_realtime.h"
 #include "shm.h"
 #include "tap.h"
@@ -384,6 +385,7 @@ static struct c_const c_consts[] = {
 	K(RLOG_SHM_ABI_VERSION),
 	KS(RLOG_SHM_PREFIX),
 	KS(RLOG_RT_PREFIX),
+	KS(RLOG_JOURNAL_PREFIX),
 	K(RLOG_NAME_MAX),
 	K(RLOG_PATH_MAX),
 

@@ -11,6 +11,7 @@
 
 int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_emit(int argc, char **argv);

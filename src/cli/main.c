@@ -34,6 +34,7 @@ static const struct {
 } commands[] = {
 	{ "start", cmd_start },
 	{ "stop", cmd_stop },
+	{ "recover", cmd_recover },
 	{ "query", cmd_query },
 	{ "list", cmd_list },
 	{ "emit", cmd_emit },

@@ -32,12 +32,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "atomics.h"
+#include "clock.h"
 #include "daemon.h"
 #include "futex.h"
 #include "overwrite.h"
@@ -106,10 +108,12 @@ static void put_losses(struct snap_job *j, uint32_t pid, uint32_t tid, uint64_t 
 	}
 }
 
-/* Slot i's losses since the previous snapshot, once per snapshot. */
-static void slot_losses(struct snap_job *j, uint32_t i)
+/* Slot i's losses since the previous snapshot: before its first block
+ * (once), and again at the end (again: only what was counted meanwhile,
+ * a buffer of it a producer took over while the snapshot ran). */
+static void slot_losses(struct snap_job *j, uint32_t i, bool again)
 {
-	if (j->told[i])
+	if (j->told[i] && !again)
 		return;
 	j->told[i] = true;
 	struct rlog__drain *d = j->d;
@@ -138,7 +142,7 @@ static void put_buffer(struct snap_job *j, uint32_t idx)
 	uint32_t gen = load_relaxed(&desc->gen);
 	if (slot >= r->slot_count)
 		return;
-	slot_losses(j, slot);
+	slot_losses(j, slot, false);
 	uint32_t from = 0;
 	uint64_t cursor = desc->base_time;
 	if (j->since_last && b->snap.off) {
@@ -225,6 +229,29 @@ static void fail(struct snap_result *res, int err, const char *what, const char 
 	snprintf(res->message, sizeof res->message, "%s %s: %s", what, path, strerror(err));
 }
 
+/* How long a snapshot waits for producers in the middle of taking a
+ * buffer over (a preempted one: milliseconds; a dead one: never). */
+#define SETTLE_NS UINT64_C(20000000)
+
+/*
+ * A buffer the snapshot could not hold because a producer was taking it
+ * over (TAKING) is lost to it: the producer counts its events as
+ * overwritten before it makes it OWNED.  Waits until no buffer is TAKING,
+ * so that the counts are in the slots when this snapshot reads them at
+ * its end: the gap is reported in the snapshot that has it, not in the
+ * next one.
+ */
+static void settle_takers(struct rlog__drain *d)
+{
+	if (!d->overwrite)
+		return;
+	uint64_t deadline = rlog__monotonic_ns() + SETTLE_NS;
+	for (uint32_t i = 0; i < d->pool; i++)
+		while (load_acquire(&d->r->desc[i].state) == RLOG_BUF_TAKING &&
+		       rlog__monotonic_ns() < deadline)
+			sched_yield();
+}
+
 /* Writes one snapshot to path. */
 static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *path,
 		 uint32_t flags, struct snap_result *res)
@@ -262,10 +289,11 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 		put_buffer(&j, idx);
 		rlog__ow_release(d, idx);
 	}
+	settle_takers(d);
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		uint32_t st = load_acquire(&r->slots[i].state);
 		if ((st == RLOG_SLOT_ACTIVE || st == RLOG_SLOT_EXITED) && !d->slots[i].reaped)
-			slot_losses(&j, i);
+			slot_losses(&j, i, true);
 	}
 	put_gone(&j, s);
 	err = j.fs->ops->flush(j.fs);
