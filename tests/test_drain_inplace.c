@@ -122,8 +122,10 @@ static void check_decode(void)
 	memset(&d, 0, sizeof d);
 	d.out = &out;
 	d.copy = malloc(BUF_SIZE);
-	/* Aligned as a region buffer is: the decode reads words. */
-	static _Alignas(64) uint8_t buf[BUF_SIZE];
+	/* Words, as a region buffer is read (rlog__load32_once): aligned
+	 * and of that type. */
+	static uint32_t words[BUF_SIZE / 4];
+	uint8_t *buf = (uint8_t *)words;
 	BAIL_IF(!d.copy, "malloc");
 	unsigned differ = 0, differ_watch = 0, watch_wrong = 0, bad = 0, fast_only = 0;
 	uint64_t events = 0;

@@ -7,16 +7,20 @@
  *     write_off <= buffer_size and 4-aligned and not going backwards);
  *   - every record of the committed bytes is decoded in place, with bounds
  *     checks on lengths the daemon keeps privately, and its time checked
- *     (record.h); a bad record poisons the rest of its buffer, which is
- *     counted (corrupt_buffers, bytes lost) and reported in a DATA_LOSS
- *     record, and the buffer is recycled;
- *   - the output copies the bytes the decode accepted (their extent, not
- *     their contents, is what the daemon vouches for) and checksums its
- *     copy.  A producer that changes committed bytes in between (only a
+ *     (record.h): each word it checks is read once (rlog__load32_once) and
+ *     is the value it uses, and any record but the common one is copied
+ *     out before it is decoded; a bad record poisons the rest of its
+ *     buffer, which is counted (corrupt_buffers, bytes lost) and reported
+ *     in a DATA_LOSS record, and the buffer is recycled;
+ *   - the output checksums the bytes the decode accepted where they are,
+ *     and the file writes them from there (or copies them, when the buffer
+ *     may change before the write: drain_buffer's stable).  Their extent,
+ *     kind and times, not their contents, are what the daemon vouches for:
+ *     a producer that changes committed bytes after the check (only a
  *     broken or hostile one can: committed bytes never change until the
- *     buffer is FREE) gets a block whose records a reader rejects under a
- *     good checksum, reported as damage: the reader validates every record
- *     again (docs/DECISIONS.md, "Validating in place").
+ *     buffer is FREE) gets a block that fails its checksum or its records,
+ *     which the reader reports as damage, since it checks both again
+ *     (docs/DECISIONS.md, "Drain throughput", "Validating in place").
  *
  * Order: each thread's buffers are drained in the order it took them
  * (slot, seq); a buffer whose predecessor is not yet drained waits for the

@@ -51,7 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	static struct rlog_shm_slot slots[SLOTS];
 	static struct rlog_shm_proc procs[SLOTS];
 	static _Atomic uint64_t free_bits[1];
-	static _Alignas(64) uint8_t buffers[CAP * BUFSZ]; /* word-aligned, as a region is */
+	/* Words, as the daemon reads them (rlog__load32_once): aligned and of
+	 * that type, as a region's pages are. */
+	static uint32_t buffer_words[CAP * BUFSZ / 4];
+	uint8_t *buffers = (uint8_t *)buffer_words;
 	static struct rlog_shm_ctl ctl;
 	memset(&ctl, 0, sizeof ctl);
 	uint8_t opts = 0;
@@ -63,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	memset(desc, 0, sizeof desc);
 	memset(slots, 0, sizeof slots);
 	memset(procs, 0, sizeof procs);
-	memset(buffers, 0, sizeof buffers);
+	memset(buffer_words, 0, sizeof buffer_words);
 	free_bits[0] = 0;
 	hdr.max_buffers = CAP;
 	hdr.number_of_buffers = BUFS;
@@ -84,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	     sizeof hdr - offsetof(struct rlog_shm_header, categories));
 	TAKE(free_bits, sizeof free_bits);
 	TAKE(&ctl.flags, sizeof ctl.flags);
-	TAKE(buffers, sizeof buffers);
+	TAKE(buffers, sizeof buffer_words);
 #undef TAKE
 	for (int i = 0; i < SLOTS; i++) {
 		slots[i].pid = 0; /* no /proc or kill(2) on fuzzed pids */
