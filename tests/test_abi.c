@@ -62,6 +62,18 @@ static struct c_field c_fields[] = {
 	F(rlog_data_loss, cause),
 	F(rlog_data_loss, reserved),
 
+	F(rlog_counter_delta, counter_id),
+	F(rlog_counter_delta, flags),
+	F(rlog_counter_delta, seq),
+	F(rlog_counter_delta, delta),
+	F(rlog_counter_delta, value),
+
+	F(rlog_counter_name, counter_id),
+	F(rlog_counter_name, source),
+	F(rlog_counter_name, unit),
+	F(rlog_counter_name, name_len),
+	F(rlog_counter_name, flags),
+
 	F(rlog_file_header, magic),
 	F(rlog_file_header, version_major),
 	F(rlog_file_header, version_minor),
@@ -96,6 +108,8 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_stats, passes),
 	F(rlog_shm_stats, realtime_buffers_lost),
 	F(rlog_shm_stats, file_index),
+	F(rlog_shm_stats, counter_samples),
+	F(rlog_shm_stats, counter_records),
 	F(rlog_shm_stats, reserved),
 
 	F(rlog_shm_header, magic),
@@ -123,6 +137,10 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_header, log_file),
 	F(rlog_shm_header, max_file_size),
 	F(rlog_shm_header, age_limit),
+	F(rlog_shm_header, counter_count),
+	F(rlog_shm_header, counter_offset),
+	F(rlog_shm_header, counter_mask),
+	F(rlog_shm_header, counter_period_ms),
 	F(rlog_shm_header, reserved0),
 	F(rlog_shm_header, pad0),
 	F(rlog_shm_header, enable_mask),
@@ -188,6 +206,12 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_proc, lost_events),
 	F(rlog_shm_proc, lost_bytes),
 	F(rlog_shm_proc, reserved1),
+
+	F(rlog_shm_counter, state),
+	F(rlog_shm_counter, pid),
+	F(rlog_shm_counter, start_time),
+	F(rlog_shm_counter, value),
+	F(rlog_shm_counter, name),
 };
 #define N_FIELDS (sizeof c_fields / sizeof c_fields[0])
 
@@ -203,6 +227,9 @@ static struct c_struct c_structs[] = {
 	S(rlog_log_marker), S(rlog_data_loss),	S(rlog_file_header), S(rlog_block_header),
 	S(rlog_shm_stats),  S(rlog_shm_header), S(rlog_shm_desc),    S(rlog_shm_slot),
 	S(rlog_shm_proc),
+	S(rlog_shm_counter),
+	S(rlog_counter_delta),
+	S(rlog_counter_name),
 	S(rlog_shm_category),
 	S(rlog_wake_registry),
 };
@@ -247,6 +274,7 @@ static struct c_const c_consts[] = {
 	K(RLOG_ID_PROCESS_NAME),
 	K(RLOG_ID_SPAN_BEGIN),
 	K(RLOG_ID_SPAN_END),
+	K(RLOG_ID_COUNTER_NAME),
 	K(RLOG_ID_USER_MIN),
 	K(RLOG_ID_MAX),
 
@@ -279,6 +307,17 @@ static struct c_const c_consts[] = {
 	K(RLOG_LOSS_LOG_WRITE),
 	K(RLOG_LOSS_NO_SLOT),
 
+	K(RLOG_COUNTER_FLAG_VALUE),
+	K(RLOG_COUNTER_FLAG_RESET),
+	K(RLOG_COUNTER_KEY_EVERY),
+	K(RLOG_COUNTER_SRC_APP),
+	K(RLOG_COUNTER_SRC_PROC),
+	K(RLOG_COUNTER_SRC_PERF),
+	K(RLOG_COUNTER_SRC_SYSTEM),
+	K(RLOG_COUNTER_UNIT_COUNT),
+	K(RLOG_COUNTER_UNIT_NS),
+	K(RLOG_COUNTER_INFO_USER),
+
 	KS(RLOG_FILE_MAGIC),
 	K(RLOG_FILE_VERSION_MAJOR),
 	K(RLOG_FILE_VERSION_MINOR),
@@ -292,6 +331,7 @@ static struct c_const c_consts[] = {
 	K(RLOG_RECORD_METADATA),
 	K(RLOG_RECORD_MARKER),
 	K(RLOG_RECORD_LOSS),
+	K(RLOG_RECORD_COUNTER),
 
 	K(RLOG_SHM_MAGIC),
 	K(RLOG_SHM_ABI_VERSION),
@@ -332,6 +372,16 @@ static struct c_const c_consts[] = {
 	K(RLOG_WAIT_NONE),
 	K(RLOG_WAIT_WRITE),
 	K(RLOG_WAIT_GATE),
+	K(RLOG_SHM_COUNTERS),
+	K(RLOG_COUNTER_NAME_MAX),
+	K(RLOG_COUNTER_FREE),
+	K(RLOG_COUNTER_WRITING),
+	K(RLOG_COUNTER_SET),
+	K(RLOG_COUNTER_PERIOD_MS),
+	K(RLOG_CTR_BIT_APP),
+	K(RLOG_CTR_BIT_PROC),
+	K(RLOG_CTR_BIT_PERF),
+	K(RLOG_CTR_BIT_SYSTEM),
 
 	/* geometry limits (src/common/shm.h) */
 	K(RLOG_MIN_BUFFER_SIZE),

@@ -16,6 +16,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 int cmd_flush(int argc, char **argv);
+int cmd_counters(int argc, char **argv);
 
 /* Prints "ringlog: <fmt...>" and a newline to stderr; returns 1. */
 int cli_error(const char *fmt, ...);

@@ -15,7 +15,8 @@ static const struct cli_help help[] = {
 		"start", "create a session and its capture daemon, which writes a log file",
 		"start NAME [-o FILE] [--mode MODES] [--max-file-size MB] [--buffer-size KB] "
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
-		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--force]",
+		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--counters LIST] "
+		"[--counter-period MS] [--force]",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
 		"FILE, and returns once the session is active.  Prints the session's name, the\n"
@@ -50,6 +51,14 @@ static const struct cli_help help[] = {
 		"                        100 (default 70, as QNX)\n"
 		"  --age-limit MIN       AgeLimit: accepted and recorded, not used (as on current\n"
 		"                        Windows)\n"
+		"  --counters LIST       the counters the daemon samples, comma-separated: names\n"
+		"                        that \"ringlog counters\" lists, or groups: app (the\n"
+		"                        default: counters the program registers), proc, perf,\n"
+		"                        system, all, none.  One that this machine lacks is\n"
+		"                        named on stderr and left out; the session starts\n"
+		"  --counter-period MS   how often the daemon reads them: milliseconds, or with a\n"
+		"                        unit (250ms, 1s), 10 ms to 60 s (default 100 ms); a\n"
+		"                        counter that changed gets a COUNTER record of its delta\n"
 		"  --force               overwrite FILE if it exists\n"
 		"\n"
 		"RINGLOG_CLOCK=monotonic in the environment makes the session time-stamp with\n"
@@ -99,7 +108,7 @@ static const struct cli_help help[] = {
 		"\n"
 		"  NAME                  the session\n"
 		"  ID                    the event ID: 1024 to 16383 for an application's events,\n"
-		"                        16 to 25 for the RAW_* types that dump decodes (32 to 37\n"
+		"                        16 to 25 for the RAW_* types that dump decodes (32 to 38\n"
 		"                        are ringlog's own and refused)\n"
 		"  --count N             write N events (default 1)\n"
 		"  --payload HEX         the payload as pairs of hex digits, at most 65535 bytes\n"
@@ -198,10 +207,12 @@ static const struct cli_help help[] = {
 	},
 	{
 		"update", "change a running session's enable flags, flush timer, maximum buffers",
-		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N]",
-		"Changes the properties of running session NAME that ETW's update changes.  A\n"
-		"new enable mask is seen by every producer at its next write, without a\n"
-		"restart; the daemon takes a new flush timer or maximum at its next pass.\n"
+		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N] "
+		"[--counters LIST] [--counter-period MS]",
+		"Changes the properties of running session NAME that ETW's update changes, and\n"
+		"its counters.  A new enable mask is seen by every producer at its next write,\n"
+		"without a restart; the daemon takes a new flush timer, maximum, counter list\n"
+		"or counter period at its next pass.\n"
 		"\n"
 		"  NAME                  the session\n"
 		"  --enable LIST         EnableFlags: exactly these categories (names declared\n"
@@ -213,7 +224,10 @@ static const struct cli_help help[] = {
 		"                        full buffers only\n"
 		"  --max-buffers N       MaximumBuffers: from the buffers in the pool now up to\n"
 		"                        the session's capacity (four times MaximumBuffers at\n"
-		"                        start)\n",
+		"                        start)\n"
+		"  --counters LIST       exactly these counters from now on (as for start); a\n"
+		"                        counter turned on starts from its next reading\n"
+		"  --counter-period MS   their sampling period, 10 ms to 60 s\n",
 		true,
 	},
 	{
@@ -224,6 +238,18 @@ static const struct cli_help help[] = {
 		"afterwards sees every event written before the command (ETW's FlushTrace).\n"
 		"\n"
 		"  NAME                  the session\n",
+		true,
+	},
+	{
+		"counters", "the counters a session can sample, and which this machine has",
+		"counters",
+		"Lists every counter source that --counters of start and update accepts, one\n"
+		"per line: its name, whether this machine has it (yes, no, or user-only: a\n"
+		"performance counter that kernel.perf_event_paranoid limits to user space),\n"
+		"and what it counts or why it is missing (no hardware performance counters,\n"
+		"perf_event_paranoid, ...).  Each is tried as the daemon samples it: a\n"
+		"process's counters on this process, the system's on CPU 0.  Takes no\n"
+		"arguments.\n",
 		true,
 	},
 	{

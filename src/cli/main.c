@@ -43,6 +43,7 @@ static const struct {
 	{ "bench", cmd_bench },
 	{ "update", cmd_update },
 	{ "flush", cmd_flush },
+	{ "counters", cmd_counters },
 };
 
 static bool is_help_flag(const char *a)

@@ -31,4 +31,23 @@ int rlog__procstat_read(pid_t pid, char *state, uint64_t *start_time);
  */
 bool rlog__process_dead(pid_t pid, uint64_t start_time);
 
+/* A process's figures (the counter catalogue's proc.* sources, indexed by
+ * enum rlog__proc_figure of counters.h), as /proc says them now. */
+struct rlog__proc_figures {
+	uint64_t v[6];        /* minflt, majflt, nvcsw, nivcsw, utime ns, stime ns */
+	uint64_t start_time;  /* field 22: tells a reused pid */
+	char state;           /* R, S, D, Z, ... */
+};
+
+/*
+ * Reads process pid's figures: minflt, majflt, utime and stime from
+ * /proc/PID/stat (fields 10, 12, 14, 15; the times converted from clock
+ * ticks to ns) and, with ctxt, the voluntary and involuntary context
+ * switches from /proc/PID/status (else they are 0).  Every figure counts
+ * the whole process: its live threads and those that exited.  Returns 0,
+ * -ENOENT (no such process) or another -errno (-EBADMSG: a line it cannot
+ * parse).  Not async-signal-safe (the daemon's).
+ */
+int rlog__procstat_figures(pid_t pid, bool ctxt, struct rlog__proc_figures *out);
+
 #endif

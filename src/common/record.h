@@ -163,7 +163,10 @@ static inline int rlog__record_kind(unsigned id, bool flagged)
 	case RLOG_ID_EVENT_SCHEMA:
 	case RLOG_ID_THREAD_NAME:
 	case RLOG_ID_PROCESS_NAME:
+	case RLOG_ID_COUNTER_NAME:
 		return RLOG_RECORD_METADATA;
+	case RLOG_ID_COUNTER:
+		return RLOG_RECORD_COUNTER;
 	case RLOG_ID_LOG_MARKER:
 		return RLOG_RECORD_MARKER;
 	case RLOG_ID_DATA_LOSS:
@@ -173,13 +176,20 @@ static inline int rlog__record_kind(unsigned id, bool flagged)
 	}
 }
 
+/* Payload bytes a COUNTER record needs: 24 with its value, else 16. */
+static inline unsigned rlog__counter_len(uint16_t flags)
+{
+	return flags & RLOG_COUNTER_FLAG_VALUE ? 24u : 16u;
+}
+
 /*
  * The decoding rules that depend on a record's kind and on the block it is
  * in (docs/FORMAT.md "Decoding rules"), for a record rlog__record_decode()
- * accepted: LOG_MARKER and DATA_LOSS only in daemon blocks (daemon true)
- * and at least as long as their payload structs, a LOG_MARKER's tick
- * frequency not 0, metadata never in daemon blocks.  The daemon checks the
- * records of producer buffers with daemon false.
+ * accepted: LOG_MARKER, DATA_LOSS and COUNTER only in daemon blocks
+ * (daemon true) and at least as long as their payloads, a LOG_MARKER's
+ * tick frequency not 0; of the metadata, COUNTER_NAME only in daemon
+ * blocks, the others never there.  The daemon checks the records of
+ * producer buffers with daemon false.
  * Returns 0 or -EBADMSG.
  */
 static inline int rlog__record_check(const struct rlog__record *r, bool daemon)
@@ -190,8 +200,15 @@ static inline int rlog__record_check(const struct rlog__record *r, bool daemon)
 		       rlog__get64(r->payload) != 0 ? 0 : -EBADMSG;
 	case RLOG_RECORD_LOSS:
 		return daemon && r->length >= sizeof(struct rlog_data_loss) ? 0 : -EBADMSG;
+	case RLOG_RECORD_COUNTER: {
+		if (!daemon || r->length < 16)
+			return -EBADMSG;
+		uint16_t flags;
+		memcpy(&flags, r->payload + 4, 2);
+		return r->length >= rlog__counter_len(flags) ? 0 : -EBADMSG;
+	}
 	case RLOG_RECORD_METADATA:
-		return daemon ? -EBADMSG : 0;
+		return daemon == (r->id == RLOG_ID_COUNTER_NAME) ? 0 : -EBADMSG;
 	default:
 		return 0;
 	}

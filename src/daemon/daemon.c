@@ -39,6 +39,7 @@
 #include "atomics.h"
 #include "categories.h"
 #include "clock.h"
+#include "counters.h"
 #include "drain.h"
 #include "futex.h"
 #include "logfile.h"
@@ -165,6 +166,15 @@ static void check_header(struct rlog__region *r, bool *reported)
 		 "with the geometry it validated at start");
 }
 
+/* The counters' blocks (counters.c) go to the log file as daemon blocks
+ * about their process, tid 0. */
+static void counter_block(void *arg, uint32_t pid, uint64_t base_time, const void *data,
+			  uint32_t size, uint32_t records)
+{
+	rlog__logfile_block(arg, RLOG_BLOCK_FLAG_DAEMON, pid, 0, base_time, data, size, records, 0,
+			    0);
+}
+
 static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)
 {
 	struct rlog_shm_header *h = r->hdr;
@@ -215,6 +225,9 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 		goto fail;
 	}
 	err = rlog__drain_init(&d, r, &lf, source);
+	struct rlog__counters *ctr = NULL;
+	if (err == 0 && (err = rlog__counters_open(r, source, counter_block, &lf, &ctr)) < 0)
+		rlog__drain_free(&d);
 	if (err < 0) {
 		set_error(r, "allocating daemon state", -err);
 		rlog__logfile_close(&lf);
@@ -252,6 +265,9 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 		 * drain below frees it again. */
 		int released = (int)rlog__pool_grow(&d);
 		released += rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
+		/* After the drain: a counter block's time is later than the
+		 * DATA_LOSS records the pass wrote about the same process. */
+		rlog__counters_tick(ctr, now);
 		if (rlog__logfile_flush(&lf) < 0)
 			set_error(r, "writing the log file", lf.last_errno);
 		else
@@ -283,6 +299,8 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	store_release(&h->state, RLOG_STATE_STOPPING);
 	store_seq_cst(&h->enable_mask, 0);
 	quiesce_producers(r);
+	/* The counters' last values, then the final drain. */
+	rlog__counters_pass(ctr);
 	rlog__drain_check_dead(&d);
 	rlog__drain_pass(&d, RLOG_DRAIN_FINAL);
 	/* Data first, then the loss records in a write of their own: on a full
@@ -311,6 +329,7 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 		set_error(r, "writing the log file", lf.last_errno);
 	rlog__drain_publish(&d);
 	close(out_fd);
+	rlog__counters_close(ctr);
 	rlog__drain_free(&d);
 	rlog__logfile_close(&lf);
 	rlog__region_unlink(name);
