@@ -1,0 +1,155 @@
+/*
+ * counter_run.h - helpers of the counter tests: waiting for the daemon's
+ * sampling passes through the session's region, and the COUNTER records of
+ * a log file as the reader gives them.
+ *
+ *   struct rlog__region r;
+ *   cr_open(name, &r);
+ *   ... change a counter ...
+ *   cr_passes(&r, 2);              // a full pass read the change
+ *   ...
+ *   struct cr_list l;
+ *   cr_read(path, &l);             // every COUNTER record, in reader order
+ *
+ * cr_passes follows docs/FORMAT.md, "Application counters": after a full
+ * barrier, a pass that starts once counter_samples was read as S reads the
+ * counters as they are now; pass S + 2 is such a pass.  No time is
+ * asserted: the wait only gives up (Bail out!) after 60 s.
+ */
+#ifndef RLOG_TESTS_COUNTER_RUN_H
+#define RLOG_TESTS_COUNTER_RUN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ringlog/reader.h"
+#include "shm.h"
+
+static inline uint64_t cr_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Maps session name's region (bails out if it cannot). */
+static inline void cr_open(const char *name, struct rlog__region *r)
+{
+	int err = rlog__region_open(name, r);
+	if (err < 0) {
+		printf("Bail out! cannot open session %s: %d\n", name, err);
+		exit(1);
+	}
+}
+
+static inline uint64_t cr_samples(const struct rlog__region *r)
+{
+	return atomic_load(&r->hdr->stats.counter_samples);
+}
+
+/* Waits until k more sampling passes have ended (after a full barrier). */
+static inline void cr_passes(const struct rlog__region *r, uint64_t k)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	uint64_t s = cr_samples(r), give_up = cr_now_ns() + UINT64_C(60000000000);
+	while (cr_samples(r) < s + k) {
+		if (cr_now_ns() > give_up) {
+			printf("Bail out! the daemon made no sampling pass in 60 s\n");
+			exit(1);
+		}
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* One COUNTER record, as rlog_event_counter() decodes it. */
+struct cr_rec {
+	uint32_t pid, tid;
+	int64_t time_ns;
+	struct rlog_counter c;
+	char name[64];          /* c.name copied ("" if none) */
+};
+
+struct cr_list {
+	struct cr_rec *v;
+	size_t n;
+	size_t names;           /* COUNTER_NAME records */
+	size_t damage;
+	int open_err;
+};
+
+/* Every COUNTER record of the file at path, in the reader's order. */
+static inline void cr_read(const char *path, struct cr_list *l)
+{
+	memset(l, 0, sizeof *l);
+	struct rlog_reader *rd;
+	l->open_err = rlog_reader_open(path, &rd);
+	if (l->open_err < 0)
+		return;
+	struct rlog_event ev;
+	size_t cap = 0;
+	while (rlog_reader_next(rd, &ev) == 1) {
+		if (ev.flagged)
+			continue;
+		if (ev.id == RLOG_ID_COUNTER_NAME) {
+			l->names++;
+			continue;
+		}
+		if (ev.id != RLOG_ID_COUNTER)
+			continue;
+		if (l->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			l->v = realloc(l->v, cap * sizeof *l->v);
+			if (l->v == NULL)
+				abort();
+		}
+		struct cr_rec *c = &l->v[l->n++];
+		memset(c, 0, sizeof *c);
+		c->pid = ev.pid;
+		c->tid = ev.tid;
+		c->time_ns = ev.time_ns;
+		if (rlog_event_counter(rd, &ev, &c->c) == 0 && c->c.name)
+			snprintf(c->name, sizeof c->name, "%s", c->c.name);
+		c->c.name = NULL; /* the reader's, gone at close */
+	}
+	l->damage = rlog_reader_damage_count(rd);
+	rlog_reader_close(rd);
+}
+
+/* The records of counter name of process pid, into out (at most max);
+ * returns how many there are. */
+static inline size_t cr_of(const struct cr_list *l, uint32_t pid, const char *name,
+			   const struct cr_rec **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].pid == pid && strcmp(l->v[i].name, name) == 0) {
+			if (n < max)
+				out[n] = &l->v[i];
+			n++;
+		}
+	return n;
+}
+
+/* The sum of the deltas of counter name of process pid. */
+static inline uint64_t cr_sum(const struct cr_list *l, uint32_t pid, const char *name)
+{
+	uint64_t s = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].pid == pid && strcmp(l->v[i].name, name) == 0)
+			s += l->v[i].c.delta;
+	return s;
+}
+
+static inline void cr_free(struct cr_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+#endif

@@ -1,0 +1,287 @@
+/*
+ * test_counters_app - application counters (issue 10, parts 1, 2 and 5),
+ * through a real session and daemon:
+ *   - a counter changed by known amounts between the daemon's readings
+ *     gives one COUNTER record per reading, with exactly those deltas, in
+ *     order, summing to the increments; the values the reader gives are
+ *     the running totals; the first record carries the value;
+ *   - readings that find the counter unchanged write nothing;
+ *   - a store of a smaller value is one record flagged RESET (delta = the
+ *     new value), never a huge delta;
+ *   - a counter taken to 2^64 - 6 in steps below 2^63 and then up by 10
+ *     gives delta 10, value 4 (wrap-around at 2^64), no RESET;
+ *   - registering a name again gives the same counter; bad names, no
+ *     session and a full table give process-local counters with their
+ *     return codes; with two sessions the counter lives in the first;
+ *   - a counter of a process that exits is read once more and its entry
+ *     freed; the daemon's counter_records matches the file;
+ *   - ringlog dump, stats and stats --json show name, delta, value, total.
+ */
+#include <sys/wait.h>
+
+#include "counter_run.h"
+#include "harness.h"
+#include "tap.h"
+
+static struct h_run r;
+
+/* Adds n to the counter, then a full barrier (an atomic RMW). */
+static void add(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_SEQ_CST);
+}
+
+/* The value word of this process's entry name in a region (this test's
+ * own mapping of it), or NULL. */
+static _Atomic uint64_t *entry_of(const struct rlog__region *reg, const char *name)
+{
+	for (int i = 0; i < RLOG_SHM_COUNTERS; i++) {
+		struct rlog_shm_counter *e = &reg->counters[i];
+		if (atomic_load(&e->state) == RLOG_COUNTER_SET &&
+		    atomic_load(&e->pid) == (uint32_t)getpid() && strcmp(e->name, name) == 0)
+			return &e->value;
+	}
+	return NULL;
+}
+
+static void start(const char *name, const char *path, const char *extra)
+{
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--counters", "app", "--counter-period", "10ms",
+		  extra, NULL);
+	if (r.status != 0) {
+		printf("Bail out! ringlog start %s failed (%d): %s\n", name, r.status, r.err);
+		exit(1);
+	}
+}
+
+static void test_deltas(void)
+{
+	const char *name = h_session("cnt"), *path = h_path("cnt");
+	char sname[64], spath[256];
+	snprintf(sname, sizeof sname, "%s", name);
+	snprintf(spath, sizeof spath, "%s", path);
+	start(sname, spath, NULL);
+	ASSERT_EQ(rlog_attach(sname), 0);
+	struct rlog__region reg;
+	cr_open(sname, &reg);
+
+	uint64_t *c, *again;
+	ASSERT_EQ(rlog_counter_register("test.requests", &c), 1);
+	_Atomic uint64_t *seen = entry_of(&reg, "test.requests");
+	ok(seen != NULL, "the counter has its entry in the session's table");
+	ASSERT_EQ(rlog_counter_register("test.requests", &again), 1);
+	ok(again == c, "registering the name again gives the same counter");
+
+	/* Known increments, each read by its own pass; then passes that find
+	 * nothing new. */
+	static const uint64_t steps[] = { 5, 1, 100, 7, 1000 };
+	for (size_t i = 0; i < 5; i++) {
+		add(c, steps[i]);
+		if (i == 0)
+			ok(seen && atomic_load(seen) == 5, "the application's counter is that entry's value");
+		cr_passes(&reg, 2);
+	}
+	cr_passes(&reg, 5); /* unchanged: no record */
+	/* A reset: a smaller value. */
+	__atomic_store_n(c, 3, __ATOMIC_SEQ_CST);
+	cr_passes(&reg, 2);
+	/* Up to 2^64 - 6 in steps below 2^63, then past 2^64. */
+	const uint64_t q = UINT64_C(1) << 62;
+	uint64_t wrap_steps[] = { q, q, q, q - 9, 10 };
+	for (size_t i = 0; i < 5; i++) {
+		add(c, wrap_steps[i]);
+		cr_passes(&reg, 2);
+	}
+	ASSERT_EQ_U64(*c, 4);
+	rlog_detach();
+	rlog__region_close(&reg);
+	h_ringlog(&r, "stop", sname, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 11);
+
+	struct cr_list l;
+	cr_read(spath, &l);
+	ASSERT_EQ(l.open_err, 0);
+	ASSERT_EQ_U64(l.damage, 0);
+	ASSERT_EQ_U64(l.n, 11);
+	ASSERT_EQ_U64(l.names, 1);
+	const struct cr_rec *v[16];
+	ASSERT_EQ_U64(cr_of(&l, (uint32_t)getpid(), "test.requests", v, 16), 11);
+	static const uint64_t want_delta[11] = { 5, 1, 100, 7, 1000, 3, UINT64_C(1) << 62,
+						 UINT64_C(1) << 62, UINT64_C(1) << 62,
+						 (UINT64_C(1) << 62) - 9, 10 };
+	static const uint64_t want_value[11] = { 5, 6, 106, 113, 1113, 3,
+						 (UINT64_C(1) << 62) + 3, (UINT64_C(1) << 63) + 3,
+						 3 * (UINT64_C(1) << 62) + 3, UINT64_MAX - 5, 4 };
+	uint64_t sum = 0;
+	int bad_delta = 0, bad_value = 0, bad_seq = 0, resets = 0, bad_tid = 0;
+	for (size_t i = 0; i < 11 && i < l.n; i++) {
+		bad_delta += v[i]->c.delta != want_delta[i];
+		bad_value += !v[i]->c.value_known || v[i]->c.value != want_value[i];
+		bad_seq += v[i]->c.seq != i || v[i]->c.gap;
+		resets += (v[i]->c.flags & RLOG_COUNTER_FLAG_RESET) != 0;
+		bad_tid += v[i]->tid != 0;
+		if (i < 5)
+			sum += v[i]->c.delta;
+	}
+	ASSERT_EQ(bad_delta, 0);
+	ASSERT_EQ(bad_value, 0);
+	ASSERT_EQ(bad_seq, 0);
+	ASSERT_EQ(bad_tid, 0);
+	ASSERT_EQ_U64(sum, 1113);
+	ASSERT_EQ(resets, 1);
+	ok(v[5]->c.flags & RLOG_COUNTER_FLAG_RESET, "the store of 3 is the reset");
+	ok(v[0]->c.flags & RLOG_COUNTER_FLAG_VALUE, "the first record carries the value");
+	ok(v[5]->c.flags & RLOG_COUNTER_FLAG_VALUE, "a reset carries the value");
+	ok(!(v[1]->c.flags & RLOG_COUNTER_FLAG_VALUE) && !(v[10]->c.flags & RLOG_COUNTER_FLAG_VALUE),
+	   "other records do not (the reader follows them)");
+	ok(!(v[10]->c.flags & RLOG_COUNTER_FLAG_RESET), "the wrap past 2^64 is no reset");
+	ASSERT_EQ(v[0]->c.source, RLOG_COUNTER_SRC_APP);
+	ASSERT_EQ(v[0]->c.unit, RLOG_COUNTER_UNIT_COUNT);
+	cr_free(&l);
+
+	/* What the tools show. */
+	h_ringlog(&r, "dump", spath, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "COUNTER      test.requests delta=5 value=5\n");
+	ASSERT_CONTAINS(r.out, "COUNTER      test.requests delta=3 value=3 reset\n");
+	ASSERT_CONTAINS(r.out, "COUNTER      test.requests delta=10 value=4\n");
+	ok(strstr(r.out, "COUNTER_NAME") == NULL, "dump shows COUNTER_NAME with --all only");
+	h_ringlog(&r, "dump", spath, "--all", NULL);
+	ASSERT_CONTAINS(r.out, "COUNTER_NAME id=1 name=test.requests source=app unit=count\n");
+	h_ringlog(&r, "dump", spath, "--format", "json", NULL);
+	ASSERT_CONTAINS(r.out, "\"type\":\"counter\",\"counter\":1,\"name\":\"test.requests\","
+			       "\"source\":\"app\",\"unit\":\"count\",\"delta\":7,\"value\":113}");
+	h_ringlog(&r, "stats", spath, NULL);
+	ASSERT_EQ(r.status, 0);
+	char line[256];
+	/* total: 1113 + 3 + 4 * 2^62 - 9 + 10 = 1117 modulo 2^64 */
+	snprintf(line, sizeof line, "test.requests  %5d       11       1   1117", (int)getpid());
+	ASSERT_CONTAINS(r.out, line);
+	h_ringlog(&r, "stats", spath, "--json", NULL);
+	ASSERT_CONTAINS(r.out, "\"name\":\"test.requests\",\"source\":\"app\",\"unit\":\"count\","
+			       "\"records\":11,\"resets\":1,\"total\":1117,");
+	unlink(spath);
+}
+
+/* Return codes, and where a counter lives. */
+static void test_register(void)
+{
+	uint64_t *c, *d;
+	/* No session: a process-local counter. */
+	rlog_detach();
+	ASSERT_EQ(rlog_counter_register("local", &c), 0);
+	ok(c != NULL, "a local counter");
+	++*c;
+	ASSERT_EQ(rlog_counter_register("local", &d), 0);
+	ok(c == d && *d == 1, "the same local counter again");
+	ASSERT_EQ(rlog_counter_register("", &c), -EINVAL);
+	ok(c != NULL, "*out is set on -EINVAL too");
+	ASSERT_EQ(rlog_counter_register(NULL, &c), -EINVAL);
+	ASSERT_EQ(rlog_counter_register("a\"b", &c), -EINVAL);
+	ASSERT_EQ(rlog_counter_register("sp ace", &c), -EINVAL);
+	ASSERT_EQ(rlog_counter_register("0123456789012345678901234567890123456789", &c), -EINVAL);
+	ASSERT_EQ(rlog_counter_register("012345678901234567890123456789012345678", &c), 0);
+	ASSERT_EQ(rlog_counter_register("x", NULL), -EINVAL);
+
+	/* Two sessions: the counter is in the first one. */
+	char a[64], b[64], pa[256], pb[256];
+	snprintf(a, sizeof a, "%s", h_session("cnta"));
+	snprintf(b, sizeof b, "%s", h_session("cntb"));
+	snprintf(pa, sizeof pa, "%s", h_path("cnta"));
+	snprintf(pb, sizeof pb, "%s", h_path("cntb"));
+	start(a, pa, NULL);
+	start(b, pb, NULL);
+	char both[160];
+	snprintf(both, sizeof both, "%s,%s", a, b);
+	ASSERT_EQ(rlog_attach(both), 0);
+	struct rlog__region ra, rb;
+	cr_open(a, &ra);
+	cr_open(b, &rb);
+	ASSERT_EQ(rlog_counter_register("two.sessions", &c), 1);
+	add(c, 42);
+	_Atomic uint64_t *in_a = entry_of(&ra, "two.sessions"), *in_b = entry_of(&rb, "two.sessions");
+	ok(in_a && atomic_load(in_a) == 42 && in_b == NULL,
+	   "with two sessions the counter is in the first one's table only");
+	cr_passes(&ra, 2);
+	cr_passes(&rb, 2);
+
+	/* A full table: -ENOSPC and a local counter. */
+	int last = 1, n = 1;
+	for (; n < RLOG_SHM_COUNTERS + 5 && last == 1; n++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "fill.%d", n);
+		last = rlog_counter_register(nm, &d);
+	}
+	ASSERT_EQ(last, -ENOSPC);
+	ASSERT_EQ(n - 1, RLOG_SHM_COUNTERS); /* 255 fill.* + two.sessions, then the refusal */
+	*d = 5;
+	ok(entry_of(&ra, "fill.256") == NULL, "the refused counter has no entry: it is the process's own");
+	rlog_detach();
+	rlog__region_close(&ra);
+	rlog__region_close(&rb);
+	h_ringlog(&r, "stop", a, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 1);
+	h_ringlog(&r, "stop", b, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 0);
+	struct cr_list l;
+	cr_read(pa, &l);
+	ASSERT_EQ_U64(l.n, 1);
+	ASSERT_EQ_U64(cr_sum(&l, (uint32_t)getpid(), "two.sessions"), 42);
+	cr_free(&l);
+	unlink(pa);
+	unlink(pb);
+}
+
+/* A process that exits: its last value is read and its entry freed. */
+static void test_exit(void)
+{
+	char name[64], path[256];
+	snprintf(name, sizeof name, "%s", h_session("cntx"));
+	snprintf(path, sizeof path, "%s", h_path("cntx"));
+	start(name, path, NULL);
+	struct rlog__region reg;
+	cr_open(name, &reg);
+	pid_t child = fork();
+	if (child == 0) {
+		uint64_t *c;
+		if (rlog_attach(name) != 0 || rlog_counter_register("child.work", &c) != 1)
+			_exit(1);
+		*c += 77; /* a plain add, then exit at once */
+		_exit(0);
+	}
+	int st;
+	ASSERT_EQ(waitpid(child, &st, 0), child);
+	ASSERT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+	/* The daemon checks owners once a second: wait for the entry to be
+	 * freed (bounded, not a time assertion). */
+	uint64_t give_up = cr_now_ns() + UINT64_C(60000000000);
+	bool freed = false;
+	while (!freed && cr_now_ns() < give_up) {
+		freed = true;
+		for (int i = 0; i < RLOG_SHM_COUNTERS; i++)
+			if (atomic_load(&reg.counters[i].state) != RLOG_COUNTER_FREE)
+				freed = false;
+		if (!freed)
+			cr_passes(&reg, 1);
+	}
+	ok(freed, "the dead process's entry is freed");
+	rlog__region_close(&reg);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	struct cr_list l;
+	cr_read(path, &l);
+	ASSERT_EQ_U64(l.n, 1);
+	ASSERT_EQ_U64(cr_sum(&l, (uint32_t)child, "child.work"), 77);
+	cr_free(&l);
+	unlink(path);
+}
+
+int main(void)
+{
+	test_deltas();
+	test_register();
+	test_exit();
+	return done_testing();
+}
