@@ -155,10 +155,19 @@ static void test_deltas(void)
 			       "\"source\":\"app\",\"unit\":\"count\",\"delta\":7,\"value\":113}");
 	h_ringlog(&r, "stats", spath, NULL);
 	ASSERT_EQ(r.status, 0);
-	char line[256];
-	/* total: 1113 + 3 + 4 * 2^62 - 9 + 10 = 1117 modulo 2^64 */
-	snprintf(line, sizeof line, "test.requests  %5d       11       1   1117", (int)getpid());
-	ASSERT_CONTAINS(r.out, line);
+	/* Its row: COUNTER PID RECORDS RESETS TOTAL RATE/S UNIT; total: 1113
+	 * + 3 + 4 * 2^62 - 9 + 10 = 1117 modulo 2^64. */
+	const char *row = strstr(r.out, "\ntest.requests ");
+	unsigned pid = 0;
+	unsigned long long recs = 0, nresets = 0, total = 0;
+	char unit[16] = "";
+	ok(row && sscanf(row, " test.requests %u %llu %llu %llu %*s %15s", &pid, &recs, &nresets,
+			 &total, unit) == 5, "stats has the counter's row");
+	ASSERT_EQ(pid, (unsigned)getpid());
+	ASSERT_EQ_U64(recs, 11);
+	ASSERT_EQ_U64(nresets, 1);
+	ASSERT_EQ_U64(total, 1117);
+	ASSERT_STREQ(unit, "count");
 	h_ringlog(&r, "stats", spath, "--json", NULL);
 	ASSERT_CONTAINS(r.out, "\"name\":\"test.requests\",\"source\":\"app\",\"unit\":\"count\","
 			       "\"records\":11,\"resets\":1,\"total\":1117,");

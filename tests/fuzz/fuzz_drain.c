@@ -4,11 +4,12 @@
  *
  * A small region (4 buffers of 4 KiB, room for 8) is laid out in ordinary
  * memory; the input overwrites the buffer descriptors, the producer slots,
- * the process entries, the header's category names and pending --enable
- * names, the free bitmap and the buffers' bytes; then the daemon runs its
- * passes (FULL, FLUSH, FINAL), grows the pool, enables pending categories,
- * reaps process entries and reports the final losses, writing the log to
- * /dev/null.  Whatever the bytes, it must not crash, read or write out of
+ * the process entries, the counter table, the header's category names and
+ * pending --enable names, the free bitmap and the buffers' bytes; then the
+ * daemon runs its passes (FULL, FLUSH, FINAL), grows the pool, enables
+ * pending categories, reaps process entries, samples the counters (the
+ * application's and the /proc figures, from the fuzzed counter mask and
+ * period) and reports the final losses, writing the log to /dev/null.  Whatever the bytes, it must not crash, read or write out of
  * bounds, or hang.
  * Built and run by scripts/fuzz.sh.
  */
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "daemon/categories.h"
+#include "daemon/counters.h"
 #include "daemon/drain.h"
 #include "daemon/logfile.h"
 
@@ -30,18 +32,28 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 
+/* The counters' blocks go to the log, as in the daemon. */
+static void counter_block(void *arg, uint32_t pid, uint64_t base_time, const void *data,
+			  uint32_t size, uint32_t records)
+{
+	rlog__logfile_block(arg, RLOG_BLOCK_FLAG_DAEMON, pid, 0, base_time, data, size, records, 0,
+			    0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	static struct rlog_shm_header hdr;
 	static struct rlog_shm_desc desc[CAP];
 	static struct rlog_shm_slot slots[SLOTS];
 	static struct rlog_shm_proc procs[SLOTS];
+	static struct rlog_shm_counter counters[RLOG_SHM_COUNTERS];
 	static _Atomic uint64_t free_bits[1];
 	static uint8_t buffers[CAP * BUFSZ];
 	memset(&hdr, 0, sizeof hdr);
 	memset(desc, 0, sizeof desc);
 	memset(slots, 0, sizeof slots);
 	memset(procs, 0, sizeof procs);
+	memset(counters, 0, sizeof counters);
 	memset(buffers, 0, sizeof buffers);
 	free_bits[0] = 0;
 	hdr.max_buffers = CAP;
@@ -59,6 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	TAKE(desc, sizeof desc);
 	TAKE(slots, sizeof slots);
 	TAKE(procs, sizeof procs);
+	TAKE(counters, sizeof counters);
+	TAKE((uint8_t *)&hdr + offsetof(struct rlog_shm_header, counter_mask), 12);
 	TAKE((uint8_t *)&hdr + offsetof(struct rlog_shm_header, categories),
 	     sizeof hdr - offsetof(struct rlog_shm_header, categories));
 	TAKE(free_bits, sizeof free_bits);
@@ -68,9 +82,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		slots[i].pid = 0; /* no /proc or kill(2) on fuzzed pids */
 		procs[i].pid = 0;
 	}
+	/* The counters' owners: none, this process, or nonsense above 2^31
+	 * (never a fuzzed pid that /proc or kill(2) would be asked about);
+	 * the sources: the application's and this process's /proc figures
+	 * (no perf_event_open on every input). */
+	for (int i = 0; i < RLOG_SHM_COUNTERS; i++) {
+		uint32_t p = counters[i].pid;
+		counters[i].pid = p & 1 ? (uint32_t)getpid() : p & 2 ? UINT32_MAX - (p & 0xffff) : 0;
+	}
+	hdr.counter_mask &= (UINT64_C(1) << RLOG_CTR_BIT_PERF) - 1;
 
 	struct rlog__region r = {
-		.hdr = &hdr, .desc = desc, .slots = slots, .procs = procs, .free_bits = free_bits,
+		.hdr = &hdr, .desc = desc, .slots = slots, .procs = procs, .counters = counters,
+		.free_bits = free_bits,
 		.buffers = buffers, .size = 0, .buffer_size = BUFSZ, .buffer_count = CAP,
 		.slot_count = SLOTS, .free_words = 1, .min_buffers = BUFS, .high_water_pct = 70,
 	};
@@ -90,6 +114,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		rlog__drain_pass(&dr, RLOG_DRAIN_FULL);
 		rlog__drain_check_dead(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FLUSH);
+		struct rlog__counters *ctr;
+		if (rlog__counters_open(&r, RLOG_TICK_MONOTONIC, counter_block, &lf, &ctr) == 0) {
+			rlog__counters_tick(ctr, 1);
+			rlog__counters_pass(ctr);
+			rlog__counters_close(ctr);
+		}
 		rlog__drain_pass(&dr, RLOG_DRAIN_FINAL);
 		rlog__drain_final_losses(&dr);
 		rlog__logfile_flush(&lf);
