@@ -9,7 +9,9 @@
  *   write_2t_ns           the same per thread, 2 threads at once
  *   ref_rdtsc_store_ns    rdtsc plus a 16-byte store into a large array: the floor
  *   ref_clock_gettime_ns  clock_gettime(CLOCK_MONOTONIC)
- * and the loss during the write runs (events_lost), events/s and MB/s.
+ * and the loss during the write runs (events_lost), events/s and MB/s;
+ * then the counters' figures (bench_counters.c): an application counter's
+ * increment and the daemon's sampling pass per counter.
  * Each write run is a burst of --events events (default 250000, 6 MB),
  * which the default pool (16 MiB) absorbs while the daemon drains.  Then,
  * unless --quick, the highest steady rate (from a ladder of rates, 400 ms
@@ -30,6 +32,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "bench_counters.h"
 #include "cli.h"
 #include "clock.h"
 #include "session_print.h"
@@ -324,6 +327,8 @@ int cmd_bench(int argc, char **argv)
 		waitpid(started2.daemon_pid, NULL, 0);
 		unlink(path2);
 	}
+	struct bench_counter_figures cf;
+	bench_counters_measure((unsigned)runs, &cf);
 	rlog_detach();
 	struct rlog__stop_result res;
 	int stop_err = rlog__session_stop(name, &res, NULL, NULL);
@@ -363,6 +368,7 @@ int cmd_bench(int argc, char **argv)
 		       tmpfs > 0 ? sustained * RECORD_BYTES / 1e6 / tmpfs : 0);
 		printf("paced_events_lost: %" PRIu64 "\n", paced_lost);
 	}
+	bench_counters_print(&cf);
 	if (stop_err < 0)
 		cli_stop_error("bench", name, &res, stop_err);
 	else {
