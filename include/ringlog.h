@@ -285,6 +285,7 @@ RLOG__EXPORT int rlog_process_name(const char *name);
  *   0         no session: the process is not attached (a session it waits
  *             for does not get counters registered before it started)
  *   -EINVAL   out is NULL, or the name is empty, too long or has other bytes
+ *             (*out then points at a counter shared by every such failure)
  *   -ENOSPC   the session's counter table is full (RLOG_SHM_COUNTERS)
  *   -ENOMEM   not even the process-local counter could be allocated (*out
  *             then points at a counter shared by every such failure)

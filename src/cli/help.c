@@ -140,7 +140,7 @@ static const struct cli_help help[] = {
 		"  --time relative|wall  the time column: ns since the start of the trace (the\n"
 		"                        default), or the wall-clock time in UTC\n"
 		"  --all                 also the records that describe the others: TIME_SYNC,\n"
-		"                        EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME\n"
+		"                        EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME, COUNTER_NAME\n"
 		"\n"
 		"Exits 1 if FILE cannot be read or holds damaged regions (everything readable\n"
 		"is printed first, then one line per region).  docs/DUMP.md has the formats.\n",
