@@ -229,7 +229,8 @@ static void put_record(struct rlog__counters *c, unsigned id, const void *a, siz
 	static const uint8_t zeros[4];
 	rlog__buf_put(&c->blk, hw, sizeof hw);
 	rlog__buf_put(&c->blk, a, alen);
-	rlog__buf_put(&c->blk, b, blen);
+	if (blen) /* memcpy's source may not be NULL, even for 0 bytes */
+		rlog__buf_put(&c->blk, b, blen);
 	rlog__buf_put(&c->blk, zeros, size - 8 - len);
 	c->blk_records++;
 }
