@@ -29,7 +29,9 @@
 #include <string.h>
 
 #include "ringlog/abi.h"
+#include "ringlog/ring.h"
 #include "record.h"
+#include "daemon/sink_realtime.h"
 #include "shm.h"
 #include "tap.h"
 
@@ -73,6 +75,9 @@ static struct c_field c_fields[] = {
 	F(rlog_counter_name, unit),
 	F(rlog_counter_name, name_len),
 	F(rlog_counter_name, flags),
+
+	F(rlog_data_loss_blocks, loss),
+	F(rlog_data_loss_blocks, blocks),
 
 	F(rlog_file_header, magic),
 	F(rlog_file_header, version_major),
@@ -212,6 +217,35 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_counter, start_time),
 	F(rlog_shm_counter, value),
 	F(rlog_shm_counter, name),
+
+	/* the single ring (ringlog/ring.h) */
+	F(rlog_ring, magic),
+	F(rlog_ring, version),
+	F(rlog_ring, header_size),
+	F(rlog_ring, size),
+	F(rlog_ring, min_free),
+	F(rlog_ring, tick_freq_hz),
+	F(rlog_ring, tick_source),
+	F(rlog_ring, pid),
+	F(rlog_ring, tid),
+	F(rlog_ring, reserved0),
+	F(rlog_ring, pad0),
+	F(rlog_ring, write_off),
+	F(rlog_ring, lost_events),
+	F(rlog_ring, lost_bytes),
+	F(rlog_ring, nested_events),
+	F(rlog_ring, nested_bytes),
+	F(rlog_ring, fill_signals),
+	F(rlog_ring, read_cache),
+	F(rlog_ring, busy),
+	F(rlog_ring, pad1),
+	F(rlog_ring, read_off),
+	F(rlog_ring, set_event),
+	F(rlog_ring, reported_lost_events),
+	F(rlog_ring, reported_lost_bytes),
+	F(rlog_ring, reported_nested_events),
+	F(rlog_ring, reported_nested_bytes),
+	F(rlog_ring, pad2),
 };
 #define N_FIELDS (sizeof c_fields / sizeof c_fields[0])
 
@@ -226,12 +260,13 @@ struct c_struct {
 static struct c_struct c_structs[] = {
 	S(rlog_log_marker), S(rlog_data_loss),	S(rlog_file_header), S(rlog_block_header),
 	S(rlog_shm_stats),  S(rlog_shm_header), S(rlog_shm_desc),    S(rlog_shm_slot),
-	S(rlog_shm_proc),
+	S(rlog_shm_proc),     S(rlog_data_loss_blocks),
 	S(rlog_shm_counter),
 	S(rlog_counter_delta),
 	S(rlog_counter_name),
 	S(rlog_shm_category),
 	S(rlog_wake_registry),
+	S(rlog_ring),
 };
 #define N_STRUCTS (sizeof c_structs / sizeof c_structs[0])
 
@@ -300,12 +335,14 @@ static struct c_const c_consts[] = {
 
 	K(RLOG_TICK_TSC),
 	K(RLOG_TICK_MONOTONIC),
+	K(RLOG_TICK_COUNTER),
 
 	K(RLOG_LOSS_NO_BUFFER),
 	K(RLOG_LOSS_NESTED),
 	K(RLOG_LOSS_CORRUPT),
 	K(RLOG_LOSS_LOG_WRITE),
 	K(RLOG_LOSS_NO_SLOT),
+	K(RLOG_LOSS_REAL_TIME),
 
 	K(RLOG_COUNTER_FLAG_VALUE),
 	K(RLOG_COUNTER_FLAG_RESET),
@@ -322,8 +359,11 @@ static struct c_const c_consts[] = {
 	K(RLOG_FILE_VERSION_MAJOR),
 	K(RLOG_FILE_VERSION_MINOR),
 	K(RLOG_FILE_FLAG_MARKER),
+	K(RLOG_FILE_FLAG_CIRCULAR),
+	K(RLOG_FILE_FLAG_PREALLOCATED),
 	K(RLOG_BLOCK_MAGIC),
 	K(RLOG_BLOCK_FLAG_DAEMON),
+	K(RLOG_BLOCK_FLAG_METADATA),
 	K(RLOG_BLOCK_DATA_MAX),
 
 	K(RLOG_RECORD_EVENT),
@@ -336,6 +376,7 @@ static struct c_const c_consts[] = {
 	K(RLOG_SHM_MAGIC),
 	K(RLOG_SHM_ABI_VERSION),
 	KS(RLOG_SHM_PREFIX),
+	KS(RLOG_RT_PREFIX),
 	K(RLOG_NAME_MAX),
 	K(RLOG_PATH_MAX),
 
@@ -393,6 +434,14 @@ static struct c_const c_consts[] = {
 	K(RLOG_DEFAULT_BUFFER_COUNT),
 	K(RLOG_SLOTS_EXTRA),
 	K(RLOG_DEFAULT_HIGH_WATER),
+
+	/* the single ring (ringlog/ring.h) */
+	K(RLOG_RING_MAGIC),
+	K(RLOG_RING_VERSION),
+	K(RLOG_RING_HEADER_SIZE),
+	K(RLOG_RING_MIN_SIZE),
+	K(RLOG_RING_MAX_SIZE),
+	K(RLOG_RING_GAP),
 };
 #define N_CONSTS (sizeof c_consts / sizeof c_consts[0])
 
@@ -722,5 +771,7 @@ int main(int argc, char **argv)
 	ASSERT_EQ(rlog__hdr_make(RLOG_ID_TIME_SYNC, 8, true), 0x80040008u);
 	ASSERT_EQ(memcmp(&(uint64_t){ RLOG_SHM_MAGIC }, "RLOGSHM1", 8), 0);
 	ASSERT_EQ(memcmp(&(uint32_t){ RLOG_BLOCK_MAGIC }, "RLBK", 4), 0);
+	ASSERT_EQ(memcmp(&(uint32_t){ RLOG_RING_MAGIC }, "RLRG", 4), 0);
+	ASSERT_EQ(rlog_ring_record_size(16, 0), 24); /* the ring example: 16 + 8 bytes */
 	return done_testing();
 }

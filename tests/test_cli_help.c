@@ -20,9 +20,10 @@
 
 #include <sys/stat.h>
 
-static const char *const built[] = { "start", "stop", "query", "list", "emit", "dump",
-				     "stats", "convert", "bench", "update", "flush", "help" };
-static const char *const later[] = { "tail", "snapshot" };
+static const char *const built[] = { "start", "stop", "query", "list", "emit", "dump", "stats",
+				     "convert", "bench", "update", "flush", "tail", "ring-flush",
+				     "help" };
+static const char *const later[] = { "snapshot" };
 
 /* The ringlog binary with arguments (NULL-terminated). */
 static void rl(struct cmd *c, const char *a0, const char *a1, const char *a2, const char *a3,
@@ -221,7 +222,7 @@ int main(void)
 		snprintf(line, sizeof line, "\n  %-9s ", built[i]);
 		ok(strstr(o.out, line) != NULL, "the overview lists %s", built[i]);
 	}
-	ASSERT_CONTAINS(o.out, "\nnot built yet: tail, snapshot\n");
+	ASSERT_CONTAINS(o.out, "\nnot built yet: snapshot\n");
 	const char *spellings[] = { "--help", "-h" };
 	for (int i = 0; i < 2; i++) {
 		rl(&x, spellings[i], NULL, NULL, NULL, NULL);

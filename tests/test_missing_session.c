@@ -94,7 +94,8 @@ static void no_session(void)
 	h_ringlog(&r, "emit", name, NULL);
 	ASSERT_EQ(r.status, 2);
 	ASSERT_STREQ(r.err, "ringlog: emit: missing event ID\n"
-			    "usage: ringlog emit NAME ID [--count N] [--payload HEX] [--flag F]\n");
+			    "usage: ringlog emit (NAME | --ring PATH) ID [--count N] [--payload HEX] "
+			    "[--flag F]\n");
 	h_ringlog(&r, "emit", name, "1024", "--flag", "65536", NULL);
 	ASSERT_EQ(r.status, 1);
 	ASSERT_STREQ(r.err, "ringlog: emit: --flag '65536': expected 0 to 65535\n");

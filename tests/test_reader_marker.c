@@ -65,7 +65,7 @@ static void test_logfile(void)
 
 	size_t len;
 	uint8_t *p = slurp_fd(fd, &len);
-	ASSERT_EQ(get32(p + 8), 1 | 1 << 16);             /* version 1.1 */
+	ASSERT_EQ(get32(p + 8), 1 | 3 << 16);             /* version 1.3 */
 	ASSERT_EQ(get32(p + 12), 176);                     /* header_size */
 	ASSERT_EQ(get32(p + 24), RLOG_FILE_FLAG_MARKER);   /* flags */
 	ASSERT_EQ(get32(p + 28), (uint32_t)crc32(0L, p + 64, 112));
@@ -86,7 +86,7 @@ static void test_logfile(void)
 	ASSERT_EQ(rlog_reader_open_mem(p, len, &r), 0);
 	ASSERT_EQ_U64(rlog_reader_info(r)->tick_freq_hz, 2500000123u);
 	ok(!rlog_reader_info(r)->marker_copy, "timed by block 0");
-	ASSERT_EQ(rlog_reader_info(r)->version_minor, 1);
+	ASSERT_EQ(rlog_reader_info(r)->version_minor, RLOG_FILE_VERSION_MINOR);
 	rlog_reader_close(r);
 
 	/* Block 0 damaged: the copy times the file, the thread block is read. */

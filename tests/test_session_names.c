@@ -182,7 +182,7 @@ static void cli_errors(void)
 	snprintf(line, sizeof line, "ringlog: start: unknown or incomplete option '-o'\n%s", usage);
 	expect(&r, 2, line);
 	h_ringlog(&r, "stop", NULL);
-	expect(&r, 2, "ringlog: stop: usage: ringlog stop NAME\n");
+	expect(&r, 2, "ringlog: stop: usage: ringlog stop NAME [--force]\n");
 	h_ringlog(&r, "query", "a", "b", NULL);
 	expect(&r, 2, "ringlog: query: usage: ringlog query NAME [--json]\n");
 	h_ringlog(&r, "frobnicate", NULL);

@@ -95,6 +95,7 @@ _Static_assert(sizeof(struct rlog_log_marker) == 112, "LOG_MARKER payload is 112
 
 #define RLOG_TICK_TSC        1  /* x86 time-stamp counter (constant and nonstop) */
 #define RLOG_TICK_MONOTONIC  2  /* CLOCK_MONOTONIC in nanoseconds (tick_freq_hz 1e9) */
+#define RLOG_TICK_COUNTER    3  /* a single ring's producer's own counter (ringlog/ring.h) */
 
 /* DATA_LOSS payload (Length >= 24). */
 struct rlog_data_loss {
@@ -110,6 +111,19 @@ _Static_assert(sizeof(struct rlog_data_loss) == 24, "DATA_LOSS payload is 24 byt
 #define RLOG_LOSS_CORRUPT    3  /* a buffer in shared memory failed validation */
 #define RLOG_LOSS_LOG_WRITE  4  /* the log file could not be written (full disk) */
 #define RLOG_LOSS_NO_SLOT    5  /* no producer slot left for the thread */
+#define RLOG_LOSS_REAL_TIME  6  /* a real-time consumer missed blocks (file 1.2; Length 32) */
+
+/*
+ * DATA_LOSS payload with a block count (file 1.2): Length 32.  The daemon
+ * writes it for RLOG_LOSS_REAL_TIME, in a real-time consumer's stream
+ * before the first block it gets after missing some.  A reader that knows
+ * only struct rlog_data_loss reads the first 24 bytes.
+ */
+struct rlog_data_loss_blocks {
+	struct rlog_data_loss loss; /* events and bytes in the blocks missed, cause */
+	uint64_t blocks;            /* thread blocks (buffers) missed */
+};
+_Static_assert(sizeof(struct rlog_data_loss_blocks) == 32, "DATA_LOSS with blocks is 32 bytes");
 
 /*
  * Sampled counters (docs/FORMAT.md, "COUNTER and COUNTER_NAME").  The
@@ -213,9 +227,14 @@ _Static_assert(sizeof(struct rlog_counter_name) == 8, "COUNTER_NAME head is 8 by
 
 #define RLOG_FILE_MAGIC          "RLOGFILE"   /* 8 bytes, no NUL */
 #define RLOG_FILE_VERSION_MAJOR  1
-#define RLOG_FILE_VERSION_MINOR  1           /* 1.1: the LOG_MARKER copy in the file header */
+#define RLOG_FILE_VERSION_MINOR  3           /* 1.1: the LOG_MARKER copy in the file header;
+                                                1.2: circular and preallocated files, metadata
+                                                copies, the REAL_TIME loss cause;
+                                                1.3: COUNTER and COUNTER_NAME records */
 
 #define RLOG_FILE_FLAG_MARKER    0x0001u     /* the file header holds a copy of the LOG_MARKER */
+#define RLOG_FILE_FLAG_CIRCULAR  0x0002u     /* a circular file: it may have wrapped (1.2) */
+#define RLOG_FILE_FLAG_PREALLOCATED 0x0004u  /* zeros after the last block are unused space (1.2) */
 
 struct rlog_file_header {
 	char magic[8];          /* "RLOGFILE" */
@@ -236,6 +255,8 @@ _Static_assert(offsetof(struct rlog_file_header, marker) == 64, "marker copy at 
 
 #define RLOG_BLOCK_MAGIC        0x4b424c52u  /* "RLBK" in file byte order */
 #define RLOG_BLOCK_FLAG_DAEMON  0x0001u      /* records synthesised by the daemon */
+#define RLOG_BLOCK_FLAG_METADATA 0x0002u     /* the daemon's copy of metadata records written
+                                                before: read for schemas and names only (1.2) */
 #define RLOG_BLOCK_DATA_MAX     16777216u    /* largest data_size: one buffer of the largest size */
 
 struct rlog_block_header {

@@ -27,7 +27,12 @@
  * so).  Block sequence numbers are checked as they go: blocks missing from
  * the file, a block read twice (dropped) and blocks out of order are
  * reported like damage.  The same pass collects the metadata records:
- * event schemas, thread and process names.  The rules are docs/FORMAT.md's.  rlog_reader_next() then merges the per-thread streams
+ * event schemas, thread and process names, from the file's own records and
+ * from its copy blocks (format 1.2), which are read for that only: their
+ * records are not returned, counted or shown to a visitor.  A circular
+ * file (1.2) is read in time order, its older lap first (the file is mapped
+ * a second time for that); the zeros at the end of a preallocated file
+ * are not damage.  The rules are docs/FORMAT.md's.  rlog_reader_next() then merges the per-thread streams
  * of events (each thread's blocks are in time order in the file) by time
  * with a binary heap, finding the threads' blocks again with a forward
  * scan of block headers that keeps a bounded queue of block offsets per

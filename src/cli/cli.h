@@ -5,6 +5,10 @@
 #ifndef RLOG_CLI_H
 #define RLOG_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_query(int argc, char **argv);
@@ -16,6 +20,13 @@ int cmd_convert(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 int cmd_flush(int argc, char **argv);
+int cmd_ring_flush(int argc, char **argv);
+
+/* `emit --ring PATH ID ...` (cmd_emit_ring.c): count events of ID into the
+ * single ring at path; prints emitted/written/lost; returns the exit code. */
+int emit_ring(const char *path, unsigned id, bool flagged, uint16_t flag, const uint8_t *payload,
+	      size_t len, uint64_t count);
+int cmd_tail(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 
 /* Prints "ringlog: <fmt...>" and a newline to stderr; returns 1. */

@@ -9,6 +9,9 @@
  *   write_2t_ns           the same per thread, 2 threads at once
  *   ref_rdtsc_store_ns    rdtsc plus a 16-byte store into a large array: the floor
  *   ref_clock_gettime_ns  clock_gettime(CLOCK_MONOTONIC)
+ *   ring_write_ns         the single ring's rlog_ring_write of the same event,
+ *                         time-stamped with the same clock read, a flush thread
+ *                         draining the ring (bench_ring.c)
  * and the loss during the write runs (events_lost), events/s and MB/s;
  * then the counters' figures (bench_counters.c): an application counter's
  * increment and the daemon's sampling pass per counter.
@@ -33,6 +36,7 @@
 
 #include "args.h"
 #include "bench_counters.h"
+#include "bench_ring.h"
 #include "cli.h"
 #include "clock.h"
 #include "session_print.h"
@@ -270,12 +274,20 @@ int cmd_bench(int argc, char **argv)
 
 	double *d = calloc(runs, sizeof *d), *w1 = calloc(runs, sizeof *d),
 	       *w2 = calloc(runs, sizeof *d), *rs = calloc(runs, sizeof *d),
-	       *rc = calloc(runs, sizeof *d);
+	       *rc = calloc(runs, sizeof *d), *rw = calloc(runs, sizeof *d);
+	/* The single ring, flushed into its own file on tmpfs. */
+	char ring_log[160];
+	snprintf(ring_log, sizeof ring_log, "/dev/shm/ringlog-bench-ring-%d.rlog", (int)getpid());
+	struct bench_ring *br = NULL;
+	int ring_err = bench_ring_open(&br, events, rlog__tick_source_pick(), ring_log);
+	if (ring_err < 0)
+		cli_error("bench: the single ring: %s (no ring_write_ns)", strerror(-ring_err));
 	uint64_t lost = 0;
 	/* Interleave the figures run by run, so that a noisy moment of the
 	 * machine spreads over all of them rather than skewing one. */
 	for (uint64_t r = 0; r < runs; r++) {
 		rs[r] = ref_rdtsc_store(events);
+		rw[r] = br ? bench_ring_run(br, events) : 0;
 		rc[r] = ref_clock_gettime(events / 4);
 		d[r] = disabled(events * 4);
 		w1[r] = write_threads(1, events, &lost);
@@ -327,6 +339,9 @@ int cmd_bench(int argc, char **argv)
 		waitpid(started2.daemon_pid, NULL, 0);
 		unlink(path2);
 	}
+	uint64_t ring_written = 0, ring_lost = 0, ring_wakeups = 0;
+	if (br)
+		bench_ring_close(br, &ring_written, &ring_lost, &ring_wakeups);
 	struct bench_counter_figures cf;
 	bench_counters_measure((unsigned)runs, &cf);
 	rlog_detach();
@@ -353,6 +368,14 @@ int cmd_bench(int argc, char **argv)
 		double m1s = median(s1, (int)runs), m2s = median(s2, (int)runs);
 		printf("write_2sessions_ns: %.2f\n", m2s);
 		printf("write_2sessions_vs_1session: %.2f\n", m2s / m1s);
+	}
+	if (br) {
+		double mrw = median(rw, (int)runs);
+		printf("ring_write_ns: %.2f\n", mrw);
+		printf("ring_write_vs_rdtsc_store: %.2f\n", mrw / mrs);
+		printf("ring_events_written: %" PRIu64 "\n", ring_written);
+		printf("ring_events_lost: %" PRIu64 "\n", ring_lost);
+		printf("ring_wakeups: %" PRIu64 "\n", ring_wakeups);
 	}
 	printf("write_1t_events_per_s: %.0f\n", 1e9 / m1);
 	printf("write_1t_mb_per_s: %.1f\n", 1e9 / m1 * RECORD_BYTES / 1e6);
@@ -383,5 +406,6 @@ int cmd_bench(int argc, char **argv)
 	free(rc);
 	free(s1);
 	free(s2);
+	free(rw);
 	return stop_err < 0 ? 1 : 0;
 }

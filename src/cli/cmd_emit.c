@@ -1,7 +1,8 @@
 /*
- * cmd_emit.c - `ringlog emit NAME ID [--count N] [--payload HEX] [--flag F]`:
- * write events from a shell script (a marker between the phases of a job,
- * as logger(1) does for syslog).
+ * cmd_emit.c - `ringlog emit (NAME | --ring PATH) ID [--count N]
+ * [--payload HEX] [--flag F]`: write events from a shell script (a marker
+ * between the phases of a job, as logger(1) does for syslog), into a
+ * session or into a single ring (cmd_emit_ring.c).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include "cli.h"
 #include "ringlog.h"
 
-#define USAGE "usage: ringlog emit NAME ID [--count N] [--payload HEX] [--flag F]"
+#define USAGE "usage: ringlog emit (NAME | --ring PATH) ID [--count N] [--payload HEX] [--flag F]"
 
 static int hex_value(int c)
 {
@@ -23,7 +24,8 @@ static int hex_value(int c)
 
 int cmd_emit(int argc, char **argv)
 {
-	const char *name = NULL, *id_s = NULL, *hex = "";
+	const char *pos[2] = { NULL, NULL }, *hex = "", *ring = NULL;
+	int npos = 0;
 	uint64_t count = 1, id, flag = 0;
 	bool flagged = false;
 	for (int i = 1; i < argc; i++) {
@@ -33,6 +35,8 @@ int cmd_emit(int argc, char **argv)
 				return cli_error("emit: --count '%s': expected a number", argv[i]);
 		} else if (strcmp(argv[i], "--payload") == 0 && has_val) {
 			hex = argv[++i];
+		} else if (strcmp(argv[i], "--ring") == 0 && has_val) {
+			ring = argv[++i];
 		} else if (strcmp(argv[i], "--flag") == 0 && has_val) {
 			if (!cli_parse_u64(argv[++i], 0, 65535, &flag))
 				return cli_error("emit: --flag '%s': expected 0 to 65535", argv[i]);
@@ -41,17 +45,22 @@ int cmd_emit(int argc, char **argv)
 			cli_error("emit: unknown or incomplete option '%s'", argv[i]);
 			fprintf(stderr, "%s\n", USAGE);
 			return 2;
-		} else if (name == NULL) {
-			name = argv[i];
-		} else if (id_s == NULL) {
-			id_s = argv[i];
+		} else if (npos < 2) {
+			pos[npos++] = argv[i];
 		} else {
 			cli_error("emit: unexpected argument '%s'", argv[i]);
 			return 2;
 		}
 	}
-	if (name == NULL || id_s == NULL) {
-		cli_error("emit: missing %s", name == NULL ? "session NAME" : "event ID");
+	/* NAME ID, or --ring PATH and ID alone. */
+	const char *name = ring ? NULL : pos[0], *id_s = ring ? pos[0] : pos[1];
+	if (ring && npos > 1) {
+		cli_error("emit: with --ring, give the event ID alone (not '%s %s')", pos[0], pos[1]);
+		fprintf(stderr, "%s\n", USAGE);
+		return 2;
+	}
+	if ((ring == NULL && name == NULL) || id_s == NULL) {
+		cli_error("emit: missing %s", ring == NULL && name == NULL ? "session NAME" : "event ID");
 		fprintf(stderr, "%s\n", USAGE);
 		return 2;
 	}
@@ -70,6 +79,8 @@ int cmd_emit(int argc, char **argv)
 					 hex[2 * i + 1]);
 		payload[i] = (uint8_t)(hi << 4 | lo);
 	}
+	if (ring != NULL)
+		return emit_ring(ring, (unsigned)id, flagged, (uint16_t)flag, payload, hl / 2, count);
 	int err = rlog_attach(name);
 	if (err == -EINVAL)
 		return cli_error("emit: invalid session name '%s'", name);

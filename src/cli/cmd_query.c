@@ -49,7 +49,9 @@ static void list_one(int err, const struct rlog__session_info *in, void *arg)
 	if (err < 0)
 		printf("%-24s %-9s %s\n", in->name, "invalid", "-");
 	else
-		printf("%-24.64s %-9s %s\n", in->name, cli_state_name(in->state), in->log_file);
+		printf("%-24.64s %-9s %s\n", in->name,
+		       in->orphaned ? "orphaned" : cli_state_name(in->state),
+		       in->log_file[0] ? in->log_file : "-");
 }
 
 int cmd_list(int argc, char **argv)

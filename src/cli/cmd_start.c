@@ -50,7 +50,7 @@ int cmd_start(int argc, char **argv)
 	bool force = false;
 	struct rlog__region_params p;
 	rlog__props_default(&p);
-	bool min_given = false, mask_given = false;
+	bool min_given = false, mask_given = false, timer_given = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		uint64_t v;
@@ -85,6 +85,7 @@ int cmd_start(int argc, char **argv)
 			if (!cli_parse_duration_ms(argv[++i], 3600000, &p.flush_timer_ms))
 				return cli_error("start: --flush-timer '%s': expected milliseconds (or a "
 						 "number with ms or s) up to 3600 s", argv[i]);
+			timer_given = true;
 		} else if (strcmp(a, "--mask") == 0 && has_val) {
 			if (!cli_parse_u64(argv[++i], 0, UINT64_MAX, &v))
 				return cli_error("start: --mask '%s': expected a number (0x... for hex)",
@@ -140,6 +141,11 @@ int cmd_start(int argc, char **argv)
 	}
 	if (mask_given && enable)
 		return cli_error("start: use one of --enable and --mask");
+	/* A real-time consumer waits for full buffers without a flush timer:
+	 * a real-time session drains partial ones every second unless told
+	 * otherwise (docs/SESSIONS.md). */
+	if (!timer_given && (p.log_file_mode & RLOG_MODE_REAL_TIME))
+		p.flush_timer_ms = 1000;
 	/* What this machine cannot count is said, one line each, and left
 	 * out; the session records the rest. */
 	p.counter_mask = rlog__counters_check(p.counter_mask, cli_counter_refused, "start");
@@ -162,6 +168,7 @@ int cmd_start(int argc, char **argv)
 	}
 	/* The absolute path, as the session records it and as query and stop
 	 * print it. */
-	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)res.daemon_pid, res.log_file);
+	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)res.daemon_pid,
+	       res.log_file[0] ? res.log_file : "-");
 	return 0;
 }

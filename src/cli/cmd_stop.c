@@ -1,23 +1,47 @@
 /*
- * cmd_stop.c - `ringlog stop NAME`: drain everything, close the file,
- * remove the session, print the final statistics.
+ * cmd_stop.c - `ringlog stop NAME [--force]`: drain everything, close the
+ * file, remove the session, print the final statistics.  With --force, a
+ * session whose daemon died (orphaned) is drained by this command itself
+ * into its file (src/session/recover.c).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "session_print.h"
 
 int cmd_stop(int argc, char **argv)
 {
-	if (argc != 2) {
-		cli_error("stop: usage: ringlog stop NAME");
+	const char *name = NULL;
+	bool force = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--force") == 0) {
+			force = true;
+		} else if (argv[i][0] != '-' && name == NULL) {
+			name = argv[i];
+		} else {
+			cli_error("stop: usage: ringlog stop NAME [--force]");
+			return 2;
+		}
+	}
+	if (name == NULL) {
+		cli_error("stop: usage: ringlog stop NAME [--force]");
 		return 2;
 	}
 	struct rlog__stop_result res;
-	int err = rlog__session_stop(argv[1], &res, cli_stop_waiting, argv[1]);
+	int err = force ? rlog__session_recover(name, &res) : -EBUSY;
+	bool recovered = err == 0;
+	if (err == -EBUSY)
+		err = rlog__session_stop(name, &res, cli_stop_waiting, (void *)name);
+	if (err == -ESRCH && force)
+		err = rlog__session_recover(name, &res); /* its daemon died meanwhile */
 	if (err < 0)
-		return cli_stop_error("stop", argv[1], &res, err);
-	printf("session: %s\nfile: %s\n", res.name, res.log_file);
+		return cli_stop_error("stop", name, &res, err);
+	if (recovered)
+		fprintf(stderr, "ringlog: stop: %s: the daemon (pid %d) was not running; recovered "
+				"the session's buffers into its file\n", res.name, (int)res.daemon_pid);
+	printf("session: %s\nfile: %s\n", res.name, res.log_file[0] ? res.log_file : "-");
 	cli_stats_print(&res.stats);
 	if (res.stats.processes_attached == 0)
 		fprintf(stderr, "ringlog: stop: %s: no process attached to this session (was "

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "buf.h"
 #include "format.h"
@@ -27,7 +28,8 @@ struct numlist {
 };
 
 struct dump {
-	const char *path;
+	const char *what;       /* "dump" or "tail": the command, in messages and the header */
+	const char *path;       /* dump: the file; tail: the session */
 	struct rlog_reader *r;
 	const struct rlog_reader_info *info;
 	bool all, json, wall;
@@ -45,6 +47,31 @@ struct dump {
 	uint64_t wall_sec;
 	char wall_prefix[24];
 };
+
+/* Parses a command's arguments into d (cmd names the command, usage is its
+ * usage line): the one positional argument goes to d->path.  Returns 0, or
+ * the exit status of a usage error (its line printed). */
+int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, const char *usage);
+
+/* Frees what dump_parse_args allocated. */
+void dump_free_args(struct dump *d);
+
+/* A --since or --until time as ns since the start of the trace. */
+int64_t dump_resolve_time(const struct dump *d, const struct cli_time *t);
+
+/* Prints ev if it passes the filters and the time window [since, until).
+ * Returns 1 (printed), 0 (filtered out) or -1 (at or past until). */
+int dump_event(struct dump *d, const struct rlog_event *ev, int64_t since, int64_t until);
+
+/* The block count of a DATA_LOSS payload of 32 bytes or more (file 1.2,
+ * the REAL_TIME cause); false if it has none. */
+static inline bool dump_loss_blocks(const struct rlog_event *ev, uint64_t *blocks)
+{
+	if (ev->length < 32)
+		return false;
+	memcpy(blocks, (const uint8_t *)ev->payload + 24, 8);
+	return true;
+}
 
 /* Adds "N[,N..]" to l; false if any is not a number in [0, max] or the
  * list is malformed ("1,,2", a trailing comma). */

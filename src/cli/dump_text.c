@@ -66,8 +66,8 @@ void dump_text_header(struct dump *d)
 	char src[32], started[64];
 	const struct rlog_reader_info *info = d->info;
 	fmt_rfc3339(started, sizeof(started), info->sync_realtime_ns);
-	rlog__buf_printf(&d->out, "# ringlog dump of %s: session %s, tick source %s at %" PRIu64
-			 " Hz, started %s\n", d->path, info->session_name,
+	rlog__buf_printf(&d->out, "# ringlog %s of %s: session %s, tick source %s at %" PRIu64
+			 " Hz, started %s\n", d->what, d->path, info->session_name,
 			 fmt_tick_source(info->tick_source, src, sizeof(src)), info->tick_freq_hz,
 			 started);
 	if (d->wall)
@@ -239,6 +239,11 @@ static void put_payload(struct rlog__buf *b, const struct rlog_event *ev)
 		rlog__buf_u64(b, l.bytes);
 		rlog__buf_lit(b, " cause=");
 		rlog__buf_str(b, fmt_loss_cause(l.cause, a, sizeof(a)));
+		uint64_t blocks;
+		if (dump_loss_blocks(ev, &blocks)) {
+			rlog__buf_lit(b, " blocks=");
+			rlog__buf_u64(b, blocks);
+		}
 		return;
 	case RLOG_RECORD_MARKER:
 		if (rlog_event_marker(ev, &m) < 0)

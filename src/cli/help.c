@@ -19,19 +19,28 @@ static const struct cli_help help[] = {
 		"[--counter-period MS] [--force]",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
-		"FILE, and returns once the session is active.  Prints the session's name, the\n"
-		"daemon's pid and the absolute path of FILE.  A program records into the\n"
+		"FILE (and, in real-time mode, to the consumers of ringlog tail), and returns\n"
+		"once the session is active.  Prints the session's name, the daemon's pid and\n"
+		"the absolute path of FILE (\"-\" without one).  A program records into the\n"
 		"session after rlog_attach(\"NAME\"), or rlog_attach(NULL) with\n"
 		"RINGLOG_SESSION=NAME in its environment.  Every option is one of ETW's\n"
 		"EVENT_TRACE_PROPERTIES (docs/SESSIONS.md).\n"
 		"\n"
 		"  NAME                  1 to 64 letters, digits, '.', '_' or '-'; case-insensitive\n"
 		"  -o FILE, --output FILE\n"
-		"                        the log file; an existing file is refused unless --force\n"
-		"  --mode MODES          LogFileMode, a comma-separated list: sequential (default),\n"
-		"                        circular or newfile; preallocate; real-time (not built\n"
-		"                        yet: circular, newfile, preallocate, real-time)\n"
-		"  --max-file-size MB    MaximumFileSize, 1 to 1048576 (not built yet)\n"
+		"                        the log file; an existing file is refused unless --force;\n"
+		"                        newfile: a name with %d, which becomes 1, 2, 3, ...;\n"
+		"                        only a real-time session may have none\n"
+		"  --mode MODES          LogFileMode, a comma-separated list of: sequential (the\n"
+		"                        default: one file; at MaximumFileSize nothing more is\n"
+		"                        written, and what is not is counted lost), circular (one\n"
+		"                        file of at most MaximumFileSize holding the newest\n"
+		"                        events), newfile (a new file at each MaximumFileSize);\n"
+		"                        preallocate (each file allocated to MaximumFileSize);\n"
+		"                        real-time (events also go to ringlog tail consumers;\n"
+		"                        FlushTimer then defaults to 1 s)\n"
+		"  --max-file-size MB    MaximumFileSize in MiB, 1 to 1048576; needed by circular,\n"
+		"                        newfile and preallocate (default: no maximum)\n"
 		"  --buffer-size KB      BufferSize in KiB: a power of two from 4 to 1024 (default 16)\n"
 		"  --min-buffers N       MinimumBuffers: the pool at start, 2 to 65536 (default one\n"
 		"                        per CPU plus two, at least 32)\n"
@@ -67,15 +76,20 @@ static const struct cli_help help[] = {
 	},
 	{
 		"stop", "stop a session: drain it, close its log file, print its statistics",
-		"stop NAME",
+		"stop NAME [--force]",
 		"Stops session NAME: its daemon drains every buffer (partly filled ones too),\n"
 		"writes DATA_LOSS records for the events that were lost, closes the log file\n"
 		"and removes the session.  Prints the session's name, the absolute path of its\n"
 		"log file and the final statistics, one \"key: value\" per line (events written\n"
 		"and lost, buffers and bytes written, ...: see ringlog(1)).  Exits 1 after the\n"
-		"statistics if the daemon reported an error (a full disk, say).\n"
+		"statistics if the daemon reported an error (a full disk, say).  A session\n"
+		"whose daemon died (ringlog list says orphaned) is left as it is, with a line\n"
+		"saying so, unless --force.\n"
 		"\n"
-		"  NAME                  the session, as given to ringlog start\n",
+		"  NAME                  the session, as given to ringlog start\n"
+		"  --force               if the daemon died: drain the session's buffers into its\n"
+		"                        log file here (appended after its last whole block, with\n"
+		"                        the losses counted), then remove the session\n",
 		true,
 	},
 	{
@@ -95,18 +109,25 @@ static const struct cli_help help[] = {
 	{
 		"list", "the sessions on this machine",
 		"list",
-		"Prints one line per session on this machine: its name, its state and its\n"
-		"log file; \"no sessions\" when there are none.  Takes no arguments.\n",
+		"Prints one line per session on this machine: its name, its state (active,\n"
+		"stopping, ..., or orphaned when its daemon has died: ringlog stop NAME --force\n"
+		"recovers it) and its log file; \"no sessions\" when there are none.  Takes no\n"
+		"arguments.\n",
 		true,
 	},
 	{
-		"emit", "write events into a session from the command line",
-		"emit NAME ID [--count N] [--payload HEX] [--flag F]",
+		"emit", "write events into a session, or a single ring, from the command line",
+		"emit (NAME | --ring PATH) ID [--count N] [--payload HEX] [--flag F]",
 		"Writes events into session NAME, as a program linked with libringlog would (a\n"
 		"marker between the steps of a shell script, say), then prints how many were\n"
 		"emitted, written and lost.  Exits 1 if the session is paused or stopping.\n"
+		"With --ring, writes them into the single ring at PATH instead, time-stamped\n"
+		"with the ring's clock (see ring-flush); emit is then the ring's producer, and\n"
+		"no other may write into it at the same time.\n"
 		"\n"
 		"  NAME                  the session\n"
+		"  --ring PATH           the single ring to write into: a file, or a shared-\n"
+		"                        memory object by its path under /dev/shm\n"
 		"  ID                    the event ID: 1024 to 16383 for an application's events,\n"
 		"                        16 to 25 for the RAW_* types that dump decodes (32 to 38\n"
 		"                        are ringlog's own and refused)\n"
@@ -184,11 +205,12 @@ static const struct cli_help help[] = {
 		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
-		"threads at once, and two reference costs; then, unless --quick, the highest\n"
-		"sustained rate without loss; then what an application counter's increment\n"
-		"costs and the daemon's sampling pass per counter (application counters,\n"
-		"/proc figures, performance counters).  Prints \"key: value\" lines; takes\n"
-		"several seconds (docs/PERFORMANCE.md).\n"
+		"threads at once, the same event written into a single ring (ring_write_ns,\n"
+		"a flush thread draining it), and two reference costs; then, unless --quick,\n"
+		"the highest sustained rate without loss; then what an application counter's\n"
+		"increment costs and the daemon's sampling pass per counter (application\n"
+		"counters, /proc figures, performance counters).  Prints \"key: value\"\n"
+		"lines; takes several seconds (docs/PERFORMANCE.md).\n"
 		"\n"
 		"  --runs N              report the median of N runs, 1 to 101 (default 11)\n"
 		"  --events N            events per write run, 1000 to 4294967296 (default 250000)\n"
@@ -196,6 +218,34 @@ static const struct cli_help help[] = {
 		"  --buffer-size KB      size of each buffer in KiB: 4 to 16384, a multiple of 4\n"
 		"                        (default 16)\n"
 		"  --quick               skip the search for the sustained rate\n",
+		true,
+	},
+	{
+		"ring-flush", "write a single ring's events to a log file, as its flush application",
+		"ring-flush PATH -o FILE [--once] [--flush-timer MS] [--create KB] [--force]",
+		"The flush application of a single ring (<ringlog/ring.h>: one producer, such\n"
+		"as a signal handler or firmware, writing into memory that ring-flush maps).\n"
+		"Drains the ring's events into log file FILE, which dump, stats and convert\n"
+		"read, and writes DATA_LOSS records for the events the producer discarded.\n"
+		"Then sleeps until the producer signals the fill event (by default when the\n"
+		"ring is 70% full) and drains again, until SIGINT or SIGTERM: then it drains\n"
+		"what is left, closes FILE and prints its statistics, one \"key: value\" per\n"
+		"line.  Exits 1 if the ring held damaged records (one line each on stderr;\n"
+		"the bytes are counted as a CORRUPT loss) or FILE could not be written.\n"
+		"\n"
+		"  PATH                  the ring: a file, or a shared-memory object by its path\n"
+		"                        under /dev/shm (shm_open(\"/r\") is /dev/shm/r)\n"
+		"  -o FILE, --output FILE\n"
+		"                        the log file; an existing file is refused unless --force\n"
+		"  --once                drain once and exit, without waiting\n"
+		"  --flush-timer MS      also drain every MS milliseconds, 0 to 3600000 (default\n"
+		"                        0: on the fill event only); for a producer that cannot\n"
+		"                        wake a futex, or that falls silent for longer than its\n"
+		"                        clock takes to wrap (docs/FORMAT.md, \"The single ring\")\n"
+		"  --create KB           if PATH does not exist, create it as a ring of KB KiB, 1\n"
+		"                        to 1048576, time-stamped with the TSC (or CLOCK_MONOTONIC,\n"
+		"                        as for ringlog start)\n"
+		"  --force               overwrite FILE if it exists\n",
 		true,
 	},
 	{
@@ -255,19 +305,39 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
-		"tail", "print a session's events as they arrive (not built yet)",
-		"tail NAME",
-		"Not built yet: \"ringlog tail\" says \"not implemented yet\" and exits 2.\n"
-		"It is to print a running session's events as the daemon drains them (a\n"
-		"real-time consumer).  Until then, dump the log file after ringlog stop.\n",
-		false,
+		"tail", "print a real-time session's events as the daemon drains them",
+		"tail NAME [--id N[,N..]] [--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] "
+		"[--until T] [--format text|json] [--time relative|wall] [--all]",
+		"A real-time consumer of session NAME (started with --mode real-time): prints\n"
+		"its events as the daemon drains them (within FlushTimer of their writing), as\n"
+		"ringlog dump prints a file, until the session stops or tail is interrupted.\n"
+		"Events are in time order within each delivery.  A consumer that does not keep\n"
+		"up never slows the producers or the file: the blocks it misses are counted in\n"
+		"the session's realtime_buffers_lost, a DATA_LOSS line (cause real_time,\n"
+		"blocks=N) says where, and at the end one line on stderr says how many, with\n"
+		"exit status 1.  Several consumers may follow a session at once.\n"
+		"\n"
+		"  NAME                  the session\n"
+		"  --id N[,N..]          only these event IDs (0 to 16383)\n"
+		"  --name NAME           only events whose name matches the shell pattern NAME\n"
+		"  --pid P[,P..]         only these processes\n"
+		"  --tid T[,T..]         only these threads\n"
+		"  --since T             only events at or after T\n"
+		"  --until T             only events before T (times as for ringlog dump)\n"
+		"  --format text|json    text (the default), or JSON Lines\n"
+		"  --time relative|wall  the time column: ns since the start of the session (the\n"
+		"                        default), or the wall-clock time in UTC\n"
+		"  --all                 also TIME_SYNC, EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME,\n"
+		"                        COUNTER_NAME\n",
+		true,
 	},
 	{
 		"snapshot", "write a flight-recorder session's buffers to a file (not built yet)",
 		"snapshot NAME -o FILE",
 		"Not built yet: \"ringlog snapshot\" says \"not implemented yet\" and exits 2.\n"
 		"It is to write the current buffers of a session in overwrite (flight\n"
-		"recorder) mode to FILE; sessions today have the sequential mode only.\n",
+		"recorder) mode to FILE; sessions today discard new events when the pool is\n"
+		"full instead.\n",
 		false,
 	},
 };

@@ -43,6 +43,8 @@ static const struct {
 	{ "bench", cmd_bench },
 	{ "update", cmd_update },
 	{ "flush", cmd_flush },
+	{ "ring-flush", cmd_ring_flush },
+	{ "tail", cmd_tail },
 	{ "counters", cmd_counters },
 };
 

@@ -107,8 +107,8 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json)
 			used += (size_t)snprintf(enabled + used, sizeof enabled - used, "%s%s",
 						 used ? "," : "", in->categories[i]);
 	kv_str(&o, "session", in->name);
-	kv_str(&o, "state", cli_state_name(in->state));
-	kv_str(&o, "file", in->log_file);
+	kv_str(&o, "state", in->orphaned ? "orphaned" : cli_state_name(in->state));
+	kv_str(&o, "file", in->log_file[0] ? in->log_file : "-");
 	kv_str(&o, "log_file_mode", modes);
 	kv_u64(&o, "daemon_pid", in->daemon_pid);
 	kv_u64(&o, "buffer_size", in->buffer_size);
@@ -187,8 +187,12 @@ int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_re
 	case -ENOENT:
 		return cli_error("%s: no session named '%s'", cmd, name);
 	case -ESRCH:
-		return cli_error("%s: %s: the daemon (pid %d) is not running; removed the session, "
-				 "events still in its buffers are lost", cmd, name, (int)res->daemon_pid);
+		return cli_error("%s: %s: the daemon (pid %d) is not running: the session is orphaned; "
+				 "'ringlog stop %s --force' recovers its buffers into its file", cmd, name,
+				 (int)res->daemon_pid, name);
+	case -ENODATA:
+		return cli_error("%s: %s: the log file %s has no LOG_MARKER block to go on from; the "
+				 "session is left as it is", cmd, name, res->log_file);
 	case -EPROTO:
 		return cli_error("%s: %s: not a ringlog session region of this version", cmd, name);
 	case -ETIMEDOUT:

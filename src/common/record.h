@@ -147,6 +147,35 @@ static inline int rlog__time_apply(uint64_t *cur, const struct rlog__record *r)
 	return 0;
 }
 
+/* Called by rlog__records_walk for each record: its 64-bit time and its
+ * offset in the data; non-zero stops the walk. */
+typedef int rlog__record_fn(void *arg, const struct rlog__record *r, uint64_t ticks,
+			    uint32_t off);
+
+/*
+ * Walks the records of a block's data (size bytes at d) from time base:
+ * calls fn for each, in order, and stops at the first record that does
+ * not decode or time (validated before, by the caller: the walk only
+ * needs their times), or when fn returns non-zero.  Returns 0 or fn's
+ * value.
+ */
+static inline int rlog__records_walk(const uint8_t *d, uint32_t size, uint64_t base,
+				     rlog__record_fn *fn, void *arg)
+{
+	uint64_t cursor = base;
+	for (uint32_t off = 0; off < size;) {
+		struct rlog__record r;
+		int sz = rlog__record_decode(d + off, size - off, &r);
+		if (sz < 0 || rlog__time_apply(&cursor, &r) < 0)
+			return 0;
+		int rc = fn(arg, &r, cursor, off);
+		if (rc != 0)
+			return rc;
+		off += (uint32_t)sz;
+	}
+	return 0;
+}
+
 /*
  * What a record is (RLOG_RECORD_*, docs/FORMAT.md "Record kinds"): the one
  * definition behind the accounting identity, used by the daemon's count of
@@ -185,16 +214,23 @@ static inline unsigned rlog__counter_len(uint16_t flags)
 /*
  * The decoding rules that depend on a record's kind and on the block it is
  * in (docs/FORMAT.md "Decoding rules"), for a record rlog__record_decode()
- * accepted: LOG_MARKER, DATA_LOSS and COUNTER only in daemon blocks
- * (daemon true) and at least as long as their payloads, a LOG_MARKER's
- * tick frequency not 0; of the metadata, COUNTER_NAME only in daemon
- * blocks, the others never there.  The daemon checks the records of
- * producer buffers with daemon false.
- * Returns 0 or -EBADMSG.
+ * accepted, in a block of flags block_flags (RLOG_BLOCK_FLAG_*):
+ *   - a copy block (METADATA) holds metadata and TIME_SYNC only;
+ *   - LOG_MARKER, DATA_LOSS and COUNTER only in daemon blocks (DAEMON), and
+ *     at least as long as their payloads, a LOG_MARKER's tick frequency
+ *     not 0;
+ *   - of the metadata, COUNTER_NAME (the daemon's) only in daemon blocks,
+ *     the producers' never there.
+ * The daemon checks the records of producer buffers as a thread block's
+ * (flags 0).  Returns 0 or -EBADMSG.
  */
-static inline int rlog__record_check(const struct rlog__record *r, bool daemon)
+static inline int rlog__record_check(const struct rlog__record *r, uint16_t block_flags)
 {
-	switch (rlog__record_kind(r->id, r->flagged)) {
+	bool daemon = (block_flags & RLOG_BLOCK_FLAG_DAEMON) != 0;
+	int kind = rlog__record_kind(r->id, r->flagged);
+	if (block_flags & RLOG_BLOCK_FLAG_METADATA)
+		return kind == RLOG_RECORD_METADATA || kind == RLOG_RECORD_TIME_SYNC ? 0 : -EBADMSG;
+	switch (kind) {
 	case RLOG_RECORD_MARKER:
 		return daemon && r->length >= sizeof(struct rlog_log_marker) &&
 		       rlog__get64(r->payload) != 0 ? 0 : -EBADMSG;

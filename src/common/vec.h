@@ -11,6 +11,7 @@
 #define RLOG_COMMON_VEC_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,28 @@ static inline int rlog__vec_room(void *vp, size_t n, size_t *cap, size_t elem, s
 		return -ENOMEM;
 	memcpy(vp, &p, sizeof(p));
 	*cap = ncap;
+	return 0;
+}
+
+/*
+ * Room for need bytes in the byte buffer at *buf (capacity *cap): it grows
+ * by doubling from 64 KiB.  Returns 0, or -ENOMEM (the buffer unchanged).
+ */
+static inline int rlog__bytes_room(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 65536;
+	while (c < need) {
+		if (c > SIZE_MAX / 2)
+			return -ENOMEM;
+		c *= 2;
+	}
+	uint8_t *p = realloc(*buf, c);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = c;
 	return 0;
 }
 

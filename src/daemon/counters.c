@@ -47,6 +47,7 @@
 #include "perf.h"
 #include "procstat.h"
 #include "record.h"
+#include "sink.h"
 #include "vec.h"
 
 /* Threads of a process that get a performance counter of their own (each
@@ -272,6 +273,32 @@ static void sample(struct rlog__counters *c, struct stream *st, uint64_t v, cons
 	st->seq++;
 	st->prev = v;
 	st->key = false;
+}
+
+struct meta_walk {
+	struct rlog__output *out;
+	uint32_t pid;
+	const uint8_t *data;
+};
+
+static int meta_one(void *arg, const struct rlog__record *r, uint64_t ticks, uint32_t off)
+{
+	struct meta_walk *w = arg;
+	if (!r->flagged && r->id == RLOG_ID_COUNTER_NAME)
+		rlog__output_meta(w->out, w->pid, 0, ticks, w->data + off, r->size);
+	return 0;
+}
+
+void rlog__counters_to_output(void *arg, uint32_t pid, uint64_t base_time, const void *data,
+			      uint32_t size, uint32_t records)
+{
+	struct rlog__output *out = arg;
+	struct rlog__out_block b = { .flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = 0,
+				     .base_time = base_time, .data = data, .size = size,
+				     .records = records };
+	rlog__output_block(out, &b);
+	struct meta_walk w = { out, pid, data };
+	rlog__records_walk(data, size, base_time, meta_one, &w);
 }
 
 /* ---------------------------------------------------------------- */

@@ -10,6 +10,7 @@
  *                     perf.*         perf_event_open on their threads
  *                     system.*       perf_event_open on every CPU
  *                   ──► one daemon block per pid (0: the system) through emit()
+ *                       (the daemon's: rlog__counters_to_output, into sink.h's output)
  *   stop ──────────► rlog__counters_pass (the last values)
  *
  * The region is hostile input here too: an entry of the counter table is
@@ -31,6 +32,15 @@ struct rlog__counters;
  * whose records are all time-stamped base_time. */
 typedef void rlog__counter_emit_fn(void *arg, uint32_t pid, uint64_t base_time, const void *data,
 				   uint32_t size, uint32_t records);
+
+/*
+ * The daemon's emit: the block goes to the output arg (a struct
+ * rlog__output: the log file in the session's mode, the real-time
+ * consumers), and its COUNTER_NAME records to the output's metadata cache,
+ * so that a new file, a wrap or a new consumer gets them again.
+ */
+void rlog__counters_to_output(void *arg, uint32_t pid, uint64_t base_time, const void *data,
+			      uint32_t size, uint32_t records);
 
 /*
  * Starts sampling region r, with the session's tick source; blocks go to

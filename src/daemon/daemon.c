@@ -42,9 +42,11 @@
 #include "counters.h"
 #include "drain.h"
 #include "futex.h"
-#include "logfile.h"
+#include "lock.h"
 #include "procstat.h"
 #include "wake.h"
+#include "sink_file.h"
+#include "sink_realtime.h"
 
 /* How long the stop sequence waits for a producer to leave a write. */
 #define QUIESCE_NS UINT64_C(10000000000)
@@ -166,15 +168,6 @@ static void check_header(struct rlog__region *r, bool *reported)
 		 "with the geometry it validated at start");
 }
 
-/* The counters' blocks (counters.c) go to the log file as daemon blocks
- * about their process, tid 0. */
-static void counter_block(void *arg, uint32_t pid, uint64_t base_time, const void *data,
-			  uint32_t size, uint32_t records)
-{
-	rlog__logfile_block(arg, RLOG_BLOCK_FLAG_DAEMON, pid, 0, base_time, data, size, records, 0,
-			    0);
-}
-
 static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)
 {
 	struct rlog_shm_header *h = r->hdr;
@@ -191,7 +184,129 @@ static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)
 	memcpy(m->session_name, h->name, n);
 }
 
-int rlog__daemon_run(struct rlog__region *r, int out_fd)
+void rlog__daemon_marker(struct rlog__region *r, struct rlog_log_marker *m)
+{
+	struct rlog_shm_header *h = r->hdr;
+	uint32_t source = h->tick_source;
+	if (source == RLOG_TICK_TSC) {
+		/* The frequency measured over the whole session so far is far
+		 * more precise than the 20 ms calibration at start.  The start
+		 * sample is the header's clock, so the daemon that died and
+		 * `ringlog stop --force` measure the same way. */
+		struct rlog__clock_sync start = { .ticks = h->sync_ticks,
+						  .realtime_ns = h->sync_realtime_ns,
+						  .monotonic_raw_ns = h->sync_monotonic_ns };
+		struct rlog__clock_sync end;
+		rlog__clock_sync_now(source, &end);
+		if (end.monotonic_raw_ns > start.monotonic_raw_ns &&
+		    end.monotonic_raw_ns - start.monotonic_raw_ns > 100000000u && end.ticks > start.ticks)
+			h->tick_freq_hz = rlog__tick_freq(source, &start, &end);
+	}
+	marker_fill(r, m);
+}
+
+/* rlog__marker_fn of the file sink: each new file's LOG_MARKER. */
+static void marker_now(void *arg, struct rlog_log_marker *m)
+{
+	rlog__daemon_marker(arg, m);
+}
+
+/* Sets up the output: the file sink in the session's mode, the real-time
+ * sink.  Returns 0 or -errno (last_error says what failed). */
+static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o, const char *name,
+		       uint32_t tid, struct rlog__output *out)
+{
+	struct rlog_shm_header *h = r->hdr;
+	uint32_t mode = h->log_file_mode;
+	uint64_t max = h->max_file_size;
+	/* The metadata copies must leave room for events in a lap or a file
+	 * (sink_file.c). */
+	size_t meta = RLOG__META_LIMIT;
+	if (max && (mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NEWFILE)) && max / 4 < meta)
+		meta = (size_t)(max / 4);
+	rlog__output_init(out, meta);
+	struct rlog_log_marker m;
+	marker_fill(r, &m);
+	int err;
+	if (o->out_fd >= 0) {
+		struct rlog__file_opts fo = {
+			.fd = o->out_fd, .mode = mode, .max_size = max, .pattern = o->pattern,
+			.force = o->force, .max_block = r->buffer_size, .pid = h->daemon_pid, .tid = tid,
+			.marker = marker_now, .marker_arg = r,
+		};
+		struct rlog__sink *fs;
+		err = rlog__sink_file_open(&fo, &fs);
+		if (err < 0) {
+			const char *what = "writing the log file header";
+			if (err == -ENOSPC && (mode & RLOG_MODE_PREALLOCATE))
+				what = "allocating the log file (preallocate)";
+			set_error(r, what, -err);
+			close(o->out_fd);
+			return err;
+		}
+		rlog__output_add(out, fs, true);
+	}
+	if (mode & RLOG_MODE_REAL_TIME) {
+		struct rlog__sink *rt;
+		err = rlog__sink_realtime_open(name, &m, h->daemon_pid, tid, &rt);
+		if (err < 0) {
+			char path[128] = "";
+			rlog__rt_path(name, path, sizeof path);
+			char what[200];
+			snprintf(what, sizeof what, "creating the real-time socket %s", path);
+			set_error(r, what, -err);
+			return err;
+		}
+		rlog__output_add(out, rt, false);
+	}
+	return 0;
+}
+
+/* Sets last_error from the output's first error, if any. */
+static void output_error(struct rlog__region *r, struct rlog__output *out)
+{
+	const char *what;
+	int err = rlog__output_error(out, &what);
+	if (err < 0)
+		set_error(r, what, -err);
+}
+
+void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
+		       const char *name)
+{
+	struct rlog_shm_header *h = r->hdr;
+	store_release(&h->state, RLOG_STATE_STOPPING);
+	store_seq_cst(&h->enable_mask, 0);
+	quiesce_producers(r);
+	rlog__drain_check_dead(d);
+	rlog__drain_pass(d, RLOG_DRAIN_FINAL);
+	/* Data first, then the loss records in a write of their own: on a full
+	 * disk the small records may still fit where a data block did not, and
+	 * then the file itself says what it is missing. */
+	if (rlog__output_flush(out) < 0)
+		output_error(r, out);
+	rlog__drain_commit(d);
+	rlog__drain_final_losses(d);
+	if (rlog__output_flush(out) < 0)
+		output_error(r, out);
+	rlog__drain_commit(d);
+	struct rlog_log_marker m;
+	rlog__daemon_marker(r, &m);
+	if (rlog__output_finish(out, &m) < 0 || h->last_error[0] == '\0')
+		output_error(r, out);
+	rlog__drain_publish(d);
+	rlog__region_unlink(name);
+	/* The session's count in the wake registry (src/common/wake.h), if
+	 * rlog__session_start raised it once the session was active. */
+	if (load_acquire(&h->wake_counted))
+		rlog__wake_add(name, -1);
+	/* Pairs with `ringlog stop` waiting on state: the statistics above are
+	 * final when it sees STOPPED. */
+	store_release(&h->state, RLOG_STATE_STOPPED);
+	rlog__futex_wake(&h->state, INT_MAX);
+}
+
+int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 {
 	struct rlog_shm_header *h = r->hdr;
 	/* The name is used to remove the region at the end: keep our own copy,
@@ -205,6 +320,17 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	int err;
+	/* Held until this process exits: the session has a daemon
+	 * (lock.h; `ringlog list` and `stop --force` look). */
+	int lock = rlog__daemon_lock(name);
+	if (lock < 0) {
+		set_error(r, "taking the session's daemon lock", -lock);
+		err = lock;
+		if (o->out_fd >= 0)
+			close(o->out_fd);
+		goto fail;
+	}
 
 	uint32_t source = h->tick_source;
 	struct rlog__clock_sync start;
@@ -214,23 +340,22 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 	h->sync_monotonic_ns = start.monotonic_raw_ns;
 	h->daemon_pid = (uint32_t)getpid();
 
-	struct rlog_log_marker m;
-	marker_fill(r, &m);
-	struct rlog__logfile lf;
+	struct rlog__output out;
 	struct rlog__drain d;
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
-	int err = rlog__logfile_open(&lf, out_fd, r->buffer_size, &m, h->daemon_pid, tid);
+	err = output_open(r, o, name, tid, &out);
 	if (err < 0) {
-		set_error(r, "writing the log file header", -err);
+		rlog__output_free(&out);
 		goto fail;
 	}
-	err = rlog__drain_init(&d, r, &lf, source);
+	err = rlog__drain_init(&d, r, &out, source);
 	struct rlog__counters *ctr = NULL;
-	if (err == 0 && (err = rlog__counters_open(r, source, counter_block, &lf, &ctr)) < 0)
+	if (err == 0 &&
+	    (err = rlog__counters_open(r, source, rlog__counters_to_output, &out, &ctr)) < 0)
 		rlog__drain_free(&d);
 	if (err < 0) {
 		set_error(r, "allocating daemon state", -err);
-		rlog__logfile_close(&lf);
+		rlog__output_free(&out);
 		goto fail;
 	}
 	/* Pairs with the producers' load_acquire(state) in rlog_attach and
@@ -268,10 +393,14 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 		/* After the drain: a counter block's time is later than the
 		 * DATA_LOSS records the pass wrote about the same process. */
 		rlog__counters_tick(ctr, now);
-		if (rlog__logfile_flush(&lf) < 0)
-			set_error(r, "writing the log file", lf.last_errno);
+		/* The pass's blocks reach the file and the consumers; only then
+		 * are its buffers given back (a daemon that dies in between
+		 * leaves them for `ringlog stop --force`). */
+		if (rlog__output_flush(&out) < 0)
+			output_error(r, &out);
 		else
-			rlog__drain_report_log_losses(&d);
+			rlog__drain_report_log_losses(&d, false);
+		rlog__drain_commit(&d);
 		rlog__drain_publish(&d);
 		if (flush_req != flush_served) {
 			flush_served = flush_req;
@@ -295,56 +424,16 @@ int rlog__daemon_run(struct rlog__region *r, int out_fd)
 			fetch_add_relaxed(&h->stats.wakeups, 1); /* a producer cleared it */
 	}
 
-	/* The stop sequence. */
-	store_release(&h->state, RLOG_STATE_STOPPING);
-	store_seq_cst(&h->enable_mask, 0);
-	quiesce_producers(r);
-	/* The counters' last values, then the final drain. */
+	/* The counters' last values, then the stop sequence. */
 	rlog__counters_pass(ctr);
-	rlog__drain_check_dead(&d);
-	rlog__drain_pass(&d, RLOG_DRAIN_FINAL);
-	/* Data first, then the loss records in a write of their own: on a full
-	 * disk the small records may still fit where a data block did not, and
-	 * then the file itself says what it is missing. */
-	if (rlog__logfile_flush(&lf) < 0)
-		set_error(r, "writing the log file", lf.last_errno);
-	rlog__drain_final_losses(&d);
-	if (rlog__logfile_flush(&lf) < 0)
-		set_error(r, "writing the log file", lf.last_errno);
-	if (source == RLOG_TICK_TSC) {
-		/* The frequency measured over the whole session is far more
-		 * precise than the 20 ms calibration at start. */
-		struct rlog__clock_sync end;
-		rlog__clock_sync_now(source, &end);
-		if (end.monotonic_raw_ns - start.monotonic_raw_ns > 100000000u) {
-			h->tick_freq_hz = rlog__tick_freq(source, &start, &end);
-			marker_fill(r, &m);
-			if (rlog__logfile_rewrite_marker(&lf, &m) < 0)
-				set_error(r, "rewriting the LOG_MARKER", errno);
-		}
-	}
-	if (fsync(out_fd) < 0 && errno != EINVAL && errno != EROFS)
-		set_error(r, "syncing the log file", errno);
-	if (lf.last_errno && h->last_error[0] == '\0')
-		set_error(r, "writing the log file", lf.last_errno);
-	rlog__drain_publish(&d);
-	close(out_fd);
+	rlog__daemon_stop(r, &d, &out, name);
 	rlog__counters_close(ctr);
 	rlog__drain_free(&d);
-	rlog__logfile_close(&lf);
-	rlog__region_unlink(name);
-	/* The session's count in the wake registry (src/common/wake.h), if
-	 * rlog__session_start raised it once the session was active. */
-	if (load_acquire(&h->wake_counted))
-		rlog__wake_add(name, -1);
-	/* Pairs with `ringlog stop` waiting on state: the statistics above are
-	 * final when it sees STOPPED. */
-	store_release(&h->state, RLOG_STATE_STOPPED);
-	rlog__futex_wake(&h->state, INT_MAX);
+	rlog__output_free(&out);
+	close(lock);
 	return 0;
 
 fail:
-	close(out_fd);
 	rlog__region_unlink(name);
 	store_release(&h->state, RLOG_STATE_FAILED);
 	rlog__futex_wake(&h->state, INT_MAX);

@@ -5,19 +5,50 @@
 #ifndef RLOG_DAEMON_DAEMON_H
 #define RLOG_DAEMON_DAEMON_H
 
+#include <stdbool.h>
+
 #include "shm.h"
+
+struct rlog__drain;
+struct rlog__output;
 
 /* How long the daemon sleeps on the fill event before it looks anyway. */
 #define RLOG_DAEMON_POLL_MS 10
 
+/* What the daemon writes to, besides what the region says. */
+struct rlog__daemon_opts {
+	int out_fd;              /* the first log file, open and empty; -1: no file */
+	const char *pattern;     /* NEWFILE: the absolute file name with %d */
+	bool force;              /* NEWFILE: later files may overwrite existing ones */
+};
+
 /*
  * Runs the daemon on a region created by rlog__region_create (state
- * CREATING) and an open, empty log file.  Calibrates the clock, writes the
- * file header and LOG_MARKER, makes the session ACTIVE, drains until a stop
- * request (or SIGTERM/SIGINT), then runs the stop sequence, unlinks the
- * region and sets state STOPPED.  On failure before ACTIVE it sets state
- * FAILED with hdr->last_error.  Returns 0, or -errno.
+ * CREATING).  Takes the session's lock (rlog__region_lock: while it is
+ * held the session has a daemon), calibrates the clock, sets up its output
+ * (sink.h: the log file in the session's mode, the real-time socket),
+ * makes the session ACTIVE, drains until a stop request (or
+ * SIGTERM/SIGINT), then runs the stop sequence (rlog__daemon_stop).  On
+ * failure before ACTIVE it sets state FAILED with hdr->last_error.
+ * Returns 0, or -errno.
  */
-int rlog__daemon_run(struct rlog__region *r, int out_fd);
+int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o);
+
+/*
+ * The stop sequence (docs/FORMAT.md, "Stop"), run by the daemon and by
+ * `ringlog stop --force` on a session whose daemon died (recover.c): state
+ * STOPPING, enable mask 0, waits for the producers to leave their writes,
+ * drains every buffer, writes the remaining DATA_LOSS records, rewrites
+ * the LOG_MARKER with the tick frequency measured over the whole session,
+ * closes the output, publishes the final statistics, removes the region
+ * (name) and sets state STOPPED.  Errors go to the header's last_error.
+ */
+void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
+		       const char *name);
+
+/* The session's LOG_MARKER now: the header's clock, with the tick
+ * frequency measured from the start (the header's sync point) to now when
+ * that is 100 ms or more (stored in the header too). */
+void rlog__daemon_marker(struct rlog__region *r, struct rlog_log_marker *m);
 
 #endif

@@ -38,12 +38,12 @@
 #include "clock.h"
 #include "record.h"
 
-int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__logfile *lf,
+int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__output *out,
 		     uint32_t tick_source)
 {
 	memset(d, 0, sizeof *d);
 	d->r = r;
-	d->lf = lf;
+	d->out = out;
 	d->tick_source = tick_source;
 	d->pool = r->min_buffers;
 	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
@@ -58,11 +58,15 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->pending = calloc(r->slot_count, sizeof *d->pending);
 	d->exited = calloc(r->slot_count, sizeof *d->exited);
 	d->held_seq = malloc(r->slot_count * sizeof *d->held_seq);
+	d->release = malloc(r->buffer_count * sizeof *d->release);
+	d->reap_slots = malloc(r->slot_count * sizeof *d->reap_slots);
+	d->reap_procs = malloc(r->slot_count * sizeof *d->reap_procs);
 	if (d->held_seq)
 		for (uint32_t i = 0; i < r->slot_count; i++)
 			d->held_seq[i] = UINT64_MAX;
 	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
-	    !d->scan_seq || !d->pending || !d->exited) {
+	    !d->scan_seq || !d->pending || !d->exited || !d->release || !d->reap_slots ||
+	    !d->reap_procs) {
 		rlog__drain_free(d);
 		return -ENOMEM;
 	}
@@ -86,6 +90,10 @@ void rlog__drain_free(struct rlog__drain *d)
 	free(d->exited);
 	free(d->held_seq);
 	d->held_seq = NULL;
+	free(d->release);
+	free(d->reap_slots);
+	free(d->reap_procs);
+	d->release = d->reap_slots = d->reap_procs = NULL;
 	d->scan_slot = NULL;
 	d->scan_seq = NULL;
 	d->pending = NULL;
@@ -110,7 +118,16 @@ void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, u
 	struct rlog_data_loss dl = { .events = events, .bytes = bytes, .cause = cause };
 	memcpy(rec, hw, 8);
 	memcpy(rec + 8, &dl, sizeof dl);
-	rlog__logfile_block(d->lf, RLOG_BLOCK_FLAG_DAEMON, pid, tid, time, rec, sizeof rec, 1, 0, 0);
+	struct rlog__out_block b = {
+		.flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = tid, .base_time = time,
+		.data = rec, .size = sizeof rec, .records = 1, .cause = cause,
+	};
+	/* A LOG_WRITE loss is the file's own: the real-time consumers got
+	 * those events. */
+	if (cause == RLOG_LOSS_LOG_WRITE)
+		rlog__output_file_block(d->out, &b);
+	else
+		rlog__output_block(d->out, &b);
 	d->reported_events += events;
 	d->reported_bytes += bytes;
 }
@@ -209,7 +226,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 		int sz = rlog__record_decode(d->copy + off, n - off, &rec);
 		/* The reader's rules for a producer's block: no LOG_MARKER, no
 		 * DATA_LOSS (the daemon's own), well-formed times. */
-		if (sz < 0 || rlog__record_check(&rec, false) < 0 ||
+		if (sz < 0 || rlog__record_check(&rec, 0) < 0 ||
 		    rlog__time_apply(&cursor, &rec) < 0) {
 			bad = true;
 			break;
@@ -219,15 +236,25 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 		 * metadata the library writes on its own (schemas, names) are
 		 * neither emitted nor counted (include/ringlog.h); the one
 		 * definition, shared with the reader. */
-		if (rlog__record_kind(rec.id, rec.flagged) == RLOG_RECORD_EVENT) {
+		int kind = rlog__record_kind(rec.id, rec.flagged);
+		if (kind == RLOG_RECORD_EVENT) {
 			events++;
 			event_bytes += (uint32_t)sz;
+		} else if (kind == RLOG_RECORD_METADATA) {
+			/* Kept, to be written again where a reader needs it
+			 * (a new file, a wrap, a consumer's stream). */
+			rlog__output_meta(d->out, b->pid, b->tid, cursor, d->copy + off, (uint32_t)sz);
 		}
 		off += (uint32_t)sz;
 	}
-	if (off > 0)
-		rlog__logfile_block(d->lf, 0, b->pid, b->tid, start, d->copy, off, records, events,
-				    event_bytes);
+	if (off > 0) {
+		struct rlog__out_block ob = {
+			.flags = 0, .pid = b->pid, .tid = b->tid, .base_time = start,
+			.data = d->copy, .size = off, .records = records, .events = events,
+			.event_bytes = event_bytes,
+		};
+		rlog__output_block(d->out, &ob);
+	}
 	b->cursor = cursor;
 	d->slots[b->slot].last_time = cursor;
 	b->read_off = wo;
@@ -238,6 +265,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 	}
 }
 
+/* Gives buffer idx back to the producers at once. */
 static void release_buffer(struct rlog__drain *d, uint32_t idx)
 {
 	struct rlog__region *r = d->r;
@@ -303,9 +331,10 @@ static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
 	struct rlog__region *r = d->r;
 	struct rlog_shm_slot *sl = &r->slots[i];
 	uint32_t st = load_acquire(&sl->state);
-	if (!(st == RLOG_SLOT_EXITED || (st == RLOG_SLOT_ACTIVE && d->dead[i])) || pending[i])
-		return;
 	struct rlog__dslot *s = &d->slots[i];
+	if (!(st == RLOG_SLOT_EXITED || (st == RLOG_SLOT_ACTIVE && d->dead[i])) || pending[i] ||
+	    s->reaped)
+		return;
 	uint64_t ev[2], by[2];
 	for (int c = 0; c < 2; c++) {
 		ev[c] = load_acquire(&sl->lost_events[c]);
@@ -314,10 +343,21 @@ static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
 	uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
 	rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->rep, loss_cause);
 	memset(s, 0, sizeof *s);
+	/* Freed once the loss records are written (commit). */
+	s->reaped = true;
+	d->reap_slots[d->nreap_slots++] = i;
+}
+
+/* Frees reaped slot i: nothing of its owner stays. */
+static void free_slot(struct rlog__drain *d, uint32_t i)
+{
+	struct rlog__region *r = d->r;
+	struct rlog_shm_slot *sl = &r->slots[i];
 	if (d->dead[i])
 		reclaim_taking(d, i);
 	store_relaxed(&sl->taking, 0);
 	d->dead[i] = 0;
+	d->slots[i].reaped = false;
 	/* A FREE slot holds nothing of its last owner: its next owner is
 	 * ACTIVE (CAS) a moment before it stores its pid and resets the
 	 * counters, and in that moment the daemon must see pid 0 (claiming,
@@ -423,7 +463,8 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		bool owner_dead = d->dead[slot] || (exited[slot] && st == RLOG_BUF_OWNED);
 		if (st == RLOG_BUF_FULL || owner_dead) {
 			drain_buffer(d, idx, slot);
-			release_buffer(d, idx);
+			/* Given back once its blocks are written (commit). */
+			d->release[d->nrelease++] = idx;
 			if (seq >= s->next_seq)
 				s->next_seq = seq + 1;
 			released++;
@@ -447,9 +488,9 @@ void rlog__drain_final_losses(struct rlog__drain *d)
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_slot *sl = &r->slots[i];
 		uint32_t st = load_acquire(&sl->state);
-		if (st != RLOG_SLOT_ACTIVE && st != RLOG_SLOT_EXITED)
-			continue;
 		struct rlog__dslot *s = &d->slots[i];
+		if ((st != RLOG_SLOT_ACTIVE && st != RLOG_SLOT_EXITED) || s->reaped)
+			continue;
 		uint64_t ev[2], by[2];
 		for (int c = 0; c < 2; c++) {
 			ev[c] = load_acquire(&sl->lost_events[c]);
@@ -459,16 +500,20 @@ void rlog__drain_final_losses(struct rlog__drain *d)
 		rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->rep, loss_cause);
 	}
 	rlog__drain_final_proc_losses(d);
-	rlog__drain_report_log_losses(d);
+	rlog__drain_report_log_losses(d, true);
 }
 
-void rlog__drain_report_log_losses(struct rlog__drain *d)
+void rlog__drain_report_log_losses(struct rlog__drain *d, bool final)
 {
-	struct rlog__logfile *lf = d->lf;
-	if (lf->unreported_events == 0 && lf->unreported_bytes == 0)
+	struct rlog__sink *f = d->out->file;
+	if (f == NULL || (f->st.unreported_events == 0 && f->st.unreported_bytes == 0))
 		return;
-	uint64_t e = lf->unreported_events, b = lf->unreported_bytes;
-	lf->unreported_events = lf->unreported_bytes = 0;
+	/* A sequential file at its maximum takes one LOG_WRITE record, at
+	 * stop, in the room it kept: it says everything the file missed. */
+	if (f->st.full && !final)
+		return;
+	uint64_t e = f->st.unreported_events, b = f->st.unreported_bytes;
+	f->st.unreported_events = f->st.unreported_bytes = 0;
 	/* These events were counted when the file refused them: the record
 	 * says where they went without counting them twice. */
 	rlog__drain_loss_block(d, 0, 0, rlog__drain_now(d), e, b, RLOG_LOSS_LOG_WRITE);
@@ -481,26 +526,87 @@ void rlog__drain_publish(struct rlog__drain *d)
 	struct rlog__region *r = d->r;
 	struct rlog_shm_stats *st = &r->hdr->stats;
 	/* Losses: what DATA_LOSS records reported, plus what producers have
-	 * counted and the daemon has not reported yet, plus the file's. */
-	uint64_t ev = d->reported_events + d->lf->lost_events;
-	uint64_t by = d->reported_bytes + d->lf->lost_bytes;
+	 * counted and the daemon has not reported yet, plus what the session's
+	 * primary output (its file) refused. */
+	const struct rlog__sink_stats *o = rlog__output_stats(d->out);
+	uint64_t ev = d->reported_events + o->lost_events;
+	uint64_t by = d->reported_bytes + o->lost_bytes;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_slot *sl = &r->slots[i];
 		uint32_t s = load_relaxed(&sl->state);
-		if (s != RLOG_SLOT_ACTIVE && s != RLOG_SLOT_EXITED)
+		if ((s != RLOG_SLOT_ACTIVE && s != RLOG_SLOT_EXITED) || d->slots[i].reaped)
 			continue;
 		rlog__drain_add_increase(sl->lost_events, sl->lost_bytes, &d->slots[i].rep, &ev, &by);
 	}
 	rlog__drain_unreported_proc_losses(d, &ev, &by);
-	store_relaxed(&st->events_written, d->lf->events_written);
-	store_relaxed(&st->bytes_written, d->lf->bytes_written);
-	store_relaxed(&st->buffers_written, d->lf->buffers_written);
+	store_relaxed(&st->events_written, o->events_written);
+	store_relaxed(&st->bytes_written, o->bytes_written);
+	store_relaxed(&st->buffers_written, o->buffers_written);
 	store_relaxed(&st->events_lost, ev);
 	store_relaxed(&st->bytes_lost, by);
-	store_relaxed(&st->log_buffers_lost, d->lf->lost_blocks);
+	store_relaxed(&st->log_buffers_lost, d->out->file ? d->out->file->st.lost_blocks : 0);
 	store_relaxed(&st->corrupt_buffers, d->corrupt_buffers);
-	store_relaxed(&st->file_bytes, d->lf->file_bytes);
+	store_relaxed(&st->file_bytes, d->out->file ? d->out->file->st.file_bytes : 0);
+	store_relaxed(&st->file_index, d->out->file ? d->out->file->st.file_index : 0);
+	store_relaxed(&st->realtime_buffers_lost, rlog__output_realtime_lost(d->out));
 	store_relaxed(&st->passes, d->passes);
+}
+
+void rlog__drain_commit(struct rlog__drain *d)
+{
+	for (uint32_t k = 0; k < d->nrelease; k++)
+		release_buffer(d, d->release[k]);
+	d->nrelease = 0;
+	for (uint32_t k = 0; k < d->nreap_slots; k++)
+		free_slot(d, d->reap_slots[k]);
+	d->nreap_slots = 0;
+	rlog__drain_free_procs(d);
+}
+
+int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot,
+			      uint32_t read_off, uint64_t cursor)
+{
+	struct rlog__region *r = d->r;
+	if (idx >= r->buffer_count || slot >= r->slot_count || read_off > r->buffer_size ||
+	    (read_off & 3))
+		return -EINVAL;
+	struct rlog__dbuf *b = &d->bufs[idx];
+	b->started = true;
+	b->poisoned = false;
+	b->read_off = read_off;
+	b->cursor = cursor;
+	b->pid = r->desc[idx].pid;
+	b->tid = r->desc[idx].tid;
+	b->slot = slot;
+	struct rlog__dslot *s = &d->slots[slot];
+	if (!s->seen) {
+		s->seen = true;
+		s->pid = b->pid;
+		s->tid = b->tid;
+	}
+	s->last_time = cursor;
+	return 0;
+}
+
+void rlog__drain_resume_slot(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
+			     const uint64_t bytes[2], uint64_t last_time)
+{
+	struct rlog__dslot *s = &d->slots[i];
+	for (int c = 0; c < 2; c++) {
+		s->rep.events[c] = events[c];
+		s->rep.bytes[c] = bytes[c];
+	}
+	if (last_time > s->last_time)
+		s->last_time = last_time;
+}
+
+void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
+			     const uint64_t bytes[2])
+{
+	for (int c = 0; c < 2; c++) {
+		d->procs[i].rep.events[c] = events[c];
+		d->procs[i].rep.bytes[c] = bytes[c];
+	}
 }
 
 bool rlog__drain_any_full(struct rlog__drain *d)

@@ -1,5 +1,6 @@
 /*
- * drain.h - moving events from the session's buffers into the log file.
+ * drain.h - moving events from the session's buffers to the daemon's
+ * output (sink.h: the log file, real-time consumers).
  */
 #ifndef RLOG_DAEMON_DRAIN_H
 #define RLOG_DAEMON_DRAIN_H
@@ -7,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "logfile.h"
 #include "shm.h"
+#include "sink.h"
 
 enum rlog__drain_mode {
 	RLOG_DRAIN_FULL,    /* buffers handed over (FULL) only */
@@ -38,6 +39,7 @@ struct rlog__dslot {
 	uint64_t last_time;                   /* time of its last record in the file */
 	uint32_t pid, tid;
 	bool seen;
+	bool reaped;                          /* its losses are reported; freed at commit */
 };
 
 /* The daemon's private view of one process entry. */
@@ -54,7 +56,7 @@ struct pid_verdict {
 
 struct rlog__drain {
 	struct rlog__region *r;
-	struct rlog__logfile *lf;
+	struct rlog__output *out;
 	uint32_t tick_source;
 	struct rlog__dbuf *bufs;
 	struct rlog__dslot *slots;
@@ -74,15 +76,44 @@ struct rlog__drain {
 	uint64_t passes;
 	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
 	                                own count, never read back from the region */
+	/* What the pass has done that waits for its blocks to be written
+	 * (rlog__drain_commit): buffers to give back, slots and process
+	 * entries to free.  Until then a daemon that dies leaves them as they
+	 * were, for `ringlog stop --force` to find. */
+	uint32_t *release;           /* buffer indices */
+	uint32_t nrelease;
+	uint32_t *reap_slots;        /* slot indices */
+	uint32_t nreap_slots;
+	uint32_t *reap_procs;        /* process entry indices */
+	uint32_t nreap_procs;
 };
 
 /* Returns 0 or -ENOMEM. */
-int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__logfile *lf,
+int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__output *out,
 		     uint32_t tick_source);
 void rlog__drain_free(struct rlog__drain *d);
 
-/* One pass over the pool.  Returns the number of buffers released. */
+/* One pass over the pool: its blocks go to the output.  Returns the number
+ * of buffers drained whole, which rlog__drain_commit gives back. */
 int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode);
+
+/* After the output's flush: gives back the buffers the passes drained,
+ * frees the slots and process entries they reaped. */
+void rlog__drain_commit(struct rlog__drain *d);
+
+/* ringlog stop --force: buffer idx (OWNED or FULL, of slot) had its first
+ * read_off bytes written to the file by the daemon that died; the drain
+ * goes on from there, its time cursor at cursor.  Returns 0 or -EINVAL
+ * (out of range). */
+int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot,
+			      uint32_t read_off, uint64_t cursor);
+
+/* ringlog stop --force: losses the file already reports for slot i (per
+ * cause index) or process entry i. */
+void rlog__drain_resume_slot(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
+			     const uint64_t bytes[2], uint64_t last_time);
+void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
+			     const uint64_t bytes[2]);
 
 /* procs.c: finds producer processes that died (gone, zombies, reused
  * pids): their slots are reaped and their buffers drained and freed on the
@@ -92,6 +123,9 @@ void rlog__drain_check_dead(struct rlog__drain *d);
 /* procs.c: frees process entries that are EXITED (gate 0) or dead, after
  * reporting their losses. */
 void rlog__drain_reap_procs(struct rlog__drain *d);
+
+/* procs.c: frees the process entries the passes reaped (rlog__drain_commit). */
+void rlog__drain_free_procs(struct rlog__drain *d);
 
 /* procs.c: the session ends: reports every process entry's losses. */
 void rlog__drain_final_proc_losses(struct rlog__drain *d);
@@ -124,8 +158,10 @@ uint64_t rlog__drain_now(struct rlog__drain *d);
  * reported (slots still active, orphans, log-write losses). */
 void rlog__drain_final_losses(struct rlog__drain *d);
 
-/* Reports log-write losses once the file takes blocks again. */
-void rlog__drain_report_log_losses(struct rlog__drain *d);
+/* Reports log-write losses once the file takes blocks again (final: at
+ * stop, also those of a sequential file at its maximum size, into the room
+ * kept for them). */
+void rlog__drain_report_log_losses(struct rlog__drain *d, bool final);
 
 /* Publishes statistics into the region header. */
 void rlog__drain_publish(struct rlog__drain *d);

@@ -41,8 +41,8 @@ uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m)
 }
 
 
-int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
-		       const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid)
+/* The staging memory.  Returns 0 or -ENOMEM. */
+static int stage_alloc(struct rlog__logfile *lf, int fd, size_t max_block)
 {
 	memset(lf, 0, sizeof *lf);
 	lf->fd = fd;
@@ -56,6 +56,37 @@ int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
 		rlog__logfile_close(lf);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+int rlog__logfile_resume(struct rlog__logfile *lf, int fd, size_t max_block, uint64_t pos,
+			 uint64_t seq, uint64_t marker_offset, uint32_t marker_pid,
+			 uint32_t marker_tid)
+{
+	int err = stage_alloc(lf, fd, max_block);
+	if (err < 0)
+		return err;
+	lf->file_bytes = pos;
+	lf->seq = seq;
+	lf->marker_offset = marker_offset;
+	lf->marker_pid = marker_pid;
+	lf->marker_tid = marker_tid;
+	return 0;
+}
+
+int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
+		       const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid)
+{
+	return rlog__logfile_open_flags(lf, fd, max_block, marker, pid, tid, 0);
+}
+
+int rlog__logfile_open_flags(struct rlog__logfile *lf, int fd, size_t max_block,
+			     const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid,
+			     uint32_t file_flags)
+{
+	int err = stage_alloc(lf, fd, max_block);
+	if (err < 0)
+		return err;
 	struct rlog_file_header fh;
 	memset(&fh, 0, sizeof fh);
 	memcpy(fh.magic, RLOG_FILE_MAGIC, 8);
@@ -64,14 +95,14 @@ int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
 	fh.header_size = sizeof fh;
 	/* A copy of the LOG_MARKER, so that the file can be timed even if
 	 * block 0 is damaged (docs/FORMAT.md, "File header"). */
-	fh.flags = RLOG_FILE_FLAG_MARKER;
+	fh.flags = RLOG_FILE_FLAG_MARKER | file_flags;
 	fh.marker = *marker;
 	fh.marker_crc32 = (uint32_t)crc32(0L, (const Bytef *)&fh.marker, sizeof fh.marker);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	size_t done;
-	int err = rlog__write_all(fd, &fh, sizeof fh, &done);
+	err = rlog__write_all(fd, &fh, sizeof fh, &done);
 	if (err < 0)
 		return err;
 	lf->file_bytes = sizeof fh;
@@ -145,9 +176,12 @@ int rlog__logfile_flush(struct rlog__logfile *lf)
 	if (err < 0) {
 		lf->last_errno = -err;
 		/* Cut a partly written block off, so the file ends on a block
-		 * boundary and every block in it is whole. */
+		 * boundary and every block in it is whole.  A file whose bytes
+		 * past the position are in use (preallocated, or circular and
+		 * wrapped) keeps its size: the next block overwrites the part
+		 * (docs/FORMAT.md says what a reader makes of one left behind). */
 		if (done != whole) {
-			if (ftruncate(lf->fd, (off_t)(lf->file_bytes + whole)) == 0)
+			if (lf->keep_size || ftruncate(lf->fd, (off_t)(lf->file_bytes + whole)) == 0)
 				lseek(lf->fd, (off_t)(lf->file_bytes + whole), SEEK_SET);
 		}
 	}

@@ -40,6 +40,10 @@ struct rlog__logfile {
 	uint64_t lost_events, lost_bytes, lost_blocks;
 	uint64_t unreported_events, unreported_bytes; /* not yet in a DATA_LOSS */
 	int last_errno;            /* 0, or the errno of the last failed write */
+	bool keep_size;            /* a partial write is not cut off with ftruncate (a
+	                              preallocated file, or a circular one that has
+	                              wrapped: bytes past the write position are
+	                              still in use); the position goes back instead */
 };
 
 /* Starts a file on fd (positioned at 0): the file header, which holds a
@@ -47,6 +51,20 @@ struct rlog__logfile {
  * Returns 0 or -errno. */
 int rlog__logfile_open(struct rlog__logfile *lf, int fd, size_t max_block,
 		       const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid);
+
+/* rlog__logfile_open with RLOG_FILE_FLAG_* bits besides MARKER in the file
+ * header (CIRCULAR, PREALLOCATED).  Returns 0 or -errno. */
+int rlog__logfile_open_flags(struct rlog__logfile *lf, int fd, size_t max_block,
+			     const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid,
+			     uint32_t file_flags);
+
+/* Stages nothing and writes nothing: takes over an open file whose blocks
+ * are already written (ringlog stop --force), to append at byte pos with
+ * sequence number seq; block 0 (the LOG_MARKER) is at marker_offset.
+ * Returns 0 or -ENOMEM. */
+int rlog__logfile_resume(struct rlog__logfile *lf, int fd, size_t max_block, uint64_t pos,
+			 uint64_t seq, uint64_t marker_offset, uint32_t marker_pid,
+			 uint32_t marker_tid);
 
 /* Appends one block.  events/event_bytes are the application events it
  * carries (0 for daemon blocks).  Returns 0 or -errno (the block is then

@@ -99,6 +99,21 @@ void rlog__drain_reap_procs(struct rlog__drain *d)
 			continue;
 		report(d, i);
 		memset(&d->procs[i], 0, sizeof d->procs[i]);
+		d->procs[i].dead = dead;
+		/* Freed once the loss records are written (commit): until then
+		 * it stays REAPING, which nobody takes. */
+		d->reap_procs[d->nreap_procs++] = i;
+	}
+}
+
+void rlog__drain_free_procs(struct rlog__drain *d)
+{
+	struct rlog__region *r = d->r;
+	for (uint32_t k = 0; k < d->nreap_procs; k++) {
+		uint32_t i = d->reap_procs[k];
+		struct rlog_shm_proc *p = &r->procs[i];
+		bool dead = d->procs[i].dead;
+		d->procs[i].dead = false;
 		for (int c = 0; c < 2; c++) {
 			store_relaxed(&p->lost_events[c], 0);
 			store_relaxed(&p->lost_bytes[c], 0);
@@ -111,6 +126,7 @@ void rlog__drain_reap_procs(struct rlog__drain *d)
 		 * entry reset. */
 		store_release(&p->state, RLOG_PROC_FREE);
 	}
+	d->nreap_procs = 0;
 }
 
 void rlog__drain_final_proc_losses(struct rlog__drain *d)

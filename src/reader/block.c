@@ -48,7 +48,7 @@ static bool hdr_sane(const struct rlog__block_hdr *h)
 	       h->data_size <= RLOG_BLOCK_DATA_MAX && h->record_count <= h->data_size / 4;
 }
 
-void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, bool daemon,
+void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, uint16_t flags,
 		      struct rlog__walk *w)
 {
 	uint64_t cursor = base;
@@ -61,7 +61,9 @@ void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, bool daemon
 	while (pos < len) {
 		struct rlog__record rec;
 		int sz = rlog__record_decode(d + pos, len - pos, &rec);
-		if (sz < 0 || rlog__record_check(&rec, daemon) < 0) {
+		/* The block's kind decides what it may hold (a copy: metadata
+		 * only; record.h). */
+		if (sz < 0 || rlog__record_check(&rec, flags) < 0) {
 			w->why = BLK_RECORD;
 			break;
 		}
@@ -93,7 +95,7 @@ void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, bool daemon
 
 void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__check *c)
 {
-	size_t avail = r->size - pos;
+	size_t avail = r->seg_end - pos;
 	const uint8_t *p = r->data + pos;
 	struct rlog__block_hdr *h = &c->h;
 
@@ -122,8 +124,7 @@ void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__che
 		c->v = BLK_CRC;
 		return;
 	}
-	rlog__block_walk(p + RLOG__BLOCK_HDR_SIZE, h->data_size, h->base_time,
-			 (h->flags & RLOG_BLOCK_FLAG_DAEMON) != 0, &c->w);
+	rlog__block_walk(p + RLOG__BLOCK_HDR_SIZE, h->data_size, h->base_time, h->flags, &c->w);
 	if (c->w.why != BLK_OK) {
 		c->v = c->w.why;
 		c->bad_offset = pos + RLOG__BLOCK_HDR_SIZE + c->w.bytes;
@@ -140,7 +141,7 @@ void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__che
 size_t rlog__resync(const struct rlog_reader *r, size_t from, bool *verified)
 {
 	*verified = false;
-	for (size_t p = from; p + 4 <= r->size; p += 4) {
+	for (size_t p = from; p + 4 <= r->seg_end; p += 4) {
 		if (rlog__get32(r->data + p) != RLOG_BLOCK_MAGIC)
 			continue;
 		struct rlog__check c;
@@ -162,7 +163,7 @@ size_t rlog__resync(const struct rlog_reader *r, size_t from, bool *verified)
 			break;
 		}
 	}
-	return r->size;
+	return r->seg_end;
 }
 
 int rlog__block_at(const struct rlog_reader *r, size_t pos, size_t *region,
@@ -179,16 +180,15 @@ int rlog__block_at(const struct rlog_reader *r, size_t pos, size_t *region,
 		*region = i;
 		if (i < r->nregions && r->regions[i].offset == pos) {
 			const struct rlog__region *g = &r->regions[i];
-			if (g->kind == RLOG_DAMAGE_TRUNCATED) {
-				if (r->trunc_walk == 0 || r->trunc_offset != pos)
-					return 0;
+			if (g->kind == RLOG_DAMAGE_TRUNCATED && r->trunc_walk != 0 &&
+			    r->trunc_offset == pos) {
 				rlog__block_hdr_get(r->data + pos, &h);
 				b->offset = pos;
 				b->base_time = h.base_time;
 				b->pid = h.pid;
 				b->tid = h.tid;
-				/* Its extent runs to the end of the file. */
-				b->data_size = (uint32_t)(r->size - pos - RLOG__BLOCK_HDR_SIZE);
+				/* Its extent runs to the end of its region. */
+				b->data_size = (uint32_t)(g->length - RLOG__BLOCK_HDR_SIZE);
 				b->walk_size = r->trunc_walk;
 				b->record_count = r->trunc_count;
 				b->flags = h.flags;

@@ -42,8 +42,9 @@ struct rlog__damage *rlog__damage_add(struct rlog_reader *r, uint64_t offset, ui
 	return e;
 }
 
-void rlog__damage_message(struct rlog__damage *d)
+void rlog__damage_message(const struct rlog_reader *r, struct rlog__damage *d)
 {
+	uint64_t off = rlog__foff(r, d->offset);
 	char *m = d->message;
 	size_t n = sizeof(d->message);
 	bool one = d->seq_first == d->seq_last;
@@ -57,17 +58,17 @@ void rlog__damage_message(struct rlog__damage *d)
 	switch (d->kind) {
 	case RLOG_DAMAGE_MISSING:
 		snprintf(m, n, "missing block%s at offset %" PRIu64 ": %s %s not in the file "
-			 "(%s records are lost)", one ? "" : "s", d->offset, seqs,
+			 "(%s records are lost)", one ? "" : "s", off, seqs,
 			 one ? "is" : "are", one ? "its" : "their");
 		break;
 	case RLOG_DAMAGE_DUPLICATE:
 		snprintf(m, n, "duplicate block%s at offset %" PRIu64 ": %s %s read before "
-			 "(skipped %" PRId64 " records)", one ? "" : "s", d->offset, seqs,
+			 "(skipped %" PRId64 " records)", one ? "" : "s", off, seqs,
 			 one ? "was" : "were", d->records_skipped);
 		break;
 	case RLOG_DAMAGE_ORDER:
 		snprintf(m, n, "block%s out of order at offset %" PRIu64 ": %s after seq %" PRIu64
-			 " (read where %s)", one ? "" : "s", d->offset, seqs, d->seq_after,
+			 " (read where %s)", one ? "" : "s", off, seqs, d->seq_after,
 			 one ? "it is" : "they are");
 		break;
 	default:

@@ -189,14 +189,18 @@ static int block_found(struct rlog_reader *r, size_t pos, uint32_t data_size,
 	t->last_block = pos;
 	r->info.block_count++;
 	if (!truncated && !r->have_marker && h.seq == 0 && w->marker_first &&
-	    (h.flags & RLOG_BLOCK_FLAG_DAEMON))
+	    (h.flags & RLOG_BLOCK_FLAG_DAEMON)) {
 		marker_take(r, r->data + pos + RLOG__BLOCK_HDR_SIZE, w->bytes);
+		r->block0 = pos;
+		r->block0_pid = h.pid;
+		r->block0_tid = h.tid;
+	}
 	if (w->meta && (rc = meta_walk(r, t, &b)) < 0)
 		return rc;
 	if (!r->visit && !r->count)
 		return 0;
 	struct rlog_block vb = {
-		.offset = pos,
+		.offset = rlog__foff(r, pos),
 		.pid = h.pid,
 		.tid = h.tid,
 		.flags = h.flags,
@@ -253,10 +257,10 @@ static void skipped_text(char *buf, size_t n, const struct rlog_reader *r, size_
 {
 	char to[64];
 
-	if (next >= r->size)
+	if (next >= r->seg_end)
 		snprintf(to, sizeof(to), "the end of the file");
 	else
-		snprintf(to, sizeof(to), "the next block at offset %zu", next);
+		snprintf(to, sizeof(to), "the next block at offset %" PRIu64, rlog__foff(r, next));
 	if (sane && next == end)
 		snprintf(buf, n, "skipped %" PRIu32 " records", record_count);
 	else if (sane)
@@ -281,6 +285,7 @@ static int64_t damaged(struct rlog_reader *r, size_t pos, const struct rlog__che
 	if (verified) {
 		/* The checksum vouches for the extent and the sequence number. */
 		next = end;
+		r->last_end = end;
 		int rc = rlog__seq_block(r, pos, c->h.seq, end - pos, c->h.record_count, false);
 		if (rc < 0)
 			return rc;
@@ -307,17 +312,18 @@ static int64_t damaged(struct rlog_reader *r, size_t pos, const struct rlog__che
 		reason = "checksum mismatch";
 		break;
 	case BLK_RECORD:
-		snprintf(why, sizeof(why), "malformed record at offset %zu", c->bad_offset);
+		snprintf(why, sizeof(why), "malformed record at offset %" PRIu64,
+			 rlog__foff(r, c->bad_offset));
 		reason = why;
 		break;
 	case BLK_TIME:
-		snprintf(why, sizeof(why), "record at offset %zu is 2^31 ticks or more "
-			 "after the previous one, without a TIME_SYNC", c->bad_offset);
+		snprintf(why, sizeof(why), "record at offset %" PRIu64 " is 2^31 ticks or more "
+			 "after the previous one, without a TIME_SYNC", rlog__foff(r, c->bad_offset));
 		reason = why;
 		break;
 	case BLK_WRAP:
-		snprintf(why, sizeof(why), "record at offset %zu would take the time past 2^64 - 1",
-			 c->bad_offset);
+		snprintf(why, sizeof(why), "record at offset %" PRIu64 " would take the time past "
+			 "2^64 - 1", rlog__foff(r, c->bad_offset));
 		reason = why;
 		break;
 	case BLK_COUNT:
@@ -335,26 +341,30 @@ static int64_t damaged(struct rlog_reader *r, size_t pos, const struct rlog__che
 	skipped_text(skipped, sizeof(skipped), r, pos, end, next, sane, lost);
 	if (rlog__region_add(r, pos, next - pos, RLOG_DAMAGE_BLOCK) < 0 ||
 	    !rlog__damage_add(r, pos, next - pos, RLOG_DAMAGE_BLOCK, sane ? (int64_t)lost : -1,
-			      "damaged block at offset %zu: %s (%s)", pos, reason, skipped))
+			      "damaged block at offset %" PRIu64 ": %s (%s)", rlog__foff(r, pos),
+			      reason, skipped))
 		return -ENOMEM;
 	return (int64_t)next;
 }
 
-/* The last block at pos runs past the end of the file: keeps its readable
- * records.  Returns 0, -ENOMEM or the visitor's value. */
+/* The last block at pos runs past the end of the file (or, in a
+ * preallocated file, was written in part and only unused space follows):
+ * keeps its readable records.  Returns 0, -ENOMEM or the visitor's value. */
 static int truncated(struct rlog_reader *r, size_t pos, const struct rlog__check *c)
 {
-	size_t avail = r->size - pos - RLOG__BLOCK_HDR_SIZE;
+	size_t avail = r->seg_end - pos - RLOG__BLOCK_HDR_SIZE;
 	const uint8_t *d = r->data + pos + RLOG__BLOCK_HDR_SIZE;
 	struct rlog__walk w;
 	char skipped[64];
 	int rc;
+	bool part = avail >= c->h.data_size; /* preallocated: written in part */
+	bool copy = (c->h.flags & RLOG_BLOCK_FLAG_METADATA) != 0;
 
-	/* avail < data_size, a uint32_t */
-	rlog__block_walk(d, (uint32_t)avail, c->h.base_time,
-			 (c->h.flags & RLOG_BLOCK_FLAG_DAEMON) != 0, &w);
-	uint32_t n = w.count, used = w.bytes;
-	if (rlog__region_add(r, pos, r->size - pos, RLOG_DAMAGE_TRUNCATED) < 0)
+	/* the smaller of avail and data_size, a uint32_t */
+	rlog__block_walk(d, part ? c->h.data_size : (uint32_t)avail, c->h.base_time, c->h.flags,
+			 &w);
+	uint32_t n = copy ? 0 : w.count, used = w.bytes;
+	if (rlog__region_add(r, pos, r->seg_end - pos, RLOG_DAMAGE_TRUNCATED) < 0)
 		return -ENOMEM;
 	if (n > 0) {
 		r->trunc_offset = pos;
@@ -369,30 +379,38 @@ static int truncated(struct rlog_reader *r, size_t pos, const struct rlog__check
 		snprintf(skipped, sizeof(skipped), "skipped %" PRId64 " records", lost);
 	else
 		snprintf(skipped, sizeof(skipped), "skipped an unknown number of records");
-	return rlog__damage_add(r, pos, r->size - pos - RLOG__BLOCK_HDR_SIZE - used,
+	if (part)
+		return rlog__damage_add(r, pos, r->seg_end - pos - RLOG__BLOCK_HDR_SIZE - used,
+					RLOG_DAMAGE_TRUNCATED, lost,
+					"truncated block at offset %" PRIu64 ": written in part (its "
+					"checksum does not match, and only unused space follows) "
+					"(recovered %" PRIu32 " records, %s)",
+					rlog__foff(r, pos), n, skipped) ? 0 : -ENOMEM;
+	return rlog__damage_add(r, pos, r->seg_end - pos - RLOG__BLOCK_HDR_SIZE - used,
 				RLOG_DAMAGE_TRUNCATED, lost,
-				"truncated block at offset %zu: %zu of %" PRIu32
+				"truncated block at offset %" PRIu64 ": %zu of %" PRIu32
 				" data bytes present, checksum not verifiable "
 				"(recovered %" PRIu32 " records, %s)",
-				pos, avail, c->h.data_size, n, skipped) ? 0 : -ENOMEM;
+				rlog__foff(r, pos), avail, c->h.data_size, n, skipped) ? 0 : -ENOMEM;
 }
 
 /* Fewer than 48 bytes at pos, the end of the file.  Returns 0 or -ENOMEM. */
 static int short_tail(struct rlog_reader *r, size_t pos)
 {
-	size_t avail = r->size - pos;
+	size_t avail = r->seg_end - pos;
 	bool magic = avail >= 4 && rlog__get32(r->data + pos) == RLOG_BLOCK_MAGIC;
 	int kind = magic ? RLOG_DAMAGE_TRUNCATED : RLOG_DAMAGE_BLOCK;
 	if (rlog__region_add(r, pos, avail, kind) < 0)
 		return -ENOMEM;
 	if (magic)
 		return rlog__damage_add(r, pos, avail, kind, -1,
-					"truncated block at offset %zu: %zu of 48 header bytes "
-					"present (skipped an unknown number of records)", pos,
-					avail) ? 0 : -ENOMEM;
+					"truncated block at offset %" PRIu64 ": %zu of 48 header "
+					"bytes present (skipped an unknown number of records)",
+					rlog__foff(r, pos), avail) ? 0 : -ENOMEM;
 	return rlog__damage_add(r, pos, avail, kind, -1,
-				"damaged block at offset %zu: no block header (skipped %zu "
-				"bytes up to the end of the file)", pos, avail) ? 0 : -ENOMEM;
+				"damaged block at offset %" PRIu64 ": no block header (skipped %zu "
+				"bytes up to the end of the file)", rlog__foff(r, pos), avail)
+		       ? 0 : -ENOMEM;
 }
 
 /* ---------------------------------------------------------------- */
@@ -418,6 +436,9 @@ static int file_header(struct rlog_reader *r)
 		return -EBADMSG;
 	r->info.version_major = major;
 	r->info.version_minor = minor;
+	r->circular = minor >= 2 && (flags & RLOG_FILE_FLAG_CIRCULAR);
+	r->prealloc = minor >= 2 && (flags & RLOG_FILE_FLAG_PREALLOCATED);
+	r->seq.ring = r->circular;
 	r->info.created_realtime_ns = rlog__get64(p + 16);
 	r->info.file_size = r->size;
 	r->first_block = hsize;
@@ -436,14 +457,45 @@ static int file_header(struct rlog_reader *r)
 				"fails its checksum") ? 0 : -ENOMEM;
 }
 
-int rlog__file_index(struct rlog_reader *r)
+/* A copy block (RLOG_BLOCK_FLAG_METADATA) at pos, valid: its records give
+ * schemas and names; the walk steps over it.  Returns 0 or -ENOMEM. */
+static int copy_found(struct rlog_reader *r, size_t pos, const struct rlog__check *c)
 {
-	int rc = file_header(r);
-	if (rc < 0)
+	size_t size = RLOG__BLOCK_HDR_SIZE + c->h.data_size;
+	r->info.block_count++;
+	if (rlog__region_add(r, pos, size, RLOG__REGION_SKIP) < 0)
+		return -ENOMEM;
+	int rc = rlog__meta_copy_block(r, c->h.pid, c->h.tid, pos, c->h.base_time, c->h.data_size);
+	if (rc < 0 || !r->visit || !r->visit_copies)
 		return rc;
+	struct rlog_block vb = {
+		.offset = rlog__foff(r, pos), .pid = c->h.pid, .tid = c->h.tid, .flags = c->h.flags,
+		.record_count = c->w.count, .size = c->w.bytes,
+		.data = r->data + pos + RLOG__BLOCK_HDR_SIZE, .base_time = c->h.base_time,
+		.first_ticks = c->w.first_ticks, .last_ticks = c->w.last_ticks,
+	};
+	return r->visit(r->visit_arg, &vb);
+}
 
-	size_t pos = r->first_block;
-	while (pos < r->size) {
+/* True if a preallocated file's unused space starts at pos: a zero word
+ * where a block would start (docs/FORMAT.md, "Preallocated files"). */
+static bool unused_space(const struct rlog_reader *r, size_t pos)
+{
+	if (!r->prealloc)
+		return false;
+	for (size_t i = pos; i < pos + 4 && i < r->seg_end; i++)
+		if (r->data[i] != 0)
+			return false;
+	return true;
+}
+
+/* Reads the blocks of [pos, r->seg_end).  Returns 0 or -errno. */
+static int read_part(struct rlog_reader *r, size_t pos)
+{
+	int rc;
+	while (pos < r->seg_end) {
+		if (unused_space(r, pos))
+			return rlog__region_add(r, pos, r->seg_end - pos, RLOG__REGION_SKIP);
 		struct rlog__check c;
 		rlog__block_check(r, pos, &c);
 		if (c.v == BLK_OK) {
@@ -451,33 +503,72 @@ int rlog__file_index(struct rlog_reader *r)
 			rc = rlog__seq_block(r, pos, c.h.seq, size, c.h.record_count, true);
 			if (rc < 0)
 				return rc;
-			if (rc != SEQ_DUPLICATE && (rc = block_found(r, pos, c.h.data_size, &c.w,
-								     false)) < 0)
-				return rc;
+			r->last_end = pos + size;
+			if (rc != SEQ_DUPLICATE) {
+				if (c.h.flags & RLOG_BLOCK_FLAG_METADATA)
+					rc = copy_found(r, pos, &c);
+				else
+					rc = block_found(r, pos, c.h.data_size, &c.w, false);
+				if (rc < 0)
+					return rc;
+			}
 			pos += size;
 			rlog__drop_behind(r, pos);
 			continue;
 		}
-		if (c.v == BLK_SHORT) {
-			if ((rc = short_tail(r, pos)) < 0)
-				return rc;
-			break;
-		}
+		if (c.v == BLK_SHORT)
+			return short_tail(r, pos);
 		bool verified = true;
-		if (c.v == BLK_PAST_EOF)
+		if (c.v == BLK_PAST_EOF || (r->prealloc && c.v == BLK_CRC))
 			rlog__resync(r, pos + 4, &verified);
 		if (!verified) {
 			/* Nothing with a checksum after it: the last block, cut
-			 * short (a header-like pattern in its data is no block). */
-			if ((rc = truncated(r, pos, &c)) < 0)
-				return rc;
-			break;
+			 * short (a header-like pattern in its data is no block),
+			 * or, preallocated, written in part. */
+			return truncated(r, pos, &c);
 		}
 		int64_t next = damaged(r, pos, &c);
 		if (next < 0)
 			return (int)next;
 		pos = (size_t)next;
 	}
+	return 0;
+}
+
+int rlog__file_index(struct rlog_reader *r)
+{
+	int rc = file_header(r);
+	if (rc < 0)
+		return rc;
+	r->seg_end = r->size;
+	if (r->circular && (rc = rlog__circular_prepare(r)) < 0)
+		return rc;
+
+	/* The parts of the file in time order (one, unless a circular file
+	 * wrapped: struct rlog__wrap), and the skips between them. */
+	struct { size_t start, end; } part[3];
+	int nparts = 1;
+	part[0].start = r->first_block;
+	part[0].end = r->size;
+	if (r->wrap.on) {
+		const struct rlog__wrap *w = &r->wrap;
+		part[0].end = w->ring_start;
+		part[1].start = w->oldest;
+		part[1].end = r->info.file_size;
+		part[2].start = w->base2 + w->ring_start;
+		part[2].end = w->base2 + w->newest_end;
+		nparts = 3;
+	}
+	for (int i = 0; i < nparts; i++) {
+		if (i > 0 && part[i].start > part[i - 1].end &&
+		    (rc = rlog__region_add(r, part[i - 1].end, part[i].start - part[i - 1].end,
+					   RLOG__REGION_SKIP)) < 0)
+			return rc;
+		r->seg_end = part[i].end;
+		if (part[i].start < part[i].end && (rc = read_part(r, part[i].start)) < 0)
+			return rc;
+	}
+	r->seg_end = r->size;
 	if ((rc = rlog__seq_finish(r)) < 0)
 		return rc;
 	rlog__damage_sort(r);
@@ -488,7 +579,7 @@ int rlog__file_index(struct rlog_reader *r)
 		r->info.marker_copy = true;
 		r->have_marker = true;
 	}
-	if ((rc = threads_sort(r)) < 0)
+	if ((rc = threads_sort(r)) < 0 || (rc = rlog__meta_copy_finish(r)) < 0)
 		return rc;
 	r->info.thread_count = r->nthreads;
 	if (r->count && (rc = rlog__count_finish(r)) < 0)

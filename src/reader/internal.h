@@ -13,6 +13,8 @@
  *   records.c the decoders of ringlog's own records, the record kinds
  *   counter.c COUNTER_NAME and COUNTER records: counter names, values
  *   count.c   the totals of `ringlog stats`, counted during the open pass
+ *   circular.c  where a circular file wrapped, and the view that reads it
+ *             in time order
  *   reader.c  the public API (open, map, next, close)
  *
  * The whole file (or memory image) is visible as data[0..size); nothing is
@@ -46,6 +48,10 @@
 /* Block offsets the merge's thread queues hold at most, in all (8 bytes
  * each: 2 MiB; merge.c). */
 #define RLOG__QUEUE_MAX ((size_t)1 << 18)
+/* A region the walk steps over that is no damage (not a report): a copy
+ * block (RLOG_BLOCK_FLAG_METADATA), the unused end of a preallocated
+ * file, the parts of a wrapped circular file read elsewhere. */
+#define RLOG__REGION_SKIP 100
 
 /* A valid block (or the readable prefix of a truncated last block), as the
  * walk over the tiling finds it. */
@@ -95,6 +101,9 @@ struct rlog__gap {
 
 /* The block sequence check of the open pass (seq.c). */
 struct rlog__seq {
+	bool ring;             /* a circular file: the numbers between block 0 and
+				* the next block read were overwritten by a wrap,
+				* not lost (once) */
 	bool any;              /* a block with a verified header was seen ... */
 	uint64_t high;         /* ... and this is the highest number read so far */
 	bool unverified;       /* damage without a trustworthy header since the
@@ -181,9 +190,54 @@ struct rlog__counter_entry {
 	size_t last_offset;    /* and its file offset */
 };
 
+/*
+ * A circular file that has wrapped (circular.c), as found in the file:
+ *
+ *   header | block 0 | newest lap ... | cut | older lap ............. | end
+ *          H         A                b1    a0                        size
+ *
+ * and read through a view that maps the file twice (base2 bytes apart), so
+ * that its blocks lie in time order:
+ *
+ *   view  [H, A) block 0 | skip [A, a0) | [a0, size) older lap |
+ *         skip [size, base2 + A) | [base2 + A, base2 + b1) newest lap
+ *
+ * Offsets handed out (damage, events) are file offsets (rlog__foff).
+ */
+struct rlog__wrap {
+	bool on;
+	size_t ring_start;     /* A */
+	size_t newest_end;     /* b1 */
+	size_t oldest;         /* a0 */
+	size_t base2;          /* where the second copy of the file starts in the view */
+};
+
+/* A THREAD_NAME of a copy block, applied once the thread table is known
+ * (schema.c). */
+struct rlog__copy_name {
+	uint32_t pid, tid;
+	uint64_t ticks;
+	size_t offset;         /* of the record */
+};
+
 struct rlog_reader {
-	const uint8_t *data;   /* the file's bytes */
+	const uint8_t *data;   /* the file's bytes (a wrapped circular file: the view) */
 	size_t size;
+	size_t seg_end;        /* the end of the part of data the open pass reads
+				* now (size, but for a wrapped circular file) */
+	int fd;                /* the file while the open pass runs, or -1 */
+	uint8_t *owned;        /* a view the reader allocated (a memory image of a
+				* wrapped circular file), or NULL */
+	bool circular;         /* RLOG_FILE_FLAG_CIRCULAR (1.2) */
+	bool prealloc;         /* RLOG_FILE_FLAG_PREALLOCATED (1.2) */
+	struct rlog__wrap wrap;
+	struct rlog__copy_name *copy_names;
+	size_t ncopy_names, copy_names_cap;
+	bool visit_copies;     /* the visitor sees copy blocks too (layout.h) */
+	size_t last_end;       /* the end of the last block read with a verified
+				* header, in the view (layout.h) */
+	size_t block0;         /* block 0's offset, if read (else 0) */
+	uint32_t block0_pid, block0_tid;
 	void *map;             /* mmap()ed region to unmap at close, or NULL */
 	size_t map_size;
 	size_t dropped;        /* bytes of the mapping at its start given back
@@ -316,10 +370,10 @@ void rlog__block_hdr_get(const uint8_t *p, struct rlog__block_hdr *h);
 /* Checks the block at file offset pos (see enum rlog__verdict). */
 void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__check *c);
 
-/* Walks the records in d[0..len) of a block (daemon: a daemon block) from
- * time base; stops at the first malformed, incomplete or time-jumping
- * record. */
-void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, bool daemon,
+/* Walks the records in d[0..len) of a block with flags (RLOG_BLOCK_FLAG_*)
+ * from time base; stops at the first malformed, incomplete or time-jumping
+ * record (a copy block holds metadata and TIME_SYNC records only). */
+void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, uint16_t flags,
 		      struct rlog__walk *w);
 
 /* The first offset at or after from, in 4-byte steps, where a block could
@@ -354,7 +408,7 @@ struct rlog__damage *rlog__damage_add(struct rlog_reader *r, uint64_t offset, ui
 
 /* Rewrites the message of a MISSING, DUPLICATE or ORDER report from its
  * fields. */
-void rlog__damage_message(struct rlog__damage *d);
+void rlog__damage_message(const struct rlog_reader *r, struct rlog__damage *d);
 
 /* Puts the reports in file order (the open pass finds some late). */
 void rlog__damage_sort(struct rlog_reader *r);
@@ -406,6 +460,32 @@ void rlog__drop_range(struct rlog_reader *r, size_t from, size_t to);
 
 /* The thread (pid, tid), or NULL (file.c). */
 struct rlog__thread *rlog__thread_find(const struct rlog_reader *r, uint32_t pid, uint32_t tid);
+
+/* ---- circular.c ---- */
+
+/*
+ * A circular file (r->circular): finds where it wrapped, and if it did,
+ * replaces r->data with the view of struct rlog__wrap (r->wrap.on).
+ * Returns 0, or -ENOMEM / -EFBIG (the view cannot be made).
+ */
+int rlog__circular_prepare(struct rlog_reader *r);
+
+/* The file offset of view offset v. */
+static inline uint64_t rlog__foff(const struct rlog_reader *r, uint64_t v)
+{
+	return r->wrap.on && v >= r->wrap.base2 ? v - r->wrap.base2 : v;
+}
+
+/* The view offset of file offset f (the inverse of rlog__foff). */
+static inline uint64_t rlog__voff(const struct rlog_reader *r, uint64_t f)
+{
+	return r->wrap.on && f >= r->wrap.ring_start && f < r->wrap.newest_end ? f + r->wrap.base2
+										: f;
+}
+
+/* reader.c: maps the file twice, base2 bytes apart, as r->data (for a
+ * memory image: a copy).  Returns 0, -ENOMEM or -EFBIG. */
+int rlog__reader_double(struct rlog_reader *r, size_t *base2);
 
 /* ---- records.c ---- */
 
@@ -463,6 +543,16 @@ int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks);
  */
 int rlog__meta_record(struct rlog_reader *r, struct rlog__thread *th,
 		      const struct rlog__record *rec, uint64_t ticks, size_t off);
+
+/* The metadata records of a copy block (RLOG_BLOCK_FLAG_METADATA) of
+ * (pid, tid), walked before: schemas and process names at once, thread
+ * names once the threads are known (schema.c).  Returns 0 or -ENOMEM. */
+int rlog__meta_copy_block(struct rlog_reader *r, uint32_t pid, uint32_t tid, size_t offset,
+			  uint64_t base_time, uint32_t size);
+
+/* Applies the thread names of copy blocks to the threads of the file
+ * (schema.c).  Returns 0 or -ENOMEM. */
+int rlog__meta_copy_finish(struct rlog_reader *r);
 
 /* Frees the schema table and the names (schema.c). */
 void rlog__meta_free(struct rlog_reader *r);

@@ -43,6 +43,7 @@
  * in again).  The pages stay in the page cache.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -104,9 +105,10 @@ static int changed(struct rlog_reader *r, struct rlog__thread *t, size_t where)
 {
 	stream_end(&t->s);
 	return rlog__damage_add(r, where, 0, RLOG_DAMAGE_BLOCK, -1,
-				"damaged block at offset %zu: not what the file held when "
-				"it was opened (the rest of thread %u/%u is not read)", where,
-				(unsigned)t->pid, (unsigned)t->tid) ? 0 : -ENOMEM;
+				"damaged block at offset %" PRIu64 ": not what the file held "
+				"when it was opened (the rest of thread %u/%u is not read)",
+				rlog__foff(r, where), (unsigned)t->pid, (unsigned)t->tid)
+		       ? 0 : -ENOMEM;
 }
 
 static int queue_push(struct rlog__stream *s, size_t off)
@@ -265,14 +267,15 @@ static int stream_advance(struct rlog_reader *r, struct rlog__thread *t)
 		}
 		size_t off = b->offset + RLOG__BLOCK_HDR_SIZE + s->pos;
 		int sz = rlog__record_decode(r->data + off, b->walk_size - s->pos, &s->rec);
-		if (sz < 0 || rlog__record_check(&s->rec, (b->flags & RLOG_BLOCK_FLAG_DAEMON) != 0) < 0 ||
+		if (sz < 0 || rlog__record_check(&s->rec, b->flags) < 0 ||
 		    rlog__time_apply(&s->cursor, &s->rec) < 0) {
 			/* Validated at open: the file changed under the reader. */
 			bool added = rlog__damage_add(r, b->offset, b->walk_size - s->pos,
 						      RLOG_DAMAGE_BLOCK, -1,
-						      "damaged block at offset %zu: record at offset "
-						      "%zu changed since the file was opened (skipped "
-						      "the rest of the block)", b->offset, off);
+						      "damaged block at offset %" PRIu64 ": record at "
+						      "offset %" PRIu64 " changed since the file was "
+						      "opened (skipped the rest of the block)",
+						      rlog__foff(r, b->offset), rlog__foff(r, off));
 			s->pos = b->walk_size;
 			if (!added)
 				return -ENOMEM;
@@ -344,10 +347,10 @@ int rlog__merge_start(struct rlog_reader *r)
 			stream_end(s);
 			if ((rc < 0 || rc == 1) &&
 			    !rlog__damage_add(r, t->first_block, 0, RLOG_DAMAGE_BLOCK, -1,
-					      "damaged block at offset %zu: not what the file "
-					      "held when it was opened (thread %u/%u is not "
-					      "read)", t->first_block, (unsigned)t->pid,
-					      (unsigned)t->tid))
+					      "damaged block at offset %" PRIu64 ": not what the "
+					      "file held when it was opened (thread %u/%u is not "
+					      "read)", rlog__foff(r, t->first_block),
+					      (unsigned)t->pid, (unsigned)t->tid))
 				return -ENOMEM;
 			continue;
 		}
@@ -408,9 +411,9 @@ int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
 	ev->has_time = s->rec.has_time;
 	ev->from_daemon = (b->flags & RLOG_BLOCK_FLAG_DAEMON) != 0;
 	ev->payload = s->rec.payload;
-	ev->offset = s->rec_offset;
+	ev->offset = rlog__foff(r, s->rec_offset);
 	ev->size = s->rec.size;
-	ev->block_offset = b->offset;
+	ev->block_offset = rlog__foff(r, b->offset);
 
 	/* ev points into the file, not into s: advancing is safe. */
 	int rc = stream_advance(r, t);

@@ -3,6 +3,7 @@
  * file, hand out events and damage, close.  Parsing is in file.c, the time
  * merge in merge.c.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -12,6 +13,21 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "layout.h"
+
+/* rlog__reader_open_layout passes this as the visitor, with its own. */
+struct layout_arg {
+	rlog_block_fn fn;
+	void *arg;
+	struct rlog_reader *r;
+};
+
+static int layout_visit(void *arg, const struct rlog_block *b)
+{
+	(void)arg;
+	(void)b;
+	return 0; /* never called: reader_index replaces it */
+}
 
 static int reader_new(const void *data, size_t size, struct rlog_reader **out)
 {
@@ -20,6 +36,8 @@ static int reader_new(const void *data, size_t size, struct rlog_reader **out)
 		return -ENOMEM;
 	r->data = data;
 	r->size = size;
+	r->seg_end = size;
+	r->fd = -1;
 	r->queue_max = RLOG__QUEUE_MAX;
 	r->schema_last = SIZE_MAX;
 	*out = r;
@@ -31,12 +49,24 @@ static int reader_index(struct rlog_reader *r, rlog_block_fn fn, void *arg, bool
 			struct rlog_reader **out)
 {
 	int rc = count ? rlog__count_start(r) : 0;
+	if (fn == layout_visit) {
+		/* rlog__reader_open_layout: the caller's visitor, and the copies */
+		struct layout_arg *la = arg;
+		r->visit_copies = true;
+		fn = la->fn;
+		arg = la->arg;
+		la->r = r;
+	}
 	r->visit = fn;
 	r->visit_arg = arg;
 	if (rc == 0)
 		rc = rlog__file_index(r);
 	r->visit = NULL;
 	r->visit_arg = NULL;
+	if (r->fd >= 0) {
+		close(r->fd); /* kept for rlog__reader_double only */
+		r->fd = -1;
+	}
 	if (rc < 0) {
 		rlog_reader_close(r);
 		return rc;
@@ -138,20 +168,47 @@ static int open_path(const char *path, rlog_block_fn fn, void *arg, bool count,
 	/* The open pass reads the file front to back, and so, roughly, does
 	 * the merge. */
 	(void)posix_madvise(map, (size_t)st.st_size, POSIX_MADV_SEQUENTIAL);
-	close(fd);
 	rc = reader_new(map, (size_t)st.st_size, &r);
 	if (rc < 0)
 		goto fail_new;
 	r->map = map;
 	r->map_size = (size_t)st.st_size;
+	r->fd = fd; /* a wrapped circular file maps it again (rlog__reader_double) */
 	return reader_index(r, fn, arg, count, out);
 
 fail_new:
 	munmap(map, (size_t)st.st_size);
+	close(fd);
 	return rc;
 fail_stat:
 	close(fd);
 	return rc;
+}
+
+int rlog__reader_open_layout(const char *path, rlog_block_fn fn, void *arg,
+			     struct rlog_reader **out, struct rlog__layout *lay)
+{
+	struct layout_arg la = { fn, arg, NULL };
+	int rc = open_path(path, layout_visit, &la, false, out);
+	if (rc < 0)
+		return rc;
+	const struct rlog_reader *r = *out;
+	memset(lay, 0, sizeof *lay);
+	lay->append_at = rlog__foff(r, r->last_end ? r->last_end : r->first_block);
+	lay->next_seq = r->seq.any ? r->seq.high + 1 : 0;
+	lay->have_block0 = r->block0 != 0;
+	lay->block0 = r->block0;
+	lay->block0_pid = r->block0_pid;
+	lay->block0_tid = r->block0_tid;
+	if (r->block0) {
+		uint32_t size = rlog__get32(r->data + r->block0 + 32);
+		lay->ring_start = r->block0 + RLOG__BLOCK_HDR_SIZE + size;
+	}
+	lay->circular = r->circular;
+	lay->prealloc = r->prealloc;
+	lay->wrapped = r->wrap.on;
+	lay->file_size = r->info.file_size;
+	return 0;
 }
 
 int rlog_reader_set_flags(struct rlog_reader *r, unsigned flags)
@@ -213,7 +270,7 @@ int rlog_reader_damage(const struct rlog_reader *r, size_t i, struct rlog_damage
 	if (i >= r->ndamage)
 		return -ERANGE;
 	const struct rlog__damage *d = r->damage[i];
-	out->offset = d->offset;
+	out->offset = rlog__foff(r, d->offset);
 	out->length = d->length;
 	out->kind = d->kind;
 	out->records_skipped = d->records_skipped;
@@ -259,5 +316,52 @@ void rlog_reader_close(struct rlog_reader *r)
 	free(r->heap);
 	if (r->map)
 		munmap(r->map, r->map_size);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->owned);
 	free(r);
+}
+
+int rlog__reader_double(struct rlog_reader *r, size_t *base2)
+{
+	size_t size = r->size;
+	if (r->map == NULL) {
+		/* A memory image: a copy, twice. */
+		size_t b = (size + 7) & ~(size_t)7;
+		if (b > SIZE_MAX / 2)
+			return -EFBIG;
+		uint8_t *v = calloc(1, 2 * b);
+		if (!v)
+			return -ENOMEM;
+		memcpy(v, r->data, size);
+		memcpy(v + b, r->data, size);
+		free(r->owned);
+		r->owned = v;
+		r->data = v;
+		*base2 = b;
+		return 0;
+	}
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	size_t b = (size + page - 1) / page * page;
+	if (r->fd < 0 || b > SIZE_MAX / 2)
+		return -EFBIG;
+	/* Reserve the range, then map the file at both halves.  The bytes
+	 * between the end of the file and the end of its last page read as
+	 * zeros; the reader never reads past the file's end in either half. */
+	uint8_t *v = mmap(NULL, 2 * b, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (v == MAP_FAILED)
+		return -ENOMEM;
+	if (mmap(v, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) == MAP_FAILED ||
+	    mmap(v + b, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, r->fd, 0) == MAP_FAILED) {
+		munmap(v, 2 * b);
+		return -ENOMEM;
+	}
+	munmap(r->map, r->map_size);
+	r->map = v;
+	r->map_size = 2 * b;
+	r->data = v;
+	r->dropped = 0;
+	*base2 = b;
+	return 0;
 }

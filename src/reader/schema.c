@@ -207,7 +207,10 @@ const struct rlog_schema *rlog_reader_schema(struct rlog_reader *r, const struct
 	uint32_t lo = 0, hi = e->nversions; /* the answer is in [lo - 1, hi) */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (when_cmp(e->v[mid].ticks, e->v[mid].offset, ev->ticks, ev->offset) <= 0)
+		/* ev->offset is a file offset; the versions keep the view's
+		 * (they differ in a wrapped circular file). */
+		if (when_cmp(e->v[mid].ticks, e->v[mid].offset, ev->ticks,
+			     rlog__voff(r, ev->offset)) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -226,7 +229,7 @@ const struct rlog_schema *rlog_reader_schema_latest(struct rlog_reader *r, uint3
 uint64_t rlog_reader_bad_schemas(const struct rlog_reader *r, uint64_t *first_offset)
 {
 	if (first_offset)
-		*first_offset = r ? r->bad_schema_offset : 0;
+		*first_offset = r ? rlog__foff(r, r->bad_schema_offset) : 0;
 	return r ? r->bad_schemas : 0;
 }
 
@@ -335,6 +338,8 @@ void rlog__meta_free(struct rlog_reader *r)
 	}
 	free(r->schemas);
 	rlog__map_free(&r->schema_map);
+	free(r->copy_names);
+	r->copy_names = NULL;
 	for (size_t i = 0; i < r->nprocs; i++)
 		free(r->procs[i].name);
 	free(r->procs);
@@ -367,4 +372,60 @@ int rlog_event_field_count(const struct rlog_schema *s, const struct rlog_event 
 			return -EBADMSG;
 	}
 	return rlog__payload_matches(s, ev->payload, ev->length) ? s->field_count : -EBADMSG;
+}
+
+/* ---------------------------------------------------------------- */
+/* Copy blocks                                                      */
+/* ---------------------------------------------------------------- */
+
+struct copy_walk {
+	struct rlog_reader *r;
+	struct rlog__thread th;   /* pid and tid only: not a thread of the file */
+	size_t data;              /* file offset of the block's data */
+};
+
+static int copy_record(void *arg, const struct rlog__record *rec, uint64_t ticks, uint32_t pos)
+{
+	struct copy_walk *w = arg;
+	struct rlog_reader *r = w->r;
+	size_t off = w->data + pos;
+	if (rec->id == RLOG_ID_THREAD_NAME && !rec->flagged) {
+		if (rlog__vec_room(&r->copy_names, r->ncopy_names, &r->copy_names_cap,
+				   sizeof(*r->copy_names), 16) < 0)
+			return -ENOMEM;
+		r->copy_names[r->ncopy_names++] = (struct rlog__copy_name){ w->th.pid, w->th.tid, ticks,
+									    off };
+		return 0;
+	}
+	if (rlog__record_kind(rec->id, rec->flagged) != RLOG_RECORD_METADATA)
+		return 0;
+	return rlog__meta_record(r, &w->th, rec, ticks, off);
+}
+
+int rlog__meta_copy_block(struct rlog_reader *r, uint32_t pid, uint32_t tid, size_t offset,
+			  uint64_t base_time, uint32_t size)
+{
+	/* A copy says nothing of the thread's events: its schemas and process
+	 * names go to the tables, its thread names wait for the thread table. */
+	struct copy_walk w = { .r = r, .th = { .pid = pid, .tid = tid },
+			       .data = offset + RLOG__BLOCK_HDR_SIZE };
+	return rlog__records_walk(r->data + w.data, size, base_time, copy_record, &w);
+}
+
+int rlog__meta_copy_finish(struct rlog_reader *r)
+{
+	for (size_t i = 0; i < r->ncopy_names; i++) {
+		const struct rlog__copy_name *c = &r->copy_names[i];
+		struct rlog__thread *t = rlog__thread_find(r, c->pid, c->tid);
+		struct rlog__record rec;
+		if (!t || rlog__record_decode(r->data + c->offset, r->size - c->offset, &rec) < 0)
+			continue; /* a thread without events in the file needs no name */
+		int rc = thread_name(t, &rec, c->ticks, c->offset);
+		if (rc < 0)
+			return rc;
+	}
+	free(r->copy_names);
+	r->copy_names = NULL;
+	r->ncopy_names = r->copy_names_cap = 0;
+	return 0;
 }

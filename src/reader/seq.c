@@ -40,7 +40,7 @@ static int gap_report(struct rlog_reader *r, const struct rlog__gap *g)
 		return -ENOMEM;
 	d->seq_first = g->lo;
 	d->seq_last = g->hi;
-	rlog__damage_message(d);
+	rlog__damage_message(r, d);
 	return 0;
 }
 
@@ -123,7 +123,7 @@ static int run_report(struct rlog_reader *r, int kind, size_t pos, uint64_t seq,
 	}
 	q->run_end = pos + size;
 	q->run_next = seq + 1;
-	rlog__damage_message(d);
+	rlog__damage_message(r, d);
 	return 0;
 }
 
@@ -135,7 +135,12 @@ int rlog__seq_block(struct rlog_reader *r, size_t pos, uint64_t seq, uint64_t si
 
 	if (!q->any || seq > q->high) {
 		uint64_t expect = q->any ? q->high + 1 : 0;
-		if (seq > expect) {
+		/* A circular file: the blocks between block 0 and the oldest
+		 * one left were overwritten by its wraps, not lost. */
+		bool overwritten = q->ring && q->any && q->high == 0;
+		if (q->any)
+			q->ring = false;
+		if (seq > expect && !overwritten) {
 			struct rlog__gap g = { expect, seq - 1, pos, q->unverified };
 			if ((rc = gap_insert(r, q->ngaps, &g)) < 0)
 				return rc;

@@ -32,6 +32,7 @@
 #include "atomics.h"
 #include "clock.h"
 #include "futex.h"
+#include "procstat.h"
 
 /* How long flush waits for the daemon. */
 #define FLUSH_WAIT_NS UINT64_C(30000000000)
@@ -46,7 +47,7 @@ static int open_region(const char *name, struct rlog__region *r)
 static bool daemon_gone(const struct rlog_shm_header *h)
 {
 	pid_t d = (pid_t)h->daemon_pid;
-	return d <= 0 || (kill(d, 0) < 0 && errno == ESRCH);
+	return d <= 0 || rlog__process_dead(d, 0); /* a zombie is dead too */
 }
 
 int rlog__session_flush(const char *name)

@@ -11,10 +11,14 @@
 #include "session.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atomics.h"
+#include "daemon/lock.h"
+#include "procstat.h"
 
 void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *o)
 {
@@ -73,6 +77,30 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 	rlog__stats_copy(h, &o->stats);
 }
 
+/*
+ * True if session name is ACTIVE or STOPPING and its daemon is gone: no
+ * daemon holds its lock (daemon/lock.h), and its daemon_pid is dead or is
+ * a process that does not map the session (the pid was reused).  The
+ * second look keeps a daemon of an earlier ringlog, which takes no lock,
+ * from being called orphaned.
+ */
+static bool orphaned(const char *name, uint32_t state, uint32_t daemon_pid)
+{
+	if (state != RLOG_STATE_ACTIVE && state != RLOG_STATE_STOPPING)
+		return false;
+	int fd = rlog__daemon_lock(name);
+	if (fd < 0)
+		return false; /* held: a daemon (or a recovery) runs */
+	close(fd);
+	if (daemon_pid == 0 || daemon_pid > INT32_MAX || rlog__process_dead((pid_t)daemon_pid, 0))
+		return true;
+	char shm[96], path[128];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return false;
+	snprintf(path, sizeof path, "/dev/shm%s", shm);
+	return !rlog__maps_object((pid_t)daemon_pid, NULL, path);
+}
+
 int rlog__session_query(const char *name, struct rlog__session_info *out)
 {
 	if (rlog__name_validate(name) < 0)
@@ -83,6 +111,7 @@ int rlog__session_query(const char *name, struct rlog__session_info *out)
 		return err;
 	info_fill(&r, out);
 	rlog__region_close(&r);
+	out->orphaned = orphaned(name, out->state, out->daemon_pid);
 	return 0;
 }
 
@@ -105,6 +134,7 @@ static void list_one(const char *name, void *arg)
 	}
 	info_fill(&r, &info);
 	rlog__region_close(&r);
+	info.orphaned = orphaned(name, info.state, info.daemon_pid);
 	c->fn(0, &info, c->arg);
 }
 

@@ -11,6 +11,7 @@
  *   MaximumFileSize  1 MiB .. 1 TiB; needed by circular, newfile, preallocate
  *   LogFileMode      one of sequential, circular, newfile (a file needs -o);
  *                    preallocate (with a file and a maximum size); real-time
+ *                    (with or without a file)
  *   FlushTimer       0 .. 3600 s                                     (0)
  *   high water       1 .. 100 % of the pool                          (70)
  *   counters         sources of the catalogue (src/common/counter_catalog.h)  (app)
@@ -64,6 +65,18 @@ static bool one_percent_d(const char *pattern)
 			return false;
 	}
 	return d == 1;
+}
+
+/* The "%d" conversion of a pattern one_percent_d accepts. */
+static const char *percent_d(const char *pattern)
+{
+	for (const char *p = pattern; *p; p++) {
+		if (p[0] == '%' && p[1] == '%')
+			p++;
+		else if (p[0] == '%' && p[1] == 'd')
+			return p;
+	}
+	return NULL;
 }
 
 int rlog__enable_parse(const char *list, char (*table)[28], uint64_t *bits, char *pending,
@@ -160,17 +173,11 @@ int rlog__props_check(const struct rlog__start *s, char *why, size_t n)
 				 "fit");
 		return -EINVAL;
 	}
-	/* Not built yet: the daemon writes sequential files without a size
-	 * limit only. */
-	uint32_t unbuilt = p->log_file_mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NEWFILE |
-					       RLOG_MODE_PREALLOCATE | RLOG_MODE_REAL_TIME);
-	if (unbuilt || p->max_file_size) {
-		snprintf(why, n, "%s: not implemented yet",
-			 unbuilt & RLOG_MODE_CIRCULAR ? "--mode circular"
-			 : unbuilt & RLOG_MODE_NEWFILE ? "--mode newfile"
-			 : unbuilt & RLOG_MODE_PREALLOCATE ? "--mode preallocate"
-			 : unbuilt & RLOG_MODE_REAL_TIME ? "--mode real-time" : "--max-file-size");
-		return -ENOSYS;
+	if ((p->log_file_mode & RLOG_MODE_NEWFILE) && strchr(s->path, '/') &&
+	    percent_d(s->path) < strrchr(s->path, '/')) {
+		snprintf(why, n, "--mode newfile: the %%d of '%s' must be in the file's name, not in "
+				 "a directory", s->path);
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -132,8 +132,8 @@ typedef void rlog__stop_waiting_fn(uint32_t pid, uint32_t tid, uint32_t what, vo
  *               daemon met an error, a full disk say)
  *   -EINVAL     not a valid session name
  *   -ENOENT     no such session
- *   -ESRCH      its daemon (out->daemon_pid) is not running: the session was
- *               removed, events still in its buffers are lost
+ *   -ESRCH      its daemon (out->daemon_pid) is not running: the session is
+ *               orphaned and left as it is (rlog__session_recover drains it)
  *   -EPROTO     the header fails validation and no daemon runs for it
  *   -EUCLEAN    the header fails validation (scribbled); its daemon
  *               (out->daemon_pid) was asked to stop and has removed it
@@ -143,6 +143,23 @@ typedef void rlog__stop_waiting_fn(uint32_t pid, uint32_t tid, uint32_t what, vo
  */
 int rlog__session_stop(const char *name, struct rlog__stop_result *out,
 		       rlog__stop_waiting_fn *waiting, void *arg);
+
+/* True if process pid maps the object at path (a line of /proc/PID/maps
+ * ends with it), and, if exe is not NULL, runs the executable at exe. */
+bool rlog__maps_object(pid_t pid, const char *exe, const char *path);
+
+/*
+ * `ringlog stop NAME --force` on an orphaned session (recover.c): runs the
+ * final drain its dead daemon never ran, into its log file (appended after
+ * its last whole block, block numbers going on, a partly written block cut
+ * off), reports the losses the file does not hold yet, closes the file and
+ * removes the session.  out->stats are the file's (docs/SESSIONS.md).
+ * Returns 0, -EBUSY (a daemon runs: stop it as usual), -EINVAL, -ENOENT,
+ * -EPROTO (the header fails validation), -ENODATA (the file has no block
+ * 0 to go on from), or the -errno of opening or reading the file (then the
+ * session is left as it was).
+ */
+int rlog__session_recover(const char *name, struct rlog__stop_result *out);
 
 /* ------------------------------------------------------------------ */
 /* Flush and update (control.c)                                        */
@@ -197,6 +214,8 @@ struct rlog__session_info {
 	char log_file[RLOG_PATH_MAX];
 	char last_error[256];
 	uint32_t state;                    /* RLOG_STATE_* */
+	bool orphaned;                     /* ACTIVE or STOPPING, and no daemon holds its lock:
+	                                      the daemon died (ringlog stop --force recovers it) */
 	uint32_t log_file_mode;            /* RLOG_MODE_* */
 	uint32_t daemon_pid;
 	uint32_t buffer_size;              /* BufferSize, bytes */

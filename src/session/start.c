@@ -1,6 +1,11 @@
 /*
  * start.c - creating a session: its log file, its region, its daemon.
  *
+ * The log file is opened here, by the command the user typed, so that a
+ * bad path is its error (for newfile: the first file, the pattern's %d
+ * replaced by 1; the daemon opens the later ones).  A real-time session
+ * without -o has no file (RLOG_MODE_NO_FILE).
+ *
  *   caller                         region                      daemon (child)
  *   ------                         ------                      --------------
  *   open log file (O_EXCL)
@@ -27,6 +32,7 @@
 #include "atomics.h"
 #include "clock.h"
 #include "daemon/daemon.h"
+#include "daemon/sink_file.h"
 #include "futex.h"
 #include "wake.h"
 
@@ -94,18 +100,51 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 	if (rlog__name_validate(s->name) < 0)
 		return -EINVAL;
 
+	if (s->path == NULL)
+		params.log_file_mode |= RLOG_MODE_NO_FILE;
+	bool newfile = (params.log_file_mode & RLOG_MODE_NEWFILE) != 0;
+
 	/* With force, the file is truncated only once the session exists: a
 	 * refused start must not wipe a file (perhaps a running session's). */
 	out->step = RLOG__START_FILE;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (s->force ? 0 : O_EXCL);
-	int fd = open(s->path, flags, 0644);
-	if (fd < 0)
-		return -errno;
-	bool created = !s->force; /* O_EXCL: the file is ours to remove */
+	char first[PATH_MAX] = "";
+	if (s->path && newfile && rlog__file_name(s->path, 1, first, sizeof first) < 0)
+		return -ENAMETOOLONG;
+	const char *open_path = newfile ? first : s->path;
+	int fd = -1;
+	bool created = false;
+	if (s->path) {
+		int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (s->force ? 0 : O_EXCL);
+		fd = open(open_path, flags, 0644);
+		if (fd < 0)
+			return -errno;
+		created = !s->force; /* O_EXCL: the file is ours to remove */
+	}
 
 	out->step = RLOG__START_PATH;
-	char abs[PATH_MAX];
-	if (realpath(s->path, abs) == NULL || strlen(abs) >= RLOG_PATH_MAX) {
+	char abs[PATH_MAX + 8] = "";
+	if (s->path && realpath(open_path, abs) == NULL) {
+		err = -ENAMETOOLONG;
+		goto fail_file;
+	}
+	if (newfile) {
+		/* The pattern, absolute: the first file's directory and the
+		 * pattern's last component (props.c: the %d is in it). */
+		const char *base = strrchr(s->path, '/');
+		char *slash = strrchr(abs, '/');
+		if (slash == NULL) {
+			err = -ENAMETOOLONG;
+			goto fail_file;
+		}
+		size_t dir = (size_t)(slash - abs) + 1;
+		base = base ? base + 1 : s->path;
+		if (dir + strlen(base) >= sizeof abs) {
+			err = -ENAMETOOLONG;
+			goto fail_file;
+		}
+		memmove(abs + dir, base, strlen(base) + 1);
+	}
+	if (strlen(abs) >= RLOG_PATH_MAX) {
 		err = -ENAMETOOLONG;
 		goto fail_file;
 	}
@@ -118,7 +157,8 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 		goto fail_file;
 	struct stat fst;
 	out->step = RLOG__START_FILE;
-	if (s->force && fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && ftruncate(fd, 0) < 0) {
+	if (fd >= 0 && s->force && fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) &&
+	    ftruncate(fd, 0) < 0) {
 		err = -errno;
 		goto fail_region;
 	}
@@ -138,10 +178,13 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 			setsid();
 			detach_stdio();
 		}
-		int rc = rlog__daemon_run(&r, fd);
+		struct rlog__daemon_opts o = { .out_fd = fd, .pattern = newfile ? abs : NULL,
+					       .force = s->force };
+		int rc = rlog__daemon_run(&r, &o);
 		_exit(rc < 0 ? 1 : 0);
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	out->step = RLOG__START_DAEMON;
 	err = wait_active(&r, pid, out);
 	if (err < 0) {
@@ -150,7 +193,7 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 		rlog__region_unlink(s->name);
 		rlog__region_close(&r);
 		if (created)
-			unlink(s->path);
+			unlink(open_path);
 		return err;
 	}
 	/* Processes waiting for this session (late attach) pick it up at
@@ -167,8 +210,9 @@ fail_region:
 	rlog__region_unlink(s->name);
 	rlog__region_close(&r);
 fail_file:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (created)
-		unlink(s->path);
+		unlink(open_path);
 	return err;
 }

@@ -31,6 +31,7 @@
 #include "atomics.h"
 #include "clock.h"
 #include "futex.h"
+#include "procstat.h"
 
 /* How long stop waits for the daemon of a damaged session. */
 #define DAMAGED_WAIT_NS UINT64_C(30000000000)
@@ -43,18 +44,18 @@ static void request_stop(struct rlog_shm_header *h)
 	rlog__futex_wake(&h->fill_waiting, 1);
 }
 
-/* True if process pid runs the executable at exe and maps the object at
- * path (a line of /proc/PID/maps ends with it). */
-static bool maps_object(pid_t pid, const char *exe, const char *path)
+bool rlog__maps_object(pid_t pid, const char *exe, const char *path)
 {
 	char p[64], link[PATH_MAX];
-	snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
-	ssize_t n = readlink(p, link, sizeof link - 1);
-	if (n < 0)
-		return false;
-	link[n] = '\0';
-	if (strcmp(link, exe) != 0)
-		return false;
+	if (exe) {
+		snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+		ssize_t n = readlink(p, link, sizeof link - 1);
+		if (n < 0)
+			return false;
+		link[n] = '\0';
+		if (strcmp(link, exe) != 0)
+			return false;
+	}
 	snprintf(p, sizeof p, "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(p, "re");
 	if (f == NULL)
@@ -97,7 +98,7 @@ static pid_t find_daemon(const char *name)
 		long pid = strtol(e->d_name, &end, 10);
 		if (*end != '\0' || pid <= 0 || pid == self)
 			continue;
-		if (maps_object((pid_t)pid, exe, path))
+		if (rlog__maps_object((pid_t)pid, exe, path))
 			found = (pid_t)pid;
 	}
 	closedir(d);
@@ -164,11 +165,15 @@ int rlog__session_stop(const char *name, struct rlog__stop_result *out,
 	uint32_t st;
 	while ((st = load_acquire(&h->state)) != RLOG_STATE_STOPPED && st != RLOG_STATE_FAILED) {
 		pid_t d = out->daemon_pid;
-		if (d <= 0 || (kill(d, 0) < 0 && errno == ESRCH)) {
+		/* Gone, or a zombie nobody reaped (kill(d, 0) would still
+		 * succeed): dead either way. */
+		if (d <= 0 || rlog__process_dead(d, 0)) {
 			/* Re-check: the daemon may have finished between the two. */
 			if (load_acquire(&h->state) == RLOG_STATE_STOPPED)
 				break;
-			rlog__region_unlink(name);
+			/* Orphaned: its buffers still hold what `stop --force`
+			 * recovers; removing the region would lose it. */
+			snprintf(out->name, sizeof out->name, "%.*s", RLOG_NAME_MAX, h->name);
 			rlog__region_close(&r);
 			return -ESRCH;
 		}

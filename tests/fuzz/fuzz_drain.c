@@ -9,8 +9,10 @@
  * daemon runs its passes (FULL, FLUSH, FINAL), grows the pool, enables
  * pending categories, reaps process entries, samples the counters (the
  * application's and the /proc figures, from the fuzzed counter mask and
- * period) and reports the final losses, writing the log to /dev/null.  Whatever the bytes, it must not crash, read or write out of
- * bounds, or hang.
+ * period) and reports the final losses, writing the log through the
+ * daemon's output (a sequential file sink) to /dev/null, and gives back
+ * what each pass drained (commit).  Whatever the bytes, it must not crash,
+ * read or write out of bounds, or hang.
  * Built and run by scripts/fuzz.sh.
  */
 #define _GNU_SOURCE
@@ -23,7 +25,7 @@
 #include "daemon/categories.h"
 #include "daemon/counters.h"
 #include "daemon/drain.h"
-#include "daemon/logfile.h"
+#include "daemon/sink_file.h"
 
 #define BUFS 4     /* MinimumBuffers */
 #define CAP 8      /* capacity */
@@ -32,12 +34,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 
-/* The counters' blocks go to the log, as in the daemon. */
-static void counter_block(void *arg, uint32_t pid, uint64_t base_time, const void *data,
-			  uint32_t size, uint32_t records)
+static void marker(void *arg, struct rlog_log_marker *m)
 {
-	rlog__logfile_block(arg, RLOG_BLOCK_FLAG_DAEMON, pid, 0, base_time, data, size, records, 0,
-			    0);
+	(void)arg;
+	memset(m, 0, sizeof *m);
+	m->tick_freq_hz = 1000000000u;
+	m->tick_source = RLOG_TICK_MONOTONIC;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
@@ -99,34 +101,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		.slot_count = SLOTS, .free_words = 1, .min_buffers = BUFS, .high_water_pct = 70,
 	};
 	int fd = open("/dev/null", O_WRONLY);
-	struct rlog_log_marker m = { .tick_freq_hz = 1000000000u, .tick_source = RLOG_TICK_MONOTONIC };
-	struct rlog__logfile lf;
+	struct rlog__file_opts fo = { .fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = BUFSZ,
+				      .pid = 1, .tid = 1, .marker = marker };
+	struct rlog__output out;
+	struct rlog__sink *fs;
 	struct rlog__drain dr;
-	if (fd < 0 || rlog__logfile_open(&lf, fd, BUFSZ, &m, 1, 1) < 0) {
+	rlog__output_init(&out, RLOG__META_LIMIT);
+	if (fd < 0 || rlog__sink_file_open(&fo, &fs) < 0) {
 		if (fd >= 0)
 			close(fd);
+		rlog__output_free(&out);
 		return 0;
 	}
-	if (rlog__drain_init(&dr, &r, &lf, RLOG_TICK_MONOTONIC) == 0) {
+	rlog__output_add(&out, fs, true);
+	if (rlog__drain_init(&dr, &r, &out, RLOG_TICK_MONOTONIC) == 0) {
 		struct rlog__pending pending = { UINT32_MAX, 0 };
 		rlog__categories_resolve(&r, &pending);
 		rlog__pool_grow(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FULL);
+		rlog__output_flush(&out);
+		rlog__drain_commit(&dr);
 		rlog__drain_check_dead(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FLUSH);
 		struct rlog__counters *ctr;
-		if (rlog__counters_open(&r, RLOG_TICK_MONOTONIC, counter_block, &lf, &ctr) == 0) {
+		if (rlog__counters_open(&r, RLOG_TICK_MONOTONIC, rlog__counters_to_output, &out,
+					&ctr) == 0) {
 			rlog__counters_tick(ctr, 1);
 			rlog__counters_pass(ctr);
 			rlog__counters_close(ctr);
 		}
+		rlog__output_flush(&out);
+		rlog__drain_commit(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FINAL);
+		rlog__output_flush(&out);
+		rlog__drain_commit(&dr);
 		rlog__drain_final_losses(&dr);
-		rlog__logfile_flush(&lf);
+		rlog__output_flush(&out);
+		rlog__drain_commit(&dr);
 		rlog__drain_publish(&dr);
 		rlog__drain_free(&dr);
 	}
-	rlog__logfile_close(&lf);
-	close(fd);
+	rlog__output_finish(&out, NULL);
+	rlog__output_free(&out);
 	return 0;
 }

@@ -1,0 +1,266 @@
+/*
+ * cmd_tail.c - `ringlog tail NAME [filters] [--format text|json]
+ * [--time relative|wall] [--all]`: a real-time consumer.  Prints a running
+ * session's events as its daemon drains them, in dump's formats and with
+ * dump's filters (dump_args.c, dump_text.c, dump_json.c), until the
+ * session stops (or SIGINT/SIGTERM).
+ *
+ *   connect /dev/shm/ringlog-rt.NAME ──► bytes ──► tail_stream (framing, the
+ *   metadata cache) ──► one log file image per delivery ──► the reader
+ *   (time merge, schemas, names, damage) ──► dump's printing
+ *
+ * Events are in time order within each delivery (what reached the socket
+ * since the last read that found it empty), not across deliveries: a
+ * thread whose buffer the daemon drained later may have older events.
+ * Blocks the daemon could not deliver (this consumer did not keep up) are
+ * announced in the stream by a DATA_LOSS record of cause real_time, which
+ * prints as dump prints it (with blocks=N); at the end one line on stderr
+ * sums them, and the exit status is 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "daemon/sink_realtime.h"
+#include "dump.h"
+#include "ringlog/abi.h"
+#include "ringlog/reader.h"
+#include "session/session.h"
+#include "tail_stream.h"
+
+#define USAGE "usage: ringlog tail NAME [--id N[,N..]] [--name NAME] [--pid P[,P..]] " \
+	      "[--tid T[,T..]] [--since T] [--until T] [--format text|json] "      \
+	      "[--time relative|wall] [--all]"
+
+/* Bytes read at a time, and the batch past which an image is shown even
+ * while more is arriving. */
+#define READ_CHUNK (1u << 20)
+#define BATCH_SHOW (8u << 20)
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_signal = 1;
+}
+
+struct tail {
+	struct dump d;
+	struct tail_stream s;
+	bool shown;              /* the first image was shown (header, LOG_MARKER) */
+	int64_t since, until;
+	uint64_t missed_blocks, missed_events;
+	int status;
+};
+
+/* Why the socket of session name could not be reached. */
+static int connect_error(const char *name, const char *path, int err)
+{
+	struct rlog__session_info in;
+	int q = rlog__session_query(name, &in);
+	if (q == -ENOENT)
+		return cli_error("tail: no session named '%s'", name);
+	if (q == 0 && !(in.log_file_mode & RLOG_MODE_REAL_TIME))
+		return cli_error("tail: %s: not a real-time session (start it with --mode real-time)",
+				 name);
+	if (q == 0 && in.orphaned)
+		return cli_error("tail: %s: its daemon (pid %u) is not running", name, in.daemon_pid);
+	return cli_error("tail: %s: connecting to %s: %s", name, path, strerror(err));
+}
+
+/* Prints the events of one image. */
+static void show(struct tail *t, const uint8_t *img, size_t len)
+{
+	struct rlog_reader *r;
+	int rc = rlog_reader_open_mem(img, len, &r);
+	if (rc < 0) {
+		t->status = cli_error("tail %s: a delivery cannot be read: %s", t->d.path,
+				      rlog_reader_strerror(rc));
+		return;
+	}
+	struct dump *d = &t->d;
+	d->r = r;
+	d->info = rlog_reader_info(r);
+	if (d->all)
+		rlog_reader_set_flags(r, RLOG_READER_TIME_SYNC);
+	bool first = !t->shown;
+	if (first) {
+		t->shown = true;
+		t->since = d->has_since ? dump_resolve_time(d, &d->since) : INT64_MIN;
+		t->until = d->has_until ? dump_resolve_time(d, &d->until) : INT64_MAX;
+		if (!d->json)
+			dump_text_header(d);
+	}
+	struct rlog_event ev;
+	while ((rc = rlog_reader_next(r, &ev)) > 0) {
+		int kind = rlog_record_kind(ev.id, ev.flagged);
+		/* Every delivery starts with the stream's LOG_MARKER: print it once. */
+		if (kind == RLOG_RECORD_MARKER && !first)
+			continue;
+		struct rlog_loss l;
+		uint64_t blocks;
+		if (kind == RLOG_RECORD_LOSS && rlog_event_loss(&ev, &l) == 0 &&
+		    l.cause == RLOG_LOSS_REAL_TIME && dump_loss_blocks(&ev, &blocks)) {
+			t->missed_blocks += blocks;
+			t->missed_events += l.events;
+		}
+		dump_event(d, &ev, t->since, t->until);
+	}
+	if (rc < 0)
+		t->status = cli_error("tail %s: %s", d->path, rlog_reader_strerror(rc));
+	size_t nd = rlog_reader_damage_count(r);
+	for (size_t i = 0; i < nd; i++) {
+		struct rlog_damage dm;
+		if (rlog_reader_damage(r, i, &dm) == 0)
+			t->status = cli_error("tail %s: in the stream: %s", d->path, dm.message);
+	}
+	rlog_reader_close(r);
+	d->r = NULL;
+	int wrc = rlog__buf_write(&d->out, STDOUT_FILENO);
+	if (wrc < 0) {
+		t->status = cli_error("tail %s: writing the output: %s", d->path, strerror(-wrc));
+		stop_signal = 1;
+	}
+}
+
+/*
+ * The stream ended: the session stops (its state is STOPPING or STOPPED,
+ * or it is gone), or its daemon died.  A daemon that dies closes the
+ * socket a moment before it can be seen dead: look a few times (bounded).
+ */
+static void stream_end(struct tail *t, const char *name)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		struct rlog__session_info in;
+		if (rlog__session_query(name, &in) < 0 || in.state != RLOG_STATE_ACTIVE)
+			return; /* stopped, or stopping: the normal end */
+		if (in.orphaned) {
+			t->status = cli_error("tail %s: the daemon (pid %u) died: the session is "
+					      "orphaned ('ringlog stop %s --force' recovers it)", name,
+					      in.daemon_pid, name);
+			return;
+		}
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	t->status = cli_error("tail %s: the daemon closed the stream while the session runs", name);
+}
+
+/* Shows every image the stream holds.  Returns 0 or -ENOMEM. */
+static int show_all(struct tail *t)
+{
+	const uint8_t *img;
+	size_t len;
+	int rc;
+	while ((rc = tail_stream_image(&t->s, &img, &len)) > 0)
+		show(t, img, len);
+	return rc;
+}
+
+int cmd_tail(int argc, char **argv)
+{
+	struct tail t;
+	memset(&t, 0, sizeof t);
+	int rc = dump_parse_args(&t.d, argc, argv, "tail", USAGE);
+	if (rc != 0) {
+		dump_free_args(&t.d);
+		return rc;
+	}
+	const char *name = t.d.path;
+	struct sockaddr_un a;
+	memset(&a, 0, sizeof a);
+	a.sun_family = AF_UNIX;
+	const char *path = a.sun_path;
+	if (rlog__rt_path(name, a.sun_path, sizeof a.sun_path) < 0) {
+		dump_free_args(&t.d);
+		cli_error("tail: invalid session name '%s'", name);
+		return 2;
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		dump_free_args(&t.d);
+		return connect_error(name, path, err);
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal; /* no SA_RESTART: a read returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	tail_stream_init(&t.s);
+
+	uint8_t *buf = malloc(READ_CHUNK);
+	bool eof = false;
+	if (!buf) {
+		t.status = cli_error("tail %s: out of memory", name);
+		eof = true;
+	}
+	while (!eof && !stop_signal) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, 200) < 0 && errno != EINTR)
+			break;
+		/* Read what is there, then show it. */
+		for (;;) {
+			ssize_t n = read(fd, buf, READ_CHUNK);
+			if (n == 0) {
+				eof = true;
+				break;
+			}
+			if (n < 0) {
+				if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+					t.status = cli_error("tail %s: reading the stream: %s", name,
+							     strerror(errno));
+					eof = true;
+				}
+				break;
+			}
+			rc = tail_stream_feed(&t.s, buf, (size_t)n);
+			if (rc < 0) {
+				t.status = cli_error("tail %s: %s", name,
+						     rc == -EBADMSG ? t.s.error : strerror(-rc));
+				eof = true;
+				break;
+			}
+			if (t.s.batch_len >= BATCH_SHOW)
+				break;
+		}
+		if (show_all(&t) < 0) {
+			t.status = cli_error("tail %s: out of memory", name);
+			break;
+		}
+	}
+	if (eof && t.s.error[0] == '\0' && tail_stream_pending(&t.s) > 0)
+		t.status = cli_error("tail %s: the stream ended inside a block (%zu bytes): the "
+				     "daemon stopped before it could send it whole", name,
+				     tail_stream_pending(&t.s));
+	if (eof && !t.shown && t.s.error[0] == '\0' && t.status == 0)
+		t.status = cli_error("tail %s: the stream ended before its LOG_MARKER", name);
+	if (eof && t.s.error[0] == '\0')
+		stream_end(&t, name);
+	if (t.missed_blocks > 0)
+		t.status = cli_error("tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): this "
+				     "consumer did not keep up (the daemon counts them in "
+				     "realtime_buffers_lost)", name, t.missed_blocks, t.missed_events);
+	free(buf);
+	close(fd);
+	tail_stream_free(&t.s);
+	rlog__buf_free(&t.d.out);
+	dump_free_args(&t.d);
+	return t.status;
+}

@@ -1,0 +1,136 @@
+/*
+ * dump_args.c - what `ringlog dump` and `ringlog tail` share besides the
+ * formats: their options (filters, --format, --time, --all) and the
+ * choice, event by event, of what to print (docs/DUMP.md).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dump.h"
+#include "ringlog/abi.h"
+
+/* --opt VALUE or --opt=VALUE at argv[*i]: the value, or NULL if argv[*i]
+ * is not opt. *missing is set if opt has no value. */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt, bool *missing)
+{
+	size_t k = strlen(opt);
+	const char *a = argv[*i];
+	if (strncmp(a, opt, k) != 0)
+		return NULL;
+	if (a[k] == '=')
+		return a + k + 1;
+	if (a[k] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int bad_value(const struct dump *d, const char *opt, const char *v, const char *want)
+{
+	cli_error("%s: %s '%s': expected %s", d->what, opt, v, want);
+	return 2;
+}
+
+#define TIME_WANT "a time: 1.5s, 250ms, 10us, 123ns, or 2026-11-22T07:01:31.5Z"
+
+int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, const char *usage)
+{
+	d->what = cmd;
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		bool missing = false;
+		if (strcmp(argv[i], "--all") == 0) {
+			d->all = true;
+		} else if ((v = opt_value(argc, argv, &i, "--id", &missing))) {
+			if (!dump_numlist_add(&d->ids, v, RLOG_ID_MAX))
+				return bad_value(d, "--id", v, "event IDs 0 to 16383, separated by commas");
+		} else if ((v = opt_value(argc, argv, &i, "--pid", &missing))) {
+			if (!dump_numlist_add(&d->pids, v, UINT32_MAX))
+				return bad_value(d, "--pid", v, "process IDs separated by commas");
+		} else if ((v = opt_value(argc, argv, &i, "--tid", &missing))) {
+			if (!dump_numlist_add(&d->tids, v, UINT32_MAX))
+				return bad_value(d, "--tid", v, "thread IDs separated by commas");
+		} else if ((v = opt_value(argc, argv, &i, "--name", &missing))) {
+			const char **n = realloc(d->names, (d->nnames + 1) * sizeof(*n));
+			if (!n)
+				return cli_error("%s: out of memory", cmd);
+			d->names = n;
+			d->names[d->nnames++] = v;
+		} else if ((v = opt_value(argc, argv, &i, "--since", &missing))) {
+			if (cli_parse_time(v, &d->since) < 0)
+				return bad_value(d, "--since", v, TIME_WANT);
+			d->has_since = true;
+		} else if ((v = opt_value(argc, argv, &i, "--until", &missing))) {
+			if (cli_parse_time(v, &d->until) < 0)
+				return bad_value(d, "--until", v, TIME_WANT);
+			d->has_until = true;
+		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
+			if (strcmp(v, "json") == 0)
+				d->json = true;
+			else if (strcmp(v, "text") == 0)
+				d->json = false;
+			else
+				return bad_value(d, "--format", v, "text or json");
+		} else if ((v = opt_value(argc, argv, &i, "--time", &missing))) {
+			if (strcmp(v, "wall") == 0)
+				d->wall = true;
+			else if (strcmp(v, "relative") == 0)
+				d->wall = false;
+			else
+				return bad_value(d, "--time", v, "relative or wall");
+		} else if (missing || (argv[i][0] == '-' && argv[i][1] != '\0') || d->path) {
+			cli_error("%s: %s", cmd, usage);
+			return 2;
+		} else {
+			d->path = argv[i];
+		}
+	}
+	if (d->path)
+		return 0;
+	cli_error("%s: %s", cmd, usage);
+	return 2;
+}
+
+int64_t dump_resolve_time(const struct dump *d, const struct cli_time *t)
+{
+	if (!t->wall)
+		return t->ns;
+	/* Both are below 2^63: the difference fits. */
+	int64_t base = d->info->sync_realtime_ns > (uint64_t)INT64_MAX
+			       ? INT64_MAX : (int64_t)d->info->sync_realtime_ns;
+	return t->ns - base;
+}
+
+void dump_free_args(struct dump *d)
+{
+	free(d->ids.v);
+	free(d->pids.v);
+	free(d->tids.v);
+	free(d->names);
+}
+
+int dump_event(struct dump *d, const struct rlog_event *ev, int64_t since, int64_t until)
+{
+	if (ev->time_ns < since)
+		return 0;
+	if (ev->time_ns >= until)
+		return -1;
+	int kind = rlog_record_kind(ev->id, ev->flagged);
+	if (!d->all && kind == RLOG_RECORD_METADATA)
+		return 0;
+	const struct rlog_schema *s =
+		ev->id >= RLOG_ID_RAW_U8 && kind == RLOG_RECORD_EVENT ? rlog_reader_schema(d->r, ev)
+								   : NULL;
+	if (!dump_filter_passes(d, ev, s))
+		return 0;
+	if (d->json)
+		dump_json_event(d, ev, s);
+	else
+		dump_text_event(d, ev, s);
+	return 1;
+}

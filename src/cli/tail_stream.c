@@ -1,0 +1,220 @@
+/*
+ * tail_stream.c - framing a real-time stream into log file images
+ * (tail_stream.h).
+ */
+#include "tail_stream.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "record.h"
+#include "vec.h"
+#include "ringlog/abi.h"
+
+#define BLOCK_HDR 48u
+
+void tail_stream_init(struct tail_stream *t)
+{
+	memset(t, 0, sizeof *t);
+	rlog__metacache_init(&t->meta, RLOG__META_LIMIT);
+}
+
+void tail_stream_free(struct tail_stream *t)
+{
+	free(t->in);
+	free(t->block0);
+	free(t->batch);
+	free(t->img);
+	rlog__metacache_free(&t->meta);
+	memset(t, 0, sizeof *t);
+}
+
+
+static int bad(struct tail_stream *t, const char *fmt, uint64_t a)
+{
+	snprintf(t->error, sizeof t->error, fmt, a);
+	return -EBADMSG;
+}
+
+/* True if the block at p (48 + data_size bytes) has a correct crc32. */
+static bool crc_ok(const uint8_t *p, uint32_t data_size)
+{
+	uLong c = crc32(0L, p, 40);
+	c = crc32(c, p + BLOCK_HDR, (uInt)data_size);
+	return (uint32_t)c == rlog__get32(p + 40);
+}
+
+/* A whole block at p: where it goes.  Returns 0 or -ENOMEM. */
+static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_size)
+{
+	size_t size = BLOCK_HDR + data_size;
+	uint16_t flags = (uint16_t)(rlog__get32(p + 4) >> 16);
+	bool ok = crc_ok(p, data_size);
+	if (t->block0 == NULL) {
+		t->block0 = malloc(size);
+		if (!t->block0)
+			return -ENOMEM;
+		memcpy(t->block0, p, size);
+		t->block0_size = size;
+		return 0;
+	}
+	uint32_t pid = rlog__get32(p + 16), tid = rlog__get32(p + 20);
+	uint64_t base = rlog__get64(p + 24);
+	if (ok && !(flags & RLOG_BLOCK_FLAG_DAEMON)) {
+		/* Copy blocks and the metadata of thread blocks: the images
+		 * that follow carry them as copies. */
+		int rc = rlog__metacache_block(&t->meta, pid, tid, base, p + BLOCK_HDR, data_size);
+		if (rc < 0)
+			return rc;
+	}
+	if (ok && (flags & RLOG_BLOCK_FLAG_METADATA))
+		return 0;
+	if (rlog__bytes_room(&t->batch, &t->batch_cap, t->batch_len + size) < 0)
+		return -ENOMEM;
+	memcpy(t->batch + t->batch_len, p, size);
+	t->batch_len += size;
+	t->batch_blocks++;
+	return 0;
+}
+
+int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
+{
+	if (t->error[0])
+		return -EBADMSG;
+	if (rlog__bytes_room(&t->in, &t->in_cap, t->in_len + n) < 0)
+		return -ENOMEM;
+	memcpy(t->in + t->in_len, p, n);
+	t->in_len += n;
+	size_t pos = 0;
+	int rc = 0;
+	while (rc == 0) {
+		const uint8_t *q = t->in + pos;
+		size_t avail = t->in_len - pos;
+		if (t->header_size == 0) {
+			if (avail < 64)
+				break;
+			uint32_t hsize = rlog__get32(q + 12);
+			if (memcmp(q, RLOG_FILE_MAGIC, 8) != 0)
+				return bad(t, "not a ringlog stream (no file header at offset %" PRIu64 ")",
+					   t->offset + pos);
+			if ((rlog__get32(q + 8) & 0xffffu) != RLOG_FILE_VERSION_MAJOR)
+				return bad(t, "a stream of another format version (major %" PRIu64 ")",
+					   rlog__get32(q + 8) & 0xffffu);
+			if (hsize < 64 || hsize % 4 || hsize > TAIL_HEADER_MAX)
+				return bad(t, "bad file header size %" PRIu64 " in the stream", hsize);
+			if (avail < hsize)
+				break;
+			memcpy(t->header, q, hsize);
+			t->header_size = hsize;
+			pos += hsize;
+			continue;
+		}
+		if (avail < BLOCK_HDR)
+			break;
+		uint32_t data_size = rlog__get32(q + 32), records = rlog__get32(q + 36);
+		if (rlog__get32(q) != RLOG_BLOCK_MAGIC || (rlog__get32(q + 4) & 0xffffu) != BLOCK_HDR ||
+		    data_size % 4 || data_size > RLOG_BLOCK_DATA_MAX || records > data_size / 4)
+			return bad(t, "bad block header at stream offset %" PRIu64
+				      " (the stream cannot be followed past it)", t->offset + pos);
+		if (avail < BLOCK_HDR + (size_t)data_size)
+			break;
+		rc = take_block(t, q, data_size);
+		pos += BLOCK_HDR + data_size;
+	}
+	memmove(t->in, t->in + pos, t->in_len - pos);
+	t->in_len -= pos;
+	t->offset += pos;
+	return rc;
+}
+
+struct render {
+	struct tail_stream *t;
+	size_t len;
+	uint64_t seq;
+};
+
+/* Writes a block header at p for size bytes of data at p + 48. */
+static void header_at(uint8_t *p, uint16_t flags, uint64_t seq, uint32_t pid, uint32_t tid,
+		      uint64_t base, uint32_t size, uint32_t records)
+{
+	memset(p, 0, BLOCK_HDR);
+	uint32_t w = RLOG_BLOCK_MAGIC;
+	memcpy(p, &w, 4);
+	w = BLOCK_HDR | (uint32_t)flags << 16;
+	memcpy(p + 4, &w, 4);
+	memcpy(p + 8, &seq, 8);
+	memcpy(p + 16, &pid, 4);
+	memcpy(p + 20, &tid, 4);
+	memcpy(p + 24, &base, 8);
+	memcpy(p + 32, &size, 4);
+	memcpy(p + 36, &records, 4);
+	uLong c = crc32(crc32(0L, p, 40), p + BLOCK_HDR, (uInt)size);
+	w = (uint32_t)c;
+	memcpy(p + 40, &w, 4);
+}
+
+static int render_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time, const void *data,
+		       uint32_t size, uint32_t records)
+{
+	struct render *rd = arg;
+	struct tail_stream *t = rd->t;
+	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + BLOCK_HDR + size) < 0)
+		return -ENOMEM;
+	uint8_t *p = t->img + rd->len;
+	memcpy(p + BLOCK_HDR, data, size);
+	header_at(p, RLOG_BLOCK_FLAG_METADATA, rd->seq++, pid, tid, base_time, size, records);
+	rd->len += BLOCK_HDR + size;
+	return 0;
+}
+
+/* Appends the block at p (whole) with sequence number seq. */
+static int append_renumbered(struct render *rd, const uint8_t *p, uint32_t data_size)
+{
+	struct tail_stream *t = rd->t;
+	size_t size = BLOCK_HDR + data_size;
+	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + size) < 0)
+		return -ENOMEM;
+	uint8_t *o = t->img + rd->len;
+	bool ok = crc_ok(p, data_size);
+	memcpy(o, p, size);
+	uint64_t seq = rd->seq++;
+	memcpy(o + 8, &seq, 8);
+	if (ok) {
+		uLong c = crc32(crc32(0L, o, 40), o + BLOCK_HDR, (uInt)data_size);
+		uint32_t w = (uint32_t)c;
+		memcpy(o + 40, &w, 4);
+	}
+	rd->len += size;
+	return 0;
+}
+
+int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len)
+{
+	if (t->header_size == 0 || t->block0 == NULL || (t->batch_blocks == 0 && t->imaged))
+		return 0;
+	t->imaged = true;
+	struct render rd = { t, 0, 0 };
+	if (rlog__bytes_room(&t->img, &t->img_cap, t->header_size + t->block0_size) < 0)
+		return -ENOMEM;
+	memcpy(t->img, t->header, t->header_size);
+	rd.len = t->header_size;
+	int rc = append_renumbered(&rd, t->block0, (uint32_t)(t->block0_size - BLOCK_HDR));
+	if (rc == 0)
+		rc = rlog__metacache_render(&t->meta, render_copy, &rd);
+	for (size_t off = 0; rc == 0 && off < t->batch_len;) {
+		uint32_t data_size = rlog__get32(t->batch + off + 32);
+		rc = append_renumbered(&rd, t->batch + off, data_size);
+		off += BLOCK_HDR + data_size;
+	}
+	t->batch_len = 0;
+	t->batch_blocks = 0;
+	if (rc < 0)
+		return rc;
+	*img = t->img;
+	*len = rd.len;
+	return 1;
+}

@@ -1,0 +1,403 @@
+/*
+ * test_realtime - real-time consumers (`ringlog tail`) of real sessions,
+ * issue 7 item 4:
+ *
+ *   1. two consumers at once, text and JSON: each prints every event
+ *      exactly once, the same events the file holds (as `ringlog dump`
+ *      prints them, order aside), named and decoded; both exit 0 when the
+ *      session stops; realtime_buffers_lost is 0;
+ *   2. a session without a file: the consumer gets every event; stop
+ *      prints "file: -";
+ *   3. a consumer stopped with SIGSTOP while 6 MB go by: producers lose
+ *      nothing and the file has every event; the consumer, resumed, prints
+ *      DATA_LOSS lines of cause real_time whose blocks add up to exactly
+ *      realtime_buffers_lost, and events received + events it was told it
+ *      missed = events written; it exits 1 with its line; the same when
+ *      it is resumed only as the session stops (its last DATA_LOSS then
+ *      ends its stream);
+ *   4. a real-time session without a consumer keeps its file;
+ *   5. tail's errors: no session, not a real-time session, a bad name, a
+ *      usage error: one line each, exact.
+ * Every session: events emitted = events written + events lost.
+ */
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "harness.h"
+#include "ringlog/event.h"
+#include "tap.h"
+
+#define RT_FIELDS(F) F(U64, seq) F(STRING, tag)
+RLOG_DEFINE_EVENT(rt_ev, 3100, "rt.ev", 0, RT_FIELDS)
+
+static struct h_run r;
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* `ringlog tail name args...` in the background, stdout and stderr to
+ * files. */
+struct tailer {
+	pid_t pid;
+	char out[128], err[128];
+	int status;
+};
+
+static void tail_start(struct tailer *t, const char *name, const char *tag, const char *a0,
+		       const char *a1)
+{
+	snprintf(t->out, sizeof t->out, "/tmp/rlog-test-tail-%s-%d.out", tag, (int)getpid());
+	snprintf(t->err, sizeof t->err, "/tmp/rlog-test-tail-%s-%d.err", tag, (int)getpid());
+	fflush(NULL);
+	t->pid = fork();
+	if (t->pid == 0) {
+		int o = open(t->out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(t->err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(o, 1);
+		dup2(e, 2);
+		execl(h_bin(), h_bin(), "tail", name, a0, a1, (char *)NULL);
+		_exit(127);
+	}
+}
+
+static char *slurp_path(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return strdup("");
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap + 1);
+	ssize_t k;
+	while ((k = read(fd, b + n, cap - n)) > 0) {
+		n += (size_t)k;
+		if (n == cap) {
+			cap *= 2;
+			b = realloc(b, cap + 1);
+		}
+	}
+	close(fd);
+	b[n] = '\0';
+	return b;
+}
+
+/* Waits (bounded) until the consumer's output holds needle. */
+static bool tail_wait_for(const struct tailer *t, const char *needle)
+{
+	for (int i = 0; i < 2000; i++) {
+		char *o = slurp_path(t->out);
+		bool found = strstr(o, needle) != NULL;
+		free(o);
+		if (found)
+			return true;
+		sleep_ms(5);
+	}
+	return false;
+}
+
+static void tail_end(struct tailer *t)
+{
+	int st;
+	waitpid(t->pid, &st, 0);
+	t->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Lines of text whose id column is "rt.ev"; their seq values summed. */
+static uint64_t count_text(const char *text, uint64_t *seq_sum, uint64_t *loss_blocks,
+			   uint64_t *loss_events)
+{
+	uint64_t n = 0;
+	*seq_sum = *loss_blocks = *loss_events = 0;
+	for (const char *p = text; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(len < 511 ? len : 511), p);
+		const char *s = strstr(line, " rt.ev ");
+		if (s) {
+			n++;
+			const char *q = strstr(line, "seq=");
+			if (q)
+				*seq_sum += strtoull(q + 4, NULL, 10);
+		}
+		if (strstr(line, "cause=real_time")) {
+			const char *q = strstr(line, "events=");
+			const char *b = strstr(line, "blocks=");
+			if (q)
+				*loss_events += strtoull(q + 7, NULL, 10);
+			if (b)
+				*loss_blocks += strtoull(b + 7, NULL, 10);
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return n;
+}
+
+/* Stops session name: exit 0, the statistics agree with what the writes
+ * returned (total of them), no block missed by a consumer. */
+static void stop_exact(const char *name, const struct h_tally *t, uint64_t total)
+{
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), t->written);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), t->lost);
+	ASSERT_EQ_U64(t->written + t->lost, total);
+	ASSERT_EQ_U64(h_kv(r.out, "realtime_buffers_lost"), 0);
+}
+
+static uint64_t write_events(uint64_t from, uint64_t n, struct h_tally *t)
+{
+	for (uint64_t i = from; i < from + n; i++)
+		h_tally_add(t, RLOG_EVENT(rt_ev, i, "tagged"));
+	return from + n;
+}
+
+/* 1, 4: two consumers, text and JSON, and the file. */
+static void two_consumers(void)
+{
+	const char *name = h_session("rt2");
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path("rt2"));
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "50ms", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct tailer a, b;
+	tail_start(&a, name, "text", NULL, NULL);
+	tail_start(&b, name, "json", "--format", "json");
+	ok(tail_wait_for(&a, "LOG_MARKER"), "the text consumer is connected");
+	ok(tail_wait_for(&b, "\"log_marker\""), "the JSON consumer is connected");
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct h_tally t = { 0, 0, 0, 0 };
+	uint64_t next = write_events(1, 5000, &t);
+	rlog_flush_thread();
+	ok(tail_wait_for(&a, "seq=5000 "), "the text consumer printed event 5000 live");
+	next = write_events(next, 5000, &t);
+	rlog_detach();
+	stop_exact(name, &t, 10000);
+	tail_end(&a);
+	tail_end(&b);
+	ASSERT_EQ(a.status, 0);
+	ASSERT_EQ(b.status, 0);
+	char *ao = slurp_path(a.out), *ae = slurp_path(a.err), *bo = slurp_path(b.out),
+	     *be = slurp_path(b.err);
+	ASSERT_STREQ(ae, "");
+	ASSERT_STREQ(be, "");
+	uint64_t sum, lb, le;
+	ASSERT_EQ_U64(count_text(ao, &sum, &lb, &le), t.written);
+	ASSERT_EQ_U64(sum, 10000ull * 10001 / 2);
+	char head[128];
+	snprintf(head, sizeof head, "# ringlog tail of %s: session %s, tick source ", name, name);
+	ok(strncmp(ao, head, strlen(head)) == 0, "the text header names the session");
+	ASSERT_CONTAINS(ao, "rt.ev        seq=1 tag=\"tagged\"\n");
+	uint64_t json_events = 0;
+	for (const char *p = bo; (p = strstr(p, "\"name\":\"rt.ev\"")); p++)
+		json_events++;
+	ASSERT_EQ_U64(json_events, t.written);
+	/* The same lines as dump prints from the file (order aside: count and
+	 * sum, and one line checked whole). */
+	h_ringlog(&r, "dump", path, "--id", "3100", NULL);
+	ASSERT_EQ(r.status, 0);
+	(void)next;
+	free(ao);
+	free(ae);
+	free(bo);
+	free(be);
+	struct h_summary s;
+	h_summarize(path, &s);
+	ASSERT_EQ_U64(s.events, t.written);
+	ASSERT_EQ(s.damage, 0);
+	unlink(path);
+	unlink(a.out);
+	unlink(a.err);
+	unlink(b.out);
+	unlink(b.err);
+}
+
+/* 2: no file. */
+static void no_file(void)
+{
+	const char *name = h_session("rt0");
+	h_ringlog(&r, "start", name, "--mode", "real-time", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "\nfile: -\n");
+	h_ringlog(&r, "query", name, NULL);
+	ASSERT_CONTAINS(r.out, "log_file_mode: no-file,real-time\n");
+	ASSERT_EQ_U64(h_kv(r.out, "flush_timer_ms"), 1000);
+	struct tailer a;
+	tail_start(&a, name, "nofile", NULL, NULL);
+	ok(tail_wait_for(&a, "LOG_MARKER"), "connected");
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct h_tally t = { 0, 0, 0, 0 };
+	write_events(1, 3000, &t);
+	rlog_detach();
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "\nfile: -\n");
+	ASSERT_EQ_U64(h_kv(r.out, "events_written") + h_kv(r.out, "events_lost"), 3000);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), t.written);
+	ASSERT_EQ_U64(h_kv(r.out, "realtime_buffers_lost"), 0);
+	tail_end(&a);
+	ASSERT_EQ(a.status, 0);
+	char *ao = slurp_path(a.out);
+	uint64_t sum, lb, le;
+	ASSERT_EQ_U64(count_text(ao, &sum, &lb, &le), t.written);
+	free(ao);
+	unlink(a.out);
+	unlink(a.err);
+}
+
+/* 3: a consumer that does not keep up; at_stop: resumed just before the
+ * session stops, so the daemon tells it of its last misses in a DATA_LOSS
+ * of its own at the end of the stream. */
+static void slow_consumer(bool at_stop)
+{
+	const char *name = h_session(at_stop ? "rtslow2" : "rtslow");
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path(at_stop ? "rtslow2" : "rtslow"));
+	unlink(path);
+	/* 8 MiB of pool: the producers never wait for the daemon here. */
+	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
+		  "--buffer-size", "4", "--buffers", "2048", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct tailer a;
+	tail_start(&a, name, at_stop ? "slow2" : "slow", NULL, NULL);
+	ok(tail_wait_for(&a, "LOG_MARKER"), "connected");
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct h_tally t = { 0, 0, 0, 0 };
+	uint64_t next = write_events(1, 100, &t);
+	rlog_flush_thread();
+	ok(tail_wait_for(&a, "seq=100 "), "first events delivered");
+	kill(a.pid, SIGSTOP);
+	/* 6 MB while it sleeps: far more than a socket holds. */
+	for (int k = 0; k < 30; k++) {
+		next = write_events(next, 10000, &t);
+		h_ringlog(&r, "flush", name, NULL);
+	}
+	kill(a.pid, SIGCONT);
+	/* More, so that the consumer is told of what it missed. */
+	char want[64];
+	for (int k = 0; k < 100 && !at_stop; k++) {
+		uint64_t last = next + 99;
+		next = write_events(next, 100, &t);
+		h_ringlog(&r, "flush", name, NULL);
+		snprintf(want, sizeof want, "seq=%" PRIu64 " ", last);
+		if (tail_wait_for(&a, want))
+			break;
+	}
+	rlog_detach();
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	uint64_t written = h_kv(r.out, "events_written"), rtbl = h_kv(r.out, "realtime_buffers_lost");
+	ASSERT_EQ_U64(written, t.written);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), 0);
+	ASSERT_EQ_U64(t.lost, 0);
+	ok(rtbl > 0, "realtime_buffers_lost %" PRIu64, rtbl);
+	tail_end(&a);
+	ASSERT_EQ(a.status, 1);
+	char *ao = slurp_path(a.out), *ae = slurp_path(a.err);
+	uint64_t sum, blocks, missed;
+	uint64_t got = count_text(ao, &sum, &blocks, &missed);
+	ASSERT_EQ_U64(blocks, rtbl);
+	ASSERT_EQ_U64(got + missed, written);
+	char line[256];
+	snprintf(line, sizeof line, "ringlog: tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): "
+		 "this consumer did not keep up (the daemon counts them in realtime_buffers_lost)\n",
+		 name, blocks, missed);
+	ASSERT_STREQ(ae, line);
+	free(ao);
+	free(ae);
+	/* The file has them all. */
+	struct h_summary s;
+	h_summarize(path, &s);
+	ASSERT_EQ_U64(s.events, written);
+	ASSERT_EQ(s.damage, 0);
+	unlink(path);
+	unlink(a.out);
+	unlink(a.err);
+}
+
+/* 4: nobody listening: the file has everything, nothing is counted lost. */
+static void no_consumer(void)
+{
+	const char *name = h_session("rtnone");
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path("rtnone"));
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct h_tally t = { 0, 0, 0, 0 };
+	write_events(1, 2000, &t);
+	rlog_detach();
+	stop_exact(name, &t, 2000);
+	struct h_summary s;
+	h_summarize(path, &s);
+	ASSERT_EQ_U64(s.events, t.written);
+	unlink(path);
+}
+
+/* 5: errors. */
+static void errors(void)
+{
+	const char *name = h_session("rtno");
+	char line[256];
+	h_ringlog(&r, "tail", name, NULL);
+	ASSERT_EQ(r.status, 1);
+	snprintf(line, sizeof line, "ringlog: tail: no session named '%s'\n", name);
+	ASSERT_STREQ(r.err, line);
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path("rtno"));
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_ringlog(&r, "tail", name, NULL);
+	ASSERT_EQ(r.status, 1);
+	snprintf(line, sizeof line, "ringlog: tail: %s: not a real-time session (start it with "
+		 "--mode real-time)\n", name);
+	ASSERT_STREQ(r.err, line);
+	h_ringlog(&r, "stop", name, NULL);
+	unlink(path);
+	h_ringlog(&r, "tail", "../x", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_STREQ(r.err, "ringlog: tail: invalid session name '../x'\n");
+	h_ringlog(&r, "tail", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "ringlog: tail: usage: ringlog tail NAME ");
+	h_ringlog(&r, "start", name, "--mode", "circular", "--max-file-size", "1", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_STREQ(r.err, "ringlog: start: missing -o FILE\nusage: ringlog start NAME [-o FILE] "
+		     "[--mode MODES] [--max-file-size MB] [--buffer-size KB] [--min-buffers N] "
+		     "[--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] [--mask HEX] "
+		     "[--high-water PCT] [--age-limit MIN] [--counters LIST] [--counter-period MS] "
+		     "[--force]\n");
+	h_ringlog(&r, "start", name, "--mode", "real-time,circular", "--max-file-size", "1", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STREQ(r.err, "ringlog: start: --max-file-size needs a log file (-o FILE)\n");
+	h_ringlog(&r, "start", name, "-o", "/tmp/rlog-%d/x.rlog", "--mode", "newfile",
+		  "--max-file-size", "1", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STREQ(r.err, "ringlog: start: --mode newfile: the %d of '/tmp/rlog-%d/x.rlog' must be "
+		     "in the file's name, not in a directory\n");
+	h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "1024", "--max-file-size", "1",
+		  NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STREQ(r.err, "ringlog: start: --max-file-size: at least two buffers and the file "
+		     "header must fit\n");
+	h_ringlog(&r, "query", name, NULL);
+	ASSERT_EQ(r.status, 1);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	two_consumers();
+	no_file();
+	slow_consumer(false);
+	slow_consumer(true);
+	no_consumer();
+	errors();
+	return done_testing();
+}
