@@ -15,8 +15,14 @@
  *     return codes; with two sessions the counter lives in the first;
  *   - a counter of a process that exits is read once more and its entry
  *     freed; the daemon's counter_records matches the file;
- *   - ringlog dump, stats and stats --json show name, delta, value, total.
+ *   - ringlog dump, stats and stats --json show name, delta, value, total;
+ *   - in a newfile session, the second file names the counter (the daemon's
+ *     metadata copies carry its COUNTER_NAME) and its first record there,
+ *     which does not carry the value, reads as a gap with the value unknown;
+ *   - ringlog tail of a real-time session shows every record with its name
+ *     and value, across deliveries (each read as a file of its own).
  */
+#include <fcntl.h>
 #include <sys/wait.h>
 
 #include "counter_run.h"
@@ -287,9 +293,138 @@ static void test_exit(void)
 	unlink(path);
 }
 
+/* A newfile session: the counter's name reaches the second file. */
+static void test_newfile(void)
+{
+	char name[64], pattern[256], p1[256], p2[256];
+	snprintf(name, sizeof name, "%s", h_session("cntn"));
+	snprintf(pattern, sizeof pattern, "/tmp/rlog-test-cntn-%d-%%d.rlog", (int)getpid());
+	snprintf(p1, sizeof p1, pattern, 1);
+	snprintf(p2, sizeof p2, pattern, 2);
+	unlink(p1);
+	unlink(p2);
+	h_ringlog(&r, "start", name, "-o", pattern, "--mode", "newfile", "--max-file-size", "1",
+		  "--buffer-size", "64", "--counters", "app", "--counter-period", "10ms", NULL);
+	if (r.status != 0) {
+		printf("Bail out! ringlog start failed (%d): %s\n", r.status, r.err);
+		exit(1);
+	}
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct rlog__region reg;
+	cr_open(name, &reg);
+	uint64_t *c;
+	ASSERT_EQ(rlog_counter_register("nf.counter", &c), 1);
+	add(c, 5);
+	cr_passes(&reg, 2);
+	/* 1.5 MiB of events: the daemon starts the second file. */
+	uint64_t v[2] = { 0, 0 };
+	for (int i = 0; i < 65536; i++) {
+		v[0] = (uint64_t)i;
+		rlog_write(1024, v, sizeof v);
+	}
+	rlog_flush_thread();
+	h_ringlog(&r, "flush", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "file_index"), UINT64_MAX); /* flush prints nothing */
+	add(c, 7);
+	cr_passes(&reg, 2);
+	rlog_detach();
+	rlog__region_close(&reg);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ok(h_kv(r.out, "file_index") >= 2, "the session wrote a second file");
+	struct cr_list l;
+	cr_read(p2, &l);
+	ASSERT_EQ(l.open_err, 0);
+	ASSERT_EQ_U64(l.damage, 0);
+	const struct cr_rec *rec[2];
+	ASSERT_EQ_U64(cr_of(&l, (uint32_t)getpid(), "nf.counter", rec, 2), 1);
+	if (l.n > 0 && rec[0]) {
+		ASSERT_EQ_U64(rec[0]->c.delta, 7);
+		ASSERT_EQ(rec[0]->c.seq, 1);
+		ok(rec[0]->c.gap && !rec[0]->c.value_known,
+		   "its first record in the second file: a gap, the value unknown");
+	}
+	cr_free(&l);
+	unlink(p1);
+	unlink(p2);
+}
+
+/* ringlog tail: names and values across deliveries. */
+static void test_tail(void)
+{
+	char name[64], out[256];
+	snprintf(name, sizeof name, "%s", h_session("cntt"));
+	snprintf(out, sizeof out, "/tmp/rlog-test-cntt-%d.out", (int)getpid());
+	h_ringlog(&r, "start", name, "--mode", "real-time", "--counters", "app", "--counter-period",
+		  "10ms", NULL);
+	if (r.status != 0) {
+		printf("Bail out! ringlog start failed (%d): %s\n", r.status, r.err);
+		exit(1);
+	}
+	fflush(NULL);
+	pid_t tail = fork();
+	if (tail == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		execl(h_bin(), h_bin(), "tail", name, (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct rlog__region reg;
+	cr_open(name, &reg);
+	/* The consumer is connected once the daemon counts it (its socket):
+	 * wait for its LOG_MARKER line rather than for a time. */
+	uint64_t give_up = cr_now_ns() + UINT64_C(60000000000);
+	for (;;) {
+		FILE *f = fopen(out, "r");
+		char line[512] = "";
+		bool marker = false;
+		while (f && fgets(line, sizeof line, f))
+			marker |= strstr(line, "LOG_MARKER") != NULL;
+		if (f)
+			fclose(f);
+		if (marker || cr_now_ns() > give_up)
+			break;
+		cr_passes(&reg, 1);
+	}
+	uint64_t *c;
+	ASSERT_EQ(rlog_counter_register("rt.counter", &c), 1);
+	for (int i = 0; i < 20; i++) {
+		add(c, 1);
+		cr_passes(&reg, 2);
+	}
+	rlog_detach();
+	rlog__region_close(&reg);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	int st;
+	ASSERT_EQ(waitpid(tail, &st, 0), tail);
+	ASSERT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+	FILE *f = fopen(out, "r");
+	char line[512];
+	int n = 0, bad = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		if (!strstr(line, " COUNTER "))
+			continue;
+		char want[96];
+		n++;
+		snprintf(want, sizeof want, "COUNTER      rt.counter delta=1 value=%d\n", n);
+		bad += strstr(line, want) == NULL;
+	}
+	if (f)
+		fclose(f);
+	ASSERT_EQ(n, 20);
+	ASSERT_EQ(bad, 0);
+	unlink(out);
+}
+
 int main(void)
 {
 	test_deltas();
+	test_tail();
+	test_newfile();
 	test_register();
 	test_exit();
 	return done_testing();

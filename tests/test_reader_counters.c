@@ -8,8 +8,10 @@
  *   - names: the latest COUNTER_NAME by time, per (pid, counter_id); one
  *     shorter than its name, or with name_len 0, names nothing and is no
  *     damage;
- *   - COUNTER or COUNTER_NAME in a thread block, a COUNTER shorter than 16
- *     bytes or than 24 with VALUE: the block is damaged;
+ *   - COUNTER or COUNTER_NAME in a thread block, a COUNTER in a copy block,
+ *     a COUNTER shorter than 16 bytes or than 24 with VALUE: the block is
+ *     damaged; a COUNTER_NAME in a copy block (the daemon's metadata
+ *     copies) names the counter;
  *   - the totals per counter (records, resets, sum of deltas, first delta,
  *     times) and the rows' order; dump's text and JSON lines, stats.
  */
@@ -197,6 +199,7 @@ static void test_rules(void)
 		{ "COUNTER_NAME in a thread block", 0, 1, 0, 0 },
 		{ "COUNTER of 12 bytes", RLOG_BLOCK_FLAG_DAEMON, 0, 12, 0 },
 		{ "COUNTER with VALUE of 16 bytes", RLOG_BLOCK_FLAG_DAEMON, 0, 16, 1 },
+		{ "COUNTER in a copy block", RLOG_BLOCK_FLAG_METADATA, 0, 0, 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct fg_file f;
@@ -222,6 +225,22 @@ static void test_rules(void)
 		rlog_reader_close(r);
 		fg_file_free(&f);
 	}
+	/* A copy block's COUNTER_NAME names the counter. */
+	struct fg_file f;
+	struct fg_block b;
+	struct rlog_reader *r;
+	marker(&f);
+	fg_block_begin(&b, 100, 0, S + 5, RLOG_BLOCK_FLAG_METADATA);
+	fg_counter_name(&b, S + 5, 1, RLOG_COUNTER_SRC_PROC, 0, 6, 0, "copied");
+	fg_block_end(&f, &b);
+	fg_block_begin(&b, 100, 0, S + 20, RLOG_BLOCK_FLAG_DAEMON);
+	fg_counter(&b, S + 20, 1, 0, 7, 3, 0, 0);
+	fg_block_end(&f, &b);
+	ASSERT_EQ(fg_open(&f, &r), 0);
+	ASSERT_EQ_U64(rlog_reader_damage_count(r), 0);
+	ASSERT_STREQ(rlog_reader_counter_name(r, 100, 1, NULL, NULL, NULL), "copied");
+	rlog_reader_close(r);
+	fg_file_free(&f);
 	/* The producer's side: the library refuses the daemon's IDs. */
 	ASSERT_EQ(rlog_record_kind(RLOG_ID_COUNTER, false), RLOG_RECORD_COUNTER);
 	ASSERT_EQ(rlog_record_kind(RLOG_ID_COUNTER, true), RLOG_RECORD_EVENT);

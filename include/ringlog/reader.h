@@ -454,6 +454,18 @@ struct rlog_counter {
 RLOG__READER_EXPORT int rlog_event_counter(struct rlog_reader *r, const struct rlog_event *ev,
 					   struct rlog_counter *out);
 
+/*
+ * rlog_reader_counters_from - carries over what reader prev knew of each
+ * counter (its last seq and value) into r, which reads the part of the
+ * same stream that follows prev's (ringlog tail reads each delivery of a
+ * real-time stream as a file of its own): the first record of a counter in
+ * r then follows from prev's last, as within one file.  Call it before the
+ * first rlog_reader_next() on r; prev may be closed afterwards.
+ * Returns 0, -EINVAL (NULL, or r has read events) or -ENOMEM.
+ */
+RLOG__READER_EXPORT int rlog_reader_counters_from(struct rlog_reader *r,
+						  const struct rlog_reader *prev);
+
 /* A decoded COUNTER_NAME payload (layout: struct rlog_counter_name, then
  * the name).  Read-only; name points into the event's payload. */
 struct rlog_counter_desc {

@@ -180,6 +180,27 @@ const char *rlog_reader_counter_name(const struct rlog_reader *r, uint32_t pid, 
 	return named ? e->name : NULL;
 }
 
+int rlog_reader_counters_from(struct rlog_reader *r, const struct rlog_reader *prev)
+{
+	if (!r || !prev || r->started)
+		return -EINVAL;
+	for (size_t i = 0; i < prev->ncounters; i++) {
+		const struct rlog__counter_entry *p = &prev->counters[i];
+		if (!p->seen)
+			continue;
+		struct rlog__counter_entry *e = counter_get(r, p->pid, p->counter_id);
+		if (!e)
+			return -ENOMEM;
+		e->seen = true;
+		e->last_seq = p->last_seq;
+		e->value_known = p->value_known;
+		e->value = p->value;
+		e->last_gap = false;
+		e->last_offset = SIZE_MAX; /* no event of r */
+	}
+	return 0;
+}
+
 void rlog__counter_free(struct rlog_reader *r)
 {
 	for (size_t i = 0; i < r->ncounters; i++)
