@@ -10,6 +10,7 @@
  *   ...
  *   struct cr_list l;
  *   cr_read(path, &l);             // every COUNTER record, in reader order
+ *   (or cr_stop_read: stop the session, then cr_read its file)
  *
  * cr_passes follows docs/FORMAT.md, "Application counters": after a full
  * barrier, a pass that starts once counter_samples was read as S reads the
@@ -19,7 +20,10 @@
 #ifndef RLOG_TESTS_COUNTER_RUN_H
 #define RLOG_TESTS_COUNTER_RUN_H
 
+#define _GNU_SOURCE /* MAP_ANONYMOUS: include this header first */
+
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "harness.h"
 #include "ringlog/reader.h"
 #include "shm.h"
 
@@ -150,6 +155,44 @@ static inline void cr_free(struct cr_list *l)
 {
 	free(l->v);
 	memset(l, 0, sizeof *l);
+}
+
+/* Bails out if `ringlog start` (its run in *r) failed. */
+static inline void cr_started(const struct h_run *r, const char *name)
+{
+	if (r->status != 0) {
+		printf("Bail out! ringlog start %s failed (%d): %s\n", name, r->status, r->err);
+		exit(1);
+	}
+}
+
+/* Stops session name (stop's run in *stop; exit status 0 asserted), then
+ * reads the COUNTER records of its file at path into *l (opened without
+ * damage, asserted). */
+static inline void cr_stop_read(const char *name, const char *path, struct h_run *stop,
+				struct cr_list *l)
+{
+	h_ringlog(stop, "stop", name, NULL);
+	ASSERT_EQ(stop->status, 0);
+	cr_read(path, l);
+	ASSERT_EQ(l->open_err, 0);
+	ASSERT_EQ_U64(l->damage, 0);
+}
+
+/* Touches n fresh pages of anonymous memory (n minor page faults), then
+ * gives them back. */
+static inline void cr_touch_pages(int n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	volatile uint8_t *m = mmap(NULL, (size_t)pg * (size_t)n, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		printf("Bail out! mmap failed\n");
+		exit(1);
+	}
+	for (int i = 0; i < n; i++)
+		m[(size_t)i * (size_t)pg] = 1; /* one fault each: fresh, private, anonymous */
+	munmap((void *)m, (size_t)pg * (size_t)n);
 }
 
 #endif

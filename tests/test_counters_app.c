@@ -22,10 +22,11 @@
  *   - ringlog tail of a real-time session shows every record with its name
  *     and value, across deliveries (each read as a file of its own).
  */
+#include "counter_run.h"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 
-#include "counter_run.h"
 #include "harness.h"
 #include "tap.h"
 
@@ -55,10 +56,7 @@ static void start(const char *name, const char *path, const char *extra)
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--counters", "app", "--counter-period", "10ms",
 		  extra, NULL);
-	if (r.status != 0) {
-		printf("Bail out! ringlog start %s failed (%d): %s\n", name, r.status, r.err);
-		exit(1);
-	}
+	cr_started(&r, name);
 }
 
 static void test_deltas(void)
@@ -102,14 +100,9 @@ static void test_deltas(void)
 	ASSERT_EQ_U64(*c, 4);
 	rlog_detach();
 	rlog__region_close(&reg);
-	h_ringlog(&r, "stop", sname, NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 11);
-
 	struct cr_list l;
-	cr_read(spath, &l);
-	ASSERT_EQ(l.open_err, 0);
-	ASSERT_EQ_U64(l.damage, 0);
+	cr_stop_read(sname, spath, &r, &l);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 11);
 	ASSERT_EQ_U64(l.n, 11);
 	ASSERT_EQ_U64(l.names, 1);
 	const struct cr_rec *v[16];
@@ -283,10 +276,8 @@ static void test_exit(void)
 	}
 	ok(freed, "the dead process's entry is freed");
 	rlog__region_close(&reg);
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
 	struct cr_list l;
-	cr_read(path, &l);
+	cr_stop_read(name, path, &r, &l);
 	ASSERT_EQ_U64(l.n, 1);
 	ASSERT_EQ_U64(cr_sum(&l, (uint32_t)child, "child.work"), 77);
 	cr_free(&l);
@@ -305,10 +296,7 @@ static void test_newfile(void)
 	unlink(p2);
 	h_ringlog(&r, "start", name, "-o", pattern, "--mode", "newfile", "--max-file-size", "1",
 		  "--buffer-size", "64", "--counters", "app", "--counter-period", "10ms", NULL);
-	if (r.status != 0) {
-		printf("Bail out! ringlog start failed (%d): %s\n", r.status, r.err);
-		exit(1);
-	}
+	cr_started(&r, name);
 	ASSERT_EQ(rlog_attach(name), 0);
 	struct rlog__region reg;
 	cr_open(name, &reg);
@@ -330,13 +318,9 @@ static void test_newfile(void)
 	cr_passes(&reg, 2);
 	rlog_detach();
 	rlog__region_close(&reg);
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	ok(h_kv(r.out, "file_index") >= 2, "the session wrote a second file");
 	struct cr_list l;
-	cr_read(p2, &l);
-	ASSERT_EQ(l.open_err, 0);
-	ASSERT_EQ_U64(l.damage, 0);
+	cr_stop_read(name, p2, &r, &l);
+	ok(h_kv(r.out, "file_index") >= 2, "the session wrote a second file");
 	const struct cr_rec *rec[2];
 	ASSERT_EQ_U64(cr_of(&l, (uint32_t)getpid(), "nf.counter", rec, 2), 1);
 	if (l.n > 0 && rec[0]) {
@@ -358,10 +342,7 @@ static void test_tail(void)
 	snprintf(out, sizeof out, "/tmp/rlog-test-cntt-%d.out", (int)getpid());
 	h_ringlog(&r, "start", name, "--mode", "real-time", "--counters", "app", "--counter-period",
 		  "10ms", NULL);
-	if (r.status != 0) {
-		printf("Bail out! ringlog start failed (%d): %s\n", r.status, r.err);
-		exit(1);
-	}
+	cr_started(&r, name);
 	fflush(NULL);
 	pid_t tail = fork();
 	if (tail == 0) {

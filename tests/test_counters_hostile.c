@@ -13,9 +13,10 @@
  *     counter period of 0, and stop with a log file that reads without
  *     damage.
  */
+#include "counter_run.h"
+
 #include <sys/wait.h>
 
-#include "counter_run.h"
 #include "harness.h"
 #include "procstat.h"
 #include "tap.h"
@@ -57,10 +58,7 @@ int main(void)
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--counters", "app", "--counter-period", "10ms",
 		  NULL);
-	if (r.status != 0) {
-		printf("Bail out! ringlog start failed (%d): %s\n", r.status, r.err);
-		return 1;
-	}
+	cr_started(&r, name);
 	struct rlog__region reg;
 	cr_open(name, &reg);
 	struct rlog_shm_counter *t = reg.counters;
@@ -127,14 +125,9 @@ int main(void)
 	atomic_store(&reg.hdr->counter_period_ms, 10);
 	memset(t, 0, RLOG_SHM_COUNTERS * sizeof *t);
 	rlog__region_close(&reg);
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ_U64(h_kv(r.out, "corrupt_buffers"), 0);
-
 	struct cr_list l;
-	cr_read(path, &l);
-	ASSERT_EQ(l.open_err, 0);
-	ASSERT_EQ_U64(l.damage, 0);
+	cr_stop_read(name, path, &r, &l);
+	ASSERT_EQ_U64(h_kv(r.out, "corrupt_buffers"), 0);
 	/* The ugly name: 39 bytes, each unprintable byte as '_'. */
 	ASSERT_EQ_U64(cr_sum(&l, me, "_____" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), 3);
 	/* The empty name (the first "_": the scribbles made more, later). */

@@ -13,6 +13,7 @@
  *   - query shows the counters and the period.
  */
 #include "counter_run.h"
+
 #include "harness.h"
 #include "tap.h"
 
@@ -44,10 +45,7 @@ int main(void)
 	snprintf(path, sizeof path, "%s", h_path("per"));
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--counter-period", "10ms", NULL);
-	if (r.status != 0) {
-		printf("Bail out! ringlog start failed (%d): %s\n", r.status, r.err);
-		return 1;
-	}
+	cr_started(&r, name);
 	h_ringlog(&r, "query", name, NULL);
 	ASSERT_CONTAINS(r.out, "counters: app\n"); /* the default */
 	ASSERT_CONTAINS(r.out, "counter_period_ms: 10\n");
@@ -86,13 +84,9 @@ int main(void)
 	cr_passes(&reg, 2);
 	rlog_detach();
 	rlog__region_close(&reg);
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 2);
-
 	struct cr_list l;
-	cr_read(path, &l);
-	ASSERT_EQ(l.open_err, 0);
+	cr_stop_read(name, path, &r, &l);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 2);
 	const struct cr_rec *v[4];
 	ASSERT_EQ_U64(cr_of(&l, (uint32_t)getpid(), "live", v, 4), 2);
 	ASSERT_EQ_U64(v[0]->c.delta, 10);

@@ -3,7 +3,9 @@
  * (issue 10, parts 2, 3 and 5), through a real session and daemon:
  *   - a process that touches N fresh pages between two readings has
  *     proc.minflt deltas (/proc/PID/stat) adding up to at least N, and so
- *     perf.page-faults (perf_event_open) where the machine has it;
+ *     perf.page-faults (perf_event_open) where the machine has it; at the
+ *     same time a second process, whose thread (there before the daemon saw
+ *     the process) touches 2N pages, has its own counters, at least 2N;
  *   - a hardware counter the machine lacks (on this virtual machine: all
  *     of them) gets one line naming it and why, and the session starts and
  *     records the others; `ringlog counters` says the same;
@@ -11,11 +13,12 @@
  *     user: nobody when the test runs as root), and that session runs too;
  *   - a list with a name that is no counter is refused with one line.
  */
-#define _GNU_SOURCE
-#include <sys/mman.h>
+#include "counter_run.h"
+
+#include <pthread.h>
+#include <sys/wait.h>
 
 #include "counter_catalog.h"
-#include "counter_run.h"
 #include "harness.h"
 #include "tap.h"
 
@@ -28,10 +31,46 @@ static void start_ok(const char *name, const char *path, const char *counters)
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--counters", counters, "--counter-period", "10ms",
 		  NULL);
-	if (r.status != 0) {
-		printf("Bail out! ringlog start %s failed (%d): %s\n", name, r.status, r.err);
-		exit(1);
+	cr_started(&r, name);
+}
+
+/* The second process: a thread that exists from the start touches its
+ * pages when told (pipe go), then says so (pipe done) and waits to be
+ * told to exit. */
+static int go[2], done[2];
+
+static void *toucher(void *arg)
+{
+	char b;
+	(void)arg;
+	if (read(go[0], &b, 1) == 1)
+		cr_touch_pages(2 * PAGES);
+	return NULL;
+}
+
+static pid_t second_process(const char *name)
+{
+	if (pipe(go) < 0 || pipe(done) < 0)
+		return -1;
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		pthread_t th;
+		char b = 'a';
+		/* A fork child of an attached process claims its process entry
+		 * (and so is sampled) at its first write. */
+		uint32_t v = 1;
+		if (rlog_attach(name) != 0 || rlog_write(1024, &v, sizeof v) != 1 ||
+		    pthread_create(&th, NULL, toucher, NULL) != 0)
+			_exit(1);
+		if (write(done[1], &b, 1) != 1) /* attached, its thread there */
+			_exit(1);
+		pthread_join(th, NULL);
+		if (write(done[1], &b, 1) != 1 || read(go[0], &b, 1) != 1) /* touched; wait */
+			_exit(1);
+		_exit(0);
 	}
+	return p;
 }
 
 static void test_page_faults(void)
@@ -42,28 +81,32 @@ static void test_page_faults(void)
 	bool perf = rlog__counter_probe(RLOG_CTR_BIT_PERF + 6, why, sizeof why) == RLOG__CTR_OK;
 	start_ok(name, path, perf ? "proc.minflt,perf.page-faults" : "proc.minflt");
 	ASSERT_EQ(rlog_attach(name), 0);
+	pid_t child = second_process(name);
+	char b = 'g';
+	ASSERT_EQ(read(done[0], &b, 1), 1); /* attached */
 	struct rlog__region reg;
 	cr_open(name, &reg);
-	cr_passes(&reg, 2); /* the daemon has seen this process: its baselines are taken */
-	long pg = sysconf(_SC_PAGESIZE);
-	volatile uint8_t *m = mmap(NULL, (size_t)pg * PAGES, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED) {
-		printf("Bail out! mmap failed\n");
-		exit(1);
-	}
-	for (int i = 0; i < PAGES; i++)
-		m[(size_t)i * (size_t)pg] = 1; /* one fault each: fresh, private, anonymous */
+	cr_passes(&reg, 2); /* the daemon has seen both processes: their baselines are taken */
+	ASSERT_EQ(write(go[1], &b, 1), 1);
+	cr_touch_pages(PAGES);
+	ASSERT_EQ(read(done[0], &b, 1), 1); /* the child's thread touched its pages */
 	cr_passes(&reg, 2);
-	munmap((void *)m, (size_t)pg * PAGES);
 	rlog_detach();
 	rlog__region_close(&reg);
-	h_ringlog(&r, "stop", name, NULL);
-	ASSERT_EQ(r.status, 0);
 	struct cr_list l;
-	cr_read(path, &l);
-	ASSERT_EQ(l.open_err, 0);
-	ASSERT_EQ_U64(l.damage, 0);
+	cr_stop_read(name, path, &r, &l);
+	ASSERT_EQ(write(go[1], &b, 1), 1);
+	int st;
+	ASSERT_EQ(waitpid(child, &st, 0), child);
+	ASSERT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+	uint64_t cminflt = cr_sum(&l, (uint32_t)child, "proc.minflt");
+	ok(cminflt >= 2 * PAGES, "second process: proc.minflt %" PRIu64 " for %d pages", cminflt,
+	   2 * PAGES);
+	if (perf) {
+		uint64_t cpf = cr_sum(&l, (uint32_t)child, "perf.page-faults");
+		ok(cpf >= 2 * PAGES, "second process: perf.page-faults %" PRIu64 " for %d pages "
+		   "(its thread was there before the daemon opened the counters)", cpf, 2 * PAGES);
+	}
 	uint64_t minflt = cr_sum(&l, (uint32_t)getpid(), "proc.minflt");
 	ok(minflt >= PAGES, "proc.minflt: %" PRIu64 " faults for %d pages touched", minflt, PAGES);
 	const struct cr_rec *v[1];
@@ -120,20 +163,12 @@ static void test_missing_hardware(void)
 	struct rlog__region reg;
 	cr_open(name, &reg);
 	cr_passes(&reg, 2);
-	long pg = sysconf(_SC_PAGESIZE);
-	volatile uint8_t *m = mmap(NULL, (size_t)pg * 100, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	for (int i = 0; m != MAP_FAILED && i < 100; i++)
-		m[(size_t)i * (size_t)pg] = 1;
+	cr_touch_pages(100);
 	cr_passes(&reg, 2);
 	rlog_detach();
 	rlog__region_close(&reg);
-	h_ringlog(&st, "stop", name, NULL);
-	ASSERT_EQ(st.status, 0);
 	struct cr_list l;
-	cr_read(path, &l);
-	ASSERT_EQ(l.open_err, 0);
-	ASSERT_EQ_U64(l.damage, 0);
+	cr_stop_read(name, path, &st, &l);
 	ok(cr_sum(&l, (uint32_t)getpid(), "proc.minflt") >= 100, "the other counter is recorded");
 	if (a == RLOG__CTR_NO_HARDWARE)
 		ASSERT_EQ_U64(cr_of(&l, (uint32_t)getpid(), "perf.cycles", NULL, 0), 0);
@@ -159,12 +194,13 @@ static void test_paranoid(void)
 		return;
 	}
 	long id = geteuid() == 0 ? 65534 : -1; /* as root, as nobody */
+	char refused[160];
+	snprintf(refused, sizeof refused, "refused by kernel.perf_event_paranoid = %d (system-wide "
+		 "counters need 0 or less, or CAP_PERFMON)\n", paranoid);
 	const char *counters[] = { h_bin(), "counters", NULL };
 	struct run c = proc_run_as(counters, id);
 	ASSERT_EQ(c.status, 0);
-	snprintf(why, sizeof why, "system.page-faults         no         refused by "
-		 "kernel.perf_event_paranoid = %d (system-wide counters need 0 or less, or "
-		 "CAP_PERFMON)\n", paranoid);
+	snprintf(why, sizeof why, "system.page-faults         no         %s", refused);
 	ASSERT_CONTAINS(c.out, why);
 	run_free(&c);
 
@@ -173,9 +209,8 @@ static void test_paranoid(void)
 				"app,system.page-faults", NULL };
 	c = proc_run_as(start, id);
 	ASSERT_EQ(c.status, 0);
-	snprintf(why, sizeof why, "ringlog: start: counter system.page-faults: not recorded: "
-		 "refused by kernel.perf_event_paranoid = %d (system-wide counters need 0 or less, or "
-		 "CAP_PERFMON)\n", paranoid);
+	snprintf(why, sizeof why, "ringlog: start: counter system.page-faults: not recorded: %s",
+		 refused);
 	ASSERT_STREQ(c.err, why);
 	run_free(&c);
 	const char *query[] = { h_bin(), "query", name, NULL };

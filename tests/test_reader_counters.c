@@ -16,6 +16,7 @@
  *     times) and the rows' order; dump's text and JSON lines, stats.
  */
 #include <errno.h>
+#include <inttypes.h>
 
 #include "ringlog/reader.h"
 #include "filegen.h"
@@ -134,22 +135,24 @@ static void test_counts(void)
 	fg_tmpname(path, "ctr");
 	ASSERT_EQ(fg_write(&f, path), 0);
 	ASSERT_EQ(rlog_reader_open_count(path, &r), 0);
-	ASSERT_EQ(rlog_reader_count_counter(r, 0, &k), 0);
-	ASSERT_EQ(k.pid, 0);
-	ASSERT_EQ(k.counter_id, 2);
-	ASSERT_EQ_U64(k.records, 2);
-	ASSERT_EQ_U64(k.total, 3000);
-	ASSERT_EQ_U64(k.first_delta, 1000);
-	ASSERT_EQ_U64(k.last_ticks - k.first_ticks, 1000);
-	ASSERT_STREQ(k.name, "system.x");
-	ASSERT_EQ(rlog_reader_count_counter(r, 1, &k), 0);
-	ASSERT_EQ(k.pid, 100);
-	ASSERT_EQ_U64(k.records, 6);
-	ASSERT_EQ_U64(k.resets, 1);
-	ASSERT_EQ_U64(k.total, 48);
-	ASSERT_EQ_U64(k.first_delta, 10);
-	ASSERT_EQ_U64(k.first_ticks, S + 100);
-	ASSERT_EQ_U64(k.last_ticks, S + 500);
+	/* Rows in (pid, counter_id) order: the system's counter 2, then 100's 1. */
+	static const struct {
+		uint32_t pid, id;
+		uint64_t records, resets, total, first_delta, first_ticks, last_ticks;
+		const char *name;
+	} rows[2] = { { 0, 2, 2, 0, 3000, 1000, S + 150, S + 1150, "system.x" },
+		      { 100, 1, 6, 1, 48, 10, S + 100, S + 500, "second" } };
+	for (size_t i = 0; i < 2; i++) {
+		ASSERT_EQ(rlog_reader_count_counter(r, i, &k), 0);
+		ok(k.pid == rows[i].pid && k.counter_id == rows[i].id && k.records == rows[i].records &&
+		   k.resets == rows[i].resets && k.total == rows[i].total &&
+		   k.first_delta == rows[i].first_delta && k.first_ticks == rows[i].first_ticks &&
+		   k.last_ticks == rows[i].last_ticks,
+		   "row %zu: pid %u counter %u, %" PRIu64 " records, %" PRIu64 " resets, total %" PRIu64
+		   ", first delta %" PRIu64, i, k.pid, k.counter_id, k.records, k.resets, k.total,
+		   k.first_delta);
+		ASSERT_STREQ(k.name ? k.name : "(null)", rows[i].name);
+	}
 	ASSERT_EQ(rlog_reader_count_counter(r, 2, &k), -ERANGE);
 	struct rlog_count t;
 	ASSERT_EQ(rlog_reader_count(r, &t), 0);

@@ -397,25 +397,22 @@ static bool perf_value(struct perfset *p, uint64_t *v)
 /* Processes                                                        */
 /* ---------------------------------------------------------------- */
 
-/* The index of pid in the sorted process list, or where it would go. */
-static size_t proc_index(const struct rlog__counters *c, uint32_t pid)
+static int by_pid(const void *a, const void *b)
 {
-	size_t lo = 0, hi = c->nprocs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	uint32_t x = ((const struct cproc *)a)->pid, y = ((const struct cproc *)b)->pid;
+	return x < y ? -1 : x > y;
 }
 
-/* Marks the processes of the process table present, adding new ones. */
+/*
+ * Marks the processes of the process table present, adding new ones: the
+ * list stays sorted by pid (those known are found by bsearch, the new ones
+ * appended, then the whole sorted again), one entry per pid.
+ */
 static void procs_update(struct rlog__counters *c)
 {
 	struct rlog__region *r = c->r;
-	for (size_t i = 0; i < c->nprocs; i++)
+	size_t known = c->nprocs;
+	for (size_t i = 0; i < known; i++)
 		c->procs[i].present = false;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *e = &r->procs[i];
@@ -426,9 +423,12 @@ static void procs_update(struct rlog__counters *c)
 		uint64_t start = load_relaxed(&e->start_time);
 		if (pid == 0 || pid > INT32_MAX)
 			continue; /* being claimed, or nonsense */
-		size_t k = proc_index(c, pid);
-		if (k < c->nprocs && c->procs[k].pid == pid) {
-			struct cproc *p = &c->procs[k];
+		struct cproc key = { .pid = pid };
+		struct cproc *p = known ? bsearch(&key, c->procs, known, sizeof *p, by_pid) : NULL;
+		for (size_t k = known; !p && k < c->nprocs; k++)
+			if (c->procs[k].pid == pid)
+				p = &c->procs[k]; /* new in this pass already (a hostile table) */
+		if (p) {
 			if (p->start != start) {
 				/* Another process with the pid: start over. */
 				proc_close(p);
@@ -441,13 +441,14 @@ static void procs_update(struct rlog__counters *c)
 		}
 		if (rlog__vec_room(&c->procs, c->nprocs, &c->procs_cap, sizeof *c->procs, 16) < 0)
 			continue; /* sampled at a later pass */
-		memmove(&c->procs[k + 1], &c->procs[k], (c->nprocs - k) * sizeof *c->procs);
-		c->nprocs++;
-		memset(&c->procs[k], 0, sizeof c->procs[k]);
-		c->procs[k].pid = pid;
-		c->procs[k].start = start;
-		c->procs[k].present = true;
+		p = &c->procs[c->nprocs++];
+		memset(p, 0, sizeof *p);
+		p->pid = pid;
+		p->start = start;
+		p->present = true;
 	}
+	if (c->nprocs > known)
+		qsort(c->procs, c->nprocs, sizeof *c->procs, by_pid);
 }
 
 /* Drops the processes that left the process table (after their last

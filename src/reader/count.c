@@ -161,22 +161,24 @@ static int add_counter(struct rlog__count *c, uint32_t pid, const uint8_t *p, si
 
 /* The COUNTER records of a daemon block, with their times (the fast loop
  * below keeps no time cursor; daemon blocks are few and small). */
+struct counter_walk {
+	struct rlog__count *c;
+	uint32_t pid;
+};
+
+static int count_counter(void *arg, const struct rlog__record *rec, uint64_t ticks, uint32_t off)
+{
+	struct counter_walk *w = arg;
+	(void)off;
+	if (rlog__record_kind(rec->id, rec->flagged) != RLOG_RECORD_COUNTER)
+		return 0;
+	return add_counter(w->c, w->pid, rec->payload, rec->length, ticks);
+}
+
 static int count_counters(struct rlog__count *c, const struct rlog_block *b)
 {
-	const uint8_t *d = b->data;
-	uint64_t cursor = b->base_time;
-	uint32_t pos = 0;
-	while (pos < b->size) {
-		struct rlog__record rec;
-		int sz = rlog__record_decode(d + pos, b->size - pos, &rec);
-		if (sz < 0 || rlog__time_apply(&cursor, &rec) < 0)
-			return 0; /* walked before: cannot happen */
-		if (rlog__record_kind(rec.id, rec.flagged) == RLOG_RECORD_COUNTER &&
-		    add_counter(c, b->pid, rec.payload, rec.length, cursor) < 0)
-			return -ENOMEM;
-		pos += (uint32_t)sz;
-	}
-	return 0;
+	struct counter_walk w = { c, b->pid };
+	return rlog__records_walk(b->data, b->size, b->base_time, count_counter, &w);
 }
 
 static void span(bool *timed, uint64_t *first, uint64_t *last, const struct rlog_block *b)
