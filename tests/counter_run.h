@@ -13,8 +13,9 @@
  *   (or cr_stop_read: stop the session, then cr_read its file)
  *
  * cr_passes follows docs/FORMAT.md, "Application counters": after a full
- * barrier, a pass that starts once counter_samples was read as S reads the
- * counters as they are now; pass S + 2 is such a pass.  No time is
+ * barrier (a seq_cst atomic change of the counter), a pass that starts once
+ * counter_samples was read as S reads the counters as they are now; pass
+ * S + 2 is such a pass.  No time is
  * asserted: the wait only gives up (Bail out!) after 60 s.
  */
 #ifndef RLOG_TESTS_COUNTER_RUN_H
@@ -57,10 +58,11 @@ static inline uint64_t cr_samples(const struct rlog__region *r)
 	return atomic_load(&r->hdr->stats.counter_samples);
 }
 
-/* Waits until k more sampling passes have ended (after a full barrier). */
+/* Waits until k more sampling passes have ended.  The change to be read
+ * must have been made with a seq_cst atomic (a full barrier: the tests'
+ * adds and stores are; atomic_thread_fence is refused by GCC's TSan). */
 static inline void cr_passes(const struct rlog__region *r, uint64_t k)
 {
-	atomic_thread_fence(memory_order_seq_cst);
 	uint64_t s = cr_samples(r), give_up = cr_now_ns() + UINT64_C(60000000000);
 	while (cr_samples(r) < s + k) {
 		if (cr_now_ns() > give_up) {
