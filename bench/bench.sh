@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/bench.sh [N] - run `ringlog bench` N times (default 5) and print, for
+# bench/bench.sh [N [ARGS...]] - run `ringlog bench ARGS` N times (default 5:
+# `bench/bench.sh 5 --scaling --memory`) and print, for
 # every figure, the median of the N invocations and their range: the table
 # in docs/PERFORMANCE.md.  Each invocation already reports medians of 11
 # interleaved runs; this adds the spread between invocations, which on a
@@ -7,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-5}
+shift || true
 bin=build/src/cli/ringlog
 if [ ! -x "$bin" ]; then
 	echo "bench.sh: $bin is not built (run scripts/test.sh or scripts/demo.sh first)" >&2
@@ -15,9 +17,9 @@ fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cpus, $(uname -r)"
-echo "command: $bin bench  (x$n)"
+echo "command: $bin bench $*  (x$n)"
 for i in $(seq "$n"); do
-	"$bin" bench >>"$out"
+	"$bin" bench "$@" >>"$out"
 done
 awk -F': ' '
 	$2 ~ /^[0-9.]+$/ { if (!($1 in n)) order[++k] = $1; v[$1, ++n[$1]] = $2 }

@@ -353,7 +353,9 @@ RLOG__INLINE uint64_t rlog__now(void)
 
 /*
  * The write path.  hdr carries ID (FLAGGED for a flagged record), Length and
- * the timestamp bit; flagword is (flag << 16 | real ID) for FLAGGED.
+ * the timestamp bit; flagword is (flag << 16 | real ID) for FLAGGED.  Without
+ * the timestamp bit (rlog_write_untimed) no clock is read: the slow path gets
+ * now = 0.
  *
  * Ordering, in this function and against the daemon (src/daemon/drain.c):
  *   busy = 1        the thread's guard (src/lib/thread.c draws its states);
@@ -384,18 +386,33 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 		return rlog__write_nested(hdr, len);
 	atomic_store_explicit(busy, 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	uint64_t now = rlog__now();
+	/* A constant in every caller: the untimed write reads no clock. */
+	bool timed = (hdr & RLOG_HDR_TIMESTAMP_BIT) != 0;
+	uint64_t now = timed ? rlog__now() : 0;
 	size_t flagbytes = (hdr >> RLOG_HDR_ID_SHIFT & RLOG_HDR_ID_MASK) == RLOG_ID_FLAGGED ? 4 : 0;
-	size_t size = (8 + flagbytes + len + 3) & ~(size_t)3;
+	size_t size = ((timed ? 8 : 4) + flagbytes + len + 3) & ~(size_t)3;
 	uint8_t *p = t->pos;
 	if (RLOG__UNLIKELY(p == NULL || len > RLOG_MAX_PAYLOAD ||
-			   now - t->last >= (UINT64_C(1) << 31) || (size_t)(t->end - p) < size ||
-			   t->mask != m || atomic_load_explicit(t->mask, memory_order_relaxed) == 0))
+			   (timed && now - t->last >= (UINT64_C(1) << 31)) ||
+			   (size_t)(t->end - p) < size || t->mask != m ||
+			   atomic_load_explicit(t->mask, memory_order_relaxed) == 0))
 		return rlog__write_slow(hdr, flagword, payload, len, now);
 	RLOG__PREFETCH_W(p + 256);
-	uint32_t hw[2] = { hdr, (uint32_t)now };
-	memcpy(p, hw, 8);
-	p += 8;
+	/* Read before the record's stores, which the compiler must assume
+	 * may alias the thread's state: no reloads after them. */
+	uint8_t *next = p + size, *base = t->base;
+	_Atomic uint32_t *write_off = t->write_off;
+	if (timed) {
+		uint32_t hw[2] = { hdr, (uint32_t)now };
+		memcpy(p, hw, 8);
+		p += 8;
+		t->last = now;
+	} else {
+		/* No timestamp: the reader gives the record the time of the
+		 * thread's previous record (t->last stays). */
+		memcpy(p, &hdr, 4);
+		p += 4;
+	}
 	if (flagbytes) {
 		memcpy(p, &flagword, 4);
 		p += 4;
@@ -405,10 +422,9 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 		memcpy(p + (len & ~(size_t)3), &zero, 4);
 	}
 	memcpy(p, payload, len);
-	t->pos += size;
-	t->last = now;
+	t->pos = next;
 	t->written++;
-	atomic_store_explicit(t->write_off, (uint32_t)(t->pos - t->base), memory_order_release);
+	atomic_store_explicit(write_off, (uint32_t)(next - base), memory_order_release);
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(busy, 0, memory_order_release);
 	return 1;
@@ -468,6 +484,44 @@ RLOG__INLINE int rlog_write_flagged(unsigned id, uint16_t flag, const void *payl
 		return -EINVAL;
 	return rlog__write(((uint32_t)RLOG_ID_FLAGGED << RLOG_HDR_ID_SHIFT) |
 				   (uint32_t)(len & 0xffffu) | RLOG_HDR_TIMESTAMP_BIT,
+			   (uint32_t)flag << 16 | id, payload, len);
+}
+
+/*
+ * rlog_write_untimed - record an event without a timestamp (CeLog's
+ * fTimeStamp clear): the record is the header and the payload, and writing
+ * it reads no clock, so it costs about what storing the payload costs.
+ * The reader gives it the time of the thread's previous record in the
+ * session (the record just before it in the thread's buffer, or, at the
+ * start of a buffer, the thread's last record before it) and marks it as
+ * untimed (struct rlog_event.has_time false; docs/FORMAT.md, "Time").  A
+ * thread's first record in a session, if untimed, gets the time at which
+ * the thread took its buffer.  Use it for events whose order within the
+ * thread matters and whose exact time does not: a counter bump, a state
+ * change between two timed events.
+ * Same arguments and results as rlog_write; counted as an event (written
+ * or lost) like any other.  Async-signal-safe.
+ */
+RLOG__INLINE int rlog_write_untimed(unsigned id, const void *payload, size_t len)
+{
+	if (RLOG__UNLIKELY(!rlog__id_ok(id)))
+		return -EINVAL;
+	return rlog__write(((uint32_t)id << RLOG_HDR_ID_SHIFT) | (uint32_t)(len & 0xffffu), 0,
+			   payload, len);
+}
+
+/*
+ * rlog_write_untimed_flagged - rlog_write_flagged without a timestamp: the
+ * header (ID FLAGGED, fTimeStamp clear), the flag word, the payload.  Timed
+ * as rlog_write_untimed; same arguments and results as rlog_write_flagged.
+ */
+RLOG__INLINE int rlog_write_untimed_flagged(unsigned id, uint16_t flag, const void *payload,
+					     size_t len)
+{
+	if (RLOG__UNLIKELY(!rlog__id_ok(id)))
+		return -EINVAL;
+	return rlog__write(((uint32_t)RLOG_ID_FLAGGED << RLOG_HDR_ID_SHIFT) |
+				   (uint32_t)(len & 0xffffu),
 			   (uint32_t)flag << 16 | id, payload, len);
 }
 

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # scripts/deps.sh - install ringlog's build and test dependencies (Debian 12).
 #
+#   scripts/deps.sh           what the build and the tests need
+#   scripts/deps.sh --lttng   instead, what bench/vs_lttng.sh needs (LTTng-UST
+#                             and lttng-tools): optional, never a test dependency
+#
 # Idempotent: asks dpkg-query which packages are missing and runs apt-get
 # (update once, then install) only if something is.  As root it calls
 # apt-get directly; otherwise through sudo if there is one; otherwise it
@@ -18,6 +22,16 @@ PACKAGES=(
 	babeltrace2        # CTF conversion check
 	man-db             # man ringlog after meson install; tests/test_cli_help.c renders the pages
 )
+case "${1:-}" in
+"") ;;
+--lttng)
+	PACKAGES=(
+		lttng-tools      # lttng create/enable-event/start/stop, lttng-sessiond
+		liblttng-ust-dev # the tracepoint headers and library bench/vs_lttng.sh compiles against
+	)
+	;;
+*) echo "deps.sh: unknown argument: $1 (--lttng or nothing)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -21,9 +21,8 @@
 #include <sys/stat.h>
 
 static const char *const built[] = { "start", "stop", "query", "list", "emit", "dump", "stats",
-				     "convert", "bench", "update", "flush", "tail", "ring-flush",
-				     "help" };
-static const char *const later[] = { "snapshot" };
+				     "convert", "bench", "update", "flush", "tail", "snapshot",
+				     "ring-flush", "help" };
 
 /* The ringlog binary with arguments (NULL-terminated). */
 static void rl(struct cmd *c, const char *a0, const char *a1, const char *a2, const char *a3,
@@ -222,7 +221,7 @@ int main(void)
 		snprintf(line, sizeof line, "\n  %-9s ", built[i]);
 		ok(strstr(o.out, line) != NULL, "the overview lists %s", built[i]);
 	}
-	ASSERT_CONTAINS(o.out, "\nnot built yet: snapshot\n");
+	ok(strstr(o.out, "not built yet") == NULL, "every command of the design is built");
 	const char *spellings[] = { "--help", "-h" };
 	for (int i = 0; i < 2; i++) {
 		rl(&x, spellings[i], NULL, NULL, NULL, NULL);
@@ -233,8 +232,6 @@ int main(void)
 
 	for (size_t i = 0; i < sizeof built / sizeof built[0]; i++)
 		check_command(built[i], true, man);
-	for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
-		check_command(later[i], false, man);
 
 	/* --help wins over the command's other arguments: start does not
 	 * run (no session, no file). */

@@ -69,7 +69,7 @@ static size_t build(struct fg_file *f, size_t *last)
 #define L_EMPTY "          2500    4242    4243 2000         -\n"
 #define L_SYNC "    8589934592    4242    4243 TIME_SYNC    40420f00 02000000\n"
 #define L_STR "    8589934602    4242    4243 RAW_STRING   \"hi\\n\\\"x\\\"\\x01\"\n"
-#define L_I16 "    8589934602    4242    4243 RAW_I16      -5 7\n"
+#define L_I16 "   ~8589934602    4242    4243 RAW_I16      -5 7\n" /* untimed: the cursor, marked */
 #define L_DBL "    8589934603    4242    4243 RAW_DOUBLE   1.5\n"
 #define L_LOSS "    8589934612    4242    4243 DATA_LOSS    events=5 bytes=80 cause=no_buffer\n"
 #define L_LOSS2 "    8589934613    4242    4243 DATA_LOSS    events=1 bytes=16 cause=unknown(99)\n"

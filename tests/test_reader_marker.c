@@ -65,7 +65,7 @@ static void test_logfile(void)
 
 	size_t len;
 	uint8_t *p = slurp_fd(fd, &len);
-	ASSERT_EQ(get32(p + 8), 1 | 3 << 16);             /* version 1.3 */
+	ASSERT_EQ(get32(p + 8), 1 | 4 << 16);             /* version 1.4 */
 	ASSERT_EQ(get32(p + 12), 176);                     /* header_size */
 	ASSERT_EQ(get32(p + 24), RLOG_FILE_FLAG_MARKER);   /* flags */
 	ASSERT_EQ(get32(p + 28), (uint32_t)crc32(0L, p + 64, 112));

@@ -210,8 +210,8 @@ static void refused(void)
 		       "ms or s) up to 3600 s\n", name, "-o", path, "--flush-timer", "3601s", NULL);
 	expect_refused("an unknown mode",
 		       "ringlog: start: --mode 'spiral': expected a comma-separated list of "
-		       "sequential, circular, newfile, preallocate, real-time\n", name, "-o", path,
-		       "--mode", "spiral", NULL);
+		       "sequential, circular, newfile, preallocate, real-time, overwrite\n", name,
+		       "-o", path, "--mode", "spiral", NULL);
 	expect_refused("a bad category", "ringlog: start: --enable: 'Net!' is not a category name "
 		       "(1 to 27 of a-z, 0-9, '_', '.', '-') or number\n", name, "-o", path,
 		       "--enable", "Net!", NULL);

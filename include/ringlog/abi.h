@@ -1,6 +1,6 @@
 /*
  * ringlog/abi.h - the on-disk layouts (file version 1) and the shared-memory
- * layouts (region ABI version 4).
+ * layouts (region ABI version 5).
  *
  * Everything here is a fixed-width, little-endian layout shared between
  * processes (the session region) or written to disk (log files).  Every
@@ -125,6 +125,23 @@ struct rlog_data_loss_blocks {
 };
 _Static_assert(sizeof(struct rlog_data_loss_blocks) == 32, "DATA_LOSS with blocks is 32 bytes");
 
+#define RLOG_LOSS_OVERWRITTEN 7  /* overwrite mode: full buffers reused before their events
+                                    were delivered (file 1.3; Length 48) */
+
+/*
+ * DATA_LOSS payload with a time range (file 1.3): Length 48, for
+ * RLOG_LOSS_OVERWRITTEN.  The events lost lie after first_time and at or
+ * before last_time (64-bit ticks, as TIME_SYNC's).  A reader that knows
+ * only the shorter payloads reads their bytes.
+ */
+struct rlog_data_loss_range {
+	struct rlog_data_loss loss; /* events and bytes overwritten, cause */
+	uint64_t blocks;            /* buffers overwritten */
+	uint64_t first_time;        /* ticks: after the thread's last record delivered before */
+	uint64_t last_time;         /* ticks: the last overwritten record's time */
+};
+_Static_assert(sizeof(struct rlog_data_loss_range) == 48, "DATA_LOSS with a range is 48 bytes");
+
 /*
  * Sampled counters (docs/FORMAT.md, "COUNTER and COUNTER_NAME").  The
  * daemon samples monotonically increasing counters (the application's, a
@@ -227,10 +244,12 @@ _Static_assert(sizeof(struct rlog_counter_name) == 8, "COUNTER_NAME head is 8 by
 
 #define RLOG_FILE_MAGIC          "RLOGFILE"   /* 8 bytes, no NUL */
 #define RLOG_FILE_VERSION_MAJOR  1
-#define RLOG_FILE_VERSION_MINOR  3           /* 1.1: the LOG_MARKER copy in the file header;
+#define RLOG_FILE_VERSION_MINOR  4           /* 1.1: the LOG_MARKER copy in the file header;
                                                 1.2: circular and preallocated files, metadata
                                                 copies, the REAL_TIME loss cause;
-                                                1.3: COUNTER and COUNTER_NAME records */
+                                                1.3: the OVERWRITTEN loss cause, with a
+                                                time range;
+                                                1.4: COUNTER and COUNTER_NAME records */
 
 #define RLOG_FILE_FLAG_MARKER    0x0001u     /* the file header holds a copy of the LOG_MARKER */
 #define RLOG_FILE_FLAG_CIRCULAR  0x0002u     /* a circular file: it may have wrapped (1.2) */
@@ -280,7 +299,7 @@ _Static_assert(offsetof(struct rlog_block_header, crc32) == 40, "crc32 at +40");
 /* ------------------------------------------------------------------ */
 
 #define RLOG_SHM_MAGIC         0x314d4853474f4c52ull /* "RLOGSHM1" */
-#define RLOG_SHM_ABI_VERSION   4
+#define RLOG_SHM_ABI_VERSION   5
 #define RLOG_SHM_PREFIX        "/ringlog."   /* shm_open name = prefix + lower-case name */
 #define RLOG_NAME_MAX          64
 #define RLOG_PATH_MAX          1024
@@ -322,9 +341,12 @@ struct rlog_shm_stats {
 	_Atomic uint64_t passes;           /* drain passes */
 	_Atomic uint64_t realtime_buffers_lost; /* blocks a real-time consumer missed (ETW) */
 	_Atomic uint64_t file_index;       /* NEWFILE: the number of the file being written */
+	_Atomic uint64_t events_overwritten; /* overwrite mode: events reused before delivery
+	                                        (part of events_lost) */
+	_Atomic uint64_t events_discarded; /* a flight recorder's events no snapshot took,
+	                                      dropped at stop (part of events_lost) */
 	_Atomic uint64_t counter_samples;  /* counter sampling passes */
 	_Atomic uint64_t counter_records;  /* COUNTER records written */
-	uint64_t reserved[2];              /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_stats) == 128, "stats are 128 bytes");
 
@@ -373,13 +395,15 @@ struct rlog_shm_header {
 	uint64_t max_file_size;            /* MaximumFileSize in bytes; 0: no limit */
 	uint32_t age_limit;                /* AgeLimit in minutes: accepted, not used (as ETW) */
 	uint32_t counter_count;            /* entries of the counter table (RLOG_SHM_COUNTERS) */
+	uint64_t ctl_offset;               /* -> struct rlog_shm_ctl (requests: snapshots) */
 	uint64_t counter_offset;           /* -> struct rlog_shm_counter[counter_count] */
-	/* +1248: the counters' live properties (`ringlog update`), read by the
+	/* +1256: the counters' live properties (`ringlog update`), read by the
 	 * daemon at every pass */
 	_Atomic uint64_t counter_mask;     /* the counters sampled: RLOG_CTR_BIT_* bits */
 	_Atomic uint32_t counter_period_ms;/* sampling period */
-	uint32_t reserved0;                /* 0 */
-	uint8_t pad0[1280 - 1264];
+	/* +1268: written by producers, rarely (once per buffer, overwrite mode only) */
+	_Atomic uint32_t ow_cursor;        /* where the search for a buffer to reuse starts */
+	uint8_t pad0[1280 - 1272];         /* 0 */
 	/* +1280: read by every producer on every event: alone on its line */
 	_Atomic uint64_t enable_mask;      /* 0 pauses the session; bit n enables category n */
 	uint8_t pad1[56];
@@ -412,7 +436,9 @@ struct rlog_shm_header {
 };
 _Static_assert(sizeof(struct rlog_shm_header) == 4096, "session header is one page");
 _Static_assert(offsetof(struct rlog_shm_header, name) == 128, "name at +128");
-_Static_assert(offsetof(struct rlog_shm_header, counter_offset) == 1240, "counters at +1240");
+_Static_assert(offsetof(struct rlog_shm_header, ctl_offset) == 1240, "request page offset at +1240");
+_Static_assert(offsetof(struct rlog_shm_header, counter_mask) == 1256, "counter properties at +1256");
+_Static_assert(offsetof(struct rlog_shm_header, ow_cursor) == 1268, "ow_cursor at +1268");
 _Static_assert(offsetof(struct rlog_shm_header, enable_mask) == 1280, "mask at +1280");
 _Static_assert(offsetof(struct rlog_shm_header, state) == 1344, "control at +1344");
 _Static_assert(offsetof(struct rlog_shm_header, stats) == 1408, "stats at +1408");
@@ -424,6 +450,8 @@ _Static_assert(offsetof(struct rlog_shm_header, enable_names) == 3844, "enable_n
 #define RLOG_BUF_FREE   0  /* in the free bitmap */
 #define RLOG_BUF_OWNED  1  /* a producer thread writes it */
 #define RLOG_BUF_FULL   2  /* handed to the daemon */
+#define RLOG_BUF_TAKING 3  /* overwrite mode: a producer took it from FULL and is
+                              making it its own (the daemon leaves it alone) */
 
 /*
  * One descriptor per buffer.  The owning producer writes every field but
@@ -436,12 +464,23 @@ struct rlog_shm_desc {
 	uint32_t pid;               /* owner process */
 	uint32_t tid;               /* owner thread */
 	uint32_t slot;              /* owner's producer slot */
-	uint32_t reserved0;         /* 0 */
+	_Atomic uint32_t gen;       /* bumped at every take: which contents the buffer holds */
 	uint64_t seq;               /* this slot's buffer sequence: 0, 1, 2, ... */
 	uint64_t base_time;         /* 64-bit ticks before the first record */
 	uint64_t lost_events[2];    /* owner's cumulative losses at take: [0] no buffer, [1] nested */
 	uint64_t lost_bytes[2];
-	uint8_t pad[128 - 72];
+	/* +72: written by the owner when it hands the buffer over (before
+	 * FULL, release) */
+	uint32_t events;            /* application events in the buffer */
+	uint32_t event_bytes;       /* their record bytes */
+	uint64_t last_time;         /* 64-bit ticks of the owner's last record in it */
+	_Atomic uint32_t meta_end;  /* end of the last metadata record written in it (owner) */
+	/* +92: written by the daemon (overwrite protocol, docs/FORMAT.md) */
+	_Atomic uint32_t reader;    /* 1 while the daemon reads the buffer: no producer takes it */
+	_Atomic uint32_t meta_seen; /* the daemon has its metadata up to this offset */
+	_Atomic uint32_t delivered_events; /* events of it the daemon delivered (file or snapshot) */
+	_Atomic uint32_t delivered_bytes;  /* their record bytes */
+	uint8_t pad[128 - 108];
 };
 _Static_assert(sizeof(struct rlog_shm_desc) == 128, "descriptor is 128 bytes");
 
@@ -455,7 +494,11 @@ _Static_assert(sizeof(struct rlog_shm_desc) == 128, "descriptor is 128 bytes");
 #define RLOG_SLOT_ACTIVE  1
 #define RLOG_SLOT_EXITED  2  /* thread gone; daemon reports final losses, then frees */
 
-/* One slot per producer thread; one cache line, written by its thread only. */
+/*
+ * One slot per producer thread: the first cache line is written by its
+ * thread only; the second by producers that overwrite the thread's buffers
+ * (overwrite mode, atomic adds).
+ */
 struct rlog_shm_slot {
 	_Atomic uint32_t state;       /* RLOG_SLOT_*; claimed by CAS FREE -> ACTIVE */
 	_Atomic uint32_t busy;        /* 1 while the thread is inside a write */
@@ -466,8 +509,15 @@ struct rlog_shm_slot {
 	_Atomic uint64_t buffers_taken;  /* next descriptor seq */
 	_Atomic uint32_t taking;         /* buffer index + 1 from before its bit's CAS to OWNED, else 0 */
 	uint32_t reserved;               /* 0 */
+	/* +64: overwrite mode, cumulative, added by the producers that took
+	 * this thread's full buffers (fetch_add) */
+	_Atomic uint64_t ow_events;      /* events overwritten before the daemon delivered them */
+	_Atomic uint64_t ow_bytes;       /* their record bytes */
+	_Atomic uint64_t ow_buffers;     /* buffers of the thread overwritten */
+	_Atomic uint64_t ow_last_time;   /* the latest last_time of those buffers (ticks; CAS max) */
+	uint8_t pad[32];                 /* 0 */
 };
-_Static_assert(sizeof(struct rlog_shm_slot) == 64, "slot is one cache line");
+_Static_assert(sizeof(struct rlog_shm_slot) == 128, "slot is two cache lines");
 
 /* Process entry states. */
 #define RLOG_PROC_FREE    0
@@ -492,6 +542,56 @@ struct rlog_shm_proc {
 	uint64_t reserved1;              /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache line");
+
+/* Requests to the daemon (rlog_shm_ctl.kind). */
+#define RLOG_CTL_SNAPSHOT 1  /* write the buffers to a file now, or when a trigger fires */
+
+/* rlog_shm_ctl.flags of a SNAPSHOT request. */
+#define RLOG_SNAP_SINCE_LAST 0x01u /* only what no earlier snapshot held */
+#define RLOG_SNAP_ON_LOSS    0x02u /* arm: take it at the first loss from now on */
+#define RLOG_SNAP_ON_EVENT   0x04u /* arm: take it when an event with event_id is written */
+#define RLOG_SNAP_FLAG       0x08u /* ... and with the flag word event_flag (FLAGGED) */
+#define RLOG_SNAP_FORCE      0x10u /* replace an existing file */
+#define RLOG_SNAP_DISARM     0x20u /* drop the armed trigger */
+
+/* rlog_shm_ctl.trigger */
+#define RLOG_TRIGGER_NONE   0
+#define RLOG_TRIGGER_ARMED  1  /* waiting for its loss or event */
+#define RLOG_TRIGGER_FIRED  2  /* fired; the snapshot is taken after_ms later */
+
+/*
+ * One page of requests from the CLI to the daemon, and their answers.  A
+ * requester takes the lock (CAS 0 -> its pid; a dead holder's lock may be
+ * taken over), writes the request, adds 1 to req_seq (release) and wakes
+ * the daemon (fill_waiting), then waits for done_seq to reach req_seq
+ * (futex) and reads the answer before it lets go of the lock.
+ */
+struct rlog_shm_ctl {
+	_Atomic uint32_t lock;      /* the requester's pid; 0: free */
+	_Atomic uint32_t req_seq;   /* requests made */
+	uint32_t kind;              /* RLOG_CTL_* */
+	uint32_t flags;             /* RLOG_SNAP_* */
+	uint32_t event_id;          /* ON_EVENT: the event ID (16..16383) */
+	uint32_t event_flag;        /* ON_EVENT with FLAG: the flag word (0..65535) */
+	uint32_t after_ms;          /* a trigger's snapshot is taken this long after it fires */
+	uint32_t reserved0;         /* 0 */
+	char path[RLOG_PATH_MAX];   /* the snapshot file: an absolute path, NUL-terminated */
+	/* +1056: written by the daemon */
+	_Atomic uint32_t done_seq;  /* the last request answered; futex */
+	int32_t status;             /* its result: 0 or -errno */
+	_Atomic uint32_t trigger;   /* RLOG_TRIGGER_* */
+	_Atomic uint32_t snapshots; /* snapshot files written (or failed); futex */
+	/* +1072: the last snapshot written (or failed: last_status) */
+	int32_t last_status;        /* 0 or -errno */
+	uint32_t reserved1;         /* 0 */
+	uint64_t last_events;       /* events in it */
+	uint64_t last_lost;         /* events its DATA_LOSS records count */
+	uint64_t last_bytes;        /* file bytes */
+	char message[256];          /* why the request or the last snapshot failed; "" if not */
+	char last_path[RLOG_PATH_MAX]; /* the file of the last snapshot */
+	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX];
+};
+_Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
 
 /*
  * The counter table: RLOG_SHM_COUNTERS entries at counter_offset, one per

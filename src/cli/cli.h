@@ -28,6 +28,7 @@ int emit_ring(const char *path, unsigned id, bool flagged, uint16_t flag, const 
 	      size_t len, uint64_t count);
 int cmd_tail(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 /* Prints "ringlog: <fmt...>" and a newline to stderr; returns 1. */
 int cli_error(const char *fmt, ...);

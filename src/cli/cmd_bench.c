@@ -7,7 +7,9 @@
  *   disabled_ns           rlog_enabled(63) + rlog_write with category 63 off
  *   write_1t_ns           16-byte time-stamped event, 1 thread, daemon draining
  *   write_2t_ns           the same per thread, 2 threads at once
+ *   write_untimed_ns      16-byte event without a timestamp (rlog_write_untimed)
  *   ref_rdtsc_store_ns    rdtsc plus a 16-byte store into a large array: the floor
+ *   ref_store_ns          a 16-byte store alone: the floor of an untimed event
  *   ref_clock_gettime_ns  clock_gettime(CLOCK_MONOTONIC)
  *   ring_write_ns         the single ring's rlog_ring_write of the same event,
  *                         time-stamped with the same clock read, a flush thread
@@ -16,10 +18,16 @@
  * then the counters' figures (bench_counters.c): an application counter's
  * increment and the daemon's sampling pass per counter.
  * Each write run is a burst of --events events (default 250000, 6 MB),
- * which the default pool (16 MiB) absorbs while the daemon drains.  Then,
- * unless --quick, the highest steady rate (from a ladder of rates, 400 ms
- * each) at which nothing is lost: sustained_events_per_s.
- * Everything is printed as "key: value", one per line.
+ * which the default pool (16 MiB) absorbs while the daemon drains.  With
+ * --scaling, also the cost against the payload size (0 to 1024 bytes,
+ * against memcpy of as many bytes) and against the number of threads (1, 2,
+ * 4).  With --memory, what the daemon, this process and the session's
+ * object keep resident at the start, after the bursts and once the idle
+ * pool is trimmed, and the cost of touching fresh pool pages
+ * (bench_memory.c).  Then, unless --quick, the highest steady rate (from a ladder of
+ * rates, 400 ms each) at which nothing is lost: sustained_events_per_s.
+ * Everything is printed as "key: value", one per line.  The loops are in
+ * bench_loops.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +43,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "bench.h"
 #include "bench_counters.h"
 #include "bench_ring.h"
 #include "cli.h"
@@ -43,175 +52,14 @@
 #include "ringlog.h"
 
 #define USAGE "usage: ringlog bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] " \
-	      "[--quick]"
-#define REF_ARRAY (16u << 20) /* bytes: larger than the caches */
-#define RECORD_BYTES 24       /* header + timestamp + 16-byte payload */
+	      "[--quick] [--scaling] [--memory]"
+#define RECORD_BYTES 24         /* header + timestamp + 16-byte payload */
+#define UNTIMED_RECORD_BYTES 20 /* header + 16-byte payload */
 
-static uint64_t now_ns(void)
-{
-	return rlog__monotonic_ns();
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static volatile uint64_t sink; /* keeps reference loops from being optimised away */
-
-static double ref_rdtsc_store(uint64_t n)
-{
-	uint64_t *a = malloc(REF_ARRAY);
-	if (a == NULL)
-		return 0;
-	memset(a, 0, REF_ARRAY);
-	size_t slots = REF_ARRAY / 16, j = 0;
-	uint64_t t0 = now_ns();
-	for (uint64_t i = 0; i < n; i++) {
-		a[2 * j] = rlog__now();
-		a[2 * j + 1] = i;
-		if (++j == slots)
-			j = 0;
-	}
-	uint64_t t1 = now_ns();
-	sink = a[2 * (n % slots)];
-	free(a);
-	return (double)(t1 - t0) / (double)n;
-}
-
-static double ref_clock_gettime(uint64_t n)
-{
-	struct timespec ts;
-	uint64_t acc = 0, t0 = now_ns();
-	for (uint64_t i = 0; i < n; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		acc += (uint64_t)ts.tv_nsec;
-	}
-	uint64_t t1 = now_ns();
-	sink = acc;
-	return (double)(t1 - t0) / (double)n;
-}
-
-static double disabled(uint64_t n)
-{
-	uint64_t v[2] = { 1, 2 }, t0 = now_ns();
-	for (uint64_t i = 0; i < n; i++) {
-		v[0] = i;
-		/* As an application guards an expensive payload: the disabled
-		 * case is the expected one, so the loop stays one straight run
-		 * (without the hint its timing follows where the linker happens
-		 * to place the loop: 0.5 to 2 ns for the same instructions). */
-		if (RLOG__UNLIKELY(rlog_enabled(63)))
-			rlog_write(1024, v, sizeof v);
-	}
-	uint64_t t1 = now_ns();
-	return (double)(t1 - t0) / (double)n;
-}
-
-struct writer {
-	uint64_t n, written, lost;
-	double ns;
-	pthread_barrier_t *go;
-};
-
-static void *write_loop(void *arg)
-{
-	struct writer *w = arg;
-	uint64_t v[2] = { 0, 0 }, n = w->n, written = 0, lost = 0;
-	if (w->go)
-		pthread_barrier_wait(w->go);
-	uint64_t t0 = now_ns();
-	for (uint64_t i = 0; i < n; i++) {
-		v[0] = i;
-		int r = rlog_write(1024, v, sizeof v);
-		written += r == 1;
-		lost += r < 0;
-	}
-	uint64_t t1 = now_ns();
-	w->written = written;
-	w->lost = lost;
-	w->ns = (double)(t1 - t0) / (double)w->n;
-	/* Hand the partial buffer over so that the next run starts clean. */
-	rlog_flush_thread();
-	return NULL;
-}
-
-static double write_threads(int nthreads, uint64_t n, uint64_t *lost)
-{
-	pthread_t th[2];
-	struct writer w[2];
-	pthread_barrier_t go;
-	pthread_barrier_init(&go, NULL, (unsigned)nthreads);
-	for (int i = 0; i < nthreads; i++) {
-		w[i] = (struct writer){ .n = n, .go = &go };
-		pthread_create(&th[i], NULL, write_loop, &w[i]);
-	}
-	double sum = 0;
-	for (int i = 0; i < nthreads; i++) {
-		pthread_join(th[i], NULL);
-		sum += w[i].ns;
-		*lost += w[i].lost;
-	}
-	pthread_barrier_destroy(&go);
-	return sum / nthreads;
-}
-
-/*
- * Writes at a steady rate (events per second) for ms milliseconds, in
- * batches of 1000 with a spin to the schedule between them.  Returns the
- * events lost.  The highest rate with no loss is what the daemon sustains
- * for as long as the application keeps it up: the pool only absorbs bursts.
- */
-static uint64_t write_paced(double rate, unsigned ms)
-{
-	uint64_t total = (uint64_t)(rate * ms / 1000.0), lost = 0, v[2] = { 0, 0 };
-	uint64_t t0 = now_ns();
-	for (uint64_t i = 0; i < total;) {
-		for (uint64_t k = 0; k < 1000 && i < total; k++, i++) {
-			v[0] = i;
-			lost += rlog_write(1024, v, sizeof v) < 0;
-		}
-		uint64_t due = t0 + (uint64_t)((double)i / rate * 1e9);
-		while (now_ns() < due)
-			;
-	}
-	rlog_flush_thread();
-	return lost;
-}
-
-/* write(2) bandwidth into a new 512 MiB tmpfs file, 1 MiB at a time: the
- * ceiling for the daemon, which must put every byte into a growing file.
- * (On a virtual machine the first touch of guest memory is slow, so this is
- * far below a rewrite of pages the kernel already has.) */
-static double ref_tmpfs_write(const char *path)
-{
-	enum { CHUNK = 1 << 20, TOTAL = 512 };
-	char *buf = malloc(CHUNK);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (buf == NULL || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	memset(buf, 0x5a, CHUNK);
-	uint64_t t0 = now_ns();
-	for (int i = 0; i < TOTAL; i++)
-		if (write(fd, buf, CHUNK) != CHUNK)
-			break;
-	uint64_t t1 = now_ns();
-	close(fd);
-	unlink(path);
-	free(buf);
-	return (double)TOTAL * CHUNK / ((double)(t1 - t0) / 1e9) / 1e6;
-}
+static const size_t payload_sizes[] = { 0, 16, 64, 256, 1024 };
+#define NSIZES (sizeof payload_sizes / sizeof payload_sizes[0])
+static const int thread_counts[] = { 1, 2, 4 };
+#define NTHREADS (sizeof thread_counts / sizeof thread_counts[0])
 
 /* Lets the daemon drain everything before the next run. */
 static void settle(void)
@@ -220,10 +68,129 @@ static void settle(void)
 	nanosleep(&ts, NULL);
 }
 
+/* The scaling figures (--scaling), runs x (sizes + thread counts). */
+struct scaling {
+	double *size_ns[NSIZES], *memcpy_ns[NSIZES];
+	double *thr_ns[NTHREADS], *thr_rate[NTHREADS];
+	uint64_t size_events[NSIZES], thr_events[NTHREADS];
+	uint64_t lost;
+	bool short_threads; /* a thread could not be created */
+};
+
+static bool scaling_alloc(struct scaling *sc, uint64_t runs)
+{
+	bool ok = true;
+	for (size_t k = 0; k < NSIZES; k++) {
+		ok &= (sc->size_ns[k] = calloc(runs, sizeof(double))) != NULL;
+		ok &= (sc->memcpy_ns[k] = calloc(runs, sizeof(double))) != NULL;
+	}
+	for (size_t k = 0; k < NTHREADS; k++) {
+		ok &= (sc->thr_ns[k] = calloc(runs, sizeof(double))) != NULL;
+		ok &= (sc->thr_rate[k] = calloc(runs, sizeof(double))) != NULL;
+	}
+	return ok;
+}
+
+static void scaling_free(struct scaling *sc)
+{
+	for (size_t k = 0; k < NSIZES; k++) {
+		free(sc->size_ns[k]);
+		free(sc->memcpy_ns[k]);
+	}
+	for (size_t k = 0; k < NTHREADS; k++) {
+		free(sc->thr_ns[k]);
+		free(sc->thr_rate[k]);
+	}
+}
+
+/*
+ * One run of each scaling figure.  A burst must fit in half the pool (the
+ * daemon drains meanwhile, but not at the producer's speed): at most 8 MiB
+ * of records per payload size, and as many events in all for 2 and 4
+ * threads as for 2 threads in the default figures.
+ */
+static void scaling_run(struct scaling *sc, uint64_t r, uint64_t events, uint64_t pool_bytes)
+{
+	for (size_t k = 0; k < NSIZES; k++) {
+		size_t len = payload_sizes[k];
+		uint64_t rec = (8 + len + 3) & ~(uint64_t)3, n = pool_bytes / 2 / rec;
+		n = n < events ? n : events;
+		sc->size_events[k] = n;
+		sc->memcpy_ns[k][r] = bench_ref_memcpy(n, len);
+		struct bench_write w = { .threads = 1, .events = n, .len = len };
+		struct bench_result res = bench_write_run(&w);
+		sc->size_ns[k][r] = res.ns;
+		sc->lost += res.lost;
+		settle();
+	}
+	for (size_t k = 0; k < NTHREADS; k++) {
+		int t = thread_counts[k];
+		uint64_t n = t == 1 ? events : events * 2 / (uint64_t)t;
+		sc->thr_events[k] = n;
+		struct bench_write w = { .threads = t, .events = n, .len = 16 };
+		struct bench_result res = bench_write_run(&w);
+		sc->thr_ns[k][r] = res.ns;
+		sc->thr_rate[k][r] = res.span_ns > 0 ? (double)n * res.threads / res.span_ns * 1e9 : 0;
+		sc->short_threads |= res.threads != t;
+		sc->lost += res.lost;
+		settle();
+	}
+}
+
+/* One figure of a group: "GROUP_N_KEY: VALUE" with decimals digits. */
+struct figure {
+	const char *key;
+	double value;
+	int decimals;
+};
+
+static void print_figures(const char *group, long n, const struct figure *f, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		printf("%s_%ld_%s: %.*f\n", group, n, f[i].key, f[i].decimals, f[i].value);
+}
+
+static void scaling_print(struct scaling *sc, uint64_t runs)
+{
+	for (size_t k = 0; k < NSIZES; k++) {
+		double len = (double)payload_sizes[k];
+		double w = bench_median(sc->size_ns[k], (int)runs);
+		double m = bench_median(sc->memcpy_ns[k], (int)runs);
+		const struct figure f[] = {
+			{ "events_per_run", (double)sc->size_events[k], 0 },
+			{ "write_ns", w, 2 },
+			{ "write_gb_per_s", w > 0 ? len / w : 0, 3 },
+			{ "ref_memcpy_ns", m, 2 },
+			{ "ref_memcpy_gb_per_s", m > 0 ? len / m : 0, 3 },
+			{ "write_vs_memcpy", m > 0 ? w / m : 0, 2 },
+		};
+		print_figures("payload", (long)payload_sizes[k], f, sizeof f / sizeof f[0]);
+	}
+	for (size_t k = 0; k < NTHREADS; k++) {
+		double rate = bench_median(sc->thr_rate[k], (int)runs);
+		const struct figure f[] = {
+			{ "events_per_thread", (double)sc->thr_events[k], 0 },
+			{ "ns_per_thread", bench_median(sc->thr_ns[k], (int)runs), 2 },
+			{ "aggregate_events_per_s", rate, 0 },
+			{ "aggregate_mb_per_s", rate * RECORD_BYTES / 1e6, 1 },
+		};
+		print_figures("threads", thread_counts[k], f, sizeof f / sizeof f[0]);
+	}
+	if (sc->short_threads)
+		printf("threads_note: a thread could not be created in some runs\n");
+	printf("scaling_events_lost: %" PRIu64 "\n", sc->lost);
+}
+
+static struct bench_result write16(int threads, uint64_t n, bool untimed)
+{
+	struct bench_write w = { .threads = threads, .events = n, .len = 16, .untimed = untimed };
+	return bench_write_run(&w);
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	uint64_t runs = 11, events = 250000;
-	bool quick = false;
+	bool quick = false, scaling = false, memory = false;
 	/* The default properties (a pool that grows from MinimumBuffers to
 	 * MaximumBuffers), category 63 off: the disabled case. */
 	struct rlog__region_params p;
@@ -234,6 +201,14 @@ int cmd_bench(int argc, char **argv)
 		bool has = i + 1 < argc;
 		if (strcmp(argv[i], "--quick") == 0) {
 			quick = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--scaling") == 0) {
+			scaling = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--memory") == 0) {
+			memory = true;
 			continue;
 		}
 		if (strcmp(argv[i], "--runs") == 0 && has && cli_parse_u64(argv[i + 1], 1, 101, &v)) {
@@ -273,39 +248,78 @@ int cmd_bench(int argc, char **argv)
 	}
 
 	double *d = calloc(runs, sizeof *d), *w1 = calloc(runs, sizeof *d),
-	       *w2 = calloc(runs, sizeof *d), *rs = calloc(runs, sizeof *d),
+	       *w2 = calloc(runs, sizeof *d), *wu = calloc(runs, sizeof *d),
+	       *rs = calloc(runs, sizeof *d), *rst = calloc(runs, sizeof *d),
 	       *rc = calloc(runs, sizeof *d), *rw = calloc(runs, sizeof *d);
+	struct scaling sc;
+	memset(&sc, 0, sizeof sc);
+	if (!d || !w1 || !w2 || !wu || !rs || !rst || !rc || !rw ||
+	    (scaling && !scaling_alloc(&sc, runs))) {
+		cli_error("bench: out of memory");
+		runs = 0; /* stop the session and report nothing */
+	}
 	/* The single ring, flushed into its own file on tmpfs. */
 	char ring_log[160];
 	snprintf(ring_log, sizeof ring_log, "/dev/shm/ringlog-bench-ring-%d.rlog", (int)getpid());
 	struct bench_ring *br = NULL;
-	int ring_err = bench_ring_open(&br, events, rlog__tick_source_pick(), ring_log);
+	int ring_err = runs == 0 ? 0 : bench_ring_open(&br, events, rlog__tick_source_pick(), ring_log);
 	if (ring_err < 0)
 		cli_error("bench: the single ring: %s (no ring_write_ns)", strerror(-ring_err));
+	struct bench_memory mem_start, mem_busy, mem_idle;
+	if (memory)
+		bench_memory_sample(name, daemon, &mem_start);
 	uint64_t lost = 0;
 	/* Interleave the figures run by run, so that a noisy moment of the
 	 * machine spreads over all of them rather than skewing one. */
 	for (uint64_t r = 0; r < runs; r++) {
-		rs[r] = ref_rdtsc_store(events);
+		rs[r] = bench_ref_rdtsc_store(events);
+		rst[r] = bench_ref_store(events);
 		rw[r] = br ? bench_ring_run(br, events) : 0;
-		rc[r] = ref_clock_gettime(events / 4);
-		d[r] = disabled(events * 4);
-		w1[r] = write_threads(1, events, &lost);
+		rc[r] = bench_ref_clock_gettime(events / 4);
+		d[r] = bench_disabled(events * 4);
+		struct bench_result res = write16(1, events, false);
+		w1[r] = res.ns;
+		lost += res.lost;
 		settle();
-		w2[r] = write_threads(2, events, &lost);
+		res = write16(1, events, true);
+		wu[r] = res.ns;
+		lost += res.lost;
 		settle();
+		res = write16(2, events, false);
+		w2[r] = res.ns;
+		lost += res.lost;
+		settle();
+		if (scaling)
+			scaling_run(&sc, r, events, (uint64_t)p.buffer_size * p.max_buffers);
+	}
+	/* Memory: after the bursts, and once the idle pool is trimmed (the
+	 * daemon waits RLOG_TRIM_IDLE_MS, 1 s, after its last drained buffer). */
+	double trim_wait_ms = 0, touch_ns = 0, retouch_ns = 0;
+	if (memory && runs > 0) {
+		settle();
+		bench_memory_sample(name, daemon, &mem_busy);
+		uint64_t t0 = bench_now_ns();
+		for (int i = 0; i < 100; i++) {
+			struct timespec ts = { 0, 50 * 1000000L };
+			nanosleep(&ts, NULL);
+			bench_memory_sample(name, daemon, &mem_idle);
+			if (mem_idle.pool_kb == 0)
+				break;
+		}
+		trim_wait_ms = (double)(bench_now_ns() - t0) / 1e6;
+		touch_ns = bench_page_touch((size_t)p.buffer_size * p.max_buffers, &retouch_ns);
 	}
 	/* The sustained rate: a ladder of steady rates, 400 ms each. */
 	char ref[160];
 	snprintf(ref, sizeof ref, "/dev/shm/ringlog-bench-ref-%d", (int)getpid());
-	double tmpfs = quick ? 0 : ref_tmpfs_write(ref);
+	double tmpfs = quick || runs == 0 ? 0 : bench_ref_tmpfs_write(ref);
 	static const double ladder[] = { 5e6, 7.5e6, 10e6, 12.5e6, 15e6, 17.5e6, 20e6, 25e6,
 					 30e6, 40e6, 60e6, 80e6 };
 	double sustained = 0;
 	uint64_t paced_lost = 0;
-	for (size_t k = 0; k < sizeof ladder / sizeof ladder[0] && !quick; k++) {
+	for (size_t k = 0; k < sizeof ladder / sizeof ladder[0] && !quick && runs > 0; k++) {
 		settle();
-		uint64_t l = write_paced(ladder[k], 400);
+		uint64_t l = bench_write_paced(ladder[k], 400);
 		paced_lost += l;
 		if (l != 0)
 			break;
@@ -314,22 +328,24 @@ int cmd_bench(int argc, char **argv)
 	/* A second session: every write then takes the slow path and goes to
 	 * both (docs/PERFORMANCE.md).  Interleaved with the one-session figure
 	 * run by run, as above. */
-	double *s1 = calloc(runs, sizeof *s1), *s2 = calloc(runs, sizeof *s2);
+	double *s1 = calloc(runs + 1, sizeof *s1), *s2 = calloc(runs + 1, sizeof *s2);
 	char name2[64], path2[128];
 	snprintf(name2, sizeof name2, "bench2-%d", (int)getpid());
 	snprintf(path2, sizeof path2, "/dev/shm/ringlog-bench2-%d.rlog", (int)getpid());
 	struct rlog__start st2 = { .name = name2, .path = path2, .params = p, .force = true };
-	struct rlog__start_result started2;
-	bool two = s1 && s2 && rlog__session_start(&st2, &started2) == 0;
+	struct rlog__start_result started2 = { 0 };
+	bool two = s1 && s2 && runs > 0 && rlog__session_start(&st2, &started2) == 0;
 	uint64_t lost2 = 0;
 	for (uint64_t r = 0; r < runs && two; r++) {
-		s1[r] = write_threads(1, events, &lost2);
+		s1[r] = write16(1, events, false).ns;
 		settle();
 		if (rlog_attach_add(name2) != 0) {
 			two = false;
 			break;
 		}
-		s2[r] = write_threads(1, events, &lost2);
+		struct bench_result res = write16(1, events, false);
+		s2[r] = res.ns;
+		lost2 += res.lost;
 		rlog_detach_session(name2);
 		settle();
 	}
@@ -338,6 +354,37 @@ int cmd_bench(int argc, char **argv)
 		rlog__session_stop(name2, &res2, NULL, NULL);
 		waitpid(started2.daemon_pid, NULL, 0);
 		unlink(path2);
+	}
+	/* Overwrite mode: a flight recorder of 64 buffers (1 MiB with the
+	 * default size), which each run laps several times, against the
+	 * main session run by run. */
+	double *o1 = calloc(runs + 1, sizeof *o1), *ow = calloc(runs + 1, sizeof *ow);
+	char name3[64];
+	snprintf(name3, sizeof name3, "bench-ow-%d", (int)getpid());
+	struct rlog__region_params p3 = p;
+	p3.min_buffers = p3.max_buffers = 64;
+	p3.log_file_mode = RLOG_MODE_OVERWRITE;
+	struct rlog__start st3 = { .name = name3, .path = NULL, .params = p3 };
+	struct rlog__start_result started3 = { 0 };
+	bool ovw = o1 && ow && runs > 0 && rlog__session_start(&st3, &started3) == 0;
+	uint64_t lost3 = 0;
+	for (uint64_t r = 0; r < runs && ovw; r++) {
+		o1[r] = write16(1, events, false).ns;
+		settle();
+		if (rlog_attach(name3) != 0) {
+			ovw = false;
+			break;
+		}
+		struct bench_result res3 = write16(1, events, false);
+		ow[r] = res3.ns;
+		lost3 += res3.lost;
+		ovw = rlog_attach(name) == 0;
+		settle();
+	}
+	struct rlog__stop_result ow_stop = { 0 };
+	if (ovw || started3.daemon_pid > 0) {
+		rlog__session_stop(name3, &ow_stop, NULL, NULL);
+		waitpid(started3.daemon_pid, NULL, 0);
 	}
 	uint64_t ring_written = 0, ring_lost = 0, ring_wakeups = 0;
 	if (br)
@@ -349,9 +396,13 @@ int cmd_bench(int argc, char **argv)
 	int stop_err = rlog__session_stop(name, &res, NULL, NULL);
 	waitpid(daemon, NULL, 0);
 	unlink(path);
+	if (runs == 0)
+		goto out;
 
-	double md = median(d, (int)runs), m1 = median(w1, (int)runs), m2 = median(w2, (int)runs);
-	double mrs = median(rs, (int)runs), mrc = median(rc, (int)runs);
+	double md = bench_median(d, (int)runs), m1 = bench_median(w1, (int)runs);
+	double m2 = bench_median(w2, (int)runs), mu = bench_median(wu, (int)runs);
+	double mrs = bench_median(rs, (int)runs), mrst = bench_median(rst, (int)runs);
+	double mrc = bench_median(rc, (int)runs);
 	printf("runs: %" PRIu64 "\n", runs);
 	printf("events_per_run: %" PRIu64 "\n", events);
 	printf("buffer_size: %u\nmin_buffers: %u\nmax_buffers: %u\n", p.buffer_size, p.min_buffers,
@@ -361,16 +412,28 @@ int cmd_bench(int argc, char **argv)
 	printf("disabled_ns: %.2f\n", md);
 	printf("write_1t_ns: %.2f\n", m1);
 	printf("write_2t_ns: %.2f\n", m2);
+	printf("write_untimed_ns: %.2f\n", mu);
 	printf("ref_rdtsc_store_ns: %.2f\n", mrs);
+	printf("ref_store_ns: %.2f\n", mrst);
 	printf("ref_clock_gettime_ns: %.2f\n", mrc);
 	printf("write_1t_vs_rdtsc_store: %.2f\n", m1 / mrs);
+	printf("write_untimed_vs_store: %.2f\n", mu / mrst);
 	if (two) {
-		double m1s = median(s1, (int)runs), m2s = median(s2, (int)runs);
+		double m1s = bench_median(s1, (int)runs), m2s = bench_median(s2, (int)runs);
 		printf("write_2sessions_ns: %.2f\n", m2s);
 		printf("write_2sessions_vs_1session: %.2f\n", m2s / m1s);
 	}
+	if (ovw) {
+		double m1o = bench_median(o1, (int)runs), mow = bench_median(ow, (int)runs);
+		printf("write_overwrite_ns: %.2f\n", mow);
+		printf("write_overwrite_vs_rdtsc_store: %.2f\n", mow / mrs);
+		printf("write_overwrite_vs_1t: %.2f\n", mow / m1o);
+		printf("overwrite_events_lost: %" PRIu64 "\n", lost3);
+		printf("overwrite_events_overwritten: %" PRIu64 "\n",
+		       ow_stop.stats.events_overwritten);
+	}
 	if (br) {
-		double mrw = median(rw, (int)runs);
+		double mrw = bench_median(rw, (int)runs);
 		printf("ring_write_ns: %.2f\n", mrw);
 		printf("ring_write_vs_rdtsc_store: %.2f\n", mrw / mrs);
 		printf("ring_events_written: %" PRIu64 "\n", ring_written);
@@ -381,8 +444,23 @@ int cmd_bench(int argc, char **argv)
 	printf("write_1t_mb_per_s: %.1f\n", 1e9 / m1 * RECORD_BYTES / 1e6);
 	printf("write_2t_events_per_s: %.0f\n", 2e9 / m2);
 	printf("write_2t_mb_per_s: %.1f\n", 2e9 / m2 * RECORD_BYTES / 1e6);
-	printf("events_emitted: %" PRIu64 "\n", runs * events * 3);
+	printf("write_untimed_events_per_s: %.0f\n", 1e9 / mu);
+	printf("write_untimed_mb_per_s: %.1f\n", 1e9 / mu * UNTIMED_RECORD_BYTES / 1e6);
+	printf("events_emitted: %" PRIu64 "\n", runs * events * 4);
 	printf("events_lost: %" PRIu64 "\n", lost);
+	if (scaling)
+		scaling_print(&sc, runs);
+	if (memory) {
+		bench_memory_print("start", &mem_start);
+		bench_memory_print("busy", &mem_busy);
+		bench_memory_print("idle", &mem_idle);
+		printf("mem_trim_wait_ms: %.0f\n", trim_wait_ms);
+		printf("page_touch_ns: %.0f\n", touch_ns);
+		printf("page_retouch_ns: %.1f\n", retouch_ns);
+		printf("pool_first_touch_ms: %.2f\n",
+		       touch_ns * ((double)p.buffer_size * p.max_buffers / 4096) / 1e6);
+		printf("pool_first_touch_ns_per_event: %.2f\n", touch_ns / (4096.0 / RECORD_BYTES));
+	}
 	if (!quick) {
 		printf("ref_tmpfs_write_mb_per_s: %.1f\n", tmpfs);
 		printf("sustained_events_per_s: %.0f\n", sustained);
@@ -399,13 +477,19 @@ int cmd_bench(int argc, char **argv)
 		printf("session_events_lost: %" PRIu64 "\n", res.stats.events_lost);
 		printf("daemon_wakeups: %" PRIu64 "\n", res.stats.wakeups);
 	}
+out:
 	free(d);
 	free(w1);
 	free(w2);
+	free(wu);
 	free(rs);
+	free(rst);
 	free(rc);
 	free(s1);
+	free(o1);
+	free(ow);
 	free(s2);
 	free(rw);
-	return stop_err < 0 ? 1 : 0;
+	scaling_free(&sc);
+	return stop_err < 0 || runs == 0 ? 1 : 0;
 }

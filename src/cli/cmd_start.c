@@ -25,7 +25,7 @@ static bool parse_modes(const char *list, uint32_t *out)
 	static const struct { const char *name; uint32_t bit; } modes[] = {
 		{ "sequential", RLOG_MODE_SEQUENTIAL }, { "circular", RLOG_MODE_CIRCULAR },
 		{ "newfile", RLOG_MODE_NEWFILE },       { "preallocate", RLOG_MODE_PREALLOCATE },
-		{ "real-time", RLOG_MODE_REAL_TIME },
+		{ "real-time", RLOG_MODE_REAL_TIME },   { "overwrite", RLOG_MODE_OVERWRITE },
 	};
 	uint32_t m = 0;
 	const char *p = list;
@@ -97,7 +97,8 @@ int cmd_start(int argc, char **argv)
 		} else if (strcmp(a, "--mode") == 0 && has_val) {
 			if (!parse_modes(argv[++i], &p.log_file_mode))
 				return cli_error("start: --mode '%s': expected a comma-separated list of "
-						 "sequential, circular, newfile, preallocate, real-time",
+						 "sequential, circular, newfile, preallocate, real-time, "
+						 "overwrite",
 						 argv[i]);
 		} else if (strcmp(a, "--max-file-size") == 0 && has_val) {
 			if (!cli_parse_u64(argv[++i], 1, 1048576, &v))

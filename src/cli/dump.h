@@ -73,6 +73,21 @@ static inline bool dump_loss_blocks(const struct rlog_event *ev, uint64_t *block
 	return true;
 }
 
+/* A DATA_LOSS with a time range (cause overwritten, struct
+ * rlog_data_loss_range): its first and last times, in the trace's ns
+ * (rlog_reader_time_ns).  False if ev has none. */
+static inline bool dump_loss_range(const struct dump *d, const struct rlog_event *ev,
+				   int64_t *first, int64_t *last)
+{
+	if (ev->length < 48 || d->r == NULL)
+		return false;
+	uint64_t t[2];
+	memcpy(t, (const uint8_t *)ev->payload + 32, 16);
+	*first = rlog_reader_time_ns(d->r, t[0]);
+	*last = rlog_reader_time_ns(d->r, t[1]);
+	return true;
+}
+
 /* Adds "N[,N..]" to l; false if any is not a number in [0, max] or the
  * list is malformed ("1,,2", a trailing comma). */
 bool dump_numlist_add(struct numlist *l, const char *s, uint64_t max);

@@ -224,6 +224,8 @@ void dump_json_event(struct dump *d, const struct rlog_event *ev, const struct r
 
 	rlog__buf_lit(b, "{\"time_ns\":");
 	rlog__buf_i64(b, ev->time_ns);
+	if (!ev->has_time)
+		rlog__buf_lit(b, ",\"untimed\":true"); /* the thread's previous record's time */
 	if (d->wall) {
 		char w[32];
 		dump_wall(d, ev, w);
@@ -258,6 +260,14 @@ void dump_json_event(struct dump *d, const struct rlog_event *ev, const struct r
 		put_counter(d, ev);
 	} else {
 		put_plain(b, ev);
+		int64_t first, last;
+		if (rlog_record_kind(ev->id, ev->flagged) == RLOG_RECORD_LOSS &&
+		    dump_loss_range(d, ev, &first, &last)) {
+			rlog__buf_lit(b, ",\"first_ns\":");
+			rlog__buf_i64(b, first);
+			rlog__buf_lit(b, ",\"last_ns\":");
+			rlog__buf_i64(b, last);
+		}
 	}
 	rlog__buf_lit(b, "}\n");
 }

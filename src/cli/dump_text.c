@@ -103,20 +103,42 @@ static void put_value(struct rlog__buf *b, const struct rlog_value *v)
 	}
 }
 
+/* Marks the time column that starts at byte start as inherited (an
+ * untimed record): a '~' right before the first character, in the padding
+ * if there is any. */
+static void mark_untimed(struct rlog__buf *b, size_t start)
+{
+	size_t i = start;
+	while (i < b->len && b->p[i] == ' ')
+		i++;
+	if (i > start) {
+		b->p[i - 1] = '~';
+		return;
+	}
+	if (!rlog__buf_need(b, 1))
+		return;
+	memmove(b->p + start + 1, b->p + start, b->len - start);
+	b->p[start] = '~';
+	b->len++;
+}
+
 /* The time, pid and tid columns. */
 static void put_prefix(struct dump *d, const struct rlog_event *ev)
 {
 	struct rlog__buf *b = &d->out;
+	size_t start = b->len;
 	if (d->wall) {
 		char w[32];
 		dump_wall(d, ev, w);
-		size_t start = b->len, k = strlen(w);
+		size_t k = strlen(w);
 		rlog__buf_pad(b, start, k < 30 ? 30 - k : 0);
 		rlog__buf_put(b, w, k);
 	} else {
 		bool neg = ev->time_ns < 0;
 		rlog__buf_num(b, neg ? 0u - (uint64_t)ev->time_ns : (uint64_t)ev->time_ns, neg, 14);
 	}
+	if (!ev->has_time)
+		mark_untimed(b, start);
 	rlog__buf_char(b, ' ');
 	rlog__buf_num(b, ev->pid, false, 7);
 	rlog__buf_char(b, ' ');
@@ -342,6 +364,11 @@ void dump_text_event(struct dump *d, const struct rlog_event *ev, const struct r
 	} else {
 		put_idcol(&d->out, dump_event_name(ev, NULL), ev, ev->flagged, true);
 		put_payload(&d->out, ev);
+		int64_t first, last;
+		if (rlog_record_kind(ev->id, ev->flagged) == RLOG_RECORD_LOSS &&
+		    dump_loss_range(d, ev, &first, &last))
+			rlog__buf_printf(&d->out, " first_ns=%" PRId64 " last_ns=%" PRId64, first,
+					 last);
 	}
 	rlog__buf_char(&d->out, '\n');
 }

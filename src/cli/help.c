@@ -202,12 +202,14 @@ static const struct cli_help help[] = {
 	},
 	{
 		"bench", "what an event costs on this machine",
-		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
+		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick] [--scaling] "
+		"[--memory]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
-		"threads at once, the same event written into a single ring (ring_write_ns,\n"
-		"a flush thread draining it), and two reference costs; then, unless --quick,\n"
-		"the highest sustained rate without loss; then what an application counter's\n"
+		"threads at once, an untimed 16-byte event, the same event written into a\n"
+		"single ring (ring_write_ns, a flush thread draining it), and reference costs\n"
+		"(rdtsc and a store, a store alone, clock_gettime); then, unless --quick, the\n"
+		"highest sustained rate without loss; then what an application counter's\n"
 		"increment costs and the daemon's sampling pass per counter (application\n"
 		"counters, /proc figures, performance counters).  Prints \"key: value\"\n"
 		"lines; takes several seconds (docs/PERFORMANCE.md).\n"
@@ -217,7 +219,12 @@ static const struct cli_help help[] = {
 		"  --buffers N           buffers in the pool: 2 to 65536 (default 1024)\n"
 		"  --buffer-size KB      size of each buffer in KiB: 4 to 16384, a multiple of 4\n"
 		"                        (default 16)\n"
-		"  --quick               skip the search for the sustained rate\n",
+		"  --quick               skip the search for the sustained rate\n"
+		"  --scaling             also payload sizes 0 to 1024 bytes against memcpy, and\n"
+		"                        1, 2 and 4 threads (per thread and in all)\n"
+		"  --memory              also what the daemon, this process and the session keep\n"
+		"                        resident, before and after a burst and once the idle\n"
+		"                        pool is trimmed, and what touching fresh pages costs\n",
 		true,
 	},
 	{
@@ -332,13 +339,38 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
-		"snapshot", "write a flight-recorder session's buffers to a file (not built yet)",
-		"snapshot NAME -o FILE",
-		"Not built yet: \"ringlog snapshot\" says \"not implemented yet\" and exits 2.\n"
-		"It is to write the current buffers of a session in overwrite (flight\n"
-		"recorder) mode to FILE; sessions today discard new events when the pool is\n"
-		"full instead.\n",
-		false,
+		"snapshot", "write a session's buffers to a file, now or when a trigger fires",
+		"snapshot NAME -o FILE [--since-last] [--force] [--on-loss | --on-event ID "
+		"[--flag F]] [--after MS] [--wait]",
+		"The session's daemon writes what its buffers hold now, partly filled ones\n"
+		"too, to FILE: a log file that dump, stats and convert read on its own (the\n"
+		"process and thread names and the schemas are always in it).  Producers go\n"
+		"on writing meanwhile and lose nothing.  Made for flight recorders (start\n"
+		"--mode overwrite, with or without -o): their buffers hold the latest events.\n"
+		"Each snapshot's DATA_LOSS records count, per thread, what was lost since the\n"
+		"previous snapshot (cause overwritten: reused before any snapshot took it).\n"
+		"\n"
+		"  NAME                  the session\n"
+		"  -o FILE               the snapshot file (refused if it exists)\n"
+		"  --force               overwrite FILE if it exists\n"
+		"  --since-last          only what no earlier snapshot held: consecutive\n"
+		"                        snapshots then hold every event once\n"
+		"  --on-loss             arm a trigger: the snapshot is taken at the session's\n"
+		"                        first loss from now on (in a flight recorder without\n"
+		"                        a file, overwritten events are not losses)\n"
+		"  --on-event ID         arm a trigger: the snapshot is taken when an event with\n"
+		"                        this ID (16 to 16383) is written\n"
+		"  --flag F              ... a FLAGGED event with this flag word (0 to 65535)\n"
+		"  --after MS            take the trigger's snapshot MS ms after it fires: a\n"
+		"                        window around the moment that matters (0 to 3600000)\n"
+		"  --wait                with a trigger: wait for its snapshot, then print it\n"
+		"  --disarm              (ringlog snapshot NAME --disarm) drop the armed\n"
+		"                        trigger\n"
+		"\n"
+		"A snapshot prints snapshot, events_written, events_lost and file_bytes; an\n"
+		"armed trigger prints one line and returns (ringlog query shows it).  One\n"
+		"trigger at a time; a trigger still armed when the session stops is dropped.\n",
+		true,
 	},
 };
 
@@ -356,14 +388,15 @@ void cli_help_overview(FILE *f)
 	for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
 		if (help[i].built)
 			fprintf(f, "  %-9s %s\n", help[i].name, help[i].summary);
-	fputs("\nnot built yet:", f);
-	const char *sep = " ";
+	/* Commands of the design not built yet, if any. */
+	const char *sep = "\nnot built yet: ";
 	for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
 		if (!help[i].built) {
 			fprintf(f, "%s%s", sep, help[i].name);
 			sep = ", ";
 		}
-	fputs("\n\n\"ringlog help COMMAND\" or \"ringlog COMMAND --help\" shows a command's "
+	fputs(*sep == ',' ? "\n" : "", f);
+	fputs("\n\"ringlog help COMMAND\" or \"ringlog COMMAND --help\" shows a command's "
 	      "options.\nThe manual: man ringlog (after meson install), or man -l "
 	      "docs/man/ringlog.1.\n",
 	      f);

@@ -46,6 +46,7 @@ static const struct {
 	{ "ring-flush", cmd_ring_flush },
 	{ "tail", cmd_tail },
 	{ "counters", cmd_counters },
+	{ "snapshot", cmd_snapshot },
 };
 
 static bool is_help_flag(const char *a)

@@ -74,6 +74,8 @@ static void kv_stats(struct kv *o, const struct rlog__stats *s)
 	kv_u64(o, "bytes_written", s->bytes_written);
 	kv_u64(o, "log_buffers_lost", s->log_buffers_lost);
 	kv_u64(o, "realtime_buffers_lost", s->realtime_buffers_lost);
+	kv_u64(o, "events_overwritten", s->events_overwritten);
+	kv_u64(o, "events_discarded", s->events_discarded);
 	kv_u64(o, "corrupt_buffers", s->corrupt_buffers);
 	kv_u64(o, "file_bytes", s->file_bytes);
 	kv_u64(o, "file_index", s->file_index);
@@ -133,6 +135,9 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json)
 	kv_u64(&o, "app_counters", in->app_counters);
 	kv_u64(&o, "producer_threads", in->producer_threads);
 	kv_u64(&o, "processes", in->processes);
+	kv_str(&o, "snapshot_trigger", in->snapshot_trigger == RLOG_TRIGGER_ARMED ? "armed"
+				       : in->snapshot_trigger == RLOG_TRIGGER_FIRED ? "fired" : "none");
+	kv_u64(&o, "snapshots", in->snapshots);
 	kv_stats(&o, &in->stats);
 	kv_str(&o, "last_error", in->last_error);
 	kv_out(&o);

@@ -39,8 +39,8 @@ static inline const char *rlog__id_name(unsigned id)
 	return id < sizeof names / sizeof names[0] ? names[id] : NULL;
 }
 
-/* "no_buffer", "nested", "corrupt", "log_write", "no_slot", "real_time";
- * NULL if unknown. */
+/* "no_buffer", "nested", "corrupt", "log_write", "no_slot", "real_time",
+ * "overwritten"; NULL if unknown. */
 static inline const char *rlog__loss_cause_name(uint32_t cause)
 {
 	switch (cause) {
@@ -50,6 +50,7 @@ static inline const char *rlog__loss_cause_name(uint32_t cause)
 	case RLOG_LOSS_LOG_WRITE: return "log_write";
 	case RLOG_LOSS_NO_SLOT: return "no_slot";
 	case RLOG_LOSS_REAL_TIME: return "real_time";
+	case RLOG_LOSS_OVERWRITTEN: return "overwritten";
 	default: return NULL;
 	}
 }

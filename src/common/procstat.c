@@ -1,5 +1,7 @@
 /*
- * procstat.c - state and start time of a process, from /proc/PID/stat.
+ * procstat.c - what /proc/PID/stat and /proc/PID/status say about a
+ * process: its state and start time, its figures (page faults, context
+ * switches, CPU time) and its memory lines.
  *
  * The line is "PID (COMM) S PPID ...": COMM may hold spaces and
  * parentheses, so fields are counted from the last ')' on; the state is
@@ -11,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -164,4 +167,14 @@ int rlog__procstat_figures(pid_t pid, bool ctxt, struct rlog__proc_figures *out)
 	    !status_field(buf, "\nnonvoluntary_ctxt_switches:", &out->v[3]))
 		return -EBADMSG;
 	return 0;
+}
+
+uint64_t rlog__proc_status_kb(pid_t pid, const char *key)
+{
+	char buf[8192], line_key[64];
+	uint64_t v;
+	snprintf(line_key, sizeof line_key, "\n%s:", key);
+	if (proc_read(pid, "status", buf, sizeof buf) < 0 || !status_field(buf, line_key, &v))
+		return UINT64_MAX;
+	return v;
 }

@@ -1,9 +1,10 @@
 /*
- * procstat.h - what /proc/PID/stat says about a process: its state letter
- * and its start time.  Producers record their own start time in their
- * process entry; the daemon compares it to tell a live process from a dead
- * one whose pid was reused, and reads the state to see zombies, which
- * kill(pid, 0) reports as alive.
+ * procstat.h - what /proc/PID/stat and /proc/PID/status say about a
+ * process: its state letter and its start time, its figures, its memory.
+ * Producers record their own start time in their process entry; the
+ * daemon compares it to tell a live process from a dead one whose pid was
+ * reused, and reads the state to see zombies, which kill(pid, 0) reports
+ * as alive.
  */
 #ifndef RLOG_COMMON_PROCSTAT_H
 #define RLOG_COMMON_PROCSTAT_H
@@ -49,5 +50,13 @@ struct rlog__proc_figures {
  * parse).  Not async-signal-safe (the daemon's).
  */
 int rlog__procstat_figures(pid_t pid, bool ctxt, struct rlog__proc_figures *out);
+
+/*
+ * The value of a "Key:   N kB" line of /proc/PID/status (VmRSS, RssAnon,
+ * RssShmem, ...), in kB; UINT64_MAX if the process or the line is missing.
+ * For the memory figures of `ringlog bench` and the tests (pid 0: this
+ * process).
+ */
+uint64_t rlog__proc_status_kb(pid_t pid, const char *key);
 
 #endif

@@ -64,8 +64,9 @@ int rlog__shm_name(const char *name, char *out, size_t cap)
 /* The layout is a pure function of the geometry: creator and openers
  * compute it the same way, and an opener checks the header agrees. */
 struct layout {
-	uint64_t desc_offset, slot_offset, proc_offset, counter_offset, free_offset, buffers_offset,
-		region_size;
+	uint64_t ctl_offset, desc_offset, slot_offset, proc_offset, counter_offset, free_offset,
+		buffers_offset;
+	uint64_t region_size;
 	uint32_t free_words;
 };
 
@@ -78,7 +79,8 @@ static void layout_compute(uint32_t buffer_size, uint32_t buffer_count, uint32_t
 			   struct layout *l)
 {
 	l->free_words = (buffer_count + 63) / 64;
-	l->desc_offset = sizeof(struct rlog_shm_header);
+	l->ctl_offset = sizeof(struct rlog_shm_header);
+	l->desc_offset = l->ctl_offset + sizeof(struct rlog_shm_ctl);
 	l->slot_offset = l->desc_offset + (uint64_t)buffer_count * sizeof(struct rlog_shm_desc);
 	l->proc_offset = l->slot_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_slot);
 	l->counter_offset = l->proc_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_proc);
@@ -108,6 +110,7 @@ static void map_views(struct rlog__region *r, void *base, size_t size, const str
 {
 	r->hdr = base;
 	r->size = size;
+	r->ctl = (struct rlog_shm_ctl *)((uint8_t *)base + l->ctl_offset);
 	r->desc = (struct rlog_shm_desc *)((uint8_t *)base + l->desc_offset);
 	r->slots = (struct rlog_shm_slot *)((uint8_t *)base + l->slot_offset);
 	r->procs = (struct rlog_shm_proc *)((uint8_t *)base + l->proc_offset);
@@ -164,6 +167,7 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	out->slot_count = slots;
 	out->min_buffers = p->min_buffers;
 	out->high_water_pct = pct;
+	out->overwrite = (p->log_file_mode & RLOG_MODE_OVERWRITE) != 0;
 
 	struct rlog_shm_header *h = out->hdr; /* ftruncate zeroed everything */
 	h->abi_version = RLOG_SHM_ABI_VERSION;
@@ -174,6 +178,7 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	h->slot_count = slots;
 	h->min_buffers = p->min_buffers;
 	h->high_water_pct = pct;
+	h->ctl_offset = l.ctl_offset;
 	h->desc_offset = l.desc_offset;
 	h->slot_offset = l.slot_offset;
 	h->proc_offset = l.proc_offset;
@@ -218,6 +223,11 @@ static int header_copy_check(const struct rlog_shm_header *h, uint64_t size,
 	/* Pairs with the creator's store_release(magic). */
 	uint64_t magic = load_acquire(&h->magic);
 	memcpy((uint8_t *)g + 8, (const uint8_t *)h + 8, offsetof(struct rlog_shm_header, name) - 8);
+	/* The places of the request page and the counter table, outside
+	 * the first 128 bytes (written before the magic too, never changed). */
+	g->ctl_offset = h->ctl_offset;
+	g->counter_offset = h->counter_offset;
+	g->counter_count = h->counter_count;
 	if (magic != RLOG_SHM_MAGIC || g->abi_version != RLOG_SHM_ABI_VERSION ||
 	    g->header_size != sizeof(struct rlog_shm_header) || g->region_size != size)
 		return -EPROTO;
@@ -229,13 +239,11 @@ static int header_copy_check(const struct rlog_shm_header *h, uint64_t size,
 	    g->high_water_pct > 100)
 		return -EPROTO;
 	layout_compute(g->buffer_size, g->buffer_count, g->slot_count, l);
-	if (l->region_size != size || l->desc_offset != g->desc_offset ||
-	    l->slot_offset != g->slot_offset || l->proc_offset != g->proc_offset ||
-	    l->free_offset != g->free_offset || l->buffers_offset != g->buffers_offset)
-		return -EPROTO;
-	/* The counter table's place, outside the first 128 bytes (written
-	 * before the magic too, never changed). */
-	if (h->counter_count != RLOG_SHM_COUNTERS || h->counter_offset != l->counter_offset)
+	if (l->region_size != size || l->ctl_offset != g->ctl_offset ||
+	    l->desc_offset != g->desc_offset || l->slot_offset != g->slot_offset ||
+	    l->proc_offset != g->proc_offset || l->free_offset != g->free_offset ||
+	    l->buffers_offset != g->buffers_offset || l->counter_offset != g->counter_offset ||
+	    g->counter_count != RLOG_SHM_COUNTERS)
 		return -EPROTO;
 	return 0;
 }
@@ -258,10 +266,10 @@ int rlog__header_check(const struct rlog__region *r)
 bool rlog__desc_sane(const struct rlog__region *r, const struct rlog_shm_desc *d)
 {
 	uint32_t st = load_relaxed(&d->state), wo = load_relaxed(&d->write_off);
-	if (st > RLOG_BUF_FULL)
+	if (st > RLOG_BUF_TAKING)
 		return false;
-	if (st == RLOG_BUF_FREE)
-		return true; /* a free buffer's other fields are its last owner's */
+	if (st == RLOG_BUF_FREE || st == RLOG_BUF_TAKING)
+		return true; /* its other fields are its last owner's, or being set */
 	return d->slot < r->slot_count && wo <= r->buffer_size && (wo & 3) == 0;
 }
 
@@ -314,6 +322,7 @@ int rlog__region_open(const char *name, struct rlog__region *out)
 	out->slot_count = g.slot_count;
 	out->min_buffers = g.min_buffers;
 	out->high_water_pct = g.high_water_pct;
+	out->overwrite = (g.log_file_mode & RLOG_MODE_OVERWRITE) != 0;
 	return 0;
 fail:
 	munmap(base, size);
@@ -422,4 +431,21 @@ int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t
 	}
 	out[0] = '\0';
 	return -EAGAIN;
+}
+
+uint64_t rlog__shm_allocated(int fd, uint64_t from, uint64_t to)
+{
+	uint64_t n = 0;
+	off_t pos = (off_t)from;
+	while ((uint64_t)pos < to) {
+		off_t data = lseek(fd, pos, SEEK_DATA);
+		if (data < 0 || (uint64_t)data >= to)
+			break;
+		off_t hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
+			break;
+		n += ((uint64_t)hole < to ? (uint64_t)hole : to) - (uint64_t)data;
+		pos = hole;
+	}
+	return n;
 }

@@ -29,6 +29,7 @@
 
 struct rlog__region {
 	struct rlog_shm_header *hdr;
+	struct rlog_shm_ctl *ctl;     /* requests to the daemon */
 	struct rlog_shm_desc *desc;
 	struct rlog_shm_slot *slots;
 	struct rlog_shm_proc *procs;  /* slot_count of them */
@@ -42,6 +43,7 @@ struct rlog__region {
 	uint32_t free_words;
 	uint32_t min_buffers;
 	uint32_t high_water_pct;
+	bool overwrite;          /* RLOG_MODE_OVERWRITE: a full pool reuses full buffers */
 };
 
 /* A session's properties at creation (ETW's EVENT_TRACE_PROPERTIES). */
@@ -155,5 +157,13 @@ uint32_t rlog__region_free_count(const struct rlog__region *r);
 /* Lists the names of existing sessions (lower-case, as stored).  Calls fn
  * for each; returns the count or -errno. */
 int rlog__region_list(void (*fn)(const char *name, void *arg), void *arg);
+
+/*
+ * Bytes of [from, to) that the shared-memory object fd has allocated
+ * (pages, found with SEEK_DATA and SEEK_HOLE): what the session holds in
+ * memory, whoever maps it.  For the memory figures of `ringlog bench` and
+ * the tests of the daemon's trim (src/daemon/trim.c).
+ */
+uint64_t rlog__shm_allocated(int fd, uint64_t from, uint64_t to);
 
 #endif

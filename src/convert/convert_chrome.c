@@ -69,6 +69,7 @@ static void put_us(struct rlog__buf *b, int64_t ns)
 struct open_span {
 	const struct rlog_schema *s;
 	int64_t ns;        /* begin time */
+	bool untimed;      /* the begin was an untimed record */
 	char *args;        /* rendered "{...}" of the begin's fields (X mode) */
 	size_t args_len;
 };
@@ -105,6 +106,7 @@ struct chrome {
 	size_t npr, pr_cap;
 	struct rlog__map pr_map; /* pid -> index in pr */
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
+	bool untimed;             /* the record being converted has no timestamp of its own */
 };
 
 
@@ -163,6 +165,8 @@ static void event_head(struct chrome *c, const char *name, size_t name_len, cons
 	rlog__buf_u64(b, pid);
 	rlog__buf_lit(b, ",\"tid\":");
 	rlog__buf_u64(b, tid);
+	if (c->untimed)
+		rlog__buf_lit(b, ",\"untimed\":true"); /* ts is the thread's previous record's */
 }
 
 static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
@@ -397,6 +401,7 @@ static int span_begin(struct chrome *c, const struct rlog_schema *s, const struc
 	memset(o, 0, sizeof(*o));
 	o->s = s;
 	o->ns = ev->time_ns;
+	o->untimed = c->untimed;
 	char cat[4];
 	cat_of(cat, s);
 	if (c->flags & RLOG__CHROME_SPANS_BE) {
@@ -445,6 +450,7 @@ static int span_end(struct chrome *c, const struct rlog_schema *s, const struct 
 		event_head(c, o.s->name, strlen(o.s->name), cat, "E", ev->time_ns, ev->pid, ev->tid);
 		return event_end(c);
 	}
+	c->untimed = c->untimed || o.untimed; /* ts or dur rests on an inherited time */
 	event_head(c, o.s->name, strlen(o.s->name), cat, "X", o.ns, ev->pid, ev->tid);
 	rlog__buf_lit(&c->out, ",\"dur\":");
 	put_us(&c->out, ev->time_ns - o.ns);
@@ -479,6 +485,7 @@ static int convert_event(struct chrome *c, const struct rlog_event *ev)
 	/* Every thread, for its name at the end. */
 	if (!thread_of(c, ev->pid, ev->tid))
 		return -ENOMEM;
+	c->untimed = !ev->has_time;
 	struct rlog_loss loss;
 	switch (rlog_record_kind(ev->id, ev->flagged)) {
 	case RLOG_RECORD_LOSS:

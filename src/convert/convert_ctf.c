@@ -232,10 +232,12 @@ static int class_add(struct ctf *c, const struct ev_class *k, uint32_t *out)
  * The class of a record kind.  Schema classes are keyed by the schema
  * (the reader's pointer, stable until close) and the kind and flagging,
  * and shared by identical schemas of other processes; the others by kind,
- * flagged and ID.
+ * flagged and ID.  Untimed records (no timestamp of their own) have
+ * classes of their own, named with ":untimed", so that a CTF reader shows
+ * that their time is the thread's previous record's.
  */
 static int class_of(struct ctf *c, uint8_t kind, const struct rlog_schema *s, bool flagged,
-		    uint16_t id, uint32_t *out)
+		    bool untimed, uint16_t id, uint32_t *out)
 {
 	bool schema_kind = kind <= CK_MISMATCH;
 	if (kind == CK_SPAN_BEGIN || kind == CK_SPAN_END)
@@ -244,23 +246,24 @@ static int class_of(struct ctf *c, uint8_t kind, const struct rlog_schema *s, bo
 	 * bit 63 free for the other kinds. */
 	uint64_t key = schema_kind ? (uint64_t)(uintptr_t)s << 3 | (uint64_t)(kind == CK_SPAN_END) |
 					     (uint64_t)(kind == CK_MISMATCH) << 1 |
-					     (uint64_t)flagged << 2
-				   : UINT64_C(1) << 63 | (uint64_t)kind << 40 |
-					     (uint64_t)flagged << 32 | id;
+					     (uint64_t)flagged << 2 | (uint64_t)untimed << 60
+				   : UINT64_C(1) << 63 | (uint64_t)untimed << 56 |
+					     (uint64_t)kind << 40 | (uint64_t)flagged << 32 | id;
 	uint32_t i = rlog__map_get(&c->class_map, key);
 	if (i != RLOG__MAP_NONE) {
 		*out = i;
 		return 0;
 	}
-	struct ev_class k = { .kind = kind, .flagged = flagged, .id = id, .s = s };
+	struct ev_class k = { .kind = kind, .flagged = flagged, .untimed = untimed, .id = id, .s = s };
 	uint64_t sig = 0;
 	if (schema_kind) {
 		for (unsigned f = 0; f < s->field_count; f++)
 			if (s->fields[f].type == RLOG_FIELD_STRING)
 				k.has_string = true;
-		sig = schema_sig((uint8_t)(kind | flagged << 7), s);
+		sig = schema_sig((uint8_t)(kind | flagged << 7 | untimed << 6), s);
 		i = rlog__map_get(&c->sig_map, sig);
 		if (i != RLOG__MAP_NONE && (c->classes[i].kind != kind || c->classes[i].flagged != flagged ||
+					c->classes[i].untimed != untimed ||
 					!schema_same(c->classes[i].s, s)))
 			i = RLOG__MAP_NONE; /* a hash collision: a class of its own */
 	}
@@ -383,7 +386,7 @@ static int put_event(struct ctf *c, const struct rlog_event *ev)
 		c->st->skipped++;
 		return 0;
 	}
-	if ((rc = class_of(c, (uint8_t)kind, s, ev->flagged, ev->id, &cls)) < 0 ||
+	if ((rc = class_of(c, (uint8_t)kind, s, ev->flagged, !ev->has_time, ev->id, &cls)) < 0 ||
 	    (rc = stream_of(c, ev->pid, ev->tid, &sm)) < 0)
 		return rc;
 	/* Unsigned: exact for every time_ns + bias in [0, 2^64). */

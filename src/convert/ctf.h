@@ -34,6 +34,7 @@ enum class_kind {
 struct ev_class {
 	uint8_t kind;                 /* enum class_kind */
 	bool flagged;                 /* a flag field first (not for spans) */
+	bool untimed;                 /* for records without a timestamp: ":untimed" in the name */
 	uint16_t id;                  /* raw kinds: the event ID */
 	bool has_string;              /* schema kinds: a STRING field (no plain copy) */
 	const struct rlog_schema *s;  /* schema kinds: valid until the reader closes */

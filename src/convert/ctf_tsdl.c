@@ -83,6 +83,8 @@ static void class_name(FILE *f, const struct ev_class *k)
 		else
 			fprintf(f, "%u", (unsigned)k->id);
 	}
+	if (k->untimed)
+		fputs(":untimed", f);
 }
 
 static void class_fields(FILE *f, const struct ev_class *k)

@@ -44,6 +44,8 @@
 #include "futex.h"
 #include "lock.h"
 #include "procstat.h"
+#include "snapshot.h"
+#include "trim.h"
 #include "wake.h"
 #include "sink_file.h"
 #include "sink_realtime.h"
@@ -290,6 +292,8 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 	if (rlog__output_flush(out) < 0)
 		output_error(r, out);
 	rlog__drain_commit(d);
+	/* A flight recorder's buffers are dropped: counted, not written. */
+	rlog__snap_discard(d);
 	struct rlog_log_marker m;
 	rlog__daemon_marker(r, &m);
 	if (rlog__output_finish(out, &m) < 0 || h->last_error[0] == '\0')
@@ -358,12 +362,16 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		rlog__output_free(&out);
 		goto fail;
 	}
+	struct rlog__snap_state snap;
+	rlog__snap_init(&snap, &d, h->daemon_pid, tid);
+	bool watching = false; /* a snapshot trigger waits for an event */
 	/* Pairs with the producers' load_acquire(state) in rlog_attach and
 	 * the `ringlog start` waiting for it. */
 	store_release(&h->state, RLOG_STATE_ACTIVE);
 	rlog__futex_wake(&h->state, INT_MAX);
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
+	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
 	bool header_scribbled = false;
 	struct rlog__pending pending = { UINT32_MAX, 0 };
 	uint32_t flush_served = load_relaxed(&h->flush_requested);
@@ -389,7 +397,8 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		/* Growth first: what is in use now is what woke the daemon; the
 		 * drain below frees it again. */
 		int released = (int)rlog__pool_grow(&d);
-		released += rlog__drain_pass(&d, flush ? RLOG_DRAIN_FLUSH : RLOG_DRAIN_FULL);
+		released += rlog__drain_pass(&d, flush || watching ? RLOG_DRAIN_FLUSH
+								   : RLOG_DRAIN_FULL);
 		/* After the drain: a counter block's time is later than the
 		 * DATA_LOSS records the pass wrote about the same process. */
 		rlog__counters_tick(ctr, now);
@@ -401,7 +410,16 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		else
 			rlog__drain_report_log_losses(&d, false);
 		rlog__drain_commit(&d);
+		/* An idle pool gives its written pages back (trim.c), once the
+		 * pass's buffers are given back. */
+		if (released > 0)
+			last_busy = now;
+		else if (now - last_busy >= (uint64_t)RLOG_TRIM_IDLE_MS * 1000000u &&
+			 rlog__trim_pending(&d))
+			rlog__trim(&d);
 		rlog__drain_publish(&d);
+		/* Snapshots read the buffers between passes, none held. */
+		watching = rlog__snap_poll(&snap, &d, now);
 		if (flush_req != flush_served) {
 			flush_served = flush_req;
 			/* Pairs with `ringlog flush`'s load_acquire(flush_done). */
@@ -415,6 +433,7 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		/* A FULL buffer that the pass left (held back for order) must not
 		 * make the daemon spin: re-loop at once only after progress. */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
+		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
 		    (released > 0 && rlog__drain_any_full(&d))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
@@ -428,6 +447,7 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 	rlog__counters_pass(ctr);
 	rlog__daemon_stop(r, &d, &out, name);
 	rlog__counters_close(ctr);
+	rlog__snap_free(&snap);
 	rlog__drain_free(&d);
 	rlog__output_free(&out);
 	close(lock);

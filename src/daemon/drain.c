@@ -36,7 +36,10 @@
 
 #include "atomics.h"
 #include "clock.h"
+#include "overwrite.h"
+#include "snapshot.h"
 #include "record.h"
+#include "trim.h"
 
 int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__output *out,
 		     uint32_t tick_source)
@@ -46,6 +49,13 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->out = out;
 	d->tick_source = tick_source;
 	d->pool = r->min_buffers;
+	d->overwrite = r->overwrite;
+	d->keep = r->overwrite && out->n == 0;
+	d->start_ticks = r->hdr->sync_ticks;
+	/* tests/test_overwrite.c: the daemon stops itself (SIGSTOP) when it
+	 * holds the Nth full buffer in overwrite mode, before reading it. */
+	const char *hold = getenv("RINGLOG_TEST_HOLD_STOP");
+	d->test_hold_stop = hold ? (uint32_t)atoi(hold) : 0;
 	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
 	d->slots = calloc(r->slot_count, sizeof *d->slots);
 	d->copy = malloc(r->buffer_size);
@@ -58,6 +68,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->pending = calloc(r->slot_count, sizeof *d->pending);
 	d->exited = calloc(r->slot_count, sizeof *d->exited);
 	d->held_seq = malloc(r->slot_count * sizeof *d->held_seq);
+	d->dirty = calloc(r->free_words, sizeof *d->dirty);
 	d->release = malloc(r->buffer_count * sizeof *d->release);
 	d->reap_slots = malloc(r->slot_count * sizeof *d->reap_slots);
 	d->reap_procs = malloc(r->slot_count * sizeof *d->reap_procs);
@@ -66,7 +77,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 			d->held_seq[i] = UINT64_MAX;
 	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
 	    !d->scan_seq || !d->pending || !d->exited || !d->release || !d->reap_slots ||
-	    !d->reap_procs) {
+	    !d->reap_procs || !d->dirty) {
 		rlog__drain_free(d);
 		return -ENOMEM;
 	}
@@ -89,6 +100,8 @@ void rlog__drain_free(struct rlog__drain *d)
 	free(d->pending);
 	free(d->exited);
 	free(d->held_seq);
+	free(d->dirty);
+	d->dirty = NULL;
 	d->held_seq = NULL;
 	free(d->release);
 	free(d->reap_slots);
@@ -105,6 +118,40 @@ void rlog__drain_free(struct rlog__drain *d)
 	d->dead = NULL;
 }
 
+struct rlog_data_loss rlog__loss_block_make(struct rlog__loss_rec *rec, uint32_t pid, uint32_t tid,
+					    uint64_t time, const void *pl, uint32_t len,
+					    struct rlog__out_block *b)
+{
+	struct rlog_data_loss dl;
+	memcpy(&dl, pl, sizeof dl);
+	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, len, true), (uint32_t)time };
+	memcpy(rec->bytes, hw, 8);
+	memcpy(rec->bytes + 8, pl, len);
+	*b = (struct rlog__out_block){
+		.flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = tid, .base_time = time,
+		.data = rec->bytes, .size = 8 + len, .records = 1, .cause = dl.cause,
+	};
+	return dl;
+}
+
+/* Writes a daemon block of one DATA_LOSS record whose payload is len
+ * bytes at pl (struct rlog_data_loss first), and counts it as reported. */
+static void loss_record(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
+			const void *pl, uint32_t len)
+{
+	struct rlog__loss_rec rec;
+	struct rlog__out_block b;
+	struct rlog_data_loss dl = rlog__loss_block_make(&rec, pid, tid, time, pl, len, &b);
+	/* A LOG_WRITE loss is the file's own: the real-time consumers got
+	 * those events. */
+	if (dl.cause == RLOG_LOSS_LOG_WRITE)
+		rlog__output_file_block(d->out, &b);
+	else
+		rlog__output_block(d->out, &b);
+	d->reported_events += dl.events;
+	d->reported_bytes += dl.bytes;
+}
+
 void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
 			    uint64_t events, uint64_t bytes, uint32_t cause)
 {
@@ -112,24 +159,18 @@ void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, u
 	 * number): it is still written, so the file says something is wrong. */
 	if (events == 0 && bytes == 0 && cause != RLOG_LOSS_CORRUPT)
 		return;
-	uint8_t rec[8 + sizeof(struct rlog_data_loss)];
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss), true),
-			   (uint32_t)time };
 	struct rlog_data_loss dl = { .events = events, .bytes = bytes, .cause = cause };
-	memcpy(rec, hw, 8);
-	memcpy(rec + 8, &dl, sizeof dl);
-	struct rlog__out_block b = {
-		.flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = tid, .base_time = time,
-		.data = rec, .size = sizeof rec, .records = 1, .cause = cause,
+	loss_record(d, pid, tid, time, &dl, sizeof dl);
+}
+
+void rlog__drain_range_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t first,
+			     uint64_t events, uint64_t bytes, uint64_t blocks, uint64_t last)
+{
+	struct rlog_data_loss_range dl = {
+		.loss = { .events = events, .bytes = bytes, .cause = RLOG_LOSS_OVERWRITTEN },
+		.blocks = blocks, .first_time = first, .last_time = last,
 	};
-	/* A LOG_WRITE loss is the file's own: the real-time consumers got
-	 * those events. */
-	if (cause == RLOG_LOSS_LOG_WRITE)
-		rlog__output_file_block(d->out, &b);
-	else
-		rlog__output_block(d->out, &b);
-	d->reported_events += events;
-	d->reported_bytes += bytes;
+	loss_record(d, pid, tid, first, &dl, sizeof dl);
 }
 
 static const uint32_t loss_cause[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
@@ -168,36 +209,86 @@ uint64_t rlog__drain_now(struct rlog__drain *d)
 	return rlog__ticks(d->tick_source);
 }
 
+void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, uint32_t pid,
+			uint32_t tid, uint64_t cursor, struct rlog__chunk *c)
+{
+	memset(c, 0, sizeof *c);
+	c->start = cursor;
+	while (c->size < n) {
+		struct rlog__record rec;
+		int sz = rlog__record_decode(data + c->size, n - c->size, &rec);
+		/* The reader's rules for a producer's block (flags 0): no
+		 * LOG_MARKER, DATA_LOSS, COUNTER or COUNTER_NAME (the
+		 * daemon's own), well-formed times. */
+		if (sz < 0 || rlog__record_check(&rec, 0) < 0 ||
+		    rlog__time_apply(&cursor, &rec) < 0) {
+			c->bad = true;
+			break;
+		}
+		c->records++;
+		/* Events are the application's records: TIME_SYNC and the
+		 * metadata the library writes on its own (schemas, names) are
+		 * neither emitted nor counted (include/ringlog.h); the one
+		 * definition, shared with the reader. */
+		int kind = rlog__record_kind(rec.id, rec.flagged);
+		if (kind == RLOG_RECORD_EVENT) {
+			c->events++;
+			c->event_bytes += (uint32_t)sz;
+			if (d->watch_id && rec.id == d->watch_id &&
+			    (!d->watch_flagged || (rec.flagged && rec.flag == d->watch_flag)))
+				d->watch_hit = true;
+		} else if (kind == RLOG_RECORD_METADATA) {
+			/* Kept, to be written again where a reader needs it
+			 * (a new file, a wrap, a consumer's stream, a
+			 * snapshot). */
+			rlog__output_meta(d->out, pid, tid, cursor, data + c->size, (uint32_t)sz);
+		}
+		c->size += (uint32_t)sz;
+	}
+	c->cursor = cursor;
+}
+
+/* The first chunk of buffer idx's contents: who wrote it, and the losses
+ * its owner counted before (reported ahead of its first block). */
+static void start_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
+{
+	struct rlog_shm_desc *desc = &d->r->desc[idx];
+	struct rlog__dbuf *b = &d->bufs[idx];
+	b->started = true;
+	b->read_off = 0;
+	b->poisoned = false;
+	b->cursor = desc->base_time;
+	b->pid = desc->pid;
+	b->tid = desc->tid;
+	b->slot = slot; /* the scan's checked copy, never desc->slot again */
+	b->events_read = b->bytes_read = 0;
+	struct rlog__dslot *s = &d->slots[b->slot];
+	if (!s->seen) {
+		s->seen = true;
+		s->pid = b->pid;
+		s->tid = b->tid;
+	}
+	uint64_t ev[2], by[2];
+	for (int c = 0; c < 2; c++) {
+		ev[c] = desc->lost_events[c];
+		by[c] = desc->lost_bytes[c];
+	}
+	rlog__drain_report_increase(d, b->pid, b->tid, b->cursor, ev, by, &s->rep, loss_cause);
+	rlog__ow_report(d, slot, b->pid, b->tid, s->last_time ? s->last_time : d->start_ticks);
+}
+
 /*
  * Writes the committed, not yet written bytes of buffer idx.  The caller
- * has seen state OWNED or FULL with load_acquire.
+ * has seen state OWNED or FULL with load_acquire (and holds it, in
+ * overwrite mode).
  */
-static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
+static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint32_t limit)
 {
 	struct rlog__region *r = d->r;
 	struct rlog_shm_desc *desc = &r->desc[idx];
 	struct rlog__dbuf *b = &d->bufs[idx];
-	if (!b->started) {
-		b->started = true;
-		b->read_off = 0;
-		b->poisoned = false;
-		b->cursor = desc->base_time;
-		b->pid = desc->pid;
-		b->tid = desc->tid;
-		b->slot = slot; /* the scan's checked copy, never desc->slot again */
-		struct rlog__dslot *s = &d->slots[b->slot];
-		if (!s->seen) {
-			s->seen = true;
-			s->pid = b->pid;
-			s->tid = b->tid;
-		}
-		uint64_t ev[2], by[2];
-		for (int c = 0; c < 2; c++) {
-			ev[c] = desc->lost_events[c];
-			by[c] = desc->lost_bytes[c];
-		}
-		rlog__drain_report_increase(d, b->pid, b->tid, b->cursor, ev, by, &s->rep, loss_cause);
-	}
+	if (!b->started)
+		start_buffer(d, idx, slot);
 	/* Pairs with the producer's store_release(write_off) after it stored
 	 * the record bytes. */
 	uint32_t wo = load_acquire(&desc->write_off);
@@ -213,55 +304,31 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 			   RLOG_LOSS_CORRUPT);
 		return;
 	}
+	if (wo > limit)
+		wo = limit > b->read_off ? limit : b->read_off;
 	uint32_t n = wo - b->read_off;
 	if (n == 0)
 		return;
 	memcpy(d->copy, rlog__region_buffer(r, idx) + b->read_off, n);
-
-	uint64_t start = b->cursor, cursor = b->cursor;
-	uint32_t off = 0, records = 0, events = 0, event_bytes = 0;
-	bool bad = false;
-	while (off < n) {
-		struct rlog__record rec;
-		int sz = rlog__record_decode(d->copy + off, n - off, &rec);
-		/* The reader's rules for a producer's block: no LOG_MARKER, no
-		 * DATA_LOSS (the daemon's own), well-formed times. */
-		if (sz < 0 || rlog__record_check(&rec, 0) < 0 ||
-		    rlog__time_apply(&cursor, &rec) < 0) {
-			bad = true;
-			break;
-		}
-		records++;
-		/* Events are the application's records: TIME_SYNC and the
-		 * metadata the library writes on its own (schemas, names) are
-		 * neither emitted nor counted (include/ringlog.h); the one
-		 * definition, shared with the reader. */
-		int kind = rlog__record_kind(rec.id, rec.flagged);
-		if (kind == RLOG_RECORD_EVENT) {
-			events++;
-			event_bytes += (uint32_t)sz;
-		} else if (kind == RLOG_RECORD_METADATA) {
-			/* Kept, to be written again where a reader needs it
-			 * (a new file, a wrap, a consumer's stream). */
-			rlog__output_meta(d->out, b->pid, b->tid, cursor, d->copy + off, (uint32_t)sz);
-		}
-		off += (uint32_t)sz;
-	}
-	if (off > 0) {
+	struct rlog__chunk c;
+	rlog__drain_decode(d, d->copy, n, b->pid, b->tid, b->cursor, &c);
+	if (c.size > 0) {
 		struct rlog__out_block ob = {
-			.flags = 0, .pid = b->pid, .tid = b->tid, .base_time = start,
-			.data = d->copy, .size = off, .records = records, .events = events,
-			.event_bytes = event_bytes,
+			.flags = 0, .pid = b->pid, .tid = b->tid, .base_time = c.start,
+			.data = d->copy, .size = c.size, .records = c.records, .events = c.events,
+			.event_bytes = c.event_bytes,
 		};
 		rlog__output_block(d->out, &ob);
 	}
-	b->cursor = cursor;
-	d->slots[b->slot].last_time = cursor;
+	b->cursor = c.cursor;
+	d->slots[b->slot].last_time = c.cursor;
 	b->read_off = wo;
-	if (bad) {
+	b->events_read += c.events;
+	b->bytes_read += c.event_bytes;
+	if (c.bad) {
 		b->poisoned = true;
 		d->corrupt_buffers++;
-		rlog__drain_loss_block(d, b->pid, b->tid, cursor, 0, n - off, RLOG_LOSS_CORRUPT);
+		rlog__drain_loss_block(d, b->pid, b->tid, c.cursor, 0, n - c.size, RLOG_LOSS_CORRUPT);
 	}
 }
 
@@ -272,6 +339,13 @@ static void release_buffer(struct rlog__drain *d, uint32_t idx)
 	d->bufs[idx].started = false;
 	d->bufs[idx].poisoned = false;
 	store_relaxed(&r->desc[idx].state, RLOG_BUF_FREE);
+	if (d->bufs[idx].held) {
+		/* FREE first: a producer that then sees reader 0 also sees
+		 * FREE, not FULL, and does not take it from there. */
+		d->bufs[idx].held = false;
+		store_release(&r->desc[idx].reader, 0);
+	}
+	rlog__trim_dirty(d, idx);
 	/* Release: the state store and every read of the buffer happen before
 	 * a producer's acquire CAS can take the bit (src/lib/thread.c). */
 	atomic_fetch_or_explicit(&r->free_bits[idx / 64], UINT64_C(1) << (idx % 64),
@@ -342,6 +416,11 @@ static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
 	}
 	uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
 	rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->rep, loss_cause);
+	if (d->overwrite) {
+		rlog__ow_report(d, i, sl->pid, sl->tid, s->last_time ? s->last_time : d->start_ticks);
+		d->ow_reaped_events += load_relaxed(&sl->ow_events);
+		rlog__snap_slot_gone(d, i);
+	}
 	memset(s, 0, sizeof *s);
 	/* Freed once the loss records are written (commit). */
 	s->reaped = true;
@@ -369,6 +448,10 @@ static void free_slot(struct rlog__drain *d, uint32_t i)
 		store_relaxed(&sl->lost_bytes[c], 0);
 	}
 	store_relaxed(&sl->buffers_taken, 0);
+	store_relaxed(&sl->ow_events, 0);
+	store_relaxed(&sl->ow_bytes, 0);
+	store_relaxed(&sl->ow_buffers, 0);
+	store_relaxed(&sl->ow_last_time, 0);
 	/* The producer that claims it next CASes FREE -> ACTIVE (release:
 	 * the resets above come first). */
 	store_release(&sl->state, RLOG_SLOT_FREE);
@@ -397,16 +480,47 @@ static void skip_gaps(struct rlog__drain *d)
 		for (uint32_t b = 0; b < d->pool && !found; b++) {
 			uint32_t st = load_acquire(&r->desc[b].state);
 			uint32_t slot = d->bufs[b].started ? d->bufs[b].slot : r->desc[b].slot;
-			found = (st == RLOG_BUF_OWNED || st == RLOG_BUF_FULL) && slot == i &&
-				r->desc[b].seq >= s->next_seq && r->desc[b].seq < held;
+			found = (st == RLOG_BUF_OWNED || st == RLOG_BUF_FULL ||
+				 (d->overwrite && st == RLOG_BUF_TAKING)) &&
+				slot == i && r->desc[b].seq >= s->next_seq && r->desc[b].seq < held;
 		}
 		if (found)
 			continue;
+		if (d->overwrite) {
+			/* The missing buffers were overwritten: their owner's
+			 * ow_* counters say so, reported before its next block. */
+			s->next_seq = held;
+			continue;
+		}
 		d->corrupt_buffers++;
 		rlog__drain_loss_block(d, s->pid, s->tid, s->last_time ? s->last_time : rlog__drain_now(d), 0, 0,
 			   RLOG_LOSS_CORRUPT);
 		s->next_seq = held;
 	}
+}
+
+void rlog__drain_sort(struct rlog__drain *d, uint32_t n)
+{
+	sort_ctx = d;
+	qsort(d->order, n, sizeof *d->order, by_slot_seq);
+}
+
+/*
+ * Overwrite mode: holds buffer idx for reading if it still holds what the
+ * scan saw (slot, seq): a producer may have taken it since (TAKING), or
+ * taken and made it its own (OWNED, another gen).  The scan's fields were
+ * read without the hold; under it they cannot change.
+ */
+bool rlog__drain_hold_scanned(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq)
+{
+	if (!rlog__ow_hold(d, idx))
+		return false;
+	struct rlog_shm_desc *desc = &d->r->desc[idx];
+	if (!d->bufs[idx].started && (desc->slot != slot || desc->seq != seq)) {
+		rlog__ow_release(d, idx);
+		return false;
+	}
+	return true;
 }
 
 int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
@@ -423,6 +537,14 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 
 	for (uint32_t i = 0; i < d->pool; i++) {
 		uint32_t st = load_acquire(&r->desc[i].state);
+		if (st == RLOG_BUF_TAKING && d->overwrite) {
+			/* Being overwritten: its old owner's counts are being
+			 * added; the slot is not freed under them. */
+			uint32_t v = r->desc[i].slot;
+			if (v < r->slot_count)
+				pending[v] = true;
+			continue;
+		}
 		if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL)
 			continue;
 		uint32_t slot = d->bufs[i].started ? d->bufs[i].slot : r->desc[i].slot;
@@ -439,8 +561,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		d->scan_seq[i] = r->desc[i].seq;
 		d->order[n++] = i;
 	}
-	sort_ctx = d;
-	qsort(d->order, n, sizeof *d->order, by_slot_seq);
+	rlog__drain_sort(d, n);
 
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t idx = d->order[k];
@@ -458,20 +579,40 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 				d->held_seq[slot] = seq;
 			continue;
 		}
+		if (d->overwrite && !rlog__drain_hold_scanned(d, idx, slot, seq)) {
+			pending[slot] = true;
+			continue;
+		}
 		/* Re-read: it may have become FULL since the scan. */
 		uint32_t st = load_acquire(&desc->state);
 		bool owner_dead = d->dead[slot] || (exited[slot] && st == RLOG_BUF_OWNED);
-		if (st == RLOG_BUF_FULL || owner_dead) {
-			drain_buffer(d, idx, slot);
-			/* Given back once its blocks are written (commit). */
+		if (d->keep) {
+			/* A flight recorder: nothing is written; the drain reads
+			 * the metadata records (up to meta_end), or every record
+			 * while a snapshot trigger watches for an event. */
+			uint32_t limit = d->watch_id ? UINT32_MAX : load_acquire(&desc->meta_end);
+			drain_buffer(d, idx, slot, limit);
+			if (st == RLOG_BUF_FULL && seq >= s->next_seq)
+				s->next_seq = seq + 1;
+			pending[slot] = true;
+			rlog__ow_release(d, idx);
+		} else if (st == RLOG_BUF_FULL || owner_dead) {
+			if (d->test_hold_stop && d->overwrite && --d->test_hold_stop == 0)
+				raise(SIGSTOP); /* test hook: stopped holding a full buffer */
+			drain_buffer(d, idx, slot, UINT32_MAX);
+			/* Given back once its blocks are written (commit); held
+			 * until then in overwrite mode. */
 			d->release[d->nrelease++] = idx;
 			if (seq >= s->next_seq)
 				s->next_seq = seq + 1;
 			released++;
+			if (d->overwrite)
+				rlog__ow_publish(d, idx);
 		} else if (st == RLOG_BUF_OWNED) {
 			if (mode != RLOG_DRAIN_FULL)
-				drain_buffer(d, idx, slot);
+				drain_buffer(d, idx, slot, UINT32_MAX);
 			pending[slot] = true;
+			rlog__ow_release(d, idx);
 		}
 	}
 	skip_gaps(d);
@@ -498,6 +639,7 @@ void rlog__drain_final_losses(struct rlog__drain *d)
 		}
 		uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
 		rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->rep, loss_cause);
+		rlog__ow_report(d, i, sl->pid, sl->tid, s->last_time ? s->last_time : d->start_ticks);
 	}
 	rlog__drain_final_proc_losses(d);
 	rlog__drain_report_log_losses(d, true);
@@ -539,9 +681,15 @@ void rlog__drain_publish(struct rlog__drain *d)
 		rlog__drain_add_increase(sl->lost_events, sl->lost_bytes, &d->slots[i].rep, &ev, &by);
 	}
 	rlog__drain_unreported_proc_losses(d, &ev, &by);
-	store_relaxed(&st->events_written, o->events_written);
-	store_relaxed(&st->bytes_written, o->bytes_written);
+	rlog__ow_unreported(d, &ev, &by);
+	ev += d->discarded_events;
+	by += d->discarded_bytes;
+	/* A flight recorder writes what snapshots took, each event once. */
+	store_relaxed(&st->events_written, o->events_written + d->snap_events);
+	store_relaxed(&st->bytes_written, o->bytes_written + d->snap_bytes);
 	store_relaxed(&st->buffers_written, o->buffers_written);
+	store_relaxed(&st->events_overwritten, rlog__ow_total(d));
+	store_relaxed(&st->events_discarded, d->discarded_events);
 	store_relaxed(&st->events_lost, ev);
 	store_relaxed(&st->bytes_lost, by);
 	store_relaxed(&st->log_buffers_lost, d->out->file ? d->out->file->st.lost_blocks : 0);

@@ -17,13 +17,33 @@ enum rlog__drain_mode {
 	RLOG_DRAIN_FINAL,   /* everything, whatever the order: the session ends */
 };
 
+/* Where a snapshot left a buffer (--since-last goes on from there). */
+struct rlog__dsnap {
+	uint32_t gen;        /* the contents it is about (the descriptor's gen); valid if off */
+	uint32_t off;        /* bytes of it in snapshots */
+	uint32_t events;     /* their events ... */
+	uint32_t event_bytes;/* ... and record bytes */
+	uint64_t cursor;     /* the time after them */
+};
+
 /* The daemon's private view of one buffer: never stored in the region. */
 struct rlog__dbuf {
 	uint32_t read_off;   /* bytes of the buffer already written to the file */
 	uint64_t cursor;     /* 64-bit time after the last record read */
 	bool started;        /* first chunk seen (losses reported, identity copied) */
 	bool poisoned;       /* failed validation: the rest is skipped */
+	bool held;           /* overwrite mode: the daemon holds it (reader = 1) until commit */
 	uint32_t pid, tid, slot;
+	/* Overwrite mode: which contents read_off is about, and what of them
+	 * the drain has delivered (the descriptor's delivered_*). */
+	uint32_t gen;
+	uint32_t events_read, bytes_read;
+	struct rlog__dsnap snap;
+};
+
+/* Overwritten events of a slot (its ow_* counters) already reported. */
+struct rlog__ow_reported {
+	uint64_t events, bytes, buffers;
 };
 
 /* What the daemon has put in DATA_LOSS records of a pair of cumulative
@@ -40,6 +60,11 @@ struct rlog__dslot {
 	uint32_t pid, tid;
 	bool seen;
 	bool reaped;                          /* its losses are reported; freed at commit */
+	struct rlog__ow_reported ow;          /* overwritten events in DATA_LOSS records */
+	/* Snapshots (snapshot.c): what the last one reported of this slot. */
+	struct rlog__reported snap_rep;
+	struct rlog__ow_reported snap_ow;
+	uint64_t snap_time;                   /* time of its last record in a snapshot */
 };
 
 /* The daemon's private view of one process entry. */
@@ -53,6 +78,8 @@ struct pid_verdict {
 	uint32_t pid;
 	bool dead;
 };
+
+struct rlog__snap_state;
 
 struct rlog__drain {
 	struct rlog__region *r;
@@ -76,6 +103,30 @@ struct rlog__drain {
 	uint64_t passes;
 	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
 	                                own count, never read back from the region */
+	/* Overwrite mode (RLOG_MODE_OVERWRITE, overwrite.c). */
+	bool overwrite;
+	bool keep;                   /* a flight recorder: no sink, the buffers stay until
+	                                overwritten; the drain only reads their metadata */
+	uint64_t ow_reaped_events;   /* overwritten events of slots freed since */
+	uint64_t ow_reaped_bytes;
+	uint64_t snap_events;        /* flight recorder: events snapshots delivered first */
+	uint64_t snap_bytes;
+	uint64_t discarded_events;   /* flight recorder: events no snapshot took, at stop */
+	uint64_t discarded_bytes;
+	struct rlog__snap_state *snap; /* snapshot.c's state, or NULL */
+	uint32_t test_hold_stop;     /* RINGLOG_TEST_HOLD_STOP (a test hook, drain.c) */
+	uint64_t start_ticks;        /* the session's time origin (the header's sync_ticks,
+	                                written by this daemon) */
+	/* The snapshot trigger's event (snapshot.c): an event of ID watch_id
+	 * (and, if watch_flagged, FLAGGED with watch_flag) sets watch_hit. */
+	uint32_t watch_id;
+	uint16_t watch_flag;
+	bool watch_flagged;
+	bool watch_hit;
+	uint64_t *dirty;             /* trim.c: per buffer, freed since its pages were last
+	                                removed (free_words words) */
+	bool trim_failed;            /* trim.c: madvise refused; no more trimming */
+	uint64_t buffers_trimmed;    /* trim.c: buffers whose pages were removed */
 	/* What the pass has done that waits for its blocks to be written
 	 * (rlog__drain_commit): buffers to give back, slots and process
 	 * entries to free.  Until then a daemon that dies leaves them as they
@@ -88,10 +139,26 @@ struct rlog__drain {
 	uint32_t nreap_procs;
 };
 
+/* What rlog__drain_decode found in a copy of a buffer's bytes. */
+struct rlog__chunk {
+	uint32_t size;          /* bytes of whole, valid records from the start */
+	uint32_t records, events, event_bytes;
+	uint64_t start, cursor; /* the time before the first record, after the last */
+	bool bad;               /* a record failed validation at size */
+};
+
 /* Returns 0 or -ENOMEM. */
 int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__output *out,
 		     uint32_t tick_source);
 void rlog__drain_free(struct rlog__drain *d);
+
+/* Sorts d->order[0 .. n) by the scan's (scan_slot, scan_seq): each
+ * thread's buffers in the order it took them. */
+void rlog__drain_sort(struct rlog__drain *d, uint32_t n);
+
+/* Overwrite mode: holds buffer idx (overwrite.h) if it still holds what a
+ * scan saw there (slot, seq).  Returns false, not holding it, if not. */
+bool rlog__drain_hold_scanned(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq);
 
 /* One pass over the pool: its blocks go to the output.  Returns the number
  * of buffers drained whole, which rlog__drain_commit gives back. */
@@ -133,10 +200,35 @@ void rlog__drain_final_proc_losses(struct rlog__drain *d);
 /* procs.c: adds the process entries' unreported losses to *events, *bytes. */
 void rlog__drain_unreported_proc_losses(struct rlog__drain *d, uint64_t *events, uint64_t *bytes);
 
+/* Decodes n bytes of a buffer's records at data (a private copy), written
+ * by thread pid/tid, the time cursor at cursor before them; their metadata
+ * records go to the output's cache, and an event the snapshot trigger
+ * watches for sets watch_hit. */
+void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, uint32_t pid,
+			uint32_t tid, uint64_t cursor, struct rlog__chunk *c);
+
 /* Writes a daemon block holding one DATA_LOSS record (nothing if events
  * and bytes are 0, unless cause is CORRUPT), and counts it as reported. */
 void rlog__drain_loss_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t time,
 			    uint64_t events, uint64_t bytes, uint32_t cause);
+
+/* A DATA_LOSS record, header and the longest payload. */
+struct rlog__loss_rec {
+	uint8_t bytes[8 + sizeof(struct rlog_data_loss_range)];
+};
+
+/* Lays out in *rec the record of a DATA_LOSS whose payload is len bytes at
+ * pl (struct rlog_data_loss first, len <= 48), and in *b a daemon block of
+ * it for thread pid/tid at time; returns the payload's first 24 bytes. */
+struct rlog_data_loss rlog__loss_block_make(struct rlog__loss_rec *rec, uint32_t pid, uint32_t tid,
+					    uint64_t time, const void *pl, uint32_t len,
+					    struct rlog__out_block *b);
+
+/* Writes a daemon block holding one DATA_LOSS of cause OVERWRITTEN (struct
+ * rlog_data_loss_range): blocks buffers of the thread, events and bytes,
+ * between the ticks first (the record's time) and last. */
+void rlog__drain_range_block(struct rlog__drain *d, uint32_t pid, uint32_t tid, uint64_t first,
+			     uint64_t events, uint64_t bytes, uint64_t blocks, uint64_t last);
 
 /* Writes a DATA_LOSS record (a daemon block for pid/tid at time) for each
  * cause c whose cumulative counters ev[c]/by[c] exceed what rep says was

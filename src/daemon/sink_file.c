@@ -125,6 +125,14 @@ static void copies(struct fsink *fs)
 	fs->fresh_end = fs->lf.file_bytes + fs->lf.used;
 }
 
+void rlog__sink_file_copies(struct rlog__sink *s, struct rlog__output *from)
+{
+	struct fsink *fs = (struct fsink *)s;
+	if (rlog__output_copies(from, emit_copy, fs) < 0)
+		set_err(fs, ENOMEM, "writing the metadata copies");
+	fs->fresh_end = fs->lf.file_bytes + fs->lf.used;
+}
+
 int rlog__file_name(const char *pattern, uint64_t index, char *out, size_t n)
 {
 	size_t k = 0;

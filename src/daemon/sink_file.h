@@ -66,6 +66,10 @@ struct rlog__file_resume {
  * or writing the file. */
 int rlog__sink_file_open(const struct rlog__file_opts *opts, struct rlog__sink **out);
 
+/* Stages the metadata copies of output from's cache in file sink s (a
+ * snapshot's file, which belongs to no output). */
+void rlog__sink_file_copies(struct rlog__sink *s, struct rlog__output *from);
+
 /* Starts the file sink on an existing file opts->fd (open for reading and
  * writing), to append after what rs says it holds.  Returns 0 or -ENOMEM,
  * or the -errno of positioning the file. */

@@ -65,6 +65,13 @@ struct rlog__bind {
 	uint32_t slot_idx;
 	uint32_t next_buffer;         /* where the round-robin search for a free buffer starts */
 	uint8_t meta_pending;         /* RLOG__META_*: records due before the next event here */
+	/* What the current buffer holds, for its descriptor at handover. */
+	bool multi;                   /* written with two or more sessions: every write comes
+	                                 through write.c, which counts buf_events */
+	uint32_t buf_events;          /* events write.c put in it (multi) */
+	uint32_t buf_other;           /* bytes of its TIME_SYNC and metadata records */
+	uint64_t written_mark;        /* h->written when it was taken (not multi: binding 0,
+	                                 whose inline path counts h->written) */
 	struct rlog__thread hot;      /* the hot part of bindings 1 ..; unused in binding 0 */
 };
 
@@ -141,6 +148,7 @@ enum rlog__hook_point {
 	RLOG__HOOK_UNBIND,       /* unbinding: signals blocked, buffer handed over */
 	RLOG__HOOK_TAKE_CLAIMED, /* a buffer's free bit cleared, the buffer not yet OWNED */
 	RLOG__HOOK_TAKE_OWNED,   /* the buffer OWNED, the slot's taking mark not yet cleared */
+	RLOG__HOOK_OVERWRITE,    /* overwrite mode: a FULL buffer taken (TAKING), not yet counted */
 	RLOG__HOOK_LEAVE,        /* the guard has just been released */
 };
 extern void (*_Atomic rlog__test_hook)(int point);

@@ -190,6 +190,12 @@ void rlog__buffer_handover(struct rlog__bind *b)
 	if (d == NULL)
 		return;
 	struct rlog__thread *h = b->h;
+	/* What it holds, for a producer that overwrites it (overwrite mode)
+	 * and the daemon; published by the FULL store below. */
+	uint32_t off = (uint32_t)(h->pos - h->base);
+	d->events = b->multi ? b->buf_events : (uint32_t)(h->written - b->written_mark);
+	d->event_bytes = off > b->buf_other ? off - b->buf_other : 0;
+	d->last_time = h->last;
 	/* The thread lets go of the buffer before the daemon may see it FULL:
 	 * nothing on this thread can write into it after that. */
 	b->desc = NULL;
@@ -231,6 +237,67 @@ static bool try_take_word(struct rlog__region *r, struct rlog_shm_slot *s, uint3
 	return false;
 }
 
+/*
+ * Overwrite mode, no free buffer: takes a FULL buffer in the order of the
+ * pool's circular list (the region's ow_cursor), as QNX's instrumented
+ * kernel does, skipping one the daemon is reading (reader) and one whose
+ * metadata records the daemon has not seen yet (the names and schemas
+ * would be gone for good).  The producer and the daemon pair like
+ * Dekker's: the producer CASes FULL -> TAKING, then loads reader; the
+ * daemon stores reader = 1, then loads state; all seq_cst, so one of them
+ * sees the other and steps back.  What the buffer held and the daemon had
+ * not delivered is counted, exactly, as overwritten in its owner's slot
+ * (docs/FORMAT.md, "Overwrite mode").  Returns the buffer in state
+ * TAKING, or false if every buffer is in use, read or pinned.
+ */
+static bool take_overwritten(struct rlog__region *r, struct rlog_shm_slot *s, uint32_t *idx)
+{
+	uint32_t n = load_relaxed(&r->hdr->number_of_buffers);
+	if (n > r->buffer_count)
+		n = r->buffer_count; /* a hostile header */
+	for (uint32_t tries = 0; tries < n; tries++) {
+		uint32_t i = fetch_add_relaxed(&r->hdr->ow_cursor, 1) % n;
+		struct rlog_shm_desc *d = &r->desc[i];
+		if (load_relaxed(&d->state) != RLOG_BUF_FULL)
+			continue;
+		store_seq_cst(&s->taking, i + 1);
+		uint32_t expect = RLOG_BUF_FULL;
+		if (!atomic_compare_exchange_strong(&d->state, &expect, RLOG_BUF_TAKING))
+			continue;
+		/* Acquire (seq_cst): the daemon's delivered_* and meta_seen,
+		 * stored before it released reader, and the owner's fields,
+		 * stored before its FULL store. */
+		if (load_seq_cst(&d->reader) != 0 ||
+		    load_acquire(&d->meta_seen) < load_acquire(&d->meta_end)) {
+			store_release(&d->state, RLOG_BUF_FULL);
+			continue;
+		}
+		RLOG__HOOK(RLOG__HOOK_OVERWRITE);
+		uint32_t v = d->slot;
+		if (v < r->slot_count) {
+			uint32_t de = load_relaxed(&d->delivered_events);
+			uint32_t db = load_relaxed(&d->delivered_bytes);
+			struct rlog_shm_slot *owner = &r->slots[v];
+			/* Relaxed: the daemon reads them after the stop
+			 * sequence has seen this thread's busy flag at 0, or,
+			 * while it runs, as cumulative counters. */
+			fetch_add_relaxed(&owner->ow_events, d->events > de ? d->events - de : 0);
+			fetch_add_relaxed(&owner->ow_bytes, d->event_bytes > db ? d->event_bytes - db : 0);
+			uint64_t t = load_relaxed(&owner->ow_last_time);
+			while (t < d->last_time &&
+			       !atomic_compare_exchange_weak_explicit(&owner->ow_last_time, &t,
+								      d->last_time,
+								      memory_order_relaxed,
+								      memory_order_relaxed))
+				;
+			fetch_add_relaxed(&owner->ow_buffers, 1);
+		}
+		*idx = i;
+		return true;
+	}
+	return false;
+}
+
 /* Takes the next free buffer after the one this binding took last (round
  * robin).  A buffer the daemon has just read still sits in the daemon's
  * core's cache; by the time the rotation comes back to it, it has aged out
@@ -246,6 +313,8 @@ bool rlog__buffer_take(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t no
 	bool got = try_take_word(r, s, w0, ~UINT64_C(0) << (start % 64), &idx);
 	for (uint32_t k = 1; !got && k <= r->free_words; k++)
 		got = try_take_word(r, s, (w0 + k) % r->free_words, ~UINT64_C(0), &idx);
+	if (!got && r->overwrite)
+		got = take_overwritten(r, s, &idx);
 	if (!got || idx >= r->buffer_count) {
 		/* The pool is exhausted (or a hostile bitmap had a bit past the
 		 * pool, which is then left clear): make sure the daemon drains. */
@@ -255,6 +324,8 @@ bool rlog__buffer_take(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t no
 	}
 	RLOG__HOOK(RLOG__HOOK_TAKE_CLAIMED);
 	b->next_buffer = idx + 1;
+	b->buf_events = b->buf_other = 0;
+	b->written_mark = h->written;
 	struct rlog_shm_desc *d = &r->desc[idx];
 	rlog__tsan_acquire(d); /* the previous owner's handover, via the daemon */
 	d->pid = pv->pid;
@@ -267,6 +338,16 @@ bool rlog__buffer_take(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t no
 		d->lost_events[i] = load_relaxed(&s->lost_events[i]);
 		d->lost_bytes[i] = load_relaxed(&s->lost_bytes[i]);
 	}
+	d->events = d->event_bytes = 0;
+	d->last_time = now;
+	/* The daemon's words too: it is not reading (a FREE buffer was given
+	 * back; a TAKING one saw reader at 0, and the daemon, seeing TAKING,
+	 * does not write them). */
+	store_relaxed(&d->meta_end, 0);
+	store_relaxed(&d->meta_seen, 0);
+	store_relaxed(&d->delivered_events, 0);
+	store_relaxed(&d->delivered_bytes, 0);
+	store_relaxed(&d->gen, load_relaxed(&d->gen) + 1);
 	store_relaxed(&d->write_off, 0);
 	/* Pairs with the daemon's load_acquire(state): it reads the fields
 	 * above only after seeing OWNED. */
@@ -333,6 +414,7 @@ int rlog__bind_slot(struct rlog__tpriv *pv, unsigned k, struct rlog__session *se
 		h->mask = &r->hdr->enable_mask;
 		h->pos = h->end = h->base = NULL;
 		h->write_off = &no_write_off;
+		h->last = 0; /* no record in this session yet (write.c: untimed events) */
 		/* Every binding names the thread in its session (write.c). */
 		b->meta_pending |= RLOG__META_THREAD_NAME;
 		if (!pv->key_set) {

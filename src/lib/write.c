@@ -134,9 +134,13 @@ int rlog__write_nested(uint32_t hdr, size_t len)
 static void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *payload,
 		       size_t len, uint64_t now)
 {
-	uint32_t hw[2] = { hdr, (uint32_t)now };
-	memcpy(p, hw, 8);
-	p += 8;
+	memcpy(p, &hdr, 4);
+	p += 4;
+	if (rlog__hdr_has_time(hdr)) {
+		uint32_t low = (uint32_t)now;
+		memcpy(p, &low, 4);
+		p += 4;
+	}
 	if (rlog__hdr_id(hdr) == RLOG_ID_FLAGGED) {
 		memcpy(p, &flagword, 4);
 		p += 4;
@@ -179,8 +183,18 @@ static bool make_room(struct rlog__tpriv *pv, struct rlog__bind *b, uint32_t siz
 		put_record(h->pos, rlog__hdr_make(RLOG_ID_TIME_SYNC, 8, true), 0, &full, 8, now);
 		h->pos += 16;
 		h->last = now;
+		b->buf_other += 16;
 	}
 	return true;
+}
+
+/* A metadata record of size bytes has just been committed: it is not an
+ * event, and the daemon must see it before a producer may overwrite the
+ * buffer (thread.c, take_overwritten). */
+static void meta_written(struct rlog__bind *b, uint32_t size)
+{
+	b->buf_other += size;
+	store_release(&b->desc->meta_end, (uint32_t)(b->h->pos - b->h->base));
 }
 
 /* Writes one time-stamped metadata record.  False if no buffer is free. */
@@ -195,6 +209,7 @@ static bool put_meta(struct rlog__tpriv *pv, struct rlog__bind *b, unsigned id,
 	h->pos += size;
 	h->last = now;
 	commit(h);
+	meta_written(b, size);
 	return true;
 }
 
@@ -227,6 +242,7 @@ static bool put_schema(struct rlog__tpriv *pv, struct rlog__bind *b, const struc
 	h->pos += size;
 	h->last = now;
 	commit(h);
+	meta_written(b, size);
 	return true;
 }
 
@@ -297,6 +313,8 @@ static int write_one(struct rlog__tpriv *pv, unsigned k, struct rlog__session *s
 	uint32_t size = event ? record_bytes(hdr) : 0;
 	struct rlog__bind *b = &pv->bind[k];
 	struct rlog__thread *h = b->h;
+	b->multi = multi; /* the same for every write of a binding's life (a new set
+	                     releases the bindings) */
 	if (b->slot == NULL) {
 		/* Metadata alone never binds a thread: binding makes it
 		 * pending, and the thread's first event writes it. */
@@ -363,14 +381,21 @@ static int write_one(struct rlog__tpriv *pv, unsigned k, struct rlog__session *s
 		ret = 1;
 		goto out;
 	}
-	if (!make_room(pv, b, size, now)) {
+	/* An untimed event has the time of the binding's previous record,
+	 * which is also the base time of a buffer it has to take, so that
+	 * the reader's cursor gives it that time there too (FORMAT.md,
+	 * "Time"); with no record yet in this session, now. */
+	uint64_t at = rlog__hdr_has_time(hdr) || h->last == 0 ? now : h->last;
+	if (!make_room(pv, b, size, at)) {
 		ret = lost_no_buffer(pv, b, size);
 		goto out;
 	}
-	put_record(h->pos, hdr, flagword, payload, len, now);
+	put_record(h->pos, hdr, flagword, payload, len, at);
 	h->pos += size;
-	h->last = now;
+	h->last = at;
 	commit(h);
+	if (multi)
+		b->buf_events++;
 	ret = 1;
 out:
 	if (k != 0 && h->busy != NULL) {

@@ -35,6 +35,8 @@ void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *o)
 	o->passes = load_relaxed(&s->passes);
 	o->realtime_buffers_lost = load_relaxed(&s->realtime_buffers_lost);
 	o->file_index = load_relaxed(&s->file_index);
+	o->events_overwritten = load_relaxed(&s->events_overwritten);
+	o->events_discarded = load_relaxed(&s->events_discarded);
 	o->processes_attached = load_relaxed(&h->procs_attached);
 	o->processes_refused = load_relaxed(&h->procs_refused);
 	o->counter_samples = load_relaxed(&s->counter_samples);
@@ -45,6 +47,8 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 {
 	const struct rlog_shm_header *h = r->hdr;
 	memset(o, 0, sizeof *o);
+	o->snapshot_trigger = load_acquire(&r->ctl->trigger);
+	o->snapshots = load_acquire(&r->ctl->snapshots);
 	snprintf(o->name, sizeof o->name, "%.*s", RLOG_NAME_MAX, h->name);
 	snprintf(o->log_file, sizeof o->log_file, "%.*s", RLOG_PATH_MAX - 1, h->log_file);
 	snprintf(o->last_error, sizeof o->last_error, "%.*s", 255, h->last_error);

@@ -142,9 +142,9 @@ int rlog__props_check(const struct rlog__start *s, char *why, size_t n)
 		snprintf(why, n, "--mode: choose one of sequential, circular and newfile");
 		return -EINVAL;
 	}
-	if (!file && !realtime) {
-		snprintf(why, n, "missing -o FILE (only a real-time session, --mode real-time, has "
-				 "no file)");
+	if (!file && !realtime && !(p->log_file_mode & RLOG_MODE_OVERWRITE)) {
+		snprintf(why, n, "missing -o FILE (only a real-time session, --mode real-time, or a "
+				 "flight recorder, --mode overwrite, has no file)");
 		return -EINVAL;
 	}
 	if (!file && (file_mode || (p->log_file_mode & RLOG_MODE_PREALLOCATE) || p->max_file_size)) {

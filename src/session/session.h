@@ -24,7 +24,7 @@ struct rlog__stats {
 	uint64_t events_written, bytes_written, buffers_written, events_lost, bytes_lost,
 		log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes,
 		realtime_buffers_lost, file_index, processes_attached, processes_refused,
-		counter_samples, counter_records;
+		events_overwritten, events_discarded, counter_samples, counter_records;
 };
 
 /* Copies the statistics of a mapped region header. */
@@ -162,6 +162,40 @@ bool rlog__maps_object(pid_t pid, const char *exe, const char *path);
 int rlog__session_recover(const char *name, struct rlog__stop_result *out);
 
 /* ------------------------------------------------------------------ */
+/* Snapshots (snapshot.c)                                              */
+/* ------------------------------------------------------------------ */
+
+/* A snapshot request (struct rlog_shm_ctl). */
+struct rlog__snapshot {
+	const char *path;          /* the file: an absolute path (NULL for DISARM) */
+	uint32_t flags;            /* RLOG_SNAP_* */
+	uint32_t event_id;         /* ON_EVENT */
+	uint32_t event_flag;       /* ON_EVENT with RLOG_SNAP_FLAG */
+	uint32_t after_ms;         /* a trigger's snapshot waits this long after it fires */
+	bool wait;                 /* a trigger: wait until its snapshot is written */
+};
+
+struct rlog__snapshot_result {
+	int status;                /* the snapshot's: 0 or -errno */
+	uint64_t events, lost, bytes;
+	uint32_t trigger;          /* RLOG_TRIGGER_* after the request */
+	char path[RLOG_PATH_MAX];
+	char message[256];         /* the daemon's reason, when it refused or failed */
+};
+
+/*
+ * Asks session name's daemon for a snapshot now, or arms (or disarms) a
+ * trigger.  A snapshot asked for now, or a trigger waited for, fills
+ * out's figures.  Returns 0, -EINVAL (a name or path the daemon cannot
+ * use), -ENOENT, -EPROTO, -EBUSY (another request holds the page for 10 s,
+ * or a trigger is armed already), -ECANCELED (the session is stopping),
+ * -ESRCH (its daemon is gone), or the snapshot's -errno (out->message says
+ * what failed).
+ */
+int rlog__session_snapshot(const char *name, const struct rlog__snapshot *q,
+			   struct rlog__snapshot_result *out);
+
+/* ------------------------------------------------------------------ */
 /* Flush and update (control.c)                                        */
 /* ------------------------------------------------------------------ */
 
@@ -210,6 +244,8 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 /* ------------------------------------------------------------------ */
 
 struct rlog__session_info {
+	uint32_t snapshot_trigger;         /* RLOG_TRIGGER_* */
+	uint32_t snapshots;                /* snapshot files written (or failed) */
 	char name[RLOG_NAME_MAX + 8];
 	char log_file[RLOG_PATH_MAX];
 	char last_error[256];

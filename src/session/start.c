@@ -102,6 +102,10 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 
 	if (s->path == NULL)
 		params.log_file_mode |= RLOG_MODE_NO_FILE;
+	/* A flight recorder's pool is its ring: all of it from the start, so
+	 * that a producer reuses a buffer only when there is no other. */
+	if (params.log_file_mode & RLOG_MODE_OVERWRITE)
+		params.min_buffers = params.max_buffers;
 	bool newfile = (params.log_file_mode & RLOG_MODE_NEWFILE) != 0;
 
 	/* With force, the file is truncated only once the session exists: a

@@ -11,13 +11,16 @@
  * application's and the /proc figures, from the fuzzed counter mask and
  * period) and reports the final losses, writing the log through the
  * daemon's output (a sequential file sink) to /dev/null, and gives back
- * what each pass drained (commit).  Whatever the bytes, it must not crash,
- * read or write out of bounds, or hang.
+ * what each pass drained (commit).  The first byte chooses overwrite mode,
+ * a flight recorder (no sink), and a snapshot request (its flags from the
+ * input, written to /dev/null) served between passes.  Whatever the bytes,
+ * it must not crash, read or write out of bounds, or hang.
  * Built and run by scripts/fuzz.sh.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +29,7 @@
 #include "daemon/counters.h"
 #include "daemon/drain.h"
 #include "daemon/sink_file.h"
+#include "daemon/snapshot.h"
 
 #define BUFS 4     /* MinimumBuffers */
 #define CAP 8      /* capacity */
@@ -51,6 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	static struct rlog_shm_counter counters[RLOG_SHM_COUNTERS];
 	static _Atomic uint64_t free_bits[1];
 	static uint8_t buffers[CAP * BUFSZ];
+	static struct rlog_shm_ctl ctl;
+	memset(&ctl, 0, sizeof ctl);
+	uint8_t opts = 0;
+	if (n > 0) {
+		opts = d[0];
+		d++, n--;
+	}
 	memset(&hdr, 0, sizeof hdr);
 	memset(desc, 0, sizeof desc);
 	memset(slots, 0, sizeof slots);
@@ -78,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	TAKE((uint8_t *)&hdr + offsetof(struct rlog_shm_header, categories),
 	     sizeof hdr - offsetof(struct rlog_shm_header, categories));
 	TAKE(free_bits, sizeof free_bits);
+	TAKE(&ctl.flags, sizeof ctl.flags);
 	TAKE(buffers, sizeof buffers);
 #undef TAKE
 	for (int i = 0; i < SLOTS; i++) {
@@ -99,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		.free_bits = free_bits,
 		.buffers = buffers, .size = 0, .buffer_size = BUFSZ, .buffer_count = CAP,
 		.slot_count = SLOTS, .free_words = 1, .min_buffers = BUFS, .high_water_pct = 70,
+		.ctl = &ctl, .overwrite = (opts & 1) != 0,
 	};
 	int fd = open("/dev/null", O_WRONLY);
 	struct rlog__file_opts fo = { .fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = BUFSZ,
@@ -113,14 +126,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		rlog__output_free(&out);
 		return 0;
 	}
-	rlog__output_add(&out, fs, true);
+	if (opts & 2)
+		fs->ops->free(fs); /* a flight recorder: no sink */
+	else
+		rlog__output_add(&out, fs, true);
 	if (rlog__drain_init(&dr, &r, &out, RLOG_TICK_MONOTONIC) == 0) {
+		struct rlog__snap_state snap;
+		rlog__snap_init(&snap, &dr, 1, 1);
 		struct rlog__pending pending = { UINT32_MAX, 0 };
 		rlog__categories_resolve(&r, &pending);
 		rlog__pool_grow(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FULL);
 		rlog__output_flush(&out);
 		rlog__drain_commit(&dr);
+		if (opts & 4) {
+			ctl.kind = RLOG_CTL_SNAPSHOT;
+			ctl.event_id = 1024;
+			ctl.flags |= RLOG_SNAP_FORCE;
+			snprintf(ctl.path, sizeof ctl.path, "/dev/null");
+			ctl.req_seq = snap.served + 1;
+			rlog__snap_poll(&snap, &dr, 0);
+			rlog__snap_poll(&snap, &dr, UINT64_C(1) << 62);
+		}
 		rlog__drain_check_dead(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FLUSH);
 		struct rlog__counters *ctr;
@@ -138,7 +165,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		rlog__drain_final_losses(&dr);
 		rlog__output_flush(&out);
 		rlog__drain_commit(&dr);
+		rlog__snap_discard(&dr);
 		rlog__drain_publish(&dr);
+		rlog__snap_free(&snap);
 		rlog__drain_free(&dr);
 	}
 	rlog__output_finish(&out, NULL);

@@ -1,0 +1,107 @@
+/*
+ * vs_lttng.c - the same 16-byte event through ringlog (rlog_write) and
+ * through an LTTng-UST tracepoint (two u64 fields), in one process, runs
+ * interleaved: bench/vs_lttng.sh builds it, sets up both sessions and runs
+ * it.  Not part of the meson build: it needs LTTng-UST's headers and
+ * library (scripts/deps.sh --lttng), and LTTng's macros need GNU C
+ * (the script compiles it with -std=gnu11).
+ *
+ *   vs_lttng RUNS EVENTS
+ *
+ * Prints "key: value" lines: the medians of RUNS runs of EVENTS events
+ * each, in ns per event, for both, and their ratio; the ringlog writes
+ * that were lost (LTTng's own losses are counted by the script, from the
+ * trace).  Each ringlog run ends with rlog_flush_thread; both sleep 50 ms
+ * after a run so that their consumers drain.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#include "vs_lttng_tp.h"
+
+#include "ringlog.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void settle(void)
+{
+	struct timespec ts = { 0, 50 * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	int runs = argc > 1 ? atoi(argv[1]) : 11;
+	uint64_t events = argc > 2 ? strtoull(argv[2], NULL, 10) : 250000;
+	if (runs < 1 || runs > 101 || events < 1000) {
+		fprintf(stderr, "vs_lttng: usage: vs_lttng RUNS(1-101) EVENTS(>=1000)\n");
+		return 2;
+	}
+	int err = rlog_attach(NULL);
+	if (err < 0) {
+		fprintf(stderr, "vs_lttng: rlog_attach: %d\n", err);
+		return 1;
+	}
+	if (!lttng_ust_tracepoint_enabled(ringlog_bench, ev16)) {
+		fprintf(stderr, "vs_lttng: the LTTng tracepoint ringlog_bench:ev16 is not enabled\n");
+		return 1;
+	}
+	double *rl = calloc((size_t)runs, sizeof *rl), *lt = calloc((size_t)runs, sizeof *lt);
+	uint64_t rl_lost = 0, rl_written = 0;
+	if (rl == NULL || lt == NULL)
+		return 1;
+	for (int r = 0; r < runs; r++) {
+		uint64_t v[2] = { 0, 7 };
+		uint64_t t0 = now_ns();
+		for (uint64_t i = 0; i < events; i++) {
+			v[0] = i;
+			int w = rlog_write(1024, v, sizeof v);
+			rl_written += w == 1;
+			rl_lost += w < 0;
+		}
+		uint64_t t1 = now_ns();
+		rlog_flush_thread();
+		rl[r] = (double)(t1 - t0) / (double)events;
+		settle();
+		t0 = now_ns();
+		for (uint64_t i = 0; i < events; i++)
+			lttng_ust_tracepoint(ringlog_bench, ev16, i, 7);
+		t1 = now_ns();
+		lt[r] = (double)(t1 - t0) / (double)events;
+		settle();
+	}
+	rlog_detach();
+	double mr = median(rl, runs), ml = median(lt, runs);
+	printf("runs: %d\nevents_per_run: %llu\n", runs, (unsigned long long)events);
+	printf("ringlog_write_ns: %.2f\n", mr);
+	printf("lttng_tracepoint_ns: %.2f\n", ml);
+	printf("lttng_vs_ringlog: %.2f\n", ml / mr);
+	printf("ringlog_events_written: %llu\n", (unsigned long long)rl_written);
+	printf("ringlog_events_lost: %llu\n", (unsigned long long)rl_lost);
+	printf("lttng_events_emitted: %llu\n", (unsigned long long)events * (uint64_t)runs);
+	free(rl);
+	free(lt);
+	return 0;
+}

@@ -1,0 +1,149 @@
+/*
+ * overwrite.c - the daemon's side of overwrite mode (RLOG_MODE_OVERWRITE,
+ * docs/FORMAT.md "Overwrite mode").
+ *
+ * A producer that finds no free buffer takes a FULL one (src/lib/thread.c,
+ * take_overwritten): CAS FULL -> TAKING, then it loads the descriptor's
+ * reader word and steps back if it is 1.  The daemon, before it reads a
+ * buffer, stores reader = 1 and then loads the state:
+ *
+ *   daemon                               producer
+ *   store_seq_cst(reader, 1)             CAS(state, FULL -> TAKING)  seq_cst
+ *   load_seq_cst(state): OWNED or FULL?  load_seq_cst(reader) == 0?
+ *     no: store_release(reader, 0)         no: store_release(state, FULL)
+ *     yes: read, publish delivered_*,      yes: count what the daemon had
+ *          meta_seen; release reader            not delivered, make it its own
+ *
+ * Either the daemon sees TAKING (or the new owner's OWNED, with another
+ * gen) or the producer sees reader = 1: a buffer is never written while
+ * the daemon reads it.  What the daemon delivered of a buffer (to the file,
+ * or in a snapshot) is published in the descriptor before reader goes back
+ * to 0, so the producer counts as overwritten exactly the rest, in the
+ * owner's slot (ow_*); the daemon reports the counters' growth as DATA_LOSS
+ * records of cause OVERWRITTEN with the range of time they cover.
+ */
+#define _GNU_SOURCE
+#include "overwrite.h"
+
+#include <string.h>
+
+#include "atomics.h"
+
+bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx)
+{
+	struct rlog_shm_desc *desc = &d->r->desc[idx];
+	struct rlog__dbuf *b = &d->bufs[idx];
+	if (b->held)
+		return true;
+	store_seq_cst(&desc->reader, 1);
+	uint32_t st = load_seq_cst(&desc->state);
+	if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL) {
+		store_release(&desc->reader, 0);
+		return false;
+	}
+	/* The state load (seq_cst, so acquire) saw the taker's OWNED store,
+	 * which came after its gen store. */
+	uint32_t gen = load_relaxed(&desc->gen);
+	if (b->started && b->gen != gen) {
+		/* Other contents than the ones read so far: those were
+		 * overwritten, and counted by the producer that did it. */
+		b->started = false;
+		b->poisoned = false;
+	}
+	if (!b->started) {
+		b->gen = gen;
+		b->events_read = b->bytes_read = 0;
+	}
+	if (b->snap.off != 0 && b->snap.gen != gen)
+		memset(&b->snap, 0, sizeof b->snap);
+	b->held = true;
+	return true;
+}
+
+void rlog__ow_publish(struct rlog__drain *d, uint32_t idx)
+{
+	struct rlog_shm_desc *desc = &d->r->desc[idx];
+	struct rlog__dbuf *b = &d->bufs[idx];
+	/* Delivered: to the file (the drain), or, in a flight recorder, in
+	 * a snapshot; with a file, a snapshot is a copy, and the identity is
+	 * the file's.  Seen: what either read of its metadata. */
+	uint32_t drained = b->started ? b->read_off : 0;
+	uint32_t ev = d->keep ? b->snap.events : b->started ? b->events_read : 0;
+	uint32_t by = d->keep ? b->snap.event_bytes : b->started ? b->bytes_read : 0;
+	uint32_t seen = drained > b->snap.off ? drained : b->snap.off;
+	store_relaxed(&desc->delivered_events, ev);
+	store_relaxed(&desc->delivered_bytes, by);
+	store_relaxed(&desc->meta_seen, seen);
+}
+
+void rlog__ow_release(struct rlog__drain *d, uint32_t idx)
+{
+	struct rlog__dbuf *b = &d->bufs[idx];
+	if (!b->held)
+		return;
+	rlog__ow_publish(d, idx);
+	b->held = false;
+	/* Release: a producer that then loads reader == 0 sees what was
+	 * published above. */
+	store_release(&d->r->desc[idx].reader, 0);
+}
+
+/* Reads slot i's overwrite counters into ev, by, bufs, last. */
+static void ow_load(const struct rlog_shm_slot *sl, uint64_t *ev, uint64_t *by, uint64_t *bufs,
+		    uint64_t *last)
+{
+	*ev = load_relaxed(&sl->ow_events);
+	*by = load_relaxed(&sl->ow_bytes);
+	*bufs = load_relaxed(&sl->ow_buffers);
+	*last = load_relaxed(&sl->ow_last_time);
+}
+
+void rlog__ow_report(struct rlog__drain *d, uint32_t i, uint32_t pid, uint32_t tid,
+		     uint64_t first)
+{
+	if (!d->overwrite)
+		return;
+	struct rlog__dslot *s = &d->slots[i];
+	uint64_t ev, by, bufs, last;
+	ow_load(&d->r->slots[i], &ev, &by, &bufs, &last);
+	if (bufs <= s->ow.buffers)
+		return;
+	/* Counters only grow; a smaller one (hostile) reports nothing. */
+	uint64_t e = ev > s->ow.events ? ev - s->ow.events : 0;
+	uint64_t b = by > s->ow.bytes ? by - s->ow.bytes : 0;
+	/* A buffer reused after the daemon delivered all of it lost nothing. */
+	if (e || b)
+		rlog__drain_range_block(d, pid, tid, first, e, b, bufs - s->ow.buffers,
+					last > first ? last : first);
+	s->ow.events = ev > s->ow.events ? ev : s->ow.events;
+	s->ow.bytes = by > s->ow.bytes ? by : s->ow.bytes;
+	s->ow.buffers = bufs;
+}
+
+void rlog__ow_unreported(struct rlog__drain *d, uint64_t *events, uint64_t *bytes)
+{
+	if (!d->overwrite)
+		return;
+	for (uint32_t i = 0; i < d->r->slot_count; i++) {
+		uint32_t st = load_relaxed(&d->r->slots[i].state);
+		if ((st != RLOG_SLOT_ACTIVE && st != RLOG_SLOT_EXITED) || d->slots[i].reaped)
+			continue;
+		uint64_t ev, by, bufs, last;
+		ow_load(&d->r->slots[i], &ev, &by, &bufs, &last);
+		if (ev > d->slots[i].ow.events)
+			*events += ev - d->slots[i].ow.events;
+		if (by > d->slots[i].ow.bytes)
+			*bytes += by - d->slots[i].ow.bytes;
+	}
+}
+
+uint64_t rlog__ow_total(struct rlog__drain *d)
+{
+	uint64_t total = d->ow_reaped_events;
+	for (uint32_t i = 0; i < d->r->slot_count && d->overwrite; i++) {
+		uint32_t st = load_relaxed(&d->r->slots[i].state);
+		if ((st == RLOG_SLOT_ACTIVE || st == RLOG_SLOT_EXITED) && !d->slots[i].reaped)
+			total += load_relaxed(&d->r->slots[i].ow_events);
+	}
+	return total;
+}

@@ -1,0 +1,36 @@
+/*
+ * overwrite.h - the daemon's side of overwrite mode (overwrite.c).
+ */
+#ifndef RLOG_DAEMON_OVERWRITE_H
+#define RLOG_DAEMON_OVERWRITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drain.h"
+
+/* Holds buffer idx for reading (reader = 1) if it is OWNED or FULL; a
+ * buffer whose contents changed since the daemon last read it starts over.
+ * Returns false (not held) if a producer is taking it or it is free. */
+bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx);
+
+/* Publishes what the daemon delivered of held buffer idx (delivered_*,
+ * meta_seen). */
+void rlog__ow_publish(struct rlog__drain *d, uint32_t idx);
+
+/* Publishes, then lets go of buffer idx (reader = 0).  Nothing if not held. */
+void rlog__ow_release(struct rlog__drain *d, uint32_t idx);
+
+/* Reports slot i's overwritten events not reported yet: a DATA_LOSS of
+ * cause OVERWRITTEN for thread pid/tid, timed first (the thread's last
+ * record delivered before them). */
+void rlog__ow_report(struct rlog__drain *d, uint32_t i, uint32_t pid, uint32_t tid,
+		     uint64_t first);
+
+/* Adds the slots' overwritten events not reported yet to *events, *bytes. */
+void rlog__ow_unreported(struct rlog__drain *d, uint64_t *events, uint64_t *bytes);
+
+/* Events overwritten before they were delivered, since the session began. */
+uint64_t rlog__ow_total(struct rlog__drain *d);
+
+#endif

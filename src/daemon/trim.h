@@ -1,0 +1,33 @@
+/*
+ * trim.h - giving the pages of free buffers back while the pool is idle
+ * (trim.c draws the protocol).
+ */
+#ifndef RLOG_DAEMON_TRIM_H
+#define RLOG_DAEMON_TRIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rlog__drain;
+
+/* Nothing drained for this long: the pool is idle, trim it. */
+#define RLOG_TRIM_IDLE_MS 1000
+/* Free buffers the daemon holds at once while it removes their pages. */
+#define RLOG_TRIM_CHUNK 8
+
+/* Buffer idx was freed after being written: its pages may be resident. */
+void rlog__trim_dirty(struct rlog__drain *d, uint32_t idx);
+
+/* Are there buffers to trim? */
+bool rlog__trim_pending(const struct rlog__drain *d);
+
+/* Removes the pages of every dirty buffer that is free now.  Returns the
+ * number of buffers trimmed. */
+uint32_t rlog__trim(struct rlog__drain *d);
+
+/* Test hook (not API; tests/test_trim.c): when set, called with buffers
+ * first .. last - 1 held (their free bits cleared by the daemon), just
+ * before their pages are removed. */
+extern void (*_Atomic rlog__trim_test_hook)(uint32_t first, uint32_t last);
+
+#endif
