@@ -173,6 +173,161 @@ static void test_deltas(void)
 	unlink(spath);
 }
 
+/* Many counters of one process in a session of 4 KiB buffers: a pass's
+ * block of records for the process (17 KiB at its first) is larger than a
+ * buffer, which every sink takes (up to RLOG_BLOCK_DATA_MAX); every
+ * counter has its records, with its exact deltas. */
+static void test_big_group(void)
+{
+	enum { N = 200 };
+	char name[64], path[256];
+	snprintf(name, sizeof name, "%s", h_session("cntbig"));
+	snprintf(path, sizeof path, "%s", h_path("cntbig"));
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--counters", "app", "--counter-period", "10ms",
+		  "--buffer-size", "4", NULL);
+	cr_started(&r, name);
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct rlog__region reg;
+	cr_open(name, &reg);
+	uint64_t *c[N];
+	for (int i = 0; i < N; i++) {
+		char nm[40];
+		/* 39 bytes: the longest name, the largest COUNTER_NAME */
+		snprintf(nm, sizeof nm, "big.counter.with.a.long.name.number%03d", i);
+		ASSERT_EQ(rlog_counter_register(nm, &c[i]), 1);
+	}
+	for (int round = 1; round <= 2; round++) {
+		for (int i = 0; i < N; i++)
+			add(c[i], (uint64_t)(i + round));
+		cr_passes(&reg, 2);
+	}
+	rlog_detach();
+	rlog__region_close(&reg);
+	struct cr_list l;
+	cr_stop_read(name, path, &r, &l);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 2 * N);
+	ASSERT_EQ_U64(h_kv(r.out, "log_buffers_lost"), 0);
+	ASSERT_EQ_U64(l.n, 2 * N);
+	ASSERT_EQ_U64(l.names, N);
+	int bad = 0;
+	for (int i = 0; i < N; i++) {
+		char nm[40];
+		snprintf(nm, sizeof nm, "big.counter.with.a.long.name.number%03d", i);
+		const struct cr_rec *v[2];
+		bad += cr_of(&l, (uint32_t)getpid(), nm, v, 2) != 2 || v[0]->c.delta != (uint64_t)i + 1 ||
+		       v[1]->c.delta != (uint64_t)i + 2 || !v[1]->c.value_known ||
+		       v[1]->c.value != 2 * (uint64_t)i + 3;
+	}
+	ASSERT_EQ(bad, 0);
+	cr_free(&l);
+	unlink(path);
+}
+
+/* Snapshot k of session name into path (--since-last if since). */
+static void snap(const char *name, const char *path, bool since)
+{
+	unlink(path);
+	if (since)
+		h_ringlog(&r, "snapshot", name, "--since-last", "-o", path, NULL);
+	else
+		h_ringlog(&r, "snapshot", name, "-o", path, NULL);
+	ASSERT_EQ(r.status, 0);
+}
+
+/* The records of snap.items in the snapshot at path (opened without
+ * damage, asserted), into l; returns how many. */
+static size_t snap_read(const char *path, struct cr_list *l, const struct cr_rec **v, size_t max)
+{
+	cr_read(path, l);
+	ASSERT_EQ(l->open_err, 0);
+	ASSERT_EQ_U64(l->damage, 0);
+	return cr_of(l, (uint32_t)getpid(), "snap.items", v, max);
+}
+
+/* A flight recorder (overwrite mode, no file) records its counters in its
+ * snapshots: the daemon keeps its latest counter blocks.  --since-last
+ * snapshots hold each record once; each record there carries its value
+ * (a snapshot starts in the middle of the counter's records); a full
+ * snapshot holds them all. */
+static void test_snapshots(void)
+{
+	char name[64], pa[256], pb[256], pc[256], pd[256];
+	snprintf(name, sizeof name, "%s", h_session("cntsnap"));
+	snprintf(pa, sizeof pa, "%s", h_path("cntsnapa"));
+	snprintf(pb, sizeof pb, "%s", h_path("cntsnapb"));
+	snprintf(pc, sizeof pc, "%s", h_path("cntsnapc"));
+	snprintf(pd, sizeof pd, "%s", h_path("cntsnapd"));
+	h_ringlog(&r, "start", name, "--mode", "overwrite", "--counters", "app",
+		  "--counter-period", "10ms", NULL);
+	cr_started(&r, name);
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct rlog__region reg;
+	cr_open(name, &reg);
+	uint64_t *c;
+	ASSERT_EQ(rlog_counter_register("snap.items", &c), 1);
+	/* 20 changes, each read by its own pass: seq 0 to 19 (0 and 16 carry
+	 * the value in the daemon's stream). */
+	uint64_t total = 0;
+	for (uint64_t i = 1; i <= 20; i++) {
+		add(c, i);
+		total += i;
+		cr_passes(&reg, 2);
+	}
+	snap(name, pa, true);
+	for (uint64_t i = 1; i <= 3; i++) {
+		add(c, 1000 * i);
+		total += 1000 * i;
+		cr_passes(&reg, 2);
+	}
+	snap(name, pb, true);
+	snap(name, pc, false);
+	cr_passes(&reg, 3); /* nothing changes */
+	snap(name, pd, true);
+	rlog_detach();
+	rlog__region_close(&reg);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 23);
+
+	struct cr_list l;
+	const struct cr_rec *v[32];
+	ASSERT_EQ_U64(snap_read(pa, &l, v, 32), 20);
+	int bad = 0;
+	uint64_t running = 0;
+	for (size_t i = 0; i < 20 && i < l.n; i++) {
+		running += i + 1;
+		bad += v[i]->c.seq != i || v[i]->c.delta != i + 1 || !v[i]->c.value_known ||
+		       v[i]->c.value != running || !(v[i]->c.flags & RLOG_COUNTER_FLAG_VALUE);
+	}
+	ASSERT_EQ(bad, 0);
+	cr_free(&l);
+	ASSERT_EQ_U64(snap_read(pb, &l, v, 32), 3);
+	bad = 0;
+	for (size_t i = 0; i < 3 && i < l.n; i++) {
+		running += 1000 * (i + 1);
+		bad += v[i]->c.seq != 20 + i || v[i]->c.delta != 1000 * (i + 1) ||
+		       !v[i]->c.value_known || v[i]->c.value != running || v[i]->c.gap != (i == 0);
+	}
+	/* Its first record follows records that are in the first snapshot,
+	 * not in this file: a gap, but its value is known. */
+	ok(bad == 0, "the second --since-last snapshot: the 3 later records, with their values");
+	ASSERT_EQ_U64(running, total);
+	cr_free(&l);
+	ASSERT_EQ_U64(snap_read(pc, &l, v, 32), 23);
+	ASSERT_EQ_U64(cr_sum(&l, (uint32_t)getpid(), "snap.items"), total);
+	cr_free(&l);
+	ASSERT_EQ_U64(snap_read(pd, &l, v, 32), 0);
+	cr_free(&l);
+	h_ringlog(&r, "dump", pb, NULL);
+	ASSERT_CONTAINS(r.out, "COUNTER      snap.items delta=1000 value=1210 gap\n");
+	ASSERT_CONTAINS(r.out, "COUNTER      snap.items delta=2000 value=3210\n");
+	unlink(pa);
+	unlink(pb);
+	unlink(pc);
+	unlink(pd);
+}
+
 /* Return codes, and where a counter lives. */
 static void test_register(void)
 {
@@ -406,6 +561,8 @@ int main(void)
 	test_deltas();
 	test_tail();
 	test_newfile();
+	test_big_group();
+	test_snapshots();
 	test_register();
 	test_exit();
 	return done_testing();

@@ -296,7 +296,7 @@ void rlog__counters_to_output(void *arg, uint32_t pid, uint64_t base_time, const
 	struct rlog__out_block b = { .flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = 0,
 				     .base_time = base_time, .data = data, .size = size,
 				     .records = records };
-	rlog__output_block(out, &b);
+	rlog__output_counter_block(out, &b);
 	struct meta_walk w = { out, pid, data };
 	rlog__records_walk(data, size, base_time, meta_one, &w);
 }

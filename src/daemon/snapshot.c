@@ -15,6 +15,9 @@
  *     its blocks             a buffer's records from 0, or, with
  *                            --since-last, from where the previous
  *                            snapshot left it
+ *   counter blocks           the daemon's latest COUNTER records, kept
+ *                            by its output (counter_keep.h): all, or,
+ *                            with --since-last, those no snapshot held
  *
  * Buffers are read one at a time, each held (overwrite.c) only while it is
  * copied, so producers keep every other buffer.  With --since-last the
@@ -267,6 +270,9 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 			slot_losses(&j, i);
 	}
 	put_gone(&j, s);
+	/* The counters' records are not in the buffers: the daemon's copy
+	 * of its latest ones (counter_keep.h). */
+	rlog__output_counters_to(d->out, j.fs, j.since_last);
 	err = j.fs->ops->flush(j.fs);
 	struct rlog_log_marker m;
 	rlog__daemon_marker(r, &m);
