@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc_run.h"
@@ -283,6 +285,31 @@ static inline void h_check_identity(const struct h_run *stop, const char *path,
 	ASSERT_EQ_U64(sum.damage, 0);
 	ASSERT_EQ_U64(sum.events, written);
 	ASSERT_EQ_U64(sum.loss_events, lost);
+}
+
+/* Kills session name's daemon (SIGKILL) and waits until it is gone: the
+ * session is orphaned. */
+static inline void h_kill_daemon(const char *name)
+{
+	static struct h_run q; /* 128 KiB: not on the stack */
+	h_ringlog(&q, "query", name, NULL);
+	pid_t pid = (pid_t)h_kv(q.out, "daemon_pid");
+	ok(pid > 0 && kill(pid, SIGKILL) == 0, "killed the daemon (pid %d)", (int)pid);
+	for (int i = 0; i < 2000 && kill(pid, 0) == 0; i++) {
+		/* a zombie until its parent (init) reaps it */
+		char p[64], st[64] = "";
+		snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+		FILE *f = fopen(p, "r");
+		if (f) {
+			if (fgets(st, sizeof st, f) == NULL)
+				st[0] = '\0';
+			fclose(f);
+		}
+		char *c = strrchr(st, ')');
+		if (c && c[1] == ' ' && (c[2] == 'Z' || c[2] == 'X'))
+			break;
+		nanosleep(&(struct timespec){ 0, 5000000L }, NULL);
+	}
 }
 
 #endif

@@ -31,6 +31,7 @@
 #include "ringlog/abi.h"
 #include "ringlog/ring.h"
 #include "record.h"
+#include "daemon/journal.h"
 #include "daemon/sink_realtime.h"
 #include "shm.h"
 #include "tap.h"
@@ -149,7 +150,8 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_header, counter_mask),
 	F(rlog_shm_header, counter_period_ms),
 	F(rlog_shm_header, ow_cursor),
-	F(rlog_shm_header, pad0),
+	F(rlog_shm_header, counter_next_id),
+	F(rlog_shm_header, reserved0),
 	F(rlog_shm_header, enable_mask),
 	F(rlog_shm_header, pad1),
 	F(rlog_shm_header, state),
@@ -421,6 +423,7 @@ static struct c_const c_consts[] = {
 	K(RLOG_SHM_ABI_VERSION),
 	KS(RLOG_SHM_PREFIX),
 	KS(RLOG_RT_PREFIX),
+	KS(RLOG_JOURNAL_PREFIX),
 	K(RLOG_NAME_MAX),
 	K(RLOG_PATH_MAX),
 

@@ -328,6 +328,53 @@ static void test_snapshots(void)
 	unlink(pd);
 }
 
+/* `ringlog start --resume` after the daemon was killed: the new daemon
+ * gives new counter ids (never one the dead daemon gave), goes on with the
+ * counter statistics, and takes the counters it finds from their first
+ * reading (what the dead daemon recorded is not counted twice). */
+static void test_resume(void)
+{
+	char name[64], path[256];
+	snprintf(name, sizeof name, "%s", h_session("cntres"));
+	snprintf(path, sizeof path, "%s", h_path("cntres"));
+	start(name, path, NULL);
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct rlog__region reg;
+	cr_open(name, &reg);
+	uint64_t *a, *b;
+	ASSERT_EQ(rlog_counter_register("resume.a", &a), 1);
+	add(a, 5);
+	cr_passes(&reg, 2);
+	h_kill_daemon(name);
+	add(a, 7); /* no daemon: not read until the new one's baseline */
+	h_ringlog(&r, "start", name, "--resume", NULL);
+	ASSERT_EQ(r.status, 0);
+	cr_passes(&reg, 2); /* the new daemon's baseline of resume.a: 12 */
+	ASSERT_EQ(rlog_counter_register("resume.b", &b), 1);
+	add(a, 11);
+	add(b, 3);
+	cr_passes(&reg, 2);
+	rlog_detach();
+	rlog__region_close(&reg);
+	struct cr_list l;
+	cr_stop_read(name, path, &r, &l);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_records"), 3);
+	ASSERT_EQ_U64(l.n, 3);
+	const struct cr_rec *va[4], *vb[2];
+	ASSERT_EQ_U64(cr_of(&l, (uint32_t)getpid(), "resume.a", va, 4), 2);
+	ASSERT_EQ_U64(cr_of(&l, (uint32_t)getpid(), "resume.b", vb, 2), 1);
+	ok(va[0]->c.delta == 5 && va[0]->c.value == 5, "before the kill: resume.a +5, value 5");
+	ok(va[1]->c.delta == 11 && va[1]->c.value_known && va[1]->c.value == 23 &&
+	   (va[1]->c.flags & RLOG_COUNTER_FLAG_VALUE),
+	   "after the resume: resume.a +11 from its new baseline, carrying its value 23");
+	ok(vb[0]->c.delta == 3 && vb[0]->c.value == 3, "resume.b, registered after: +3");
+	uint32_t ia = va[0]->c.counter_id, ja = va[1]->c.counter_id, ib = vb[0]->c.counter_id;
+	ok(ia != ja && ia != ib && ja != ib, "three counter ids, none given twice (%u %u %u)", ia,
+	   ja, ib);
+	cr_free(&l);
+	unlink(path);
+}
+
 /* Return codes, and where a counter lives. */
 static void test_register(void)
 {
@@ -563,6 +610,7 @@ int main(void)
 	test_newfile();
 	test_big_group();
 	test_snapshots();
+	test_resume();
 	test_register();
 	test_exit();
 	return done_testing();

@@ -37,29 +37,6 @@ static uint64_t write_seq(uint64_t from, uint64_t n, struct h_tally *t)
 	return from + n;
 }
 
-/* Kills session name's daemon and waits until it is gone. */
-static void kill_daemon(const char *name)
-{
-	h_ringlog(&r, "query", name, NULL);
-	pid_t pid = (pid_t)h_kv(r.out, "daemon_pid");
-	ok(pid > 0 && kill(pid, SIGKILL) == 0, "killed the daemon (pid %d)", (int)pid);
-	for (int i = 0; i < 2000 && kill(pid, 0) == 0; i++) {
-		/* a zombie until its parent (init) reaps it */
-		char p[64], st[64] = "";
-		snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
-		FILE *f = fopen(p, "r");
-		if (f) {
-			if (fgets(st, sizeof st, f) == NULL)
-				st[0] = '\0';
-			fclose(f);
-		}
-		char *c = strrchr(st, ')');
-		if (c && c[1] == ' ' && (c[2] == 'Z' || c[2] == 'X'))
-			break;
-		sleep_ms(5);
-	}
-}
-
 static void orphan(const char *tag, bool flushed)
 {
 	const char *name = h_session(tag);
@@ -76,7 +53,7 @@ static void orphan(const char *tag, bool flushed)
 		h_ringlog(&r, "flush", name, NULL);
 		ASSERT_EQ(r.status, 0);
 	}
-	kill_daemon(name);
+	h_kill_daemon(name);
 	/* On without a daemon: the pool fills, the rest is lost, counted. */
 	next = write_seq(next, 20000, &t);
 	ok(t.lost > 0, "%" PRIu64 " events lost while the daemon was dead", t.lost);
@@ -177,7 +154,7 @@ static void consumer_of_orphan(void)
 	ok(connected, "the consumer is connected");
 	h_ringlog(&r, "query", name, NULL);
 	pid_t dpid = (pid_t)h_kv(r.out, "daemon_pid");
-	kill_daemon(name);
+	h_kill_daemon(name);
 	int st;
 	waitpid(t, &st, 0);
 	ASSERT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 1);

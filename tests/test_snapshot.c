@@ -144,12 +144,14 @@ static void since_last(void)
 		diag("snapshot %d: %" PRIu64 " events (%" PRIu64 "..%" PRIu64 "), %" PRIu64
 		     " overwritten", k, s[k].events, s[k].first, s[k].last, s[k].lost_ow);
 		ASSERT_EQ_U64(s[k].damage, 0);
-		ASSERT_EQ_U64(s[k].gaps, 0);
 		ASSERT_EQ_U64(s[k].order_errors, 0);
 		ASSERT_EQ_U64(s[k].lost_other, 0);
 		if (s[k].events) {
-			ASSERT_EQ_U64(s[k].first, prev_last + 1 + s[k].lost_ow);
-			ASSERT_EQ_U64(s[k].last - s[k].first + 1, s[k].events);
+			/* Everything after the previous snapshot's last event,
+			 * up to this one's, is in it or in its OVERWRITTEN
+			 * records (a buffer a producer was taking over while
+			 * the snapshot ran is a gap inside it, counted in it). */
+			ASSERT_EQ_U64(s[k].last - prev_last, s[k].events + s[k].lost_ow);
 			prev_last = s[k].last;
 		} else {
 			ASSERT_EQ_U64(s[k].lost_ow, 0);

@@ -403,7 +403,9 @@ struct rlog_shm_header {
 	_Atomic uint32_t counter_period_ms;/* sampling period */
 	/* +1268: written by producers, rarely (once per buffer, overwrite mode only) */
 	_Atomic uint32_t ow_cursor;        /* where the search for a buffer to reuse starts */
-	uint8_t pad0[1280 - 1272];         /* 0 */
+	/* +1272: written by the daemon */
+	_Atomic uint32_t counter_next_id;  /* the next counter_id to give; 0: none given yet */
+	uint32_t reserved0;                /* 0 */
 	/* +1280: read by every producer on every event: alone on its line */
 	_Atomic uint64_t enable_mask;      /* 0 pauses the session; bit n enables category n */
 	uint8_t pad1[56];
@@ -439,6 +441,7 @@ _Static_assert(offsetof(struct rlog_shm_header, name) == 128, "name at +128");
 _Static_assert(offsetof(struct rlog_shm_header, ctl_offset) == 1240, "request page offset at +1240");
 _Static_assert(offsetof(struct rlog_shm_header, counter_mask) == 1256, "counter properties at +1256");
 _Static_assert(offsetof(struct rlog_shm_header, ow_cursor) == 1268, "ow_cursor at +1268");
+_Static_assert(offsetof(struct rlog_shm_header, counter_next_id) == 1272, "next id at +1272");
 _Static_assert(offsetof(struct rlog_shm_header, enable_mask) == 1280, "mask at +1280");
 _Static_assert(offsetof(struct rlog_shm_header, state) == 1344, "control at +1344");
 _Static_assert(offsetof(struct rlog_shm_header, stats) == 1408, "stats at +1408");

@@ -11,6 +11,7 @@
 
 int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
@@ -29,6 +30,10 @@ int emit_ring(const char *path, unsigned id, bool flagged, uint16_t flag, const 
 int cmd_tail(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+
+/* Flushes stdout; false if anything written to it since it was opened
+ * failed (errno says why). */
+bool cli_stdout_ok(void);
 
 /* Prints "ringlog: <fmt...>" and a newline to stderr; returns 1. */
 int cli_error(const char *fmt, ...);

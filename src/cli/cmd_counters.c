@@ -10,6 +10,7 @@
  * Each source is tried as the daemon would sample it (src/common/counter_catalog.c):
  * a process's counters on this process, the system's on CPU 0.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ int cmd_counters(int argc, char **argv)
 		else
 			printf("%-26s %-10s %s\n", d[i].name, yes, why);
 	}
-	if (fflush(stdout) != 0)
-		return cli_error("counters: writing to stdout failed");
+	if (!cli_stdout_ok())
+		return cli_error("counters: writing to stdout: %s", strerror(errno));
 	return 0;
 }

@@ -17,7 +17,8 @@
 #define USAGE "usage: ringlog start NAME [-o FILE] [--mode MODES] [--max-file-size MB] " \
 	      "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "       \
 	      "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "          \
-	      "[--age-limit MIN] [--counters LIST] [--counter-period MS] [--force]"
+	      "[--age-limit MIN] [--counters LIST] [--counter-period MS] [--force] | "           \
+	      "start NAME --resume"
 
 /* Parses a --mode list into RLOG_MODE_* bits. */
 static bool parse_modes(const char *list, uint32_t *out)
@@ -44,18 +45,58 @@ static bool parse_modes(const char *list, uint32_t *out)
 	return true;
 }
 
+/* `ringlog start NAME --resume`: a new daemon for an orphaned session. */
+static int resume_session(const char *name)
+{
+	pid_t pid = 0;
+	char detail[256];
+	int err = rlog__session_resume(name, true, &pid, detail, sizeof detail);
+	switch (err) {
+	case 0:
+		break;
+	case -EBUSY:
+		return cli_error("start: %s: its daemon is running: nothing to resume", name);
+	case -ESRCH:
+		return cli_error("start: %s: the session is not running (stopped, or never started): "
+				 "nothing to resume", name);
+	case -ECHILD:
+		return cli_error("start: %s: the new daemon died before it took the session over", name);
+	case -EINVAL:
+	case -ENOENT:
+	case -EPROTO:
+	case -ENODATA: {
+		struct rlog__stop_result res;
+		memset(&res, 0, sizeof res);
+		if (err == -ENODATA)
+			return cli_error("start: %s: its log file has no LOG_MARKER block to go on "
+					 "from; the session is left as it is", name);
+		return cli_stop_error("start", name, &res, err);
+	}
+	default:
+		return cli_error("start: %s: %s", name, detail[0] ? detail : strerror(-err));
+	}
+	fprintf(stderr, "ringlog: start: %s: resumed: a new daemon took the session over from the "
+			"one that died\n", name);
+	printf("session: %s\ndaemon_pid: %d\n", name, (int)pid);
+	return 0;
+}
+
 int cmd_start(int argc, char **argv)
 {
 	const char *name = NULL, *out = NULL, *enable = NULL;
 	bool force = false;
 	struct rlog__region_params p;
 	rlog__props_default(&p);
-	bool min_given = false, mask_given = false, timer_given = false;
+	bool min_given = false, mask_given = false, timer_given = false, resume = false;
+	int options = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		uint64_t v;
 		bool has_val = i + 1 < argc;
-		if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has_val) {
+		options += a[0] == '-' && strcmp(a, "--resume") != 0;
+		if (strcmp(a, "--resume") == 0) {
+			resume = true;
+		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has_val) {
 			out = argv[++i];
 		} else if (strcmp(a, "--force") == 0) {
 			force = true;
@@ -140,6 +181,11 @@ int cmd_start(int argc, char **argv)
 		fprintf(stderr, "%s\n", USAGE);
 		return 2;
 	}
+	if (resume && options)
+		return cli_error("start: --resume takes no other option: the session keeps its "
+				 "properties");
+	if (resume)
+		return resume_session(name);
 	if (mask_given && enable)
 		return cli_error("start: use one of --enable and --mask");
 	/* A real-time consumer waits for full buffers without a flush timer:

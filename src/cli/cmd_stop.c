@@ -30,12 +30,12 @@ int cmd_stop(int argc, char **argv)
 		return 2;
 	}
 	struct rlog__stop_result res;
-	int err = force ? rlog__session_recover(name, &res) : -EBUSY;
+	int err = force ? rlog__session_recover(name, NULL, &res) : -EBUSY;
 	bool recovered = err == 0;
 	if (err == -EBUSY)
 		err = rlog__session_stop(name, &res, cli_stop_waiting, (void *)name);
 	if (err == -ESRCH && force)
-		err = rlog__session_recover(name, &res); /* its daemon died meanwhile */
+		err = rlog__session_recover(name, NULL, &res); /* its daemon died meanwhile */
 	if (err < 0)
 		return cli_stop_error("stop", name, &res, err);
 	if (recovered)

@@ -16,7 +16,7 @@ static const struct cli_help help[] = {
 		"start NAME [-o FILE] [--mode MODES] [--max-file-size MB] [--buffer-size KB] "
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
 		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--counters LIST] "
-		"[--counter-period MS] [--force]",
+		"[--counter-period MS] [--force] | start NAME --resume",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
 		"FILE (and, in real-time mode, to the consumers of ringlog tail), and returns\n"
@@ -69,6 +69,10 @@ static const struct cli_help help[] = {
 		"                        unit (250ms, 1s), 10 ms to 60 s (default 100 ms); a\n"
 		"                        counter that changed gets a COUNTER record of its delta\n"
 		"  --force               overwrite FILE if it exists\n"
+		"  --resume              NAME is orphaned (its daemon died): start a new daemon for\n"
+		"                        it, which goes on where the dead one stopped, in the same\n"
+		"                        file, while the producers keep writing (no other option:\n"
+		"                        the session keeps its properties)\n"
 		"\n"
 		"RINGLOG_CLOCK=monotonic in the environment makes the session time-stamp with\n"
 		"CLOCK_MONOTONIC instead of the TSC.\n",
@@ -90,6 +94,26 @@ static const struct cli_help help[] = {
 		"  --force               if the daemon died: drain the session's buffers into its\n"
 		"                        log file here (appended after its last whole block, with\n"
 		"                        the losses counted), then remove the session\n",
+		true,
+	},
+	{
+		"recover", "save an orphaned session's buffers into a new log file, then remove it",
+		"recover NAME -o FILE [--force]",
+		"For session NAME whose daemon died (ringlog list says orphaned): runs the\n"
+		"daemon's stop sequence here, into FILE instead of the session's own output:\n"
+		"what the session's log file does not hold yet (every buffer whole if it has\n"
+		"no file, a flight recorder say), with the losses counted as DATA_LOSS\n"
+		"records and the LOG_MARKER, names and schemas it needs to decode alone; then\n"
+		"removes the session and prints its statistics as ringlog stop does.  The\n"
+		"session's file and FILE together hold each event once.  Producers may keep\n"
+		"running.  ringlog stop NAME --force does the same into the session's own\n"
+		"file; ringlog start NAME --resume gives it a new daemon instead.\n"
+		"\n"
+		"  NAME                  the orphaned session\n"
+		"  -o FILE, --output FILE\n"
+		"                        the new log file (sequential); an existing file is\n"
+		"                        refused unless --force\n"
+		"  --force               overwrite FILE if it exists\n",
 		true,
 	},
 	{

@@ -109,6 +109,7 @@ struct rlog__counters {
 	uint32_t period_ms;
 	uint64_t last_pass, next_due, last_check;
 	bool started;
+	bool resumed;               /* an earlier daemon of the session gave counter ids */
 	struct cproc *procs;        /* sorted by pid */
 	size_t nprocs, procs_cap;
 	struct app apps[RLOG_SHM_COUNTERS];
@@ -145,7 +146,15 @@ int rlog__counters_open(struct rlog__region *r, uint32_t tick_source, rlog__coun
 	c->tick_source = tick_source;
 	c->emit = emit;
 	c->arg = arg;
-	c->next_id = 1;
+	/* A daemon that takes a session over (`ringlog start --resume`) goes
+	 * on with its counter ids and statistics: an id is never given twice
+	 * in a session.  A fresh region holds 0s. */
+	struct rlog_shm_header *h = r->hdr;
+	uint32_t next = load_relaxed(&h->counter_next_id);
+	c->resumed = next != 0;
+	c->next_id = next ? next : 1;
+	c->records = load_relaxed(&h->stats.counter_records);
+	c->samples = load_relaxed(&h->stats.counter_samples);
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	c->ncpus = n > 0 ? (int)(n > 4096 ? 4096 : n) : 1;
 	/* A performance counter is an fd per thread or CPU. */
@@ -257,6 +266,11 @@ static void sample(struct rlog__counters *c, struct stream *st, uint64_t v, cons
 		return;
 	if (st->id == 0) {
 		st->id = c->next_id++;
+		if (c->next_id == 0)
+			c->next_id = 1; /* 2^32 counters: never 0 */
+		/* Before the record that uses it reaches any file: a daemon
+		 * that resumes after this one died gives the next. */
+		store_relaxed(&c->r->hdr->counter_next_id, c->next_id);
 		size_t n = strnlen(name, 255);
 		struct rlog_counter_name h = { .counter_id = st->id, .source = source, .unit = unit,
 					       .name_len = (uint8_t)n, .flags = st->info };
@@ -572,8 +586,11 @@ static size_t apps_scan(struct rlog__counters *c, bool check)
 			a->live = true;
 			a->pid = pid;
 			a->start = start;
-			/* A new counter starts at 0: that is its baseline. */
-			a->st.have_prev = true;
+			/* A new counter starts at 0: that is its baseline.  One
+			 * found by the first pass of a daemon that resumed the
+			 * session may have had records from the dead daemon:
+			 * its first reading is its baseline instead. */
+			a->st.have_prev = !(c->resumed && !c->started);
 			a->st.key = true;
 			name_take(a->name, e->name);
 		}
@@ -629,6 +646,8 @@ static void mask_apply(struct rlog__counters *c, uint64_t mask)
 
 void rlog__counters_pass(struct rlog__counters *c)
 {
+	if (c == NULL)
+		return;
 	struct rlog_shm_header *h = c->r->hdr;
 	uint64_t mask = load_relaxed(&h->counter_mask) & rlog__counter_all();
 	mask_apply(c, mask);
@@ -686,6 +705,8 @@ void rlog__counters_pass(struct rlog__counters *c)
 
 bool rlog__counters_tick(struct rlog__counters *c, uint64_t now)
 {
+	if (c == NULL)
+		return false;
 	uint32_t period = load_relaxed(&c->r->hdr->counter_period_ms);
 	if (period < 1)
 		period = 1; /* hostile or unset: never a zero period */

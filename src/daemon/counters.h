@@ -44,17 +44,21 @@ void rlog__counters_to_output(void *arg, uint32_t pid, uint64_t base_time, const
 
 /*
  * Starts sampling region r, with the session's tick source; blocks go to
- * emit(arg, ...).  Raises the daemon's open-file limit to its maximum (a
+ * emit(arg, ...).  On a region an earlier daemon served (its
+ * counter_next_id is not 0: `ringlog start --resume`), counter ids and
+ * the counter statistics go on from the header's, and the application
+ * counters found at the first pass start from their first reading.  Raises the daemon's open-file limit to its maximum (a
  * performance counter is an fd per thread or CPU).  Returns 0 or -ENOMEM.
  */
 int rlog__counters_open(struct rlog__region *r, uint32_t tick_source, rlog__counter_emit_fn *emit,
 			void *arg, struct rlog__counters **out);
 
 /* Runs a pass if a counter period has passed since the last one (now:
- * CLOCK_MONOTONIC ns).  Returns true if it did. */
+ * CLOCK_MONOTONIC ns).  Returns true if it did (c NULL: nothing). */
 bool rlog__counters_tick(struct rlog__counters *c, uint64_t now);
 
-/* Runs a pass now: the session stops (the last values), or a benchmark. */
+/* Runs a pass now: the session stops (the last values), or a benchmark
+ * (c NULL: nothing). */
 void rlog__counters_pass(struct rlog__counters *c);
 
 /* Closes every performance counter and frees c (NULL: nothing). */

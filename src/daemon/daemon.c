@@ -42,6 +42,7 @@
 #include "counters.h"
 #include "drain.h"
 #include "futex.h"
+#include "journal.h"
 #include "lock.h"
 #include "procstat.h"
 #include "snapshot.h"
@@ -227,9 +228,6 @@ static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o
 	if (max && (mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NEWFILE)) && max / 4 < meta)
 		meta = (size_t)(max / 4);
 	rlog__output_init(out, meta);
-	struct rlog_log_marker m;
-	marker_fill(r, &m);
-	int err;
 	if (o->out_fd >= 0) {
 		struct rlog__file_opts fo = {
 			.fd = o->out_fd, .mode = mode, .max_size = max, .pattern = o->pattern,
@@ -237,7 +235,7 @@ static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o
 			.marker = marker_now, .marker_arg = r,
 		};
 		struct rlog__sink *fs;
-		err = rlog__sink_file_open(&fo, &fs);
+		int err = rlog__sink_file_open(&fo, &fs);
 		if (err < 0) {
 			const char *what = "writing the log file header";
 			if (err == -ENOSPC && (mode & RLOG_MODE_PREALLOCATE))
@@ -248,19 +246,28 @@ static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o
 		}
 		rlog__output_add(out, fs, true);
 	}
-	if (mode & RLOG_MODE_REAL_TIME) {
-		struct rlog__sink *rt;
-		err = rlog__sink_realtime_open(name, &m, h->daemon_pid, tid, &rt);
-		if (err < 0) {
-			char path[128] = "";
-			rlog__rt_path(name, path, sizeof path);
-			char what[200];
-			snprintf(what, sizeof what, "creating the real-time socket %s", path);
-			set_error(r, what, -err);
-			return err;
-		}
-		rlog__output_add(out, rt, false);
+	return rlog__daemon_realtime_open(r, name, tid, out);
+}
+
+int rlog__daemon_realtime_open(struct rlog__region *r, const char *name, uint32_t tid,
+			       struct rlog__output *out)
+{
+	struct rlog_shm_header *h = r->hdr;
+	if (!(h->log_file_mode & RLOG_MODE_REAL_TIME))
+		return 0;
+	struct rlog_log_marker m;
+	marker_fill(r, &m);
+	struct rlog__sink *rt;
+	int err = rlog__sink_realtime_open(name, &m, h->daemon_pid, tid, &rt);
+	if (err < 0) {
+		char path[128] = "";
+		rlog__rt_path(name, path, sizeof path);
+		char what[200];
+		snprintf(what, sizeof what, "creating the real-time socket %s", path);
+		set_error(r, what, -err);
+		return err;
 	}
+	rlog__output_add(out, rt, false);
 	return 0;
 }
 
@@ -300,6 +307,7 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 		output_error(r, out);
 	rlog__drain_publish(d);
 	rlog__region_unlink(name);
+	rlog__journal_remove(name);
 	/* The session's count in the wake registry (src/common/wake.h), if
 	 * rlog__session_start raised it once the session was active. */
 	if (load_acquire(&h->wake_counted))
@@ -310,13 +318,8 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 	rlog__futex_wake(&h->state, INT_MAX);
 }
 
-int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
+void rlog__daemon_signals(void)
 {
-	struct rlog_shm_header *h = r->hdr;
-	/* The name is used to remove the region at the end: keep our own copy,
-	 * not whatever a producer may have written into the header since. */
-	char name[RLOG_NAME_MAX + 1];
-	snprintf(name, sizeof name, "%.*s", RLOG_NAME_MAX, h->name);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -324,6 +327,16 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
+{
+	struct rlog_shm_header *h = r->hdr;
+	/* The name is used to remove the region at the end: keep our own copy,
+	 * not whatever a producer may have written into the header since. */
+	char name[RLOG_NAME_MAX + 1];
+	snprintf(name, sizeof name, "%.*s", RLOG_NAME_MAX, h->name);
+	rlog__daemon_signals();
 	int err;
 	/* Held until this process exits: the session has a daemon
 	 * (lock.h; `ringlog list` and `stop --force` look). */
@@ -353,28 +366,46 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		goto fail;
 	}
 	err = rlog__drain_init(&d, r, &out, source);
-	struct rlog__counters *ctr = NULL;
-	if (err == 0 &&
-	    (err = rlog__counters_open(r, source, rlog__counters_to_output, &out, &ctr)) < 0)
-		rlog__drain_free(&d);
 	if (err < 0) {
 		set_error(r, "allocating daemon state", -err);
 		rlog__output_free(&out);
 		goto fail;
 	}
-	struct rlog__snap_state snap;
-	rlog__snap_init(&snap, &d, h->daemon_pid, tid);
-	bool watching = false; /* a snapshot trigger waits for an event */
 	/* Pairs with the producers' load_acquire(state) in rlog_attach and
 	 * the `ringlog start` waiting for it. */
 	store_release(&h->state, RLOG_STATE_ACTIVE);
 	rlog__futex_wake(&h->state, INT_MAX);
+	rlog__daemon_serve(r, &d, &out, name, tid);
+	close(lock);
+	return 0;
+
+fail:
+	rlog__region_unlink(name);
+	store_release(&h->state, RLOG_STATE_FAILED);
+	rlog__futex_wake(&h->state, INT_MAX);
+	return err;
+}
+
+void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
+			const char *name, uint32_t tid)
+{
+	struct rlog_shm_header *h = r->hdr;
+	struct rlog__snap_state snap;
+	rlog__snap_init(&snap, d, h->daemon_pid, tid);
+	bool watching = false; /* a snapshot trigger waits for an event */
+	uint64_t journaled = 0;  /* the metadata cache's version in the journal */
+	/* The sampled counters (counters.h); without memory for them, the
+	 * session goes on without (said in last_error). */
+	struct rlog__counters *ctr = NULL;
+	if (rlog__counters_open(r, h->tick_source, rlog__counters_to_output, out, &ctr) < 0)
+		set_error(r, "sampling counters", ENOMEM);
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
 	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
 	bool header_scribbled = false;
 	struct rlog__pending pending = { UINT32_MAX, 0 };
-	uint32_t flush_served = load_relaxed(&h->flush_requested);
+	/* Requests a daemon that died had not served are served (start --resume). */
+	uint32_t flush_served = load_relaxed(&h->flush_done);
 	while (!load_acquire(&h->stop_requested) && !got_signal) {
 		uint64_t now = rlog__monotonic_ns();
 		/* `ringlog flush` adds 1 to flush_requested and waits for
@@ -389,15 +420,15 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		if (flush)
 			last_flush = now;
 		if (now - last_dead_check >= 1000000000u) {
-			rlog__drain_check_dead(&d);
+			rlog__drain_check_dead(d);
 			check_header(r, &header_scribbled);
 			last_dead_check = now;
 		}
 		rlog__categories_resolve(r, &pending);
 		/* Growth first: what is in use now is what woke the daemon; the
 		 * drain below frees it again. */
-		int released = (int)rlog__pool_grow(&d);
-		released += rlog__drain_pass(&d, flush || watching ? RLOG_DRAIN_FLUSH
+		int released = (int)rlog__pool_grow(d);
+		released += rlog__drain_pass(d, flush || watching ? RLOG_DRAIN_FLUSH
 								   : RLOG_DRAIN_FULL);
 		/* After the drain: a counter block's time is later than the
 		 * DATA_LOSS records the pass wrote about the same process. */
@@ -405,21 +436,25 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		/* The pass's blocks reach the file and the consumers; only then
 		 * are its buffers given back (a daemon that dies in between
 		 * leaves them for `ringlog stop --force`). */
-		if (rlog__output_flush(&out) < 0)
-			output_error(r, &out);
+		if (rlog__output_flush(out) < 0)
+			output_error(r, out);
 		else
-			rlog__drain_report_log_losses(&d, false);
-		rlog__drain_commit(&d);
+			rlog__drain_report_log_losses(d, false);
+		rlog__drain_commit(d);
 		/* An idle pool gives its written pages back (trim.c), once the
 		 * pass's buffers are given back. */
 		if (released > 0)
 			last_busy = now;
 		else if (now - last_busy >= (uint64_t)RLOG_TRIM_IDLE_MS * 1000000u &&
-			 rlog__trim_pending(&d))
-			rlog__trim(&d);
-		rlog__drain_publish(&d);
+			 rlog__trim_pending(d))
+			rlog__trim(d);
+		rlog__drain_publish(d);
+		/* Without a file, the names and schemas seen so far live only
+		 * here: journaled for `ringlog recover` (journal.h). */
+		if (h->log_file_mode & RLOG_MODE_NO_FILE)
+			rlog__journal_update(r, out, name, &journaled);
 		/* Snapshots read the buffers between passes, none held. */
-		watching = rlog__snap_poll(&snap, &d, now);
+		watching = rlog__snap_poll(&snap, d, now);
 		if (flush_req != flush_served) {
 			flush_served = flush_req;
 			/* Pairs with `ringlog flush`'s load_acquire(flush_done). */
@@ -434,7 +469,7 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		 * make the daemon spin: re-loop at once only after progress. */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
 		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
-		    (released > 0 && rlog__drain_any_full(&d))) {
+		    (released > 0 && rlog__drain_any_full(d))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
 		}
@@ -445,17 +480,9 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 
 	/* The counters' last values, then the stop sequence. */
 	rlog__counters_pass(ctr);
-	rlog__daemon_stop(r, &d, &out, name);
+	rlog__daemon_stop(r, d, out, name);
 	rlog__counters_close(ctr);
 	rlog__snap_free(&snap);
-	rlog__drain_free(&d);
-	rlog__output_free(&out);
-	close(lock);
-	return 0;
-
-fail:
-	rlog__region_unlink(name);
-	store_release(&h->state, RLOG_STATE_FAILED);
-	rlog__futex_wake(&h->state, INT_MAX);
-	return err;
+	rlog__drain_free(d);
+	rlog__output_free(out);
 }

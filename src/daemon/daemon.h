@@ -34,6 +34,27 @@ struct rlog__daemon_opts {
  */
 int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o);
 
+/* Adds the real-time sink to out if the session is in real-time mode
+ * (its socket created for name).  Returns 0 or -errno (last_error says
+ * what failed). */
+int rlog__daemon_realtime_open(struct rlog__region *r, const char *name, uint32_t tid,
+			       struct rlog__output *out);
+
+/* The daemon's signals: SIGTERM and SIGINT stop the session, SIGHUP and
+ * SIGPIPE are ignored. */
+void rlog__daemon_signals(void);
+
+/*
+ * Serves an ACTIVE session with output out and drain d (set up, on the
+ * region r): drains, flushes, serves snapshots and flush requests until a
+ * stop request (or SIGTERM/SIGINT after rlog__daemon_signals), then runs
+ * the stop sequence and frees d and out.  rlog__daemon_run's loop, and
+ * `ringlog start --resume`'s (src/session/recover.c) on an orphan.  tid
+ * is the daemon thread's, for snapshot files' block 0.
+ */
+void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
+			const char *name, uint32_t tid);
+
 /*
  * The stop sequence (docs/FORMAT.md, "Stop"), run by the daemon and by
  * `ringlog stop --force` on a session whose daemon died (recover.c): state

@@ -685,18 +685,21 @@ void rlog__drain_publish(struct rlog__drain *d)
 	ev += d->discarded_events;
 	by += d->discarded_bytes;
 	/* A flight recorder writes what snapshots took, each event once. */
-	store_relaxed(&st->events_written, o->events_written + d->snap_events);
-	store_relaxed(&st->bytes_written, o->bytes_written + d->snap_bytes);
-	store_relaxed(&st->buffers_written, o->buffers_written);
+	const struct rlog__drain_base *b = &d->base;
+	store_relaxed(&st->events_written, b->events + o->events_written + d->snap_events);
+	store_relaxed(&st->bytes_written, b->bytes + o->bytes_written + d->snap_bytes);
+	store_relaxed(&st->buffers_written, b->buffers + o->buffers_written);
 	store_relaxed(&st->events_overwritten, rlog__ow_total(d));
 	store_relaxed(&st->events_discarded, d->discarded_events);
-	store_relaxed(&st->events_lost, ev);
-	store_relaxed(&st->bytes_lost, by);
-	store_relaxed(&st->log_buffers_lost, d->out->file ? d->out->file->st.lost_blocks : 0);
-	store_relaxed(&st->corrupt_buffers, d->corrupt_buffers);
+	store_relaxed(&st->events_lost, b->lost_events + ev);
+	store_relaxed(&st->bytes_lost, b->lost_bytes + by);
+	store_relaxed(&st->log_buffers_lost,
+		      b->log_buffers_lost + (d->out->file ? d->out->file->st.lost_blocks : 0));
+	store_relaxed(&st->corrupt_buffers, b->corrupt_buffers + d->corrupt_buffers);
 	store_relaxed(&st->file_bytes, d->out->file ? d->out->file->st.file_bytes : 0);
 	store_relaxed(&st->file_index, d->out->file ? d->out->file->st.file_index : 0);
-	store_relaxed(&st->realtime_buffers_lost, rlog__output_realtime_lost(d->out));
+	store_relaxed(&st->realtime_buffers_lost,
+		      b->realtime_buffers_lost + rlog__output_realtime_lost(d->out));
 	store_relaxed(&st->passes, d->passes);
 }
 
@@ -726,6 +729,8 @@ int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot
 	b->pid = r->desc[idx].pid;
 	b->tid = r->desc[idx].tid;
 	b->slot = slot;
+	/* Overwrite mode: these contents, not a later producer's (overwrite.c). */
+	b->gen = load_relaxed(&r->desc[idx].gen);
 	struct rlog__dslot *s = &d->slots[slot];
 	if (!s->seen) {
 		s->seen = true;
@@ -755,6 +760,18 @@ void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t e
 		d->procs[i].rep.events[c] = events[c];
 		d->procs[i].rep.bytes[c] = bytes[c];
 	}
+}
+
+void rlog__drain_resume_seq(struct rlog__drain *d, uint32_t i, uint64_t next_seq)
+{
+	d->slots[i].next_seq = next_seq;
+}
+
+void rlog__drain_resume_ow(struct rlog__drain *d, uint32_t i, uint64_t events, uint64_t bytes,
+			   uint64_t buffers)
+{
+	d->slots[i].ow = (struct rlog__ow_reported){ .events = events, .bytes = bytes,
+						     .buffers = buffers };
 }
 
 bool rlog__drain_any_full(struct rlog__drain *d)

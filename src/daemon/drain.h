@@ -97,6 +97,14 @@ struct rlog__drain {
 	uint8_t *dead;               /* per slot: owner process found dead */
 	struct rlog__dproc *procs;   /* per process entry */
 	struct pid_verdict *verdicts;/* per process entry: scratch of rlog__drain_check_dead */
+	/* What a daemon that died had written and lost before this one took
+	 * its session over (recover.c: the file's events and DATA_LOSS
+	 * records, or its last statistics); added to what rlog__drain_publish
+	 * publishes. */
+	struct rlog__drain_base {
+		uint64_t events, bytes, buffers, lost_events, lost_bytes;
+		uint64_t log_buffers_lost, realtime_buffers_lost, corrupt_buffers;
+	} base;
 	uint64_t reported_events;    /* events in every DATA_LOSS written */
 	uint64_t reported_bytes;
 	uint64_t corrupt_buffers;
@@ -168,19 +176,29 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode);
  * frees the slots and process entries they reaped. */
 void rlog__drain_commit(struct rlog__drain *d);
 
-/* ringlog stop --force: buffer idx (OWNED or FULL, of slot) had its first
+/* Adopting an orphan (ringlog stop --force, recover, start --resume:
+ * src/session/recover.c): buffer idx (OWNED or FULL, of slot) had its first
  * read_off bytes written to the file by the daemon that died; the drain
  * goes on from there, its time cursor at cursor.  Returns 0 or -EINVAL
  * (out of range). */
 int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot,
 			      uint32_t read_off, uint64_t cursor);
 
-/* ringlog stop --force: losses the file already reports for slot i (per
+/* Adopting an orphan: losses the output already reports for slot i (per
  * cause index) or process entry i. */
 void rlog__drain_resume_slot(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
 			     const uint64_t bytes[2], uint64_t last_time);
 void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
 			     const uint64_t bytes[2]);
+
+/* Adopting an orphan: the next buffer of slot i to drain is its buffer
+ * next_seq (the dead daemon drained the ones before). */
+void rlog__drain_resume_seq(struct rlog__drain *d, uint32_t i, uint64_t next_seq);
+
+/* Adopting an orphan: overwritten events of slot i the output already
+ * reports (OVERWRITTEN DATA_LOSS records: events, bytes, buffers). */
+void rlog__drain_resume_ow(struct rlog__drain *d, uint32_t i, uint64_t events, uint64_t bytes,
+			   uint64_t buffers);
 
 /* procs.c: finds producer processes that died (gone, zombies, reused
  * pids): their slots are reaped and their buffers drained and freed on the

@@ -35,12 +35,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "atomics.h"
+#include "clock.h"
 #include "daemon.h"
 #include "futex.h"
 #include "overwrite.h"
@@ -227,6 +229,28 @@ static void fail(struct snap_result *res, int err, const char *what, const char 
 	snprintf(res->message, sizeof res->message, "%s %s: %s", what, path, strerror(err));
 }
 
+/* How long a snapshot waits for producers in the middle of taking a
+ * buffer over (a preempted one: milliseconds; a dead one: never). */
+#define SETTLE_NS UINT64_C(20000000)
+
+/*
+ * A buffer the snapshot could not hold because a producer was taking it
+ * over (TAKING) is lost to it: the producer counts its events as
+ * overwritten before it makes it OWNED.  Waits until no buffer is TAKING,
+ * so that the counts are in the slots when this snapshot reads them: the
+ * gap is reported in the snapshot that has it, not in the next one.
+ */
+static void settle_takers(struct rlog__drain *d)
+{
+	if (!d->overwrite)
+		return;
+	uint64_t deadline = rlog__monotonic_ns() + SETTLE_NS;
+	for (uint32_t i = 0; i < d->pool; i++)
+		while (load_acquire(&d->r->desc[i].state) == RLOG_BUF_TAKING &&
+		       rlog__monotonic_ns() < deadline)
+			sched_yield();
+}
+
 /* Writes one snapshot to path. */
 static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *path,
 		 uint32_t flags, struct snap_result *res)
@@ -264,6 +288,7 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 		put_buffer(&j, idx);
 		rlog__ow_release(d, idx);
 	}
+	settle_takers(d);
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		uint32_t st = load_acquire(&r->slots[i].state);
 		if ((st == RLOG_SLOT_ACTIVE || st == RLOG_SLOT_EXITED) && !d->slots[i].reaped)
@@ -477,8 +502,13 @@ void rlog__snap_init(struct rlog__snap_state *s, struct rlog__drain *d, uint32_t
 	memset(s, 0, sizeof *s);
 	s->pid = pid;
 	s->tid = tid;
-	/* Requests made before this daemon ran are not for it. */
-	s->served = load_acquire(&d->r->ctl->req_seq);
+	/* Every request not answered yet is for this daemon: one made
+	 * between the session becoming ACTIVE and this point (the daemon
+	 * serves after ACTIVE: a requester may come first, and would wait
+	 * for its answer for ever), or one a dead daemon left unanswered
+	 * whose requester, seeing this daemon, waits for it (--resume).
+	 * Acquire pairs with the answering daemon's release. */
+	s->served = load_acquire(&d->r->ctl->done_seq);
 	d->snap = s;
 }
 

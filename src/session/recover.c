@@ -28,11 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "atomics.h"
 #include "daemon/daemon.h"
 #include "daemon/drain.h"
+#include "daemon/journal.h"
 #include "daemon/lock.h"
 #include "daemon/sink_file.h"
 #include "daemon/sink_realtime.h"
@@ -46,6 +48,7 @@
 struct cand {
 	uint32_t idx, slot, pid, tid;
 	uint64_t base_time;
+	uint64_t seq;            /* its place in the slot's sequence */
 	uint32_t committed;      /* write_off when recovery began */
 	uint32_t matched;        /* bytes of it found in the file */
 };
@@ -54,6 +57,7 @@ struct cand {
 struct lossum {
 	uint32_t pid, tid, cause;
 	uint64_t events, bytes;
+	uint64_t blocks;         /* OVERWRITTEN: buffers overwritten */
 };
 
 /* The last time of a thread's records in the file. */
@@ -82,7 +86,7 @@ static struct lossum *lossum_of(struct rctx *x, uint32_t pid, uint32_t tid, uint
 			return &x->l[i];
 	if (rlog__vec_room(&x->l, x->nl, &x->lcap, sizeof *x->l, 16) < 0)
 		return NULL;
-	x->l[x->nl] = (struct lossum){ pid, tid, cause, 0, 0 };
+	x->l[x->nl] = (struct lossum){ pid, tid, cause, 0, 0, 0 };
 	return &x->l[x->nl++];
 }
 
@@ -133,6 +137,11 @@ static int count_record(void *arg, const struct rlog__record *rec, uint64_t tick
 	}
 	s->events += dl.events;
 	s->bytes += dl.bytes;
+	if (dl.cause == RLOG_LOSS_OVERWRITTEN && rec->length >= sizeof(struct rlog_data_loss_range)) {
+		struct rlog_data_loss_range dr;
+		memcpy(&dr, rec->payload, sizeof dr);
+		s->blocks += dr.blocks;
+	}
 	x->lost += dl.events;
 	return 0;
 }
@@ -182,7 +191,7 @@ static int candidates(struct rctx *x, uint32_t pool)
 			continue;
 		if (rlog__vec_room(&x->c, x->nc, &x->ccap, sizeof *x->c, 16) < 0)
 			return -ENOMEM;
-		x->c[x->nc++] = (struct cand){ i, d->slot, d->pid, d->tid, d->base_time,
+		x->c[x->nc++] = (struct cand){ i, d->slot, d->pid, d->tid, d->base_time, d->seq,
 					       load_acquire(&d->write_off), 0 };
 	}
 	return 0;
@@ -226,6 +235,16 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			}
 		}
 		rlog__drain_resume_slot(d, i, ev, by, last_of(x, sl->pid, sl->tid));
+		struct lossum *ow = lossum_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
+		if (ow)
+			rlog__drain_resume_ow(d, i, ow->events, ow->bytes, ow->blocks);
+		/* The next buffer of the slot to drain: its oldest one still
+		 * held, or, if none, the next it takes. */
+		uint64_t next = load_relaxed(&sl->buffers_taken);
+		for (size_t k = 0; k < x->nc; k++)
+			if (x->c[k].slot == i && x->c[k].seq < next)
+				next = x->c[k].seq;
+		rlog__drain_resume_seq(d, i, next);
 	}
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
@@ -298,186 +317,357 @@ static void count_earlier(const char *pattern, uint64_t index, uint64_t *events,
 	}
 }
 
-int rlog__session_recover(const char *name, struct rlog__stop_result *out)
+/* An orphan taken over by this process: its region, its daemon lock, and
+ * an output and a drain that go on from where the dead daemon left. */
+struct adopt {
+	struct rlog__region r;
+	int lock;
+	struct rctx x;
+	struct rlog__output o;
+	struct rlog__drain d;
+	bool have_output, have_drain;
+	struct rlog__stats before;       /* the dead daemon's last statistics */
+	uint32_t mode, pool;
+	uint64_t index;                  /* newfile: the file it was writing */
+	bool file_read;                  /* the session's file was read (x counts it) */
+};
+
+/*
+ * Opens session name's region and takes its daemon lock.  Returns 0, 1 if
+ * the session is not running (it never started, or its daemon finished all
+ * but removing the region: out_stats has its statistics), or -errno:
+ * -EBUSY if a daemon runs.
+ */
+static int adopt_open(const char *name, struct adopt *a, struct rlog__stop_result *out)
 {
-	memset(out, 0, sizeof *out);
+	memset(a, 0, sizeof *a);
+	a->lock = -1;
 	if (rlog__name_validate(name) < 0)
 		return -EINVAL;
-	struct rlog__region r;
-	int err = rlog__region_open(name, &r);
+	int err = rlog__region_open(name, &a->r);
 	if (err < 0)
 		return err;
-	struct rlog_shm_header *h = r.hdr;
+	struct rlog_shm_header *h = a->r.hdr;
 	out->daemon_pid = (pid_t)h->daemon_pid;
 	snprintf(out->name, sizeof out->name, "%.*s", RLOG_NAME_MAX, h->name);
 	snprintf(out->log_file, sizeof out->log_file, "%.*s", RLOG_PATH_MAX - 1, h->log_file);
-	int lock = rlog__daemon_lock(name);
-	if (lock < 0) {
-		rlog__region_close(&r);
-		return lock == -EWOULDBLOCK ? -EBUSY : lock;
-	}
+	a->lock = rlog__daemon_lock(name);
+	if (a->lock < 0)
+		return a->lock == -EWOULDBLOCK ? -EBUSY : a->lock;
 	uint32_t pid = h->daemon_pid;
-	err = -EBUSY;
 	if (pid && pid <= INT32_MAX && !rlog__process_dead((pid_t)pid, 0))
-		goto out_lock; /* a daemon of an earlier ringlog, without the lock */
+		return -EBUSY; /* a daemon of an earlier ringlog, without the lock */
 	uint32_t state = load_acquire(&h->state);
 	if (state != RLOG_STATE_ACTIVE && state != RLOG_STATE_STOPPING) {
-		/* It never started, or finished all but removing its region. */
 		rlog__stats_copy(h, &out->stats);
-		rlog__region_unlink(name);
-		err = 0;
-		goto out_lock;
+		return 1;
 	}
+	a->mode = h->log_file_mode;
+	rlog__stats_copy(h, &a->before);
+	a->pool = load_relaxed(&h->number_of_buffers);
+	if (a->pool > a->r.buffer_count || a->pool < a->r.min_buffers)
+		a->pool = a->r.buffer_count; /* a scribbled count: look at them all */
+	a->x.r = &a->r;
+	a->x.meta = &a->o.meta;
+	return 0;
+}
 
-	uint32_t mode = h->log_file_mode;
-	uint64_t max = h->max_file_size;
-	struct rlog__stats before;
-	rlog__stats_copy(h, &before);
-	size_t meta = RLOG__META_LIMIT;
-	if (max && (mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NEWFILE)) && max / 4 < meta)
-		meta = (size_t)(max / 4);
-	struct rlog__output o;
-	rlog__output_init(&o, meta);
-	struct rctx x = { .r = &r, .meta = &o.meta };
-	uint32_t pool = load_relaxed(&h->number_of_buffers);
-	if (pool > r.buffer_count || pool < r.min_buffers)
-		pool = r.buffer_count; /* a scribbled count: look at them all */
-	err = candidates(&x, pool);
-	if (err < 0)
-		goto out_output;
+static void adopt_free(struct adopt *a)
+{
+	if (a->have_drain)
+		rlog__drain_free(&a->d);
+	if (a->have_output)
+		rlog__output_free(&a->o);
+	free(a->x.c);
+	free(a->x.l);
+	free(a->x.t);
+	if (a->lock >= 0)
+		close(a->lock);
+	rlog__region_close(&a->r);
+}
 
-	/* The file, as the dead daemon left it. */
+/* The name of the file the dead daemon was writing into path. */
+static int current_file(struct adopt *a, char *path, size_t n)
+{
+	const char *pattern = a->r.hdr->log_file;
+	a->index = a->before.file_index ? a->before.file_index : 1;
+	if (!(a->mode & RLOG_MODE_NEWFILE)) {
+		snprintf(path, n, "%.*s", RLOG_PATH_MAX - 1, pattern);
+		return 0;
+	}
+	/* The daemon may have opened the next file after its last statistics. */
+	char next[RLOG_PATH_MAX + 24];
+	while (rlog__file_name(pattern, a->index + 1, next, sizeof next) == 0 &&
+	       access(next, F_OK) == 0)
+		a->index++;
+	return rlog__file_name(pattern, a->index, path, n) < 0 ? -ENAMETOOLONG : 0;
+}
+
+/* Reads the session's file: its layout (lay), its metadata, events and
+ * losses (a->x), how much of each held buffer it holds. */
+static int read_file(struct adopt *a, const char *path, struct rlog__layout *lay)
+{
+	struct rlog_reader *rd;
+	int err = rlog__reader_open_layout(path, visit, &a->x, &rd, lay);
+	if (err == 0)
+		rlog_reader_close(rd);
+	if (err == 0 && a->x.err < 0)
+		err = a->x.err;
+	if (err == 0 && !lay->have_block0)
+		err = -ENODATA;
+	if (err == 0)
+		a->file_read = true;
+	return err;
+}
+
+/* The file sink going on in the session's own file, after its last whole
+ * block. */
+static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
+{
 	char path[RLOG_PATH_MAX + 24];
-	uint64_t index = before.file_index ? before.file_index : 1;
-	struct rlog__sink *sink = NULL;
-	if (mode & RLOG_MODE_NO_FILE) {
-		sink = calloc(1, sizeof *sink);
-		if (!sink) {
-			err = -ENOMEM;
-			goto out_output;
-		}
-		sink->ops = &null_ops;
-	} else {
-		if (mode & RLOG_MODE_NEWFILE) {
-			/* The daemon may have opened the next file after its last
-			 * statistics. */
-			char next[sizeof path];
-			while (rlog__file_name(h->log_file, index + 1, next, sizeof next) == 0 &&
-			       access(next, F_OK) == 0)
-				index++;
-			if (rlog__file_name(h->log_file, index, path, sizeof path) < 0) {
-				err = -ENAMETOOLONG;
-				goto out_output;
-			}
-		} else {
-			snprintf(path, sizeof path, "%.*s", RLOG_PATH_MAX - 1, h->log_file);
-		}
-		int fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			err = -errno;
-			goto out_output;
-		}
+	int err = current_file(a, path, sizeof path);
+	if (err < 0)
+		return err;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct rlog__layout lay;
+	err = read_file(a, path, &lay);
+	/* A block cut short, or damage, after the last whole block: cut off
+	 * (a preallocated or wrapped file keeps its size; the next blocks
+	 * overwrite it). */
+	if (err == 0 && !lay.wrapped && !lay.prealloc && lay.append_at < lay.file_size &&
+	    ftruncate(fd, (off_t)lay.append_at) < 0)
+		err = -errno;
+	if (err < 0) {
+		close(fd);
+		return err;
+	}
+	struct rlog_shm_header *h = a->r.hdr;
+	struct rlog__file_opts fo = {
+		.fd = fd, .mode = a->mode, .max_size = h->max_file_size, .pattern = h->log_file,
+		.force = true, .max_block = a->r.buffer_size, .pid = lay.block0_pid,
+		.tid = lay.block0_tid, .marker = marker_now, .marker_arg = &a->r,
+	};
+	struct rlog__file_resume rs = {
+		.pos = lay.append_at, .next_seq = lay.next_seq, .marker_offset = lay.block0,
+		.marker_pid = lay.block0_pid, .marker_tid = lay.block0_tid,
+		.ring_start = lay.ring_start, .data_end = lay.file_size, .wrapped = lay.wrapped,
+		.index = a->index,
+	};
+	err = rlog__sink_file_resume(&fo, &rs, sink);
+	if (err < 0)
+		close(fd);
+	return err;
+}
+
+/* A new sequential file at to->path for what the session's own output
+ * does not hold: the session's file, if it reads, says what that is. */
+static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
+			 struct rlog__sink **sink)
+{
+	if (a->mode & RLOG_MODE_NO_FILE) {
+		/* The names and schemas the dead daemon had seen (journal.h). */
+		char path[160];
 		struct rlog_reader *rd;
 		struct rlog__layout lay;
-		err = rlog__reader_open_layout(path, visit, &x, &rd, &lay);
-		if (err == 0)
+		if (rlog__journal_path(a->r.hdr->name, path, sizeof path) == 0 &&
+		    rlog__reader_open_layout(path, visit, &a->x, &rd, &lay) == 0)
 			rlog_reader_close(rd);
-		if (err == 0 && x.err < 0)
-			err = x.err;
-		if (err == 0 && !lay.have_block0)
-			err = -ENODATA;
-		if (err < 0) {
-			close(fd);
-			goto out_output;
-		}
-		/* A block cut short, or damage, after the last whole block:
-		 * cut off (a preallocated or wrapped file keeps its size; the
-		 * next blocks overwrite it). */
-		if (!lay.wrapped && !lay.prealloc && lay.append_at < lay.file_size &&
-		    ftruncate(fd, (off_t)lay.append_at) < 0) {
-			err = -errno;
-			close(fd);
-			goto out_output;
-		}
-		struct rlog__file_opts fo = {
-			.fd = fd, .mode = mode, .max_size = max, .pattern = h->log_file, .force = true,
-			.max_block = r.buffer_size, .pid = lay.block0_pid, .tid = lay.block0_tid,
-			.marker = marker_now, .marker_arg = &r,
-		};
-		struct rlog__file_resume rs = {
-			.pos = lay.append_at, .next_seq = lay.next_seq, .marker_offset = lay.block0,
-			.marker_pid = lay.block0_pid, .marker_tid = lay.block0_tid,
-			.ring_start = lay.ring_start, .data_end = lay.file_size, .wrapped = lay.wrapped,
-			.index = index,
-		};
-		err = rlog__sink_file_resume(&fo, &rs, &sink);
-		if (err < 0) {
-			close(fd);
-			goto out_output;
+	} else {
+		char path[RLOG_PATH_MAX + 24];
+		struct rlog__layout lay;
+		if (current_file(a, path, sizeof path) == 0 && read_file(a, path, &lay) < 0) {
+			/* Unreadable: the new file holds every buffer whole. */
+			a->file_read = false;
+			a->x.nl = a->x.nt = 0;
+			a->x.events = a->x.lost = 0;
+			for (size_t i = 0; i < a->x.nc; i++)
+				a->x.c[i].matched = 0;
 		}
 	}
-	rlog__output_add(&o, sink, !(mode & RLOG_MODE_NO_FILE));
-
-	struct rlog__drain d;
-	err = rlog__drain_init(&d, &r, &o, h->tick_source);
+	int fd = open(to->path, O_WRONLY | O_CREAT | O_CLOEXEC | (to->force ? O_TRUNC : O_EXCL),
+		      0644);
+	if (fd < 0)
+		return -errno;
+	struct rlog__file_opts fo = {
+		.fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = a->r.buffer_size,
+		.pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .marker = marker_now,
+		.marker_arg = &a->r,
+	};
+	int err = rlog__sink_file_open(&fo, sink);
 	if (err < 0)
-		goto out_output;
-	d.pool = pool;
-	for (size_t i = 0; i < x.nc; i++)
-		if (x.c[i].matched > 0)
-			rlog__drain_resume_buffer(&d, x.c[i].idx, x.c[i].slot, x.c[i].matched,
-						  cursor_after(&r, &x.c[i]));
-	losses_known(&x, &d);
-	if (x.err < 0) {
-		err = x.err;
-		rlog__drain_free(&d);
-		goto out_output;
-	}
+		return err;
+	/* The names and schemas the session's file holds, which the parts of
+	 * buffers it wrote are not here to repeat. */
+	rlog__sink_file_copies(*sink, &a->o);
+	return 0;
+}
 
-	/* The daemon's stop sequence, from here: the region is removed.  So is
-	 * the dead daemon's real-time socket (its consumers are gone). */
-	h->last_error[0] = '\0';
-	rlog__daemon_stop(&r, &d, &o, name);
-	char sock[128];
-	if ((mode & RLOG_MODE_REAL_TIME) && rlog__rt_path(name, sock, sizeof sock) == 0)
-		unlink(sock);
-	const struct rlog__sink_stats *st = rlog__output_stats(&o);
-	struct rlog_shm_stats *hs = &h->stats;
-	uint64_t written = st->events_written, lost = load_relaxed(&hs->events_lost);
-	if (!(mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NO_FILE))) {
+/* What the dead daemon wrote and lost, which this process's output does
+ * not hold: the drain adds it to its statistics. */
+static void set_base(struct adopt *a, bool new_file)
+{
+	struct rlog__drain_base *b = &a->d.base;
+	const struct rlog__stats *s = &a->before;
+	if (a->file_read && !(a->mode & RLOG_MODE_CIRCULAR)) {
 		/* What the files hold: the dead daemon's part counted there. */
-		uint64_t ev = x.events, ls = x.lost;
-		if (mode & RLOG_MODE_NEWFILE)
-			count_earlier(h->log_file, index, &ev, &ls);
-		written += ev;
-		lost += ls;
+		uint64_t ev = a->x.events, ls = a->x.lost;
+		if (a->mode & RLOG_MODE_NEWFILE)
+			count_earlier(a->r.hdr->log_file, a->index, &ev, &ls);
+		b->events = ev;
+		b->lost_events = ls;
 	} else {
 		/* A circular file has lost its oldest part, a session without
 		 * a file has none: the dead daemon's last statistics. */
-		written += before.events_written;
-		lost += before.events_lost;
+		b->events = s->events_written;
+		b->lost_events = s->events_lost;
 	}
-	store_relaxed(&hs->events_written, written);
-	store_relaxed(&hs->events_lost, lost);
-	store_relaxed(&hs->buffers_written, load_relaxed(&hs->buffers_written) + before.buffers_written);
-	store_relaxed(&hs->bytes_written, load_relaxed(&hs->bytes_written) + before.bytes_written);
-	store_relaxed(&hs->log_buffers_lost,
-		      load_relaxed(&hs->log_buffers_lost) + before.log_buffers_lost);
-	store_relaxed(&hs->realtime_buffers_lost,
-		      load_relaxed(&hs->realtime_buffers_lost) + before.realtime_buffers_lost);
-	store_relaxed(&hs->corrupt_buffers, load_relaxed(&hs->corrupt_buffers) + before.corrupt_buffers);
+	if (new_file && (a->mode & RLOG_MODE_NO_FILE)) {
+		/* A flight recorder's buffers go to the new file whole; the
+		 * events of them a snapshot took are written already. */
+		for (size_t i = 0; i < a->x.nc; i++) {
+			uint32_t de = load_relaxed(&a->r.desc[a->x.c[i].idx].delivered_events);
+			b->events -= de < b->events ? de : b->events;
+		}
+	}
+	b->bytes = s->bytes_written;
+	b->buffers = s->buffers_written;
+	b->log_buffers_lost = s->log_buffers_lost;
+	b->realtime_buffers_lost = s->realtime_buffers_lost;
+	b->corrupt_buffers = s->corrupt_buffers;
+}
+
+/*
+ * Sets up the output (the session's own, or, with to, a new file) and a
+ * drain that goes on from where the dead daemon left: what its output
+ * holds of each buffer skipped, the losses it reports not reported again,
+ * its counts in the drain's base.  realtime: a real-time session's socket
+ * is created again (a daemon that goes on); otherwise its consumers are
+ * gone with the daemon.
+ */
+static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, bool realtime,
+			 uint32_t tid)
+{
+	struct rlog_shm_header *h = a->r.hdr;
+	uint64_t max = h->max_file_size;
+	size_t meta = RLOG__META_LIMIT;
+	if (max && (a->mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NEWFILE)) && max / 4 < meta)
+		meta = (size_t)(max / 4);
+	rlog__output_init(&a->o, meta);
+	a->have_output = true;
+	int err = candidates(&a->x, a->pool);
+	if (err < 0)
+		return err;
+	struct rlog__sink *sink = NULL;
+	bool primary = true;
+	if (to) {
+		err = sink_new_file(a, to, &sink);
+	} else if (!(a->mode & RLOG_MODE_NO_FILE)) {
+		err = sink_session_file(a, &sink);
+	} else if (!realtime) {
+		/* stop --force without a file: nowhere to put the buffers. */
+		sink = calloc(1, sizeof *sink);
+		err = sink ? 0 : -ENOMEM;
+		if (sink)
+			sink->ops = &null_ops;
+		primary = false;
+	}
+	if (err < 0)
+		return err;
+	if (sink)
+		rlog__output_add(&a->o, sink, primary);
+	if (realtime) {
+		/* The dead daemon's socket: its consumers are gone. */
+		char sock[128];
+		if ((a->mode & RLOG_MODE_REAL_TIME) && rlog__rt_path(h->name, sock, sizeof sock) == 0)
+			unlink(sock);
+		err = rlog__daemon_realtime_open(&a->r, h->name, tid, &a->o);
+		if (err < 0)
+			return err;
+	}
+	err = rlog__drain_init(&a->d, &a->r, &a->o, h->tick_source);
+	if (err < 0)
+		return err;
+	a->have_drain = true;
+	a->d.pool = a->pool;
+	for (size_t i = 0; i < a->x.nc; i++)
+		if (a->x.c[i].matched > 0)
+			rlog__drain_resume_buffer(&a->d, a->x.c[i].idx, a->x.c[i].slot,
+						  a->x.c[i].matched, cursor_after(&a->r, &a->x.c[i]));
+	losses_known(&a->x, &a->d);
+	if (a->x.err < 0)
+		return a->x.err;
+	/* A buffer the dead daemon was reading (overwrite mode) is nobody's
+	 * now: producers may take it again. */
+	for (uint32_t i = 0; i < a->r.buffer_count; i++)
+		if (load_relaxed(&a->r.desc[i].reader))
+			store_release(&a->r.desc[i].reader, 0);
+	set_base(a, to != NULL);
+	return 0;
+}
+
+int rlog__session_recover(const char *name, const struct rlog__recover_to *to,
+			  struct rlog__stop_result *out)
+{
+	memset(out, 0, sizeof *out);
+	struct adopt a;
+	int err = adopt_open(name, &a, out);
+	if (err == 1) {
+		/* It never started, or finished all but removing its region. */
+		rlog__region_unlink(name);
+		adopt_free(&a);
+		return 0;
+	}
+	if (err < 0 || (err = adopt_prepare(&a, to, false, 0)) < 0) {
+		adopt_free(&a);
+		return err;
+	}
+	struct rlog_shm_header *h = a.r.hdr;
+	uint32_t mode = a.mode;
+	/* The daemon's stop sequence, from here: the region is removed.  So is
+	 * the dead daemon's real-time socket (its consumers are gone). */
+	h->last_error[0] = '\0';
+	rlog__daemon_stop(&a.r, &a.d, &a.o, name);
+	char sock[128];
+	if ((mode & RLOG_MODE_REAL_TIME) && rlog__rt_path(name, sock, sizeof sock) == 0)
+		unlink(sock);
 	rlog__stats_copy(h, &out->stats);
 	snprintf(out->last_error, sizeof out->last_error, "%.*s", 255, h->last_error);
-	rlog__drain_free(&d);
-	err = 0;
+	adopt_free(&a);
+	return 0;
+}
 
-out_output:
-	rlog__output_free(&o);
-	free(x.c);
-	free(x.l);
-	free(x.t);
-out_lock:
-	close(lock);
-	rlog__region_close(&r);
-	return err;
+int rlog__session_adopt_serve(const char *name, int report_fd)
+{
+	struct rlog__stop_result res;
+	struct adopt a;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	int err = adopt_open(name, &a, &res);
+	if (err == 1)
+		err = -ESRCH; /* not running: nothing to go on with */
+	struct rlog_shm_header *h = a.r.hdr;
+	if (err == 0) {
+		h->daemon_pid = (uint32_t)getpid();
+		h->last_error[0] = '\0';
+		err = adopt_prepare(&a, NULL, true, tid);
+	}
+	char msg[sizeof h->last_error + sizeof err];
+	memcpy(msg, &err, sizeof err);
+	snprintf(msg + sizeof err, sizeof msg - sizeof err, "%s",
+		 err < 0 && h && h->last_error[0] ? h->last_error : "");
+	if (write(report_fd, msg, sizeof msg) < 0)
+		err = err < 0 ? err : -EPIPE;
+	close(report_fd);
+	if (err < 0) {
+		adopt_free(&a);
+		return err;
+	}
+	char own[RLOG_NAME_MAX + 1];
+	snprintf(own, sizeof own, "%.*s", RLOG_NAME_MAX, h->name);
+	/* The drain and output are the loop's now; it frees them. */
+	a.have_drain = a.have_output = false;
+	rlog__daemon_serve(&a.r, &a.d, &a.o, own, tid);
+	adopt_free(&a);
+	return 0;
 }

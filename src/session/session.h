@@ -159,7 +159,41 @@ bool rlog__maps_object(pid_t pid, const char *exe, const char *path);
  * 0 to go on from), or the -errno of opening or reading the file (then the
  * session is left as it was).
  */
-int rlog__session_recover(const char *name, struct rlog__stop_result *out);
+/* Where rlog__session_recover writes, instead of the session's own output. */
+struct rlog__recover_to {
+	const char *path;          /* a new sequential log file */
+	bool force;                /* overwrite path if it exists (else -EEXIST) */
+};
+
+/*
+ * With to (`ringlog recover NAME -o FILE`), the same, into the new file
+ * to->path instead: what the session's own file does not hold yet (all of
+ * each buffer if it has no file, or its file does not read), with a
+ * LOG_MARKER and the names and schemas it needs, so that it decodes alone.
+ */
+int rlog__session_recover(const char *name, const struct rlog__recover_to *to,
+			  struct rlog__stop_result *out);
+
+/*
+ * `ringlog start NAME --resume`, in the new daemon's process: takes over
+ * orphaned session name as its daemon (lock, daemon_pid), its output going
+ * on from where the dead daemon left (recover.c), and writes to report_fd
+ * an int (0 or -errno) followed by the header's last_error (256 bytes),
+ * then closes it.  On success, serves the session until it is stopped
+ * (rlog__daemon_serve) and returns 0; else returns the -errno:
+ * -EBUSY (a daemon runs), -ESRCH (not running: nothing to resume),
+ * -ENOENT, -EPROTO, or the errors of rlog__session_recover.
+ */
+int rlog__session_adopt_serve(const char *name, int report_fd);
+
+/*
+ * `ringlog start NAME --resume`: forks a daemon (detached if detach) that
+ * takes orphaned session name over (rlog__session_adopt_serve) and waits
+ * for its report.  Returns 0 (*daemon_pid set) or its -errno, detail
+ * saying what failed when the daemon said.
+ */
+int rlog__session_resume(const char *name, bool detach, pid_t *daemon_pid, char *detail,
+			 size_t detail_size);
 
 /* ------------------------------------------------------------------ */
 /* Snapshots (snapshot.c)                                              */

@@ -220,3 +220,60 @@ fail_file:
 		unlink(open_path);
 	return err;
 }
+
+int rlog__session_resume(const char *name, bool detach, pid_t *daemon_pid, char *detail,
+			 size_t detail_size)
+{
+	detail[0] = '\0';
+	if (rlog__name_validate(name) < 0)
+		return -EINVAL;
+	struct rlog__region r;
+	int err = rlog__region_open(name, &r); /* -ENOENT, -EPROTO: said here */
+	if (err < 0)
+		return err;
+	rlog__region_close(&r);
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if (detach) {
+			setsid();
+			detach_stdio();
+		}
+		rlog__daemon_signals();
+		_exit(rlog__session_adopt_serve(name, p[1]) < 0 ? 1 : 0);
+	}
+	close(p[1]);
+	char msg[sizeof err + 256];
+	size_t got = 0;
+	while (got < sizeof msg) {
+		ssize_t n = read(p[0], msg + got, sizeof msg - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(p[0]);
+	if (got < sizeof msg) {
+		waitpid(pid, NULL, 0);
+		return -ECHILD; /* it died before it said */
+	}
+	memcpy(&err, msg, sizeof err);
+	if (err < 0) {
+		snprintf(detail, detail_size, "%.*s", 255, msg + sizeof err);
+		waitpid(pid, NULL, 0);
+		return err;
+	}
+	*daemon_pid = pid;
+	return 0;
+}

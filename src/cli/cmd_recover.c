@@ -1,0 +1,57 @@
+/*
+ * cmd_recover.c - `ringlog recover NAME -o FILE [--force]`: a session whose
+ * daemon died (orphaned) is drained by this command into FILE, a new log
+ * file, instead of its own output; then the session is removed
+ * (src/session/recover.c, docs/SESSIONS.md "Orphans").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "session_print.h"
+
+#define USAGE "recover: usage: ringlog recover NAME -o FILE [--force]"
+
+int cmd_recover(int argc, char **argv)
+{
+	const char *name = NULL, *out = NULL;
+	bool force = false;
+	for (int i = 1; i < argc; i++) {
+		if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
+			out = argv[++i];
+		} else if (strcmp(argv[i], "--force") == 0) {
+			force = true;
+		} else if (argv[i][0] != '-' && name == NULL) {
+			name = argv[i];
+		} else {
+			cli_error(USAGE);
+			return 2;
+		}
+	}
+	if (name == NULL || out == NULL) {
+		cli_error(USAGE);
+		return 2;
+	}
+	struct rlog__stop_result res;
+	struct rlog__recover_to to = { out, force };
+	int err = rlog__session_recover(name, &to, &res);
+	if (err == -EBUSY)
+		return cli_error("recover: %s: its daemon is running: nothing to recover ('ringlog "
+				 "snapshot %s -o FILE' copies its buffers)", name, name);
+	if (err == -EEXIST)
+		return cli_error("recover: %s: the file exists (--force overwrites it)", out);
+	if (err < 0 && err != -EINVAL && err != -ENOENT && err != -EPROTO)
+		return cli_error("recover: %s: %s: %s", name, out, strerror(-err));
+	if (err < 0)
+		return cli_stop_error("recover", name, &res, err);
+	fprintf(stderr, "ringlog: recover: %s: the daemon (pid %d) was not running; recovered the "
+			"session's buffers into %s\n", res.name, (int)res.daemon_pid, out);
+	printf("session: %s\nfile: %s\n", res.name, out);
+	cli_stats_print(&res.stats);
+	if (res.last_error[0]) {
+		cli_error("recover: %s: %s", res.name, res.last_error);
+		return 1;
+	}
+	return 0;
+}
