@@ -43,6 +43,14 @@ static inline uint64_t cr_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Copies tag's session name and file path (h_session and h_path return
+ * one static buffer each) into name[64] and path[256]. */
+static inline void cr_names(const char *tag, char name[64], char path[256])
+{
+	snprintf(name, 64, "%s", h_session(tag));
+	snprintf(path, 256, "%s", h_path(tag));
+}
+
 /* Maps session name's region (bails out if it cannot). */
 static inline void cr_open(const char *name, struct rlog__region *r)
 {

@@ -61,10 +61,8 @@ static void start(const char *name, const char *path, const char *extra)
 
 static void test_deltas(void)
 {
-	const char *name = h_session("cnt"), *path = h_path("cnt");
 	char sname[64], spath[256];
-	snprintf(sname, sizeof sname, "%s", name);
-	snprintf(spath, sizeof spath, "%s", path);
+	cr_names("cnt", sname, spath);
 	start(sname, spath, NULL);
 	ASSERT_EQ(rlog_attach(sname), 0);
 	struct rlog__region reg;
@@ -181,8 +179,7 @@ static void test_big_group(void)
 {
 	enum { N = 200 };
 	char name[64], path[256];
-	snprintf(name, sizeof name, "%s", h_session("cntbig"));
-	snprintf(path, sizeof path, "%s", h_path("cntbig"));
+	cr_names("cntbig", name, path);
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--counters", "app", "--counter-period", "10ms",
 		  "--buffer-size", "4", NULL);
@@ -335,8 +332,7 @@ static void test_snapshots(void)
 static void test_resume(void)
 {
 	char name[64], path[256];
-	snprintf(name, sizeof name, "%s", h_session("cntres"));
-	snprintf(path, sizeof path, "%s", h_path("cntres"));
+	cr_names("cntres", name, path);
 	start(name, path, NULL);
 	ASSERT_EQ(rlog_attach(name), 0);
 	struct rlog__region reg;
@@ -397,10 +393,8 @@ static void test_register(void)
 
 	/* Two sessions: the counter is in the first one. */
 	char a[64], b[64], pa[256], pb[256];
-	snprintf(a, sizeof a, "%s", h_session("cnta"));
-	snprintf(b, sizeof b, "%s", h_session("cntb"));
-	snprintf(pa, sizeof pa, "%s", h_path("cnta"));
-	snprintf(pb, sizeof pb, "%s", h_path("cntb"));
+	cr_names("cnta", a, pa);
+	cr_names("cntb", b, pb);
 	start(a, pa, NULL);
 	start(b, pb, NULL);
 	char both[160];
@@ -448,8 +442,7 @@ static void test_register(void)
 static void test_exit(void)
 {
 	char name[64], path[256];
-	snprintf(name, sizeof name, "%s", h_session("cntx"));
-	snprintf(path, sizeof path, "%s", h_path("cntx"));
+	cr_names("cntx", name, path);
 	start(name, path, NULL);
 	struct rlog__region reg;
 	cr_open(name, &reg);

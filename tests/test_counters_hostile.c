@@ -53,8 +53,7 @@ static pid_t dead_pid(uint64_t *start)
 int main(void)
 {
 	char name[64], path[256];
-	snprintf(name, sizeof name, "%s", h_session("hc"));
-	snprintf(path, sizeof path, "%s", h_path("hc"));
+	cr_names("hc", name, path);
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--counters", "app", "--counter-period", "10ms",
 		  NULL);

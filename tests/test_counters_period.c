@@ -41,8 +41,7 @@ static void check_rate(const struct rlog__region *reg, uint64_t period_ms)
 int main(void)
 {
 	char name[64], path[256];
-	snprintf(name, sizeof name, "%s", h_session("per"));
-	snprintf(path, sizeof path, "%s", h_path("per"));
+	cr_names("per", name, path);
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--counter-period", "10ms", NULL);
 	cr_started(&r, name);

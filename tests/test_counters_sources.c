@@ -76,8 +76,7 @@ static pid_t second_process(const char *name)
 static void test_page_faults(void)
 {
 	char name[64], path[256], why[256];
-	snprintf(name, sizeof name, "%s", h_session("pf"));
-	snprintf(path, sizeof path, "%s", h_path("pf"));
+	cr_names("pf", name, path);
 	bool perf = rlog__counter_probe(RLOG_CTR_BIT_PERF + 6, why, sizeof why) == RLOG__CTR_OK;
 	start_ok(name, path, perf ? "proc.minflt,perf.page-faults" : "proc.minflt");
 	ASSERT_EQ(rlog_attach(name), 0);
@@ -129,8 +128,7 @@ static void test_page_faults(void)
 static void test_missing_hardware(void)
 {
 	char name[64], path[256], why[256], line[512];
-	snprintf(name, sizeof name, "%s", h_session("hw"));
-	snprintf(path, sizeof path, "%s", h_path("hw"));
+	cr_names("hw", name, path);
 	enum rlog__counter_avail a = rlog__counter_probe(RLOG_CTR_BIT_PERF + 5, why, sizeof why);
 	struct h_run st, q, c;
 	unlink(path);
