@@ -14,6 +14,8 @@
  *   sample_proc_ns_per_counter  a pass over the 6 /proc figures of one process
  *   sample_perf_ns_per_counter  a pass over this process's software performance
  *                               counters (one fd per thread), per counter
+ *   ref_proc_stat_read_ns       reference: open, read and close /proc/PID/stat once
+ *                               (a proc.* pass reads it and /proc/PID/status)
  *
  * The increments run in the bench's live session (its daemon samples at
  * the default period, 100 ms).  The sampling passes run the daemon's own
@@ -71,6 +73,17 @@ static double atomic_adds(uint64_t *c)
 	for (uint32_t i = 0; i < ADDS; i++)
 		__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 	return (double)(rlog__monotonic_ns() - t0) / ADDS;
+}
+
+/* ns per read of this process's /proc/PID/stat (open, read, close). */
+static double stat_reads(void)
+{
+	enum { N = 2000 };
+	char st;
+	uint64_t start, t0 = rlog__monotonic_ns();
+	for (int i = 0; i < N; i++)
+		rlog__procstat_read(getpid(), &st, &start);
+	return (double)(rlog__monotonic_ns() - t0) / N;
 }
 
 /* The fake region the sampling passes read. */
@@ -184,7 +197,7 @@ void bench_counters_measure(unsigned runs, struct bench_counter_figures *out)
 	double *add = calloc(runs, sizeof *add), *atom = calloc(runs, sizeof *atom),
 	       *local = calloc(runs, sizeof *local), *app = calloc(runs, sizeof *app),
 	       *same = calloc(runs, sizeof *same), *proc = calloc(runs, sizeof *proc),
-	       *perf = calloc(runs, sizeof *perf);
+	       *perf = calloc(runs, sizeof *perf), *stat = calloc(runs, sizeof *stat);
 	uint64_t *c, *mine = calloc(1, sizeof *mine);
 	struct fake f;
 	memset(&f, 0, sizeof f);
@@ -192,7 +205,8 @@ void bench_counters_measure(unsigned runs, struct bench_counter_figures *out)
 	out->in_session = rlog_counter_register("bench.counter", &c) == 1;
 	unsigned nperf;
 	uint64_t perf_mask = perf_available(&nperf);
-	out->measured = add && atom && local && app && same && proc && perf && mine && fake_init(&f);
+	out->measured = add && atom && local && app && same && proc && perf && stat && mine &&
+			fake_init(&f);
 	for (unsigned r = 0; r < runs && out->measured; r++) {
 		local[r] = adds(mine);
 		add[r] = adds(c);
@@ -202,6 +216,7 @@ void bench_counters_measure(unsigned runs, struct bench_counter_figures *out)
 		proc[r] = passes(&f, ((UINT64_C(1) << RLOG__FIGURES) - 1) << RLOG_CTR_BIT_PROC,
 				 RLOG__FIGURES, false);
 		perf[r] = passes(&f, perf_mask, nperf, false);
+		stat[r] = stat_reads();
 	}
 	if (out->measured) {
 		out->add = median(add, runs);
@@ -211,6 +226,7 @@ void bench_counters_measure(unsigned runs, struct bench_counter_figures *out)
 		out->sample_app_unchanged = median(same, runs);
 		out->sample_proc = median(proc, runs);
 		out->sample_perf = nperf > 0 ? median(perf, runs) : -1;
+		out->stat_read = median(stat, runs);
 	}
 	fake_free(&f);
 	free(add);
@@ -220,6 +236,7 @@ void bench_counters_measure(unsigned runs, struct bench_counter_figures *out)
 	free(same);
 	free(proc);
 	free(perf);
+	free(stat);
 	free(mine);
 }
 
@@ -237,6 +254,7 @@ void bench_counters_print(const struct bench_counter_figures *f)
 	printf("sample_app_ns_per_counter: %.1f\n", f->sample_app);
 	printf("sample_app_unchanged_ns_per_counter: %.1f\n", f->sample_app_unchanged);
 	printf("sample_proc_ns_per_counter: %.1f\n", f->sample_proc);
+	printf("ref_proc_stat_read_ns: %.1f\n", f->stat_read);
 	if (f->sample_perf >= 0)
 		printf("sample_perf_ns_per_counter: %.1f\n", f->sample_perf);
 	else

@@ -14,6 +14,7 @@ struct bench_counter_figures {
 	bool in_session;      /* the counter was registered in the session */
 	double add, atomic_add, local_add;
 	double sample_app, sample_app_unchanged, sample_proc, sample_perf;
+	double stat_read;     /* reference: one read of /proc/PID/stat */
 };
 
 /* Measures, as medians of runs runs; the process is attached to the
