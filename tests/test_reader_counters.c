@@ -125,6 +125,61 @@ static void test_values(void)
 	fg_file_free(&f);
 }
 
+/* The converters on the file at path: a Chrome counter track per counter
+ * (its value; a record whose value is unknown is left out), and the CTF
+ * trace's COUNTER events as babeltrace2 prints them. */
+static void test_convert(const char *path)
+{
+	struct run o = RUN("convert", path, "--to", "chrome", "-o", "-");
+	ASSERT_EQ(o.status, 0);
+	ASSERT_CONTAINS(o.out,
+		"{\"name\":\"second\",\"cat\":\"counter\",\"ph\":\"C\",\"ts\":0.100,\"pid\":100,"
+		"\"tid\":0,\"args\":{\"value\":10}},\n"
+		"{\"name\":\"system.x\",\"cat\":\"counter\",\"ph\":\"C\",\"ts\":0.150,\"pid\":0,"
+		"\"tid\":0,\"args\":{\"value\":5000}},\n"
+		"{\"name\":\"second\",\"cat\":\"counter\",\"ph\":\"C\",\"ts\":0.200,\"pid\":100,"
+		"\"tid\":0,\"args\":{\"value\":15}},\n"
+		"{\"name\":\"second\",\"cat\":\"counter\",\"ph\":\"C\",\"ts\":0.300,\"pid\":100,"
+		"\"tid\":0,\"args\":{\"value\":40}},\n");
+	ASSERT_CONTAINS(o.out, "\"ts\":0.400,\"pid\":100,\"tid\":0,\"args\":{\"value\":3}},\n");
+	ASSERT_CONTAINS(o.out, "\"ts\":1.150,\"pid\":0,\"tid\":0,\"args\":{\"value\":7000}},\n");
+	ASSERT_CONTAINS(o.out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,"
+			       "\"args\":{\"name\":\"system\"}}\n");
+	size_t tracks = 0;
+	for (const char *p = o.out; (p = strstr(p, "\"ph\":\"C\"")) != NULL; p++)
+		tracks++;
+	ok(tracks == 7, "7 counter events: the record whose value is unknown is left out (%zu)",
+	   tracks);
+	run_free(&o);
+
+	char dir[] = "/tmp/rlog-ctrctf-XXXXXX";
+	ASSERT_EQ(mkdtemp(dir) != NULL, 1);
+	o = RUN("convert", path, "--to", "ctf", "-o", dir);
+	ASSERT_EQ(o.status, 0);
+	ASSERT_CONTAINS(o.out, "counter_records: 8\ncounter_values_unknown: 1\n");
+	run_free(&o);
+	if (access("/usr/bin/babeltrace2", X_OK) == 0) {
+		o = proc_run((const char *const[]){ "babeltrace2", dir, NULL });
+		ASSERT_EQ(o.status, 0);
+		ASSERT_CONTAINS(o.out, "COUNTER: { pid = 100, tid = 0, process_name = \"\", "
+				       "thread_name = \"\" }, { counter = 1, name = \"second\", flags = 0, "
+				       "seq = 3, delta = 2, value_known = 0, value = 0 }\n");
+		ASSERT_CONTAINS(o.out, "COUNTER: { pid = 0, tid = 0, process_name = \"\", "
+				       "thread_name = \"\" }, { counter = 2, name = \"system.x\", "
+				       "flags = 0, seq = 1, delta = 2000, value_known = 1, value = 7000 }\n");
+		size_t n = 0;
+		for (const char *p = o.out; (p = strstr(p, ") COUNTER: ")) != NULL; p++)
+			n++;
+		ok(n == 8, "babeltrace2 reads the 8 COUNTER records (%zu)", n);
+		run_free(&o);
+	} else {
+		ok(1, "# SKIP babeltrace2 is not installed (scripts/deps.sh installs it)");
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ASSERT_EQ(system(cmd), 0);
+}
+
 static void test_counts(void)
 {
 	struct fg_file f;
@@ -184,6 +239,7 @@ static void test_counts(void)
 			       "system.x    0        2       0   3000  2000000000.0  ns\n"
 			       "second    100        6       1     48    95000000.0  count\n");
 	run_free(&o);
+	test_convert(path);
 	unlink(path);
 	fg_file_free(&f);
 }

@@ -129,7 +129,7 @@ static void class_fields(FILE *f, const struct ev_class *k)
 		fputs("\t\tuint64_t _events;\n"
 		      "\t\tuint64_t _bytes;\n"
 		      "\t\tenum : uint32_t { no_buffer = 1, nested = 2, corrupt = 3, log_write = 4, "
-		      "no_slot = 5 } _cause;\n", f);
+		      "no_slot = 5, real_time = 6, overwritten = 7 } _cause;\n", f);
 		break;
 	case CK_COUNTER:
 		fputs("\t\tuint32_t _counter;\n"
