@@ -111,10 +111,12 @@ static void put_losses(struct snap_job *j, uint32_t pid, uint32_t tid, uint64_t 
 	}
 }
 
-/* Slot i's losses since the previous snapshot, once per snapshot. */
-static void slot_losses(struct snap_job *j, uint32_t i)
+/* Slot i's losses since the previous snapshot: before its first block
+ * (once), and again at the end (again: only what was counted meanwhile,
+ * a buffer of it a producer took over while the snapshot ran). */
+static void slot_losses(struct snap_job *j, uint32_t i, bool again)
 {
-	if (j->told[i])
+	if (j->told[i] && !again)
 		return;
 	j->told[i] = true;
 	struct rlog__drain *d = j->d;
@@ -143,7 +145,7 @@ static void put_buffer(struct snap_job *j, uint32_t idx)
 	uint32_t gen = load_relaxed(&desc->gen);
 	if (slot >= r->slot_count)
 		return;
-	slot_losses(j, slot);
+	slot_losses(j, slot, false);
 	uint32_t from = 0;
 	uint64_t cursor = desc->base_time;
 	if (j->since_last && b->snap.off) {
@@ -237,8 +239,9 @@ static void fail(struct snap_result *res, int err, const char *what, const char 
  * A buffer the snapshot could not hold because a producer was taking it
  * over (TAKING) is lost to it: the producer counts its events as
  * overwritten before it makes it OWNED.  Waits until no buffer is TAKING,
- * so that the counts are in the slots when this snapshot reads them: the
- * gap is reported in the snapshot that has it, not in the next one.
+ * so that the counts are in the slots when this snapshot reads them at
+ * its end: the gap is reported in the snapshot that has it, not in the
+ * next one.
  */
 static void settle_takers(struct rlog__drain *d)
 {
@@ -292,7 +295,7 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		uint32_t st = load_acquire(&r->slots[i].state);
 		if ((st == RLOG_SLOT_ACTIVE || st == RLOG_SLOT_EXITED) && !d->slots[i].reaped)
-			slot_losses(&j, i);
+			slot_losses(&j, i, true);
 	}
 	put_gone(&j, s);
 	/* The counters' records are not in the buffers: the daemon's copy

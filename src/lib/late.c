@@ -11,7 +11,8 @@
  *   `ringlog start NAME`: adds 1 to that hash's count, its mask is ~0
  *                                            every write: the load is not 0:
  *                                            slow path -> rlog__late_attach:
- *                                            at most every 100 ms, try
+ *                                            at most every 100 ms (at once
+ *                                            when the hash's count changed), try
  *                                            attach_lock, map, claim, publish
  *                                            (no allocation: this may be a
  *                                            signal handler's write); then
@@ -41,6 +42,8 @@ static struct {
 } wait;
 static _Atomic int waiting;                      /* wait.n != 0, for the write path */
 static _Atomic uint64_t last_try_ms;
+static _Atomic uint32_t last_count;              /* the count of wait_hash at the last try */
+static uint32_t wait_hash;                       /* hash(names[0]) */
 static struct rlog_wake_registry *registry;     /* mapped once, kept */
 
 static uint64_t coarse_ms(void)
@@ -67,6 +70,8 @@ void rlog__late_wait(char (*names)[RLOG_NAME_MAX + 1], int n)
 	if (wait.set == NULL)
 		goto fail;
 	wait.n = n;
+	wait_hash = rlog__wake_hash(names[0]);
+	store_relaxed(&last_count, load_acquire(&registry->count[wait_hash]));
 	store_relaxed(&last_try_ms, 0);
 	atomic_store(&waiting, 1);
 	/* The last store: writes from here on read the mask. */
@@ -102,9 +107,17 @@ bool rlog__late_attach(void)
 {
 	if (!atomic_load(&waiting))
 		return false;
+	/* A session of another name with the same hash keeps the mask up:
+	 * tries are then rate-limited, but a change of the hash's count (a
+	 * session started, perhaps ours) is tried at once, so that the first
+	 * write after the start still goes in. */
+	uint32_t count = load_acquire(&registry->count[wait_hash]);
+	uint32_t seen = load_relaxed(&last_count);
 	uint64_t now = coarse_ms(), last = load_relaxed(&last_try_ms);
-	if (now - last < LATE_TRY_MS ||
-	    !atomic_compare_exchange_strong(&last_try_ms, &last, now))
+	if (count != seen && atomic_compare_exchange_strong(&last_count, &seen, count))
+		store_relaxed(&last_try_ms, now);
+	else if (now - last < LATE_TRY_MS ||
+		 !atomic_compare_exchange_strong(&last_try_ms, &last, now))
 		return false;
 	/* wait.* change only under attach_lock: tried, never waited for (a
 	 * handler must not wait for the thread it interrupted). */
