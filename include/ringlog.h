@@ -31,7 +31,7 @@
  *                write of the same thread (a signal handler)
  *   -EMSGSIZE    not recorded, not counted: the record cannot fit in a buffer
  *   -EINVAL      not recorded, not counted: ID below 16, one of ringlog's
- *                metadata IDs 32..37, or above 16383
+ *                own IDs 32..38, or above 16383
  * An event counts as emitted when a write returns 1, -ENOBUFS or -EBUSY;
  * emitted = written + lost holds exactly for every session.
  *
@@ -244,6 +244,56 @@ RLOG__EXPORT int rlog_thread_name(const char *name);
 RLOG__EXPORT int rlog_process_name(const char *name);
 
 /* ------------------------------------------------------------------ */
+/* Counters                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * rlog_counter_register - a 64-bit counter that the session's daemon
+ * samples (CeLog's dwCeLogTLBMiss, for any count of the application).
+ * @name: 1 to RLOG_COUNTER_NAME_MAX (39) bytes of printable ASCII other
+ *        than '"' and '\' (say "http.requests")
+ * @out:  receives the counter's address
+ *
+ *   uint64_t *requests;
+ *   rlog_counter_register("http.requests", &requests);
+ *   ...
+ *   ++*requests;                                    // one thread: a plain add
+ *   __atomic_fetch_add(requests, 1, __ATOMIC_RELAXED);  // several threads
+ *
+ * The counter lives in the session's shared memory, starting at 0.  The
+ * application only adds to it (or stores a smaller value: a reset); no
+ * thread of ringlog's runs in the process and no call is made: the
+ * daemon reads it every counter period (`ringlog start --counter-period`,
+ * 100 ms by default) and, when it changed, writes a COUNTER record with
+ * the increase since its last record (docs/FORMAT.md).  A session samples
+ * application counters when its --counters list has "app" (the default).
+ *
+ * With several sessions attached (rlog_attach_add), the counter lives in
+ * the first one: the first name of rlog_attach's list (or of
+ * RINGLOG_SESSION).  Registering a name this process registered before in
+ * that session gives the same counter again.  The counter is sampled as
+ * long as the process lives, attached or not; after the process exits the
+ * daemon takes its last value and frees its place.  A fork child inherits
+ * the parent's pointers, which still count for the parent: it registers
+ * its own.
+ *
+ * On every return *out (if out is not NULL) points at a counter the
+ * application may add to: in the session (return 1), or in the process's
+ * own memory (any other return), where adding does no harm and is not
+ * recorded.  So the result may be ignored.
+ * Returns 1 (in the session), or:
+ *   0         no session: the process is not attached (a session it waits
+ *             for does not get counters registered before it started)
+ *   -EINVAL   out is NULL, or the name is empty, too long or has other bytes
+ *             (*out then points at a counter shared by every such failure)
+ *   -ENOSPC   the session's counter table is full (RLOG_SHM_COUNTERS)
+ *   -ENOMEM   not even the process-local counter could be allocated (*out
+ *             then points at a counter shared by every such failure)
+ * Not async-signal-safe.
+ */
+RLOG__EXPORT int rlog_counter_register(const char *name, uint64_t **out);
+
+/* ------------------------------------------------------------------ */
 /* Internals the inline write path needs.  Not API: may change with the  */
 /* library's soname.                                                    */
 /* ------------------------------------------------------------------ */
@@ -397,7 +447,7 @@ RLOG__INLINE bool rlog_enabled(unsigned cat)
 
 /*
  * rlog_write - record a time-stamped event.
- * @id:      event ID, RLOG_ID_RAW_U8 (16) .. RLOG_ID_MAX (16383), not 32..37;
+ * @id:      event ID, RLOG_ID_RAW_U8 (16) .. RLOG_ID_MAX (16383), not 32..38;
  *           application IDs start at RLOG_ID_USER_MIN (1024)
  * @payload: len bytes to copy into the record (may be NULL if len is 0)
  * @len:     payload length, at most 65535 and what fits in a buffer
@@ -405,12 +455,12 @@ RLOG__INLINE bool rlog_enabled(unsigned cat)
  * file).  Async-signal-safe.
  */
 /* True for the IDs the producer API accepts: RAW_U8 .. RLOG_ID_MAX, except
- * ringlog's metadata IDs COUNTER .. SPAN_END (written by the library only,
- * and not counted as events).  Folds away for a constant ID. */
+ * ringlog's own IDs COUNTER .. COUNTER_NAME (written by the library or the
+ * daemon only, and not counted as events).  Folds away for a constant ID. */
 RLOG__INLINE bool rlog__id_ok(unsigned id)
 {
 	return id >= RLOG_ID_RAW_U8 && id <= RLOG_ID_MAX &&
-	       id - RLOG_ID_COUNTER > RLOG_ID_SPAN_END - RLOG_ID_COUNTER;
+	       id - RLOG_ID_COUNTER > RLOG_ID_COUNTER_NAME - RLOG_ID_COUNTER;
 }
 
 RLOG__INLINE int rlog_write(unsigned id, const void *payload, size_t len)

@@ -183,6 +183,7 @@ struct h_summary {
 	int open_err;
 	uint64_t events, markers, loss_records, loss_events, loss_bytes;
 	uint64_t metadata;        /* EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME records */
+	uint64_t counter_records; /* COUNTER and COUNTER_NAME records */
 	uint64_t loss_by_cause[8];
 	uint64_t time_errors;     /* events out of global time order */
 	size_t damage;
@@ -228,6 +229,11 @@ static inline void h_summarize(const char *path, struct h_summary *s)
 		}
 		if (h_is_metadata(&ev)) {
 			s->metadata++;
+			continue;
+		}
+		if (ev.from_daemon && !ev.flagged &&
+		    (ev.id == RLOG_ID_COUNTER || ev.id == RLOG_ID_COUNTER_NAME)) {
+			s->counter_records++; /* the daemon's samples: not events */
 			continue;
 		}
 		struct h_thread *t = h_thread_of(s, ev.pid, ev.tid);

@@ -85,8 +85,9 @@ static void sb_u8_array(struct sb *b, const uint8_t *p, size_t n)
 
 static const char *cause_name(uint32_t c)
 {
-	static const char *const n[] = { "", "no_buffer", "nested", "corrupt", "log_write", "no_slot" };
-	return c >= 1 && c <= 5 ? n[c] : NULL;
+	static const char *const n[] = { "",	    "no_buffer", "nested",	"corrupt",
+					 "log_write", "no_slot",   "real_time", "overwritten" };
+	return c >= 1 && c <= 7 ? n[c] : NULL;
 }
 
 /* Whether ev matches its schema s, by the rules of `ringlog dump`

@@ -12,7 +12,9 @@
  *      order with a TIME_SYNC before a jump of 2^31 ticks, base_time the
  *      first record's time; the blocks decode back into the same records;
  *   4. it stays within its limit, dropping the oldest entries (counted),
- *      and the rendered bytes never exceed its cost.
+ *      and the rendered bytes never exceed its cost;
+ *   5. a counter's name (COUNTER_NAME, the daemon's, tid 0) is kept per pid
+ *      and counter ID, apart from the process's name.
  */
 #include "metacache.h"
 #include "record.h"
@@ -144,6 +146,29 @@ int main(void)
 	ASSERT_EQ(s.tid[0], 189); /* the oldest kept */
 	ok(s.bytes <= c.bytes, "rendered %zu bytes <= cost %zu", s.bytes, c.bytes);
 	ok(c.n <= 2 * c.live + 64, "evicted entries compacted: %zu slots for %zu live", c.n, c.live);
+	rlog__metacache_free(&c);
+
+	/* 5: counter names, per (pid, counter ID), apart from the process name. */
+	rlog__metacache_init(&c, RLOG__META_LIMIT);
+	uint8_t cn1[] = { 1, 0, 0, 0, RLOG_COUNTER_SRC_APP, 0, 1, 0, 'x' };
+	uint8_t cn2[] = { 2, 0, 0, 0, RLOG_COUNTER_SRC_APP, 0, 1, 0, 'y' };
+	uint8_t cn1b[] = { 1, 0, 0, 0, RLOG_COUNTER_SRC_APP, 0, 1, 0, 'z' };
+	n = rec(b, RLOG_ID_PROCESS_NAME, 10, "proc", 4);
+	ASSERT_EQ(rlog__metacache_add(&c, 20, 0, 10, b, n), 0);
+	n = rec(b, RLOG_ID_COUNTER_NAME, 11, cn1, sizeof cn1);
+	ASSERT_EQ(rlog__metacache_add(&c, 20, 0, 11, b, n), 0);
+	n = rec(b, RLOG_ID_COUNTER_NAME, 12, cn2, sizeof cn2);
+	ASSERT_EQ(rlog__metacache_add(&c, 20, 0, 12, b, n), 0);
+	ASSERT_EQ(c.live, 3);
+	n = rec(b, RLOG_ID_COUNTER_NAME, 13, cn1b, sizeof cn1b); /* counter 1 renamed */
+	ASSERT_EQ(rlog__metacache_add(&c, 20, 0, 13, b, n), 0);
+	n = rec(b, RLOG_ID_COUNTER_NAME, 14, "\1\0", 2); /* too short for its counter ID */
+	ASSERT_EQ(rlog__metacache_add(&c, 20, 0, 14, b, n), 0);
+	ASSERT_EQ(c.live, 3);
+	memset(&s, 0, sizeof s);
+	ASSERT_EQ(rlog__metacache_render(&c, emit, &s), 0);
+	ASSERT_EQ(s.blocks, 1);
+	ASSERT_STREQ(s.text, "20/0:35@10 20/0:38@12 20/0:38@13 ");
 	rlog__metacache_free(&c);
 	return done_testing();
 }

@@ -25,8 +25,10 @@ static void test_kinds(void)
 		case RLOG_ID_DATA_LOSS: want = RLOG_RECORD_LOSS; break;
 		case RLOG_ID_TIME_SYNC: want = RLOG_RECORD_TIME_SYNC; break;
 		case RLOG_ID_EVENT_SCHEMA: case RLOG_ID_THREAD_NAME: case RLOG_ID_PROCESS_NAME:
+		case RLOG_ID_COUNTER_NAME:
 			want = RLOG_RECORD_METADATA;
 			break;
+		case RLOG_ID_COUNTER: want = RLOG_RECORD_COUNTER; break;
 		default: break;
 		}
 		bad += rlog_record_kind((uint16_t)id, false) != want;

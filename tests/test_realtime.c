@@ -371,7 +371,8 @@ static void errors(void)
 	ASSERT_STREQ(r.err, "ringlog: start: missing -o FILE\nusage: ringlog start NAME [-o FILE] "
 		     "[--mode MODES] [--max-file-size MB] [--buffer-size KB] [--min-buffers N] "
 		     "[--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] [--mask HEX] "
-		     "[--high-water PCT] [--age-limit MIN] [--force] | start NAME --resume\n");
+		     "[--high-water PCT] [--age-limit MIN] [--counters LIST] [--counter-period MS] "
+		     "[--force] | start NAME --resume\n");
 	h_ringlog(&r, "start", name, "--mode", "real-time,circular", "--max-file-size", "1", NULL);
 	ASSERT_EQ(r.status, 1);
 	ASSERT_STREQ(r.err, "ringlog: start: --max-file-size needs a log file (-o FILE)\n");

@@ -684,6 +684,8 @@ int main(void)
 	malformed("reserved", 0, RLOG_HDR_RESERVED_BIT);
 	malformed("forged", RLOG_ID_DATA_LOSS, 0);
 	malformed("metadata", RLOG_ID_THREAD_NAME, 0);
+	malformed("counter", RLOG_ID_COUNTER, 0);
+	malformed("ctrname", RLOG_ID_COUNTER_NAME, 0); /* the daemon's metadata: never a producer's */
 	malformed("toolong", 0, 0xf000); /* Length 0xf010: past the committed bytes */
 	test_cli();
 	test_emit_ring();

@@ -173,6 +173,7 @@ static void test_full(void)
 	ASSERT_EQ(rlog_ring_write(r, 15, &v, 8, 1), -EINVAL);
 	ASSERT_EQ(rlog_ring_write(r, 32, &v, 8, 1), -EINVAL);
 	ASSERT_EQ(rlog_ring_write(r, 37, &v, 8, 1), -EINVAL);
+	ASSERT_EQ(rlog_ring_write(r, 38, &v, 8, 1), -EINVAL); /* COUNTER_NAME: the daemon's */
 	ASSERT_EQ(rlog_ring_write(r, 16384, &v, 8, 1), -EINVAL);
 	ASSERT_EQ(rlog_ring_write_flagged(r, 4, 1, &v, 8, 1), -EINVAL);
 	ASSERT_EQ(atomic_load(&r->lost_events), 3);

@@ -168,7 +168,8 @@ static void cli_errors(void)
 	const char *usage = "usage: ringlog start NAME [-o FILE] [--mode MODES] [--max-file-size MB] "
 			    "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "
 			    "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "
-			    "[--age-limit MIN] [--force] | start NAME --resume\n";
+			    "[--age-limit MIN] [--counters LIST] [--counter-period MS] [--force] | "
+			    "start NAME --resume\n";
 	h_ringlog(&r, "start", other, "-o", path, "--bogus", NULL);
 	snprintf(line, sizeof line, "ringlog: start: unknown or incomplete option '--bogus'\n%s", usage);
 	expect(&r, 2, line);

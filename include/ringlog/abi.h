@@ -1,6 +1,6 @@
 /*
  * ringlog/abi.h - the on-disk layouts (file version 1) and the shared-memory
- * layouts (region ABI version 3).
+ * layouts (region ABI version 5).
  *
  * Everything here is a fixed-width, little-endian layout shared between
  * processes (the session region) or written to disk (log files).  Every
@@ -57,12 +57,13 @@
 #define RLOG_ID_RAW_I64        23
 #define RLOG_ID_RAW_DOUBLE     24
 #define RLOG_ID_RAW_STRING     25    /* UTF-8 bytes, no terminator */
-#define RLOG_ID_COUNTER        32    /* reserved: counter deltas (counters part, not yet emitted) */
+#define RLOG_ID_COUNTER        32    /* a sampled counter's delta (daemon blocks; below) */
 #define RLOG_ID_EVENT_SCHEMA   33    /* an event type's name, kind and fields (below) */
 #define RLOG_ID_THREAD_NAME    34    /* payload: the writing thread's name, UTF-8 */
 #define RLOG_ID_PROCESS_NAME   35    /* payload: the writing process's name, UTF-8 */
 #define RLOG_ID_SPAN_BEGIN     36    /* reserved, unused: spans are flagged records (below) */
 #define RLOG_ID_SPAN_END       37    /* reserved, unused */
+#define RLOG_ID_COUNTER_NAME   38    /* a sampled counter's name (daemon blocks; metadata) */
 #define RLOG_ID_USER_MIN       1024  /* first application ID */
 #define RLOG_ID_MAX            16383 /* last ID that fits in 14 bits */
 
@@ -76,6 +77,7 @@
 #define RLOG_RECORD_METADATA   2  /* EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME, unflagged */
 #define RLOG_RECORD_MARKER     3  /* LOG_MARKER, unflagged: daemon blocks only */
 #define RLOG_RECORD_LOSS       4  /* DATA_LOSS, unflagged: daemon blocks only */
+#define RLOG_RECORD_COUNTER    5  /* COUNTER, unflagged: daemon blocks only */
 
 /* LOG_MARKER payload (Length >= 112; readers ignore bytes past 112). */
 struct rlog_log_marker {
@@ -140,6 +142,52 @@ struct rlog_data_loss_range {
 };
 _Static_assert(sizeof(struct rlog_data_loss_range) == 48, "DATA_LOSS with a range is 48 bytes");
 
+/*
+ * Sampled counters (docs/FORMAT.md, "COUNTER and COUNTER_NAME").  The
+ * daemon samples monotonically increasing counters (the application's, a
+ * process's figures from /proc, the kernel's performance counters) and,
+ * as CeLog's event tracking library did with dwCeLogTLBMiss, writes a
+ * COUNTER record only when a counter changed: its delta since the
+ * previous record, wrap-safe (unsigned, modulo 2^64).  Every
+ * RLOG_COUNTER_KEY_EVERY-th record of a counter (seq a multiple of it),
+ * and every reset, also carries the absolute value (flag VALUE, Length
+ * 24; else Length 16), so that a reader that lost records (a gap in seq)
+ * knows the value again at the next one.  A COUNTER_NAME record, metadata,
+ * names a counter before its first COUNTER record.  Both are written in
+ * daemon blocks whose pid is the counted process (0: the whole system),
+ * tid 0.
+ */
+struct rlog_counter_delta {
+	uint32_t counter_id; /* the counter, unique in the session (never 0) */
+	uint16_t flags;      /* RLOG_COUNTER_FLAG_* */
+	uint16_t seq;        /* this counter's records: 0, 1, 2, ... modulo 2^16 */
+	uint64_t delta;      /* increase since the previous record (RESET: the value) */
+	uint64_t value;      /* the absolute value; present only with FLAG_VALUE */
+};
+_Static_assert(sizeof(struct rlog_counter_delta) == 24, "COUNTER payload is 24 bytes");
+
+#define RLOG_COUNTER_FLAG_VALUE  0x0001u /* value is present (Length 24) */
+#define RLOG_COUNTER_FLAG_RESET  0x0002u /* the counter went backwards: delta = value */
+#define RLOG_COUNTER_KEY_EVERY   16      /* records with seq % 16 == 0 carry the value */
+
+/* COUNTER_NAME payload: this head, then name_len bytes of name. */
+struct rlog_counter_name {
+	uint32_t counter_id; /* the counter named (in the block's pid) */
+	uint8_t source;      /* RLOG_COUNTER_SRC_* */
+	uint8_t unit;        /* RLOG_COUNTER_UNIT_* */
+	uint8_t name_len;    /* 1..255 */
+	uint8_t flags;       /* RLOG_COUNTER_INFO_* */
+};
+_Static_assert(sizeof(struct rlog_counter_name) == 8, "COUNTER_NAME head is 8 bytes");
+
+#define RLOG_COUNTER_SRC_APP     1 /* rlog_counter_register: the application's counter */
+#define RLOG_COUNTER_SRC_PROC    2 /* /proc/PID: the process's figures */
+#define RLOG_COUNTER_SRC_PERF    3 /* perf_event_open on the process's threads */
+#define RLOG_COUNTER_SRC_SYSTEM  4 /* perf_event_open on every CPU (pid 0 blocks) */
+#define RLOG_COUNTER_UNIT_COUNT  0 /* events */
+#define RLOG_COUNTER_UNIT_NS     1 /* nanoseconds */
+#define RLOG_COUNTER_INFO_USER   0x01u /* counts user space only (perf_event_paranoid) */
+
 /* TIME_SYNC payload: one u64, the full 64-bit tick time of the record. */
 
 /*
@@ -200,7 +248,9 @@ _Static_assert(sizeof(struct rlog_data_loss_range) == 48, "DATA_LOSS with a rang
                                                 1.2: circular and preallocated files, metadata
                                                 copies, the REAL_TIME loss cause;
                                                 1.3: the OVERWRITTEN loss cause, with a
-                                                time range; 2.0 has all of 1.3 */
+                                                time range;
+                                                1.4: COUNTER and COUNTER_NAME records;
+                                                2.0 has all of 1.4 */
 
 #define RLOG_FILE_FLAG_MARKER    0x0001u     /* the file header holds a copy of the LOG_MARKER */
 #define RLOG_FILE_FLAG_CIRCULAR  0x0002u     /* a circular file: it may have wrapped (1.2) */
@@ -252,7 +302,7 @@ _Static_assert(offsetof(struct rlog_block_header, crc32) == 40, "crc32 at +40");
 /* ------------------------------------------------------------------ */
 
 #define RLOG_SHM_MAGIC         0x314d4853474f4c52ull /* "RLOGSHM1" */
-#define RLOG_SHM_ABI_VERSION   4
+#define RLOG_SHM_ABI_VERSION   5
 #define RLOG_SHM_PREFIX        "/ringlog."   /* shm_open name = prefix + lower-case name */
 #define RLOG_NAME_MAX          64
 #define RLOG_PATH_MAX          1024
@@ -298,7 +348,8 @@ struct rlog_shm_stats {
 	                                        (part of events_lost) */
 	_Atomic uint64_t events_discarded; /* a flight recorder's events no snapshot took,
 	                                      dropped at stop (part of events_lost) */
-	uint64_t reserved[2];              /* 0 */
+	_Atomic uint64_t counter_samples;  /* counter sampling passes */
+	_Atomic uint64_t counter_records;  /* COUNTER records written */
 };
 _Static_assert(sizeof(struct rlog_shm_stats) == 128, "stats are 128 bytes");
 
@@ -346,12 +397,18 @@ struct rlog_shm_header {
 	char log_file[RLOG_PATH_MAX];      /* absolute path of the log file (NEWFILE: with %d) */
 	uint64_t max_file_size;            /* MaximumFileSize in bytes; 0: no limit */
 	uint32_t age_limit;                /* AgeLimit in minutes: accepted, not used (as ETW) */
-	uint32_t reserved0;                /* 0 */
+	uint32_t counter_count;            /* entries of the counter table (RLOG_SHM_COUNTERS) */
 	uint64_t ctl_offset;               /* -> struct rlog_shm_ctl (requests: snapshots) */
-	/* written by producers, rarely (once per buffer, overwrite mode only) */
+	uint64_t counter_offset;           /* -> struct rlog_shm_counter[counter_count] */
+	/* +1256: the counters' live properties (`ringlog update`), read by the
+	 * daemon at every pass */
+	_Atomic uint64_t counter_mask;     /* the counters sampled: RLOG_CTR_BIT_* bits */
+	_Atomic uint32_t counter_period_ms;/* sampling period */
+	/* +1268: written by producers, rarely (once per buffer, overwrite mode only) */
 	_Atomic uint32_t ow_cursor;        /* where the search for a buffer to reuse starts */
-	uint32_t reserved2;                /* 0 */
-	uint8_t pad0[1280 - 128 - 72 - RLOG_PATH_MAX - 32];
+	/* +1272: written by the daemon */
+	_Atomic uint32_t counter_next_id;  /* the next counter_id to give; 0: none given yet */
+	uint32_t reserved0;                /* 0 */
 	/* +1280: read by every producer on every event: alone on its line */
 	_Atomic uint64_t enable_mask;      /* 0 pauses the session; bit n enables category n */
 	uint8_t pad1[56];
@@ -384,6 +441,10 @@ struct rlog_shm_header {
 };
 _Static_assert(sizeof(struct rlog_shm_header) == 4096, "session header is one page");
 _Static_assert(offsetof(struct rlog_shm_header, name) == 128, "name at +128");
+_Static_assert(offsetof(struct rlog_shm_header, ctl_offset) == 1240, "request page offset at +1240");
+_Static_assert(offsetof(struct rlog_shm_header, counter_mask) == 1256, "counter properties at +1256");
+_Static_assert(offsetof(struct rlog_shm_header, ow_cursor) == 1268, "ow_cursor at +1268");
+_Static_assert(offsetof(struct rlog_shm_header, counter_next_id) == 1272, "next id at +1272");
 _Static_assert(offsetof(struct rlog_shm_header, enable_mask) == 1280, "mask at +1280");
 _Static_assert(offsetof(struct rlog_shm_header, state) == 1344, "control at +1344");
 _Static_assert(offsetof(struct rlog_shm_header, stats) == 1408, "stats at +1408");
@@ -537,6 +598,46 @@ struct rlog_shm_ctl {
 	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX];
 };
 _Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
+
+/*
+ * The counter table: RLOG_SHM_COUNTERS entries at counter_offset, one per
+ * application counter (rlog_counter_register), one cache line each, so
+ * that counters of different threads never share a line.  An attached
+ * process claims an entry (CAS FREE -> WRITING), stores its start time and
+ * pid, the name, value 0, then state SET (release); from then on it adds
+ * to value, and the daemon samples it.  The daemon frees the entries of
+ * dead processes after their last sample.
+ */
+struct rlog_shm_counter {
+	_Atomic uint32_t state;       /* RLOG_COUNTER_* */
+	_Atomic uint32_t pid;         /* owner process; 0 while being claimed */
+	_Atomic uint64_t start_time;  /* owner's start, /proc/PID/stat field 22; 0: unknown */
+	_Atomic uint64_t value;       /* the counter: the application adds to it */
+	char name[40];                /* 1..39 bytes, NUL-terminated */
+};
+_Static_assert(sizeof(struct rlog_shm_counter) == 64, "counter entry is one cache line");
+
+#define RLOG_SHM_COUNTERS      256 /* entries in the counter table */
+#define RLOG_COUNTER_NAME_MAX  39  /* longest application counter name */
+#define RLOG_COUNTER_FREE      0
+#define RLOG_COUNTER_WRITING   1   /* being claimed (a process that dies here leaves it so) */
+#define RLOG_COUNTER_SET       2   /* name and owner valid (stored with release) */
+
+/*
+ * counter_mask: which counters the daemon samples (docs/FORMAT.md, "The
+ * counter sources").  Bit RLOG_CTR_BIT_APP: the application counters;
+ * RLOG_CTR_BIT_PROC + k: the process figure k (minflt, majflt, nvcsw,
+ * nivcsw, utime, stime); RLOG_CTR_BIT_PERF + k and RLOG_CTR_BIT_SYSTEM + k:
+ * the performance counter k (dtlb-load-misses, itlb-load-misses,
+ * cache-misses, branch-misses, instructions, cycles, page-faults,
+ * context-switches, cpu-migrations) of the attached processes, and of the
+ * whole system.
+ */
+#define RLOG_CTR_BIT_APP       0
+#define RLOG_CTR_BIT_PROC      1
+#define RLOG_CTR_BIT_PERF      8
+#define RLOG_CTR_BIT_SYSTEM    24
+#define RLOG_COUNTER_PERIOD_MS 100 /* default counter_period_ms */
 
 /* ------------------------------------------------------------------ */
 /* The wake registry (late attach)                                     */

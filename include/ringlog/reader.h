@@ -345,10 +345,10 @@ RLOG__READER_EXPORT int rlog_reader_open_mem_visit(const void *data, size_t size
 
 /*
  * rlog_record_kind - what a record of real ID id is (RLOG_RECORD_* of
- * <ringlog/abi.h>): an application event, TIME_SYNC, metadata, LOG_MARKER
- * or DATA_LOSS.  Every FLAGGED record is an application event.  This is the
- * definition behind the accounting identity (emitted = written + lost),
- * which counts events only.
+ * <ringlog/abi.h>): an application event, TIME_SYNC, metadata, LOG_MARKER,
+ * DATA_LOSS or COUNTER.  Every FLAGGED record is an application event.
+ * This is the definition behind the accounting identity (emitted =
+ * written + lost), which counts events only.
  */
 RLOG__READER_EXPORT int rlog_record_kind(uint16_t id, bool flagged);
 
@@ -420,6 +420,84 @@ RLOG__READER_EXPORT int rlog_event_raw_count(const struct rlog_event *ev);
 RLOG__READER_EXPORT int rlog_event_raw_value(const struct rlog_event *ev, unsigned i,
 					     struct rlog_value *v);
 
+/* A decoded COUNTER record (layout: struct rlog_counter_delta), with what
+ * the reader knows of its counter.  Read-only. */
+struct rlog_counter {
+	uint32_t counter_id;  /* the counter, with the event's pid */
+	uint16_t flags;       /* RLOG_COUNTER_FLAG_* */
+	uint16_t seq;         /* the counter's record number, modulo 2^16 */
+	uint64_t delta;       /* increase since the counter's previous record; after a
+			       * reset (flags RESET), the value since 0 */
+	uint64_t value;       /* the counter's absolute value, if value_known */
+	bool value_known;     /* the record carries the value, or the reader followed
+			       * every record of the counter since one that did */
+	bool gap;             /* records of the counter are missing just before this
+			       * one (its seq is not the previous one's + 1) */
+	const char *name;     /* the counter's name (COUNTER_NAME), NULL if none;
+			       * valid until rlog_reader_close */
+	uint8_t source;       /* RLOG_COUNTER_SRC_*, 0 without a name */
+	uint8_t unit;         /* RLOG_COUNTER_UNIT_* */
+	uint8_t info;         /* RLOG_COUNTER_INFO_* */
+};
+
+/*
+ * rlog_event_counter - decodes the COUNTER event ev into out.  The value
+ * is known when the record carries it (every RLOG_COUNTER_KEY_EVERY-th
+ * record of a counter, a reset, the first after a new baseline), or, for
+ * the event rlog_reader_next() returned last, when the reader has
+ * returned every record of the counter since one that carried it (it
+ * follows each counter as it returns its records: the value is the
+ * previous one plus the delta).  docs/FORMAT.md, "COUNTER".
+ * Returns 0, -EINVAL (NULL argument, or ev is not an unflagged COUNTER) or
+ * -EBADMSG (payload too short: never for an event the reader returned).
+ */
+RLOG__READER_EXPORT int rlog_event_counter(struct rlog_reader *r, const struct rlog_event *ev,
+					   struct rlog_counter *out);
+
+/*
+ * rlog_reader_counters_from - carries over what reader prev knew of each
+ * counter (its last seq and value) into r, which reads the part of the
+ * same stream that follows prev's (ringlog tail reads each delivery of a
+ * real-time stream as a file of its own): the first record of a counter in
+ * r then follows from prev's last, as within one file.  Call it before the
+ * first rlog_reader_next() on r; prev may be closed afterwards.
+ * Returns 0, -EINVAL (NULL, or r has read events) or -ENOMEM.
+ */
+RLOG__READER_EXPORT int rlog_reader_counters_from(struct rlog_reader *r,
+						  const struct rlog_reader *prev);
+
+/* A decoded COUNTER_NAME payload (layout: struct rlog_counter_name, then
+ * the name).  Read-only; name points into the event's payload. */
+struct rlog_counter_desc {
+	uint32_t counter_id;  /* the counter named, with the event's pid */
+	uint8_t source;       /* RLOG_COUNTER_SRC_*, or a value a later version defines */
+	uint8_t unit;         /* RLOG_COUNTER_UNIT_* */
+	uint8_t info;         /* RLOG_COUNTER_INFO_* */
+	const char *name;     /* name_len bytes, not NUL-terminated */
+	size_t name_len;      /* 1..255 */
+};
+
+/*
+ * rlog_event_counter_name - decodes the COUNTER_NAME event ev into out.
+ * Returns 0, -EINVAL (NULL argument, or ev is not an unflagged
+ * COUNTER_NAME) or -EBADMSG (shorter than its name, or name_len 0: such a
+ * record names nothing, and readers ignore it).
+ */
+RLOG__READER_EXPORT int rlog_event_counter_name(const struct rlog_event *ev,
+						struct rlog_counter_desc *out);
+
+/*
+ * rlog_reader_counter_name - the latest name recorded (COUNTER_NAME) for
+ * counter counter_id of process pid (0: the system's counters), and, if
+ * not NULL, its source, unit and info (RLOG_COUNTER_SRC_*, _UNIT_*,
+ * _INFO_*).  Returns a NUL-terminated string valid until
+ * rlog_reader_close, or NULL if none was recorded.
+ */
+RLOG__READER_EXPORT const char *rlog_reader_counter_name(const struct rlog_reader *r,
+							 uint32_t pid, uint32_t counter_id,
+							 uint8_t *source, uint8_t *unit,
+							 uint8_t *info);
+
 /* ------------------------------------------------------------------ */
 /* Totals (ringlog stats)                                              */
 /* ------------------------------------------------------------------ */
@@ -468,6 +546,21 @@ struct rlog_count_loss {
 	uint64_t records, events, bytes;
 };
 
+/* The COUNTER records of one counter (pid, counter_id). */
+struct rlog_count_counter {
+	uint32_t pid;             /* 0: a counter of the whole system */
+	uint32_t counter_id;
+	const char *name;         /* as rlog_reader_counter_name(), or NULL */
+	uint8_t source, unit;     /* RLOG_COUNTER_SRC_*, RLOG_COUNTER_UNIT_* (0 without a name) */
+	uint64_t records;         /* its COUNTER records */
+	uint64_t resets;          /* of which resets */
+	uint64_t total;           /* the sum of their deltas (modulo 2^64) */
+	uint64_t first_delta;     /* the delta of its first record by time ... */
+	uint64_t first_ticks;     /* ... and the times of its first and last */
+	uint64_t last_ticks;      /* records: (total - first_delta) / (last - first) is
+				   * its rate over the time the records span */
+};
+
 /*
  * rlog_reader_open_count / rlog_reader_open_mem_count - rlog_reader_open()
  * and rlog_reader_open_mem() that also count every record of every valid
@@ -497,6 +590,14 @@ RLOG__READER_EXPORT int rlog_reader_count_thread(const struct rlog_reader *r, si
 						 struct rlog_count_thread *out);
 RLOG__READER_EXPORT int rlog_reader_count_loss(const struct rlog_reader *r, size_t i,
 					       struct rlog_count_loss *out);
+
+/*
+ * rlog_reader_count_counter - row i of the table of counters (COUNTER
+ * records), in (pid, counter_id) order.  Returns 0, -EINVAL (NULL),
+ * -ENODATA (not counted) or -ERANGE (no row i: i is the number of rows).
+ */
+RLOG__READER_EXPORT int rlog_reader_count_counter(const struct rlog_reader *r, size_t i,
+						  struct rlog_count_counter *out);
 
 /* Unmaps the file and frees the reader.  NULL is a no-op. */
 RLOG__READER_EXPORT void rlog_reader_close(struct rlog_reader *r);

@@ -472,11 +472,12 @@ RLOG_RING__COLD static int rlog_ring__nested(struct rlog_ring *r, uint32_t rec)
 }
 
 /* True for the IDs a producer may write: RAW_U8 .. RLOG_ID_MAX, except
- * ringlog's metadata IDs COUNTER .. SPAN_END (as rlog_write). */
+ * ringlog's own IDs COUNTER .. COUNTER_NAME (32..38, as rlog_write): a
+ * COUNTER or COUNTER_NAME outside a daemon block is malformed. */
 static inline int rlog_ring__id_ok(unsigned id)
 {
 	return id >= RLOG_ID_RAW_U8 && id <= RLOG_ID_MAX &&
-	       id - RLOG_ID_COUNTER > RLOG_ID_SPAN_END - RLOG_ID_COUNTER;
+	       id - RLOG_ID_COUNTER > RLOG_ID_COUNTER_NAME - RLOG_ID_COUNTER;
 }
 
 /* The write: hdr and flagword are the record's first words (flagword only
@@ -550,7 +551,7 @@ out:
  * @r:         a ring laid out by rlog_ring_init[_clock], in this process's
  *             address space
  * @id:        event ID, RLOG_ID_RAW_U8 (16) .. RLOG_ID_MAX (16383), not
- *             32..37; application IDs start at RLOG_ID_USER_MIN (1024)
+ *             32..38; application IDs start at RLOG_ID_USER_MIN (1024)
  * @payload:   len bytes copied into the record (may be NULL if len is 0)
  * @len:       payload bytes, at most 65535
  * @timestamp: the low 32 bits of the ring's clock (tick_source) now

@@ -28,7 +28,12 @@ int cmd_ring_flush(int argc, char **argv);
 int emit_ring(const char *path, unsigned id, bool flagged, uint16_t flag, const uint8_t *payload,
 	      size_t len, uint64_t count);
 int cmd_tail(int argc, char **argv);
+int cmd_counters(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+
+/* Flushes stdout; false if anything written to it since it was opened
+ * failed (errno says why). */
+bool cli_stdout_ok(void);
 
 /* Prints "ringlog: <fmt...>" and a newline to stderr; returns 1. */
 int cli_error(const char *fmt, ...);

@@ -14,7 +14,9 @@
  *   ring_write_ns         the single ring's rlog_ring_write of the same event,
  *                         time-stamped with the same clock read, a flush thread
  *                         draining the ring (bench_ring.c)
- * and the loss during the write runs (events_lost), events/s and MB/s.
+ * and the loss during the write runs (events_lost), events/s and MB/s;
+ * then the counters' figures (bench_counters.c): an application counter's
+ * increment and the daemon's sampling pass per counter.
  * Each write run is a burst of --events events (default 250000, 6 MB),
  * which the default pool (16 MiB) absorbs while the daemon drains.  With
  * --scaling, also the cost against the payload size (0 to 1024 bytes,
@@ -46,6 +48,7 @@
 
 #include "args.h"
 #include "bench.h"
+#include "bench_counters.h"
 #include "bench_ring.h"
 #include "cli.h"
 #include "clock.h"
@@ -414,6 +417,8 @@ int cmd_bench(int argc, char **argv)
 	uint64_t ring_written = 0, ring_lost = 0, ring_wakeups = 0;
 	if (br)
 		bench_ring_close(br, &ring_written, &ring_lost, &ring_wakeups);
+	struct bench_counter_figures cf;
+	bench_counters_measure((unsigned)runs, &cf);
 	rlog_detach();
 	struct rlog__stop_result res;
 	int stop_err = rlog__session_stop(name, &res, NULL, NULL);
@@ -503,6 +508,7 @@ int cmd_bench(int argc, char **argv)
 		printf("drain_cpu_vs_tmpfs: %.2f\n", tmpfs_cpu > 0 ? drain_cpu_mb / tmpfs_cpu : 0);
 		printf("paced_events_lost: %" PRIu64 "\n", paced_lost);
 	}
+	bench_counters_print(&cf);
 	if (stop_err < 0)
 		cli_stop_error("bench", name, &res, stop_err);
 	else {

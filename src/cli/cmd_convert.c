@@ -128,6 +128,8 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, unsigned
 	}
 	cli_kv_u64("loss_records", st->loss_records);
 	cli_kv_u64("events_lost", st->events_lost);
+	cli_kv_u64("counter_records", st->counter_records);
+	cli_kv_u64("counter_values_unknown", st->counter_unknown);
 	if (ctf) {
 		cli_kv_u64("streams", st->streams);
 		cli_kv_u64("packets", st->packets);

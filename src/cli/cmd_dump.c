@@ -14,8 +14,9 @@
  * type has a schema prints its name and fields; one whose payload does not
  * match its schema prints "!mismatch" and its payload in hex.  Other
  * payloads print as hex in groups of 4 bytes, "-" when empty; RAW_*,
- * DATA_LOSS and LOG_MARKER payloads are decoded.  TIME_SYNC, EVENT_SCHEMA,
- * THREAD_NAME and PROCESS_NAME records show only with --all.
+ * DATA_LOSS, LOG_MARKER and COUNTER payloads are decoded.  TIME_SYNC,
+ * EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME and COUNTER_NAME records show
+ * only with --all.
  *
  * --format json writes JSON Lines instead: one object per event, no
  * header.  Filters (--id, --name, --pid, --tid, --since, --until) keep the

@@ -169,6 +169,6 @@ int cmd_snapshot(int argc, char **argv)
 		return 0;
 	}
 	print_result(&res);
-	return fflush(stdout) == 0 ? 0 : cli_error("snapshot: writing to stdout: %s",
+	return cli_stdout_ok() ? 0 : cli_error("snapshot: writing to stdout: %s",
 						   strerror(errno));
 }

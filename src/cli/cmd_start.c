@@ -11,12 +11,14 @@
 
 #include "args.h"
 #include "cli.h"
+#include "counter_catalog.h"
 #include "session_print.h"
 
 #define USAGE "usage: ringlog start NAME [-o FILE] [--mode MODES] [--max-file-size MB] " \
 	      "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "       \
 	      "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "          \
-	      "[--age-limit MIN] [--force] | start NAME --resume"
+	      "[--age-limit MIN] [--counters LIST] [--counter-period MS] [--force] | "           \
+	      "start NAME --resume"
 
 /* Parses a --mode list into RLOG_MODE_* bits. */
 static bool parse_modes(const char *list, uint32_t *out)
@@ -149,6 +151,15 @@ int cmd_start(int argc, char **argv)
 				return cli_error("start: --high-water '%s': expected a percentage of the "
 						 "pool, 1 to 100", argv[i]);
 			p.high_water_pct = (uint32_t)v;
+		} else if (strcmp(a, "--counters") == 0 && has_val) {
+			char why[200];
+			if (rlog__counter_parse(argv[++i], &p.counter_mask, why, sizeof why) < 0)
+				return cli_error("start: --counters: %s", why);
+		} else if (strcmp(a, "--counter-period") == 0 && has_val) {
+			if (!cli_parse_duration_ms(argv[++i], 60000, &p.counter_period_ms) ||
+			    p.counter_period_ms < 10)
+				return cli_error("start: --counter-period '%s': expected milliseconds (or "
+						 "a number with ms or s) from 10 ms to 60 s", argv[i]);
 		} else if (strcmp(a, "--age-limit") == 0 && has_val) {
 			if (!cli_parse_u64(argv[++i], 0, 1000000, &v))
 				return cli_error("start: --age-limit '%s': expected minutes", argv[i]);
@@ -182,6 +193,9 @@ int cmd_start(int argc, char **argv)
 	 * otherwise (docs/SESSIONS.md). */
 	if (!timer_given && (p.log_file_mode & RLOG_MODE_REAL_TIME))
 		p.flush_timer_ms = 1000;
+	/* What this machine cannot count is said, one line each, and left
+	 * out; the session records the rest. */
+	p.counter_mask = rlog__counters_check(p.counter_mask, cli_counter_refused, "start");
 	/* A smaller maximum lowers the default minimum with it. */
 	if (!min_given && p.min_buffers > p.max_buffers)
 		p.min_buffers = p.max_buffers;

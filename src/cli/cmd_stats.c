@@ -1,7 +1,8 @@
 /*
  * cmd_stats.c - `ringlog stats FILE [--json]`: what a log file holds, in
  * totals: duration, events and bytes per event name and per thread, the
- * rate, losses by cause, damaged regions.  The formats are specified in
+ * rate, losses by cause, the sampled counters' totals and rates, damaged
+ * regions.  The formats are specified in
  * docs/DUMP.md.
  *
  * The counting is the reader's (rlog_reader_open_count: during its open
@@ -213,6 +214,80 @@ static const char *printable(const char *s, char *buf, size_t n)
 	return buf;
 }
 
+/* A counter's rate per second over the time its records span: the deltas
+ * after its first record, over the time from its first record to its
+ * last.  < 0 when there is no such time (one record). */
+static double counter_rate(struct rlog_reader *r, const struct rlog_count_counter *k)
+{
+	if (k->last_ticks <= k->first_ticks)
+		return -1.0;
+	int64_t ns = rlog_reader_time_ns(r, k->last_ticks) - rlog_reader_time_ns(r, k->first_ticks);
+	return ns > 0 ? (double)(k->total - k->first_delta) * 1e9 / (double)ns : -1.0;
+}
+
+/* A counter's name for the tables: its own, or "#ID". */
+static const char *counter_label(const struct rlog_count_counter *k, char *buf, size_t n)
+{
+	if (k->name)
+		return k->name;
+	snprintf(buf, n, "#%" PRIu32, k->counter_id);
+	return buf;
+}
+
+/* The COUNTER table: one row per counter (pid, id). */
+static void put_counters_text(struct rlog__buf *b, struct rlog_reader *r)
+{
+	struct table t;
+	struct rlog_count_counter k;
+	char n[32], a[24], x[24], y[24], z[24], e[32];
+	if (rlog_reader_count_counter(r, 0, &k) < 0)
+		return; /* none */
+	table_start(&t, 7, (const char *[]){ "COUNTER", "PID", "RECORDS", "RESETS", "TOTAL",
+					     "RATE/S", "UNIT" }, 0x3e);
+	for (size_t i = 0; rlog_reader_count_counter(r, i, &k) == 0; i++) {
+		const char *unit = rlog__counter_unit_name(k.unit);
+		double rate = counter_rate(r, &k);
+		snprintf(a, sizeof(a), "%" PRIu32, k.pid);
+		snprintf(x, sizeof(x), "%" PRIu64, k.records);
+		snprintf(y, sizeof(y), "%" PRIu64, k.resets);
+		snprintf(z, sizeof(z), "%" PRIu64, k.total);
+		if (rate >= 0)
+			snprintf(e, sizeof(e), "%.1f", rate);
+		else
+			snprintf(e, sizeof(e), "-");
+		table_row(&t, (const char *[]){ counter_label(&k, n, sizeof(n)), a, x, y, z, e,
+						k.name && unit ? unit : "-" });
+	}
+	table_print(b, &t);
+}
+
+static void put_counters_json(struct rlog__buf *b, struct rlog_reader *r)
+{
+	struct rlog_count_counter k;
+	rlog__buf_lit(b, ",\"counters\":[");
+	for (size_t i = 0; rlog_reader_count_counter(r, i, &k) == 0; i++) {
+		const char *src = rlog__counter_source_name(k.source);
+		const char *unit = rlog__counter_unit_name(k.unit);
+		double rate = counter_rate(r, &k);
+		rlog__buf_printf(b, "%s{\"pid\":%" PRIu32 ",\"counter\":%" PRIu32 ",\"name\":",
+				 i ? "," : "", k.pid, k.counter_id);
+		rlog__json_cstr_or_null(b, k.name);
+		rlog__buf_lit(b, ",\"source\":");
+		rlog__json_cstr_or_null(b, k.name ? src : NULL);
+		rlog__buf_lit(b, ",\"unit\":");
+		rlog__json_cstr_or_null(b, k.name ? unit : NULL);
+		rlog__buf_printf(b, ",\"records\":%" PRIu64 ",\"resets\":%" PRIu64 ",\"total\":%"
+				 PRIu64 ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64 ",\"rate\":",
+				 k.records, k.resets, k.total, rlog_reader_time_ns(r, k.first_ticks),
+				 rlog_reader_time_ns(r, k.last_ticks));
+		if (rate >= 0)
+			rlog__buf_printf(b, "%.1f}", rate);
+		else
+			rlog__buf_lit(b, "null}");
+	}
+	rlog__buf_char(b, ']');
+}
+
 struct summary {
 	struct rlog_count c;
 	int64_t first_ns, last_ns, duration_ns;
@@ -279,6 +354,7 @@ static void put_text(struct rlog__buf *b, const char *path, struct rlog_reader *
 						pn ? printable(pn, k, sizeof(k)) : "-" });
 	}
 	table_print(b, &t);
+	put_counters_text(b, r);
 
 	if (c->causes > 0 || c->damaged > 0) {
 		table_start(&t, 4, (const char *[]){ "LOSS_CAUSE", "RECORDS", "EVENTS", "BYTES" }, 0xe);
@@ -381,7 +457,9 @@ static void put_json(struct rlog__buf *b, const char *path, struct rlog_reader *
 		else
 			rlog__buf_lit(b, ",\"first_ns\":null,\"last_ns\":null}");
 	}
-	rlog__buf_printf(b, "],\"lost_events\":%" PRIu64 ",\"lost_bytes\":%" PRIu64
+	rlog__buf_char(b, ']');
+	put_counters_json(b, r);
+	rlog__buf_printf(b, ",\"lost_events\":%" PRIu64 ",\"lost_bytes\":%" PRIu64
 			 ",\"loss_records\":%" PRIu64 ",\"losses\":[", c->lost_events, c->lost_bytes,
 			 c->loss_records);
 	for (size_t i = 0; i < c->causes; i++) {

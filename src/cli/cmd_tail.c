@@ -63,6 +63,7 @@ struct tail {
 	int64_t since, until;
 	uint64_t missed_blocks, missed_events;
 	int status;
+	struct rlog_reader *prev; /* the last delivery's reader: what it knew of the counters */
 };
 
 /* Why the socket of session name could not be reached. */
@@ -90,6 +91,10 @@ static void show(struct tail *t, const uint8_t *img, size_t len)
 				      rlog_reader_strerror(rc));
 		return;
 	}
+	/* A counter's record follows from its last one in the previous
+	 * delivery, as within one file. */
+	if (t->prev && rlog_reader_counters_from(r, t->prev) < 0)
+		t->status = cli_error("tail %s: %s", t->d.path, strerror(ENOMEM));
 	struct dump *d = &t->d;
 	d->r = r;
 	d->info = rlog_reader_info(r);
@@ -126,7 +131,8 @@ static void show(struct tail *t, const uint8_t *img, size_t len)
 		if (rlog_reader_damage(r, i, &dm) == 0)
 			t->status = cli_error("tail %s: in the stream: %s", d->path, dm.message);
 	}
-	rlog_reader_close(r);
+	rlog_reader_close(t->prev);
+	t->prev = r; /* kept for its counters: its data is not read again */
 	d->r = NULL;
 	int wrc = rlog__buf_write(&d->out, STDOUT_FILENO);
 	if (wrc < 0) {
@@ -259,6 +265,7 @@ int cmd_tail(int argc, char **argv)
 				     "realtime_buffers_lost)", name, t.missed_blocks, t.missed_events);
 	free(buf);
 	close(fd);
+	rlog_reader_close(t.prev);
 	tail_stream_free(&t.s);
 	rlog__buf_free(&t.d.out);
 	dump_free_args(&t.d);

@@ -1,7 +1,8 @@
 /*
  * cmd_update.c - `ringlog update NAME [--enable LIST | --mask HEX]
- * [--flush-timer T] [--max-buffers N]`: change a running session's
- * EnableFlags, FlushTimer and MaximumBuffers (ETW's ControlTrace update).
+ * [--flush-timer T] [--max-buffers N] [--counters LIST] [--counter-period
+ * MS]`: change a running session's EnableFlags, FlushTimer and
+ * MaximumBuffers (ETW's ControlTrace update), and its counters.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,9 +11,10 @@
 #include "args.h"
 #include "cli.h"
 #include "session/session.h"
+#include "session_print.h"
 
 #define USAGE "usage: ringlog update NAME [--enable LIST] [--mask HEX] [--flush-timer T] " \
-	      "[--max-buffers N]"
+	      "[--max-buffers N] [--counters LIST] [--counter-period MS]"
 
 int cmd_update(int argc, char **argv)
 {
@@ -41,6 +43,17 @@ int cmd_update(int argc, char **argv)
 						 "65536", argv[i]);
 			u.set_max_buffers = true;
 			u.max_buffers = (uint32_t)v;
+		} else if (strcmp(a, "--counters") == 0 && has_val) {
+			char why[200];
+			if (rlog__counter_parse(argv[++i], &u.counter_mask, why, sizeof why) < 0)
+				return cli_error("update: --counters: %s", why);
+			u.set_counters = true;
+		} else if (strcmp(a, "--counter-period") == 0 && has_val) {
+			if (!cli_parse_duration_ms(argv[++i], 60000, &u.counter_period_ms) ||
+			    u.counter_period_ms < 10)
+				return cli_error("update: --counter-period '%s': expected milliseconds (or "
+						 "a number with ms or s) from 10 ms to 60 s", argv[i]);
+			u.set_counter_period = true;
 		} else if (a[0] == '-') {
 			cli_error("update: unknown or incomplete option '%s'", a);
 			fprintf(stderr, "%s\n", USAGE);
@@ -53,13 +66,16 @@ int cmd_update(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (name == NULL || (!u.enable && !u.set_mask && !u.set_flush_timer && !u.set_max_buffers)) {
+	if (name == NULL || (!u.enable && !u.set_mask && !u.set_flush_timer && !u.set_max_buffers &&
+			     !u.set_counters && !u.set_counter_period)) {
 		cli_error("update: %s", name == NULL ? "missing session NAME" : "nothing to change");
 		fprintf(stderr, "%s\n", USAGE);
 		return 2;
 	}
 	if (u.enable && u.set_mask)
 		return cli_error("update: use one of --enable and --mask");
+	if (u.set_counters)
+		u.counter_mask = rlog__counters_check(u.counter_mask, cli_counter_refused, "update");
 	char why[256];
 	int err = rlog__session_update(name, &u, why, sizeof why);
 	switch (err) {

@@ -5,6 +5,7 @@
  *
  *   {"time_ns":100,"pid":4242,"tid":4243,"id":1025,"name":"http.request","kind":"event","fields":{"status":200}}
  *   {"time_ns":1700,"pid":4242,"tid":4243,"id":2,"type":"data_loss","events":5,"bytes":80,"cause":"no_buffer"}
+ *   {"time_ns":3000,"pid":4242,"tid":0,"id":32,"type":"counter","counter":3,"name":"proc.minflt","delta":12,"value":3456}
  */
 #include <inttypes.h>
 #include <string.h>
@@ -94,6 +95,64 @@ static void put_schema_record(struct rlog__buf *b, const struct rlog_event *ev)
 	rlog__buf_lit(b, "]}");
 }
 
+/* "source" and "unit" members (skipped when not known). */
+static void put_source_unit(struct rlog__buf *b, uint8_t source, uint8_t unit)
+{
+	const char *src = rlog__counter_source_name(source), *u = rlog__counter_unit_name(unit);
+	if (src)
+		rlog__buf_printf(b, ",\"source\":\"%s\"", src);
+	if (u)
+		rlog__buf_printf(b, ",\"unit\":\"%s\"", u);
+}
+
+static void put_counter_name(struct rlog__buf *b, const struct rlog_event *ev)
+{
+	struct rlog_counter_desc c;
+	rlog__buf_lit(b, ",\"type\":\"counter_name\"");
+	if (rlog_event_counter_name(ev, &c) < 0) {
+		rlog__buf_lit(b, ",\"malformed\":true");
+		payload_hex(b, ev);
+		return;
+	}
+	rlog__buf_lit(b, ",\"counter\":");
+	rlog__buf_u64(b, c.counter_id);
+	rlog__buf_lit(b, ",\"name\":");
+	rlog__json_str(b, c.name, c.name_len);
+	put_source_unit(b, c.source, c.unit);
+	if (c.info & RLOG_COUNTER_INFO_USER)
+		rlog__buf_lit(b, ",\"user_only\":true");
+}
+
+/* A COUNTER record: its counter, name, delta and value (null when not
+ * known), "reset" and "gap" when true. */
+static void put_counter(struct dump *d, const struct rlog_event *ev)
+{
+	struct rlog__buf *b = &d->out;
+	struct rlog_counter c;
+	if (rlog_event_counter(d->r, ev, &c) < 0) {
+		payload_hex(b, ev);
+		return;
+	}
+	rlog__buf_lit(b, ",\"type\":\"counter\",\"counter\":");
+	rlog__buf_u64(b, c.counter_id);
+	if (c.name) {
+		rlog__buf_lit(b, ",\"name\":");
+		rlog__json_cstr(b, c.name);
+		put_source_unit(b, c.source, c.unit);
+	}
+	rlog__buf_lit(b, ",\"delta\":");
+	rlog__buf_u64(b, c.delta);
+	rlog__buf_lit(b, ",\"value\":");
+	if (c.value_known)
+		rlog__buf_u64(b, c.value);
+	else
+		rlog__buf_lit(b, "null");
+	if (c.flags & RLOG_COUNTER_FLAG_RESET)
+		rlog__buf_lit(b, ",\"reset\":true");
+	if (c.gap)
+		rlog__buf_lit(b, ",\"gap\":true");
+}
+
 /* The rest of a JSON line for an event without a schema. */
 static void put_plain(struct rlog__buf *b, const struct rlog_event *ev)
 {
@@ -145,6 +204,10 @@ static void put_plain(struct rlog__buf *b, const struct rlog_event *ev)
 			put_schema_record(b, ev);
 			return;
 		}
+		if (ev->id == RLOG_ID_COUNTER_NAME) {
+			put_counter_name(b, ev);
+			return;
+		}
 		rlog__buf_printf(b, ",\"type\":\"%s\",\"value\":",
 				 ev->id == RLOG_ID_THREAD_NAME ? "thread_name" : "process_name");
 		rlog__json_str(b, ev->payload, ev->length);
@@ -193,6 +256,8 @@ void dump_json_event(struct dump *d, const struct rlog_event *ev, const struct r
 			put_fields(b, s, ev, nf);
 			rlog__buf_char(b, '}');
 		}
+	} else if (!ev->flagged && ev->id == RLOG_ID_COUNTER) {
+		put_counter(d, ev);
 	} else {
 		put_plain(b, ev);
 		int64_t first, last;

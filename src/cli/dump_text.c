@@ -8,6 +8,7 @@
  *             1500    4242    4243 1025/3       01000000 02000000 ab
  *             2000    4242    4243 http.request status=200 bytes=5120 path="/index"
  *             2500    4242    4243 db.query     begin rows=5
+ *             3000    4242       0 COUNTER      proc.minflt delta=12 value=3456
  *
  * Lines are built by hand in the output buffer: printf's format parsing
  * was most of the cost of a dump.
@@ -216,6 +217,27 @@ static void put_schema_record(struct rlog__buf *b, const struct rlog_event *ev)
 	}
 }
 
+/* A COUNTER_NAME payload: "id=3 name=proc.minflt source=proc unit=count",
+ * and " user-only" for a counter of user space only. */
+static void put_counter_name(struct rlog__buf *b, const struct rlog_event *ev)
+{
+	struct rlog_counter_desc c;
+	if (rlog_event_counter_name(ev, &c) < 0) {
+		rlog__buf_lit(b, "!malformed ");
+		rlog__buf_hex(b, ev->payload, ev->length, true);
+		return;
+	}
+	const char *src = rlog__counter_source_name(c.source), *unit = rlog__counter_unit_name(c.unit);
+	rlog__buf_lit(b, "id=");
+	rlog__buf_u64(b, c.counter_id);
+	rlog__buf_lit(b, " name=");
+	rlog__buf_cstr(b, c.name, c.name_len);
+	rlog__buf_printf(b, " source=%s%s unit=%s%s", src ? src : "", src ? "" : "?",
+			 unit ? unit : "", unit ? "" : "?");
+	if (c.info & RLOG_COUNTER_INFO_USER)
+		rlog__buf_lit(b, " user-only");
+}
+
 /* The payload column of an event without a schema. */
 static void put_payload(struct rlog__buf *b, const struct rlog_event *ev)
 {
@@ -257,6 +279,8 @@ static void put_payload(struct rlog__buf *b, const struct rlog_event *ev)
 	case RLOG_RECORD_METADATA:
 		if (ev->id == RLOG_ID_EVENT_SCHEMA)
 			put_schema_record(b, ev);
+		else if (ev->id == RLOG_ID_COUNTER_NAME)
+			put_counter_name(b, ev);
 		else
 			put_quoted(b, ev->payload, ev->length);
 		return;
@@ -264,6 +288,36 @@ static void put_payload(struct rlog__buf *b, const struct rlog_event *ev)
 		break;
 	}
 	put_hex(b, ev);
+}
+
+/* A COUNTER record: "proc.minflt delta=12 value=3456", "value=?" when the
+ * value is not known, " reset", " gap" (records missing before it); the
+ * counter's number, "#3", when it has no name. */
+static void put_counter(struct dump *d, const struct rlog_event *ev)
+{
+	struct rlog__buf *b = &d->out;
+	struct rlog_counter c;
+	if (rlog_event_counter(d->r, ev, &c) < 0) {
+		put_hex(b, ev);
+		return;
+	}
+	if (c.name) {
+		rlog__buf_str(b, c.name); /* printable ASCII (docs/FORMAT.md) */
+	} else {
+		rlog__buf_char(b, '#');
+		rlog__buf_u64(b, c.counter_id);
+	}
+	rlog__buf_lit(b, " delta=");
+	rlog__buf_u64(b, c.delta);
+	rlog__buf_lit(b, " value=");
+	if (c.value_known)
+		rlog__buf_u64(b, c.value);
+	else
+		rlog__buf_char(b, '?');
+	if (c.flags & RLOG_COUNTER_FLAG_RESET)
+		rlog__buf_lit(b, " reset");
+	if (c.gap)
+		rlog__buf_lit(b, " gap");
 }
 
 /*
@@ -304,6 +358,9 @@ void dump_text_event(struct dump *d, const struct rlog_event *ev, const struct r
 	put_prefix(d, ev);
 	if (s) {
 		put_schema_event(d, ev, s);
+	} else if (!ev->flagged && ev->id == RLOG_ID_COUNTER) {
+		put_idcol(&d->out, "COUNTER", ev, false, true);
+		put_counter(d, ev);
 	} else {
 		put_idcol(&d->out, dump_event_name(ev, NULL), ev, ev->flagged, true);
 		put_payload(&d->out, ev);

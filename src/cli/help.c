@@ -15,7 +15,8 @@ static const struct cli_help help[] = {
 		"start", "create a session and its capture daemon, which writes a log file",
 		"start NAME [-o FILE] [--mode MODES] [--max-file-size MB] [--buffer-size KB] "
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
-		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--force] | start NAME --resume",
+		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--counters LIST] "
+		"[--counter-period MS] [--force] | start NAME --resume",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
 		"FILE (and, in real-time mode, to the consumers of ringlog tail), and returns\n"
@@ -59,6 +60,14 @@ static const struct cli_help help[] = {
 		"                        100 (default 70, as QNX)\n"
 		"  --age-limit MIN       AgeLimit: accepted and recorded, not used (as on current\n"
 		"                        Windows)\n"
+		"  --counters LIST       the counters the daemon samples, comma-separated: names\n"
+		"                        that \"ringlog counters\" lists, or groups: app (the\n"
+		"                        default: counters the program registers), proc, perf,\n"
+		"                        system, all, none.  One that this machine lacks is\n"
+		"                        named on stderr and left out; the session starts\n"
+		"  --counter-period MS   how often the daemon reads them: milliseconds, or with a\n"
+		"                        unit (250ms, 1s), 10 ms to 60 s (default 100 ms); a\n"
+		"                        counter that changed gets a COUNTER record of its delta\n"
 		"  --force               overwrite FILE if it exists\n"
 		"  --resume              NAME is orphaned (its daemon died): start a new daemon for\n"
 		"                        it, which goes on where the dead one stopped, in the same\n"
@@ -144,7 +153,7 @@ static const struct cli_help help[] = {
 		"  --ring PATH           the single ring to write into: a file, or a shared-\n"
 		"                        memory object by its path under /dev/shm\n"
 		"  ID                    the event ID: 1024 to 16383 for an application's events,\n"
-		"                        16 to 25 for the RAW_* types that dump decodes (32 to 37\n"
+		"                        16 to 25 for the RAW_* types that dump decodes (32 to 38\n"
 		"                        are ringlog's own and refused)\n"
 		"  --count N             write N events (default 1)\n"
 		"  --payload HEX         the payload as pairs of hex digits, at most 65535 bytes\n"
@@ -176,7 +185,7 @@ static const struct cli_help help[] = {
 		"  --time relative|wall  the time column: ns since the start of the trace (the\n"
 		"                        default), or the wall-clock time in UTC\n"
 		"  --all                 also the records that describe the others: TIME_SYNC,\n"
-		"                        EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME\n"
+		"                        EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME, COUNTER_NAME\n"
 		"\n"
 		"Exits 1 if FILE cannot be read or holds damaged regions (everything readable\n"
 		"is printed first, then one line per region).  docs/DUMP.md has the formats.\n",
@@ -226,7 +235,9 @@ static const struct cli_help help[] = {
 		"(rdtsc and a store, a store alone, clock_gettime); then, unless --quick, the\n"
 		"highest sustained rate without loss, against write(2) into tmpfs in the same\n"
 		"run (sustained_vs_tmpfs), and the daemon's CPU time per MB against that\n"
-		"write's.  Prints \"key: value\" lines; takes several seconds\n"
+		"write's; then what an application counter's increment costs and the\n"
+		"daemon's sampling pass per counter (application counters, /proc figures,\n"
+		"performance counters).  Prints \"key: value\" lines; takes several seconds\n"
 		"(docs/PERFORMANCE.md).\n"
 		"\n"
 		"  --runs N              report the median of N runs, 1 to 101 (default 11)\n"
@@ -281,10 +292,12 @@ static const struct cli_help help[] = {
 	},
 	{
 		"update", "change a running session's enable flags, flush timer, maximum buffers",
-		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N]",
-		"Changes the properties of running session NAME that ETW's update changes.  A\n"
-		"new enable mask is seen by every producer at its next write, without a\n"
-		"restart; the daemon takes a new flush timer or maximum at its next pass.\n"
+		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N] "
+		"[--counters LIST] [--counter-period MS]",
+		"Changes the properties of running session NAME that ETW's update changes, and\n"
+		"its counters.  A new enable mask is seen by every producer at its next write,\n"
+		"without a restart; the daemon takes a new flush timer, maximum, counter list\n"
+		"or counter period at its next pass.\n"
 		"\n"
 		"  NAME                  the session\n"
 		"  --enable LIST         EnableFlags: exactly these categories (names declared\n"
@@ -296,7 +309,10 @@ static const struct cli_help help[] = {
 		"                        full buffers only\n"
 		"  --max-buffers N       MaximumBuffers: from the buffers in the pool now up to\n"
 		"                        the session's capacity (four times MaximumBuffers at\n"
-		"                        start)\n",
+		"                        start)\n"
+		"  --counters LIST       exactly these counters from now on (as for start); a\n"
+		"                        counter turned on starts from its next reading\n"
+		"  --counter-period MS   their sampling period, 10 ms to 60 s\n",
 		true,
 	},
 	{
@@ -307,6 +323,18 @@ static const struct cli_help help[] = {
 		"afterwards sees every event written before the command (ETW's FlushTrace).\n"
 		"\n"
 		"  NAME                  the session\n",
+		true,
+	},
+	{
+		"counters", "the counters a session can sample, and which this machine has",
+		"counters",
+		"Lists every counter source that --counters of start and update accepts, one\n"
+		"per line: its name, whether this machine has it (yes, no, or user-only: a\n"
+		"performance counter that kernel.perf_event_paranoid limits to user space),\n"
+		"and what it counts or why it is missing (no hardware performance counters,\n"
+		"perf_event_paranoid, ...).  Each is tried as the daemon samples it: a\n"
+		"process's counters on this process, the system's on CPU 0.  Takes no\n"
+		"arguments.\n",
 		true,
 	},
 	{
@@ -332,7 +360,8 @@ static const struct cli_help help[] = {
 		"  --format text|json    text (the default), or JSON Lines\n"
 		"  --time relative|wall  the time column: ns since the start of the session (the\n"
 		"                        default), or the wall-clock time in UTC\n"
-		"  --all                 also TIME_SYNC, EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME\n",
+		"  --all                 also TIME_SYNC, EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME,\n"
+		"                        COUNTER_NAME\n",
 		true,
 	},
 	{
@@ -346,12 +375,14 @@ static const struct cli_help help[] = {
 		"--mode overwrite, with or without -o): their buffers hold the latest events.\n"
 		"Each snapshot's DATA_LOSS records count, per thread, what was lost since the\n"
 		"previous snapshot (cause overwritten: reused before any snapshot took it).\n"
+		"It ends with the sampled counters' latest records (--counters; the daemon\n"
+		"keeps up to 1 MiB of them, each with the counter's value).\n"
 		"\n"
 		"  NAME                  the session\n"
 		"  -o FILE               the snapshot file (refused if it exists)\n"
 		"  --force               overwrite FILE if it exists\n"
 		"  --since-last          only what no earlier snapshot held: consecutive\n"
-		"                        snapshots then hold every event once\n"
+		"                        snapshots then hold every event and counter record once\n"
 		"  --on-loss             arm a trigger: the snapshot is taken at the session's\n"
 		"                        first loss from now on (in a flight recorder without\n"
 		"                        a file, overwritten events are not losses)\n"

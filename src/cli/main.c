@@ -26,6 +26,13 @@ int cli_error(const char *fmt, ...)
 	return 1;
 }
 
+bool cli_stdout_ok(void)
+{
+	/* A write that failed while stdio's buffer was full may leave
+	 * nothing for fflush to fail on: the error flag says it. */
+	return fflush(stdout) == 0 && !ferror(stdout);
+}
+
 /* The commands that are built; help.c has an entry for each, and for the
  * ones that are not built yet. */
 static const struct {
@@ -46,6 +53,7 @@ static const struct {
 	{ "flush", cmd_flush },
 	{ "ring-flush", cmd_ring_flush },
 	{ "tail", cmd_tail },
+	{ "counters", cmd_counters },
 	{ "snapshot", cmd_snapshot },
 };
 
@@ -58,7 +66,7 @@ static bool is_help_flag(const char *a)
 static int print_help(const struct cli_help *h)
 {
 	cli_help_command(stdout, h);
-	if (fflush(stdout) != 0)
+	if (!cli_stdout_ok())
 		return cli_error("help: writing to stdout: %s", strerror(errno));
 	return 0;
 }
@@ -68,8 +76,8 @@ static int cmd_help(int argc, char **argv)
 {
 	if (argc == 1) {
 		cli_help_overview(stdout);
-		return fflush(stdout) != 0 ? cli_error("help: writing to stdout: %s", strerror(errno))
-					   : 0;
+		return !cli_stdout_ok() ? cli_error("help: writing to stdout: %s", strerror(errno))
+					: 0;
 	}
 	if (argc > 2) {
 		cli_error("help: usage: ringlog help [COMMAND]");

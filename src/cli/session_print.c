@@ -82,6 +82,8 @@ static void kv_stats(struct kv *o, const struct rlog__stats *s)
 	kv_u64(o, "wakeups", s->wakeups);
 	kv_u64(o, "processes_attached", s->processes_attached);
 	kv_u64(o, "processes_refused", s->processes_refused);
+	kv_u64(o, "counter_samples", s->counter_samples);
+	kv_u64(o, "counter_records", s->counter_records);
 }
 
 void cli_mode_names(uint32_t mode, char *out, size_t n)
@@ -126,6 +128,11 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json)
 	kv_str(&o, "enable_pending", in->enable_pending);
 	kv_str(&o, "tick_source", in->tick_source == RLOG_TICK_TSC ? "tsc" : "monotonic");
 	kv_u64(&o, "tick_freq_hz", in->tick_freq_hz);
+	char counters[1024];
+	rlog__counter_names(in->counter_mask, counters, sizeof counters);
+	kv_str(&o, "counters", counters);
+	kv_u64(&o, "counter_period_ms", in->counter_period_ms);
+	kv_u64(&o, "app_counters", in->app_counters);
 	kv_u64(&o, "producer_threads", in->producer_threads);
 	kv_u64(&o, "processes", in->processes);
 	kv_str(&o, "snapshot_trigger", in->snapshot_trigger == RLOG_TRIGGER_ARMED ? "armed"
@@ -227,4 +234,14 @@ const char *cli_state_name(uint32_t s)
 	case RLOG_STATE_FAILED: return "failed";
 	default: return "unknown";
 	}
+}
+
+void cli_counter_refused(const char *name, enum rlog__counter_avail avail, const char *why,
+			 void *arg)
+{
+	const char *cmd = arg;
+	if (avail == RLOG__CTR_USER_ONLY)
+		fprintf(stderr, "ringlog: %s: counter %s: %s\n", cmd, name, why);
+	else
+		fprintf(stderr, "ringlog: %s: counter %s: not recorded: %s\n", cmd, name, why);
 }

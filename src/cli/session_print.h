@@ -29,6 +29,12 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json);
 /* Writes the RLOG_MODE_* bits of mode as their names, comma-separated. */
 void cli_mode_names(uint32_t mode, char *out, size_t n);
 
+/* The rlog__counter_refused_fn of start and update (arg: the command's
+ * name): one line on stderr per counter this machine cannot sample, or
+ * samples in user space only. */
+void cli_counter_refused(const char *name, enum rlog__counter_avail avail, const char *why,
+			 void *arg);
+
 /* "active", "stopping", ...: a session state's name. */
 const char *cli_state_name(uint32_t state);
 

@@ -62,9 +62,9 @@ static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_siz
 	}
 	uint32_t pid = rlog__get32(p + 16), tid = rlog__get32(p + 20);
 	uint64_t base = rlog__get64(p + 24);
-	if (ok && !(flags & RLOG_BLOCK_FLAG_DAEMON)) {
-		/* Copy blocks and the metadata of thread blocks: the images
-		 * that follow carry them as copies. */
+	if (ok) {
+		/* Copy blocks, the metadata of thread blocks and the daemon's
+		 * (COUNTER_NAME): the images that follow carry them as copies. */
 		int rc = rlog__metacache_block(&t->meta, pid, tid, base, p + BLOCK_HDR, data_size);
 		if (rc < 0)
 			return rc;

@@ -31,35 +31,51 @@ void rlog__metacache_free(struct rlog__metacache *c)
 	rlog__map_free(&c->schemas);
 	rlog__map_free(&c->threads);
 	rlog__map_free(&c->procs);
+	rlog__map_free(&c->counters);
 	memset(c, 0, sizeof *c);
 }
 
-/* The map of an entry's kind and its key there. */
+/* The map of an entry's kind and its key there; sub is the event ID of an
+ * EVENT_SCHEMA, the counter ID of a COUNTER_NAME. */
 static struct rlog__map *key_of(struct rlog__metacache *c, uint16_t id, uint32_t pid, uint32_t tid,
-				uint16_t event_id, uint64_t *key)
+				uint32_t sub, uint64_t *key)
 {
 	switch (id) {
 	case RLOG_ID_EVENT_SCHEMA:
-		*key = (uint64_t)pid << 16 | event_id;
+		*key = (uint64_t)pid << 16 | (uint16_t)sub;
 		return &c->schemas;
 	case RLOG_ID_THREAD_NAME:
 		*key = (uint64_t)pid << 32 | tid;
 		return &c->threads;
+	case RLOG_ID_COUNTER_NAME:
+		*key = (uint64_t)pid << 32 | sub;
+		return &c->counters;
 	default:
 		*key = pid;
 		return &c->procs;
 	}
 }
 
-static uint16_t event_id_of(const struct rlog__meta_entry *e)
+/* The u16 event ID of an EVENT_SCHEMA payload, the u32 counter ID of a
+ * COUNTER_NAME (len: the payload's bytes; rlog__metacache_add refuses a
+ * record too short for it); 0 for the other kinds. */
+static uint32_t sub_key(uint16_t id, const uint8_t *p, size_t len)
+{
+	if (id == RLOG_ID_EVENT_SCHEMA && len >= 2)
+		return (uint32_t)(p[0] | p[1] << 8);
+	if (id == RLOG_ID_COUNTER_NAME && len >= 4)
+		return rlog__get32(p);
+	return 0;
+}
+
+static uint32_t sub_of(const struct rlog__meta_entry *e)
 {
 	/* The payload starts after the header and the timestamp (a
-	 * metadata record is never flagged); rlog__metacache_add checked it
-	 * holds the u16. */
-	if (e->id != RLOG_ID_EVENT_SCHEMA || e->rec == NULL)
+	 * metadata record is never flagged). */
+	if (e->rec == NULL)
 		return 0;
-	const uint8_t *p = e->rec + (rlog__hdr_has_time(rlog__get32(e->rec)) ? 8 : 4);
-	return (uint16_t)(p[0] | p[1] << 8);
+	size_t hdr = rlog__hdr_has_time(rlog__get32(e->rec)) ? 8 : 4;
+	return sub_key(e->id, e->rec + hdr, e->size - hdr);
 }
 
 static size_t cost(uint32_t size)
@@ -82,12 +98,13 @@ static int compact(struct rlog__metacache *c)
 		if (!e->rec)
 			continue;
 		uint64_t key;
-		struct rlog__map *m = key_of(&n, e->id, e->pid, e->tid, event_id_of(e), &key);
+		struct rlog__map *m = key_of(&n, e->id, e->pid, e->tid, sub_of(e), &key);
 		if (rlog__map_put(m, key, (uint32_t)n.n) < 0) {
 			free(n.v);
 			rlog__map_free(&n.schemas);
 			rlog__map_free(&n.threads);
 			rlog__map_free(&n.procs);
+			rlog__map_free(&n.counters);
 			return -ENOMEM;
 		}
 		n.v[n.n++] = *e;
@@ -100,6 +117,7 @@ static int compact(struct rlog__metacache *c)
 	rlog__map_free(&c->schemas);
 	rlog__map_free(&c->threads);
 	rlog__map_free(&c->procs);
+	rlog__map_free(&c->counters);
 	*c = n;
 	return 0;
 }
@@ -130,13 +148,12 @@ int rlog__metacache_add(struct rlog__metacache *c, uint32_t pid, uint32_t tid, u
 	struct rlog__record r;
 	if (rlog__record_decode(rec, size, &r) < 0 || r.flagged ||
 	    rlog__record_kind(r.id, false) != RLOG_RECORD_METADATA ||
-	    (r.id == RLOG_ID_EVENT_SCHEMA && r.length < 2))
+	    (r.id == RLOG_ID_EVENT_SCHEMA && r.length < 2) ||
+	    (r.id == RLOG_ID_COUNTER_NAME && r.length < 4))
 		return 0;
 	size = r.size;
-	uint16_t event_id = r.id == RLOG_ID_EVENT_SCHEMA
-				    ? (uint16_t)(r.payload[0] | r.payload[1] << 8) : 0;
 	uint64_t key;
-	struct rlog__map *m = key_of(c, r.id, pid, tid, event_id, &key);
+	struct rlog__map *m = key_of(c, r.id, pid, tid, sub_key(r.id, r.payload, r.length), &key);
 	uint32_t i = rlog__map_get(m, key);
 	struct rlog__meta_entry *e = i == RLOG__MAP_NONE ? NULL : &c->v[i];
 	if (e && e->rec && e->ticks > ticks)

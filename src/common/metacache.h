@@ -1,7 +1,7 @@
 /*
  * metacache.h - the latest metadata records of a session (EVENT_SCHEMA,
- * THREAD_NAME, PROCESS_NAME), kept so that they can be written again
- * where a reader needs them: at the start of every new file (newfile), after
+ * THREAD_NAME, PROCESS_NAME, and the daemon's COUNTER_NAME), kept so that
+ * they can be written again where a reader needs them: at the start of every new file (newfile), after
  * every wrap of a circular file, at the start of a real-time consumer's
  * stream, and in a snapshot (issue 8).  docs/FORMAT.md, "Metadata copies".
  *
@@ -12,6 +12,7 @@
  *       (pid, event_id)   EVENT_SCHEMA   the latest by time
  *       (pid, tid)        THREAD_NAME    the latest by time
  *       pid               PROCESS_NAME   the latest by time
+ *       (pid, counter_id) COUNTER_NAME   the latest by time (a daemon block's: tid 0)
  *                          │
  *   rlog__metacache_render ──► one copy block per (pid, tid), records in
  *                              time order (TIME_SYNC where needed), flags
@@ -48,7 +49,7 @@
 struct rlog__meta_entry {
 	uint64_t ticks;    /* the record's 64-bit time */
 	uint32_t pid, tid; /* of the block the record was in */
-	uint16_t id;       /* RLOG_ID_EVENT_SCHEMA, RLOG_ID_THREAD_NAME or RLOG_ID_PROCESS_NAME */
+	uint16_t id;       /* RLOG_ID_EVENT_SCHEMA, _THREAD_NAME, _PROCESS_NAME or _COUNTER_NAME */
 	uint32_t size;     /* bytes of rec: the whole record, fill included */
 	uint8_t *rec;      /* the record as written; NULL once evicted */
 };
@@ -59,6 +60,7 @@ struct rlog__metacache {
 	struct rlog__map schemas;   /* pid << 16 | event_id -> index in v */
 	struct rlog__map threads;   /* pid << 32 | tid -> index */
 	struct rlog__map procs;     /* pid -> index */
+	struct rlog__map counters;  /* pid << 32 | counter_id -> index */
 	size_t live;                /* entries with a record */
 	size_t bytes;               /* their cost: an upper bound on the bytes (block
 	                               headers included) that render hands out */
@@ -73,9 +75,10 @@ void rlog__metacache_init(struct rlog__metacache *c, size_t limit);
 
 /*
  * Takes note of one record of a thread block (pid, tid) at 64-bit time
- * ticks: rec holds size bytes, the whole record (header to fill).  Records
- * that are not unflagged metadata, and EVENT_SCHEMA records shorter than
- * their event_id, are ignored.  A record replaces the entry of its key if
+ * ticks (or a COUNTER_NAME of a daemon block, tid 0): rec holds size
+ * bytes, the whole record (header to fill).  Records that are not
+ * unflagged metadata, EVENT_SCHEMA records shorter than their event_id and
+ * COUNTER_NAME records shorter than their counter_id are ignored.  A record replaces the entry of its key if
  * it is not older.  Returns 0, or -ENOMEM (the cache is unchanged).
  */
 int rlog__metacache_add(struct rlog__metacache *c, uint32_t pid, uint32_t tid, uint64_t ticks,

@@ -34,6 +34,7 @@ static inline const char *rlog__id_name(unsigned id)
 		[RLOG_ID_PROCESS_NAME] = "PROCESS_NAME",
 		[RLOG_ID_SPAN_BEGIN] = "SPAN_BEGIN",
 		[RLOG_ID_SPAN_END] = "SPAN_END",
+		[RLOG_ID_COUNTER_NAME] = "COUNTER_NAME",
 	};
 	return id < sizeof names / sizeof names[0] ? names[id] : NULL;
 }
@@ -50,6 +51,28 @@ static inline const char *rlog__loss_cause_name(uint32_t cause)
 	case RLOG_LOSS_NO_SLOT: return "no_slot";
 	case RLOG_LOSS_REAL_TIME: return "real_time";
 	case RLOG_LOSS_OVERWRITTEN: return "overwritten";
+	default: return NULL;
+	}
+}
+
+/* "app", "proc", "perf", "system": a counter's source; NULL if unknown. */
+static inline const char *rlog__counter_source_name(uint8_t source)
+{
+	switch (source) {
+	case RLOG_COUNTER_SRC_APP: return "app";
+	case RLOG_COUNTER_SRC_PROC: return "proc";
+	case RLOG_COUNTER_SRC_PERF: return "perf";
+	case RLOG_COUNTER_SRC_SYSTEM: return "system";
+	default: return NULL;
+	}
+}
+
+/* "count", "ns": a counter's unit; NULL if unknown. */
+static inline const char *rlog__counter_unit_name(uint8_t unit)
+{
+	switch (unit) {
+	case RLOG_COUNTER_UNIT_COUNT: return "count";
+	case RLOG_COUNTER_UNIT_NS: return "ns";
 	default: return NULL;
 	}
 }

@@ -1,9 +1,10 @@
 /*
- * procstat.h - what /proc/PID/stat says about a process: its state letter
- * and its start time.  Producers record their own start time in their
- * process entry; the daemon compares it to tell a live process from a dead
- * one whose pid was reused, and reads the state to see zombies, which
- * kill(pid, 0) reports as alive.
+ * procstat.h - what /proc/PID/stat and /proc/PID/status say about a
+ * process: its state letter and its start time, its figures, its memory.
+ * Producers record their own start time in their process entry; the
+ * daemon compares it to tell a live process from a dead one whose pid was
+ * reused, and reads the state to see zombies, which kill(pid, 0) reports
+ * as alive.
  */
 #ifndef RLOG_COMMON_PROCSTAT_H
 #define RLOG_COMMON_PROCSTAT_H
@@ -31,10 +32,30 @@ int rlog__procstat_read(pid_t pid, char *state, uint64_t *start_time);
  */
 bool rlog__process_dead(pid_t pid, uint64_t start_time);
 
+/* A process's figures (the counter catalogue's proc.* sources, indexed by
+ * enum rlog__proc_figure of counters.h), as /proc says them now. */
+struct rlog__proc_figures {
+	uint64_t v[6];        /* minflt, majflt, nvcsw, nivcsw, utime ns, stime ns */
+	uint64_t start_time;  /* field 22: tells a reused pid */
+	char state;           /* R, S, D, Z, ... */
+};
+
+/*
+ * Reads process pid's figures: minflt, majflt, utime and stime from
+ * /proc/PID/stat (fields 10, 12, 14, 15; the times converted from clock
+ * ticks to ns) and, with ctxt, the voluntary and involuntary context
+ * switches from /proc/PID/status (else they are 0).  Every figure counts
+ * the whole process: its live threads and those that exited.  Returns 0,
+ * -ENOENT (no such process) or another -errno (-EBADMSG: a line it cannot
+ * parse).  Not async-signal-safe (the daemon's).
+ */
+int rlog__procstat_figures(pid_t pid, bool ctxt, struct rlog__proc_figures *out);
+
 /*
  * The value of a "Key:   N kB" line of /proc/PID/status (VmRSS, RssAnon,
  * RssShmem, ...), in kB; UINT64_MAX if the process or the line is missing.
- * For the memory figures of `ringlog bench` and the tests; uses stdio.
+ * For the memory figures of `ringlog bench` and the tests (pid 0: this
+ * process).
  */
 uint64_t rlog__proc_status_kb(pid_t pid, const char *key);
 

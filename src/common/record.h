@@ -161,11 +161,11 @@ static inline uint32_t rlog__load32_once(const uint8_t *p)
 /*
  * The common record, in a few instructions, from bytes that may change
  * under the caller (each word is read once, rlog__load32_once): not
- * FLAGGED, reserved bit clear, a header ID that is an application's or a
- * RAW_* type (16..31, or 38 and above: none of ringlog's own records below
- * 16, none of IDs 32..37, the metadata and reserved ones), fitting in
- * avail bytes, and either without a timestamp or with one less than 2^31
- * ticks past *cur.  Such a record is an event (RLOG_RECORD_EVENT) that
+ * FLAGGED, reserved bit clear, a header ID that is an application's
+ * (RLOG_ID_USER_MIN and above) or a RAW_* type (16..31; none of ringlog's
+ * own records, the metadata and the daemon's, which are below 16 or from
+ * 32 to 1023), fitting in avail bytes, and either without a timestamp or
+ * with one less than 2^31 ticks past *cur.  Such a record is an event (RLOG_RECORD_EVENT) that
  * rlog__record_decode, rlog__record_check (in any block) and
  * rlog__time_apply all accept: this returns its size and advances *cur as
  * they would.  For any other record it returns 0 and leaves *cur alone:
@@ -176,7 +176,7 @@ static inline uint32_t rlog__record_plain(const uint8_t *p, size_t avail, uint64
 	uint32_t h = rlog__load32_once(p);
 	/* The ID with the reserved bit above it: 0x4000 and up is reserved. */
 	uint32_t idr = (h >> RLOG_HDR_ID_SHIFT) & 0x7fffu;
-	if (idr < RLOG_ID_RAW_U8 || idr >= 0x4000u || idr - 32u <= 5u)
+	if (idr - RLOG_ID_RAW_U8 >= 16u && idr - RLOG_ID_USER_MIN >= 0x4000u - RLOG_ID_USER_MIN)
 		return 0;
 	if (!(h & RLOG_HDR_TIMESTAMP_BIT)) {
 		uint32_t size = (4u + rlog__hdr_length(h) + 3u) & ~3u;
@@ -237,7 +237,10 @@ static inline int rlog__record_kind(unsigned id, bool flagged)
 	case RLOG_ID_EVENT_SCHEMA:
 	case RLOG_ID_THREAD_NAME:
 	case RLOG_ID_PROCESS_NAME:
+	case RLOG_ID_COUNTER_NAME:
 		return RLOG_RECORD_METADATA;
+	case RLOG_ID_COUNTER:
+		return RLOG_RECORD_COUNTER;
 	case RLOG_ID_LOG_MARKER:
 		return RLOG_RECORD_MARKER;
 	case RLOG_ID_DATA_LOSS:
@@ -247,25 +250,46 @@ static inline int rlog__record_kind(unsigned id, bool flagged)
 	}
 }
 
+/* Payload bytes a COUNTER record needs: 24 with its value, else 16. */
+static inline unsigned rlog__counter_len(uint16_t flags)
+{
+	return flags & RLOG_COUNTER_FLAG_VALUE ? 24u : 16u;
+}
+
 /*
  * The decoding rules that depend on a record's kind and on the block it is
  * in (docs/FORMAT.md "Decoding rules"), for a record rlog__record_decode()
- * accepted: LOG_MARKER and DATA_LOSS only in daemon blocks (daemon true)
- * and at least as long as their payload structs, a LOG_MARKER's tick
- * frequency not 0, metadata never in daemon blocks.  The daemon checks the
- * records of producer buffers with daemon false.
- * Returns 0 or -EBADMSG.
+ * accepted, in a block of flags block_flags (RLOG_BLOCK_FLAG_*):
+ *   - a copy block (METADATA) holds metadata and TIME_SYNC only;
+ *   - LOG_MARKER, DATA_LOSS and COUNTER only in daemon blocks (DAEMON), and
+ *     at least as long as their payloads, a LOG_MARKER's tick frequency
+ *     not 0;
+ *   - of the metadata, COUNTER_NAME (the daemon's) only in daemon blocks,
+ *     the producers' never there.
+ * The daemon checks the records of producer buffers as a thread block's
+ * (flags 0).  Returns 0 or -EBADMSG.
  */
-static inline int rlog__record_check(const struct rlog__record *r, bool daemon)
+static inline int rlog__record_check(const struct rlog__record *r, uint16_t block_flags)
 {
-	switch (rlog__record_kind(r->id, r->flagged)) {
+	bool daemon = (block_flags & RLOG_BLOCK_FLAG_DAEMON) != 0;
+	int kind = rlog__record_kind(r->id, r->flagged);
+	if (block_flags & RLOG_BLOCK_FLAG_METADATA)
+		return kind == RLOG_RECORD_METADATA || kind == RLOG_RECORD_TIME_SYNC ? 0 : -EBADMSG;
+	switch (kind) {
 	case RLOG_RECORD_MARKER:
 		return daemon && r->length >= sizeof(struct rlog_log_marker) &&
 		       rlog__get64(r->payload) != 0 ? 0 : -EBADMSG;
 	case RLOG_RECORD_LOSS:
 		return daemon && r->length >= sizeof(struct rlog_data_loss) ? 0 : -EBADMSG;
+	case RLOG_RECORD_COUNTER: {
+		if (!daemon || r->length < 16)
+			return -EBADMSG;
+		uint16_t flags;
+		memcpy(&flags, r->payload + 4, 2);
+		return r->length >= rlog__counter_len(flags) ? 0 : -EBADMSG;
+	}
 	case RLOG_RECORD_METADATA:
-		return daemon ? -EBADMSG : 0;
+		return daemon == (r->id == RLOG_ID_COUNTER_NAME) ? 0 : -EBADMSG;
 	default:
 		return 0;
 	}

@@ -64,7 +64,8 @@ int rlog__shm_name(const char *name, char *out, size_t cap)
 /* The layout is a pure function of the geometry: creator and openers
  * compute it the same way, and an opener checks the header agrees. */
 struct layout {
-	uint64_t ctl_offset, desc_offset, slot_offset, proc_offset, free_offset, buffers_offset;
+	uint64_t ctl_offset, desc_offset, slot_offset, proc_offset, counter_offset, free_offset,
+		buffers_offset;
 	uint64_t region_size;
 	uint32_t free_words;
 };
@@ -82,7 +83,8 @@ static void layout_compute(uint32_t buffer_size, uint32_t buffer_count, uint32_t
 	l->desc_offset = l->ctl_offset + sizeof(struct rlog_shm_ctl);
 	l->slot_offset = l->desc_offset + (uint64_t)buffer_count * sizeof(struct rlog_shm_desc);
 	l->proc_offset = l->slot_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_slot);
-	l->free_offset = l->proc_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_proc);
+	l->counter_offset = l->proc_offset + (uint64_t)slot_count * sizeof(struct rlog_shm_proc);
+	l->free_offset = l->counter_offset + RLOG_SHM_COUNTERS * sizeof(struct rlog_shm_counter);
 	l->buffers_offset = round_up(l->free_offset + (uint64_t)l->free_words * 8, PAGE);
 	l->region_size = l->buffers_offset + (uint64_t)buffer_count * buffer_size;
 }
@@ -112,6 +114,7 @@ static void map_views(struct rlog__region *r, void *base, size_t size, const str
 	r->desc = (struct rlog_shm_desc *)((uint8_t *)base + l->desc_offset);
 	r->slots = (struct rlog_shm_slot *)((uint8_t *)base + l->slot_offset);
 	r->procs = (struct rlog_shm_proc *)((uint8_t *)base + l->proc_offset);
+	r->counters = (struct rlog_shm_counter *)((uint8_t *)base + l->counter_offset);
 	r->free_bits = (_Atomic uint64_t *)((uint8_t *)base + l->free_offset);
 	r->buffers = (uint8_t *)base + l->buffers_offset;
 	r->free_words = l->free_words;
@@ -125,6 +128,7 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 		return -EINVAL;
 	uint32_t cap = p->capacity ? p->capacity : rlog__region_capacity(p->buffer_size, p->max_buffers);
 	uint32_t pct = p->high_water_pct ? p->high_water_pct : RLOG_DEFAULT_HIGH_WATER;
+	uint32_t period = p->counter_period_ms ? p->counter_period_ms : RLOG_COUNTER_PERIOD_MS;
 	if (p->buffer_size < RLOG_MIN_BUFFER_SIZE || p->buffer_size > RLOG_MAX_BUFFER_SIZE ||
 	    !power_of_two(p->buffer_size) || p->min_buffers < RLOG_MIN_BUFFER_COUNT ||
 	    p->min_buffers > p->max_buffers || p->max_buffers > cap ||
@@ -178,6 +182,8 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	h->desc_offset = l.desc_offset;
 	h->slot_offset = l.slot_offset;
 	h->proc_offset = l.proc_offset;
+	h->counter_offset = l.counter_offset;
+	h->counter_count = RLOG_SHM_COUNTERS;
 	h->free_offset = l.free_offset;
 	h->buffers_offset = l.buffers_offset;
 	h->log_file_mode = p->log_file_mode;
@@ -188,6 +194,8 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	store_relaxed(&h->max_buffers, p->max_buffers);
 	snprintf(h->name, sizeof h->name, "%s", name);
 	store_relaxed(&h->enable_mask, p->enable_mask);
+	store_relaxed(&h->counter_mask, p->counter_mask);
+	store_relaxed(&h->counter_period_ms, period);
 	/* The pool starts with min_buffers; the daemon grows it (its bits). */
 	for (uint32_t w = 0; w < l.free_words; w++) {
 		uint32_t left = p->min_buffers > w * 64 ? p->min_buffers - w * 64 : 0;
@@ -215,7 +223,11 @@ static int header_copy_check(const struct rlog_shm_header *h, uint64_t size,
 	/* Pairs with the creator's store_release(magic). */
 	uint64_t magic = load_acquire(&h->magic);
 	memcpy((uint8_t *)g + 8, (const uint8_t *)h + 8, offsetof(struct rlog_shm_header, name) - 8);
+	/* The places of the request page and the counter table, outside
+	 * the first 128 bytes (written before the magic too, never changed). */
 	g->ctl_offset = h->ctl_offset;
+	g->counter_offset = h->counter_offset;
+	g->counter_count = h->counter_count;
 	if (magic != RLOG_SHM_MAGIC || g->abi_version != RLOG_SHM_ABI_VERSION ||
 	    g->header_size != sizeof(struct rlog_shm_header) || g->region_size != size)
 		return -EPROTO;
@@ -230,7 +242,8 @@ static int header_copy_check(const struct rlog_shm_header *h, uint64_t size,
 	if (l->region_size != size || l->ctl_offset != g->ctl_offset ||
 	    l->desc_offset != g->desc_offset || l->slot_offset != g->slot_offset ||
 	    l->proc_offset != g->proc_offset || l->free_offset != g->free_offset ||
-	    l->buffers_offset != g->buffers_offset)
+	    l->buffers_offset != g->buffers_offset || l->counter_offset != g->counter_offset ||
+	    g->counter_count != RLOG_SHM_COUNTERS)
 		return -EPROTO;
 	return 0;
 }

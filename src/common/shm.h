@@ -1,7 +1,7 @@
 /*
  * shm.h - the session region: a POSIX shared-memory object named after the
  * session, holding the header, buffer descriptors, producer slots, process
- * entries, the free bitmap and the buffer pool (layout in include/ringlog/abi.h and
+ * entries, the counter table, the free bitmap and the buffer pool (layout in include/ringlog/abi.h and
  * docs/FORMAT.md).
  *
  * Every size and offset is validated when a region is opened, and the
@@ -33,6 +33,7 @@ struct rlog__region {
 	struct rlog_shm_desc *desc;
 	struct rlog_shm_slot *slots;
 	struct rlog_shm_proc *procs;  /* slot_count of them */
+	struct rlog_shm_counter *counters; /* RLOG_SHM_COUNTERS of them */
 	_Atomic uint64_t *free_bits;
 	uint8_t *buffers;
 	size_t size;             /* mapped bytes */
@@ -58,6 +59,8 @@ struct rlog__region_params {
 	uint32_t age_limit;      /* AgeLimit, minutes (accepted, not used) */
 	uint64_t max_file_size;  /* MaximumFileSize, bytes; 0: none */
 	uint64_t enable_mask;    /* EnableFlags */
+	uint64_t counter_mask;   /* the counters sampled (RLOG_CTR_BIT_* bits) */
+	uint32_t counter_period_ms; /* their sampling period; 0: RLOG_COUNTER_PERIOD_MS */
 };
 
 /* The default capacity for MaximumBuffers max_buffers: four times as many

@@ -44,6 +44,9 @@ struct rlog__convert_stats {
 	uint64_t spans;            /* begin/end pairs matched (Chrome) */
 	uint64_t unmatched_begins; /* spans still open at the end of the trace (Chrome) */
 	uint64_t unmatched_ends;   /* span ends with no open begin (Chrome) */
+	uint64_t counter_records;  /* COUNTER records */
+	uint64_t counter_unknown;  /* of those, records whose value was not known (Chrome:
+				    * not written: a track needs the value) */
 	uint64_t loss_records;     /* DATA_LOSS records */
 	uint64_t events_lost;      /* the sum of their event counts */
 	uint64_t streams;          /* CTF stream files */

@@ -5,6 +5,7 @@
  *   {"displayTimeUnit":"ns","otherData":{...},"traceEvents":[
  *   {"name":"http.request","cat":"3","ph":"i","s":"t","ts":1.500,"pid":100,"tid":101,"args":{...}},
  *   {"name":"work","cat":"1","ph":"X","ts":1.000,"dur":1.000,"pid":100,"tid":101,"args":{...}},
+ *   {"name":"proc.minflt","cat":"counter","ph":"C","ts":2.000,"pid":100,"tid":0,"args":{"value":3456}},
  *   ...
  *   {"name":"thread_name","ph":"M","pid":100,"tid":101,"args":{"name":"main"}}
  *   ]}
@@ -350,6 +351,45 @@ static int put_loss(struct chrome *c, const struct rlog_event *ev, const struct 
 	return event_end(c);
 }
 
+/*
+ * A COUNTER record: a "C" event of the counter's track in its process (the
+ * system's counters: process 0, named "system"), whose value is the
+ * counter's absolute value.  The value, not the delta: a counter track
+ * holds its value until the next event, and a counter that did not
+ * change has no record, so a delta would stay drawn over periods in
+ * which nothing happened.  A record whose value the reader cannot know
+ * (records of the counter missing before it) is skipped.
+ */
+static int put_counter(struct chrome *c, const struct rlog_event *ev)
+{
+	struct rlog_counter k;
+	if (rlog_event_counter(c->r, ev, &k) < 0)
+		return put_raw(c, ev, NULL); /* never for an event of the reader */
+	if (c->st)
+		c->st->counter_records++;
+	if (!k.value_known) {
+		if (c->st)
+			c->st->counter_unknown++;
+		return 0;
+	}
+	if (ev->pid == 0) {
+		struct process *p = process_of(c, 0);
+		if (!p)
+			return -ENOMEM;
+		if (!p->name && !(p->name = strdup("system")))
+			return -ENOMEM;
+		p->name_len = strlen(p->name);
+	}
+	char name[300];
+	int n = k.name ? snprintf(name, sizeof(name), "%s", k.name)
+		       : snprintf(name, sizeof(name), "counter #%" PRIu32, k.counter_id);
+	event_head(c, name, (size_t)n, "counter", "C", ev->time_ns, ev->pid, ev->tid);
+	rlog__buf_lit(&c->out, ",\"args\":{\"value\":");
+	rlog__buf_u64(&c->out, k.value);
+	rlog__buf_lit(&c->out, "}");
+	return event_end(c);
+}
+
 static int span_begin(struct chrome *c, const struct rlog_schema *s, const struct rlog_event *ev)
 {
 	struct thread *t = thread_of(c, ev->pid, ev->tid);
@@ -456,6 +496,8 @@ static int convert_event(struct chrome *c, const struct rlog_event *ev)
 		if (c->st)
 			c->st->skipped++;
 		return 0;
+	case RLOG_RECORD_COUNTER:
+		return put_counter(c, ev);
 	case RLOG_RECORD_METADATA:
 		if (c->st)
 			c->st->skipped++;
@@ -467,7 +509,7 @@ static int convert_event(struct chrome *c, const struct rlog_event *ev)
 			struct process *p = process_of(c, ev->pid);
 			return p ? set_name(&p->name, &p->name_len, ev) : -ENOMEM;
 		}
-		return 0; /* EVENT_SCHEMA: the reader applies it */
+		return 0; /* EVENT_SCHEMA, COUNTER_NAME: the reader applies them */
 	default:
 		break;
 	}

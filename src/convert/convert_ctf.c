@@ -27,7 +27,8 @@
  *
  * The events are those `ringlog dump` prints: THREAD_NAME and PROCESS_NAME
  * records are in every packet context instead, EVENT_SCHEMA records are
- * the event classes.
+ * the event classes, COUNTER_NAME records the name field of the COUNTER
+ * events (in the streams of their processes, tid 0).
  *
  * Time: the clock counts nanoseconds (freq 1 GHz) and a timestamp is the
  * reader's time_ns (from the session start) plus a bias that is 0 unless
@@ -349,6 +350,10 @@ static int classify(struct ctf *c, const struct rlog_event *ev, const struct rlo
 		if (rlog_event_marker(ev, &c->marker) == 0)
 			return CK_MARKER;
 		break;
+	case RLOG_RECORD_COUNTER:
+		if (rlog_event_counter(c->r, ev, &c->counter) == 0)
+			return CK_COUNTER;
+		break;
 	default:
 		break;
 	}
@@ -402,7 +407,9 @@ static int put_event(struct ctf *c, const struct rlog_event *ev)
 		}
 	}
 
-	size_t max = EVENT_HDR + 4 + ev->length + RLOG_SCHEMA_MAX_FIELDS + 2;
+	/* A COUNTER event also carries its name (at most 255 bytes). */
+	size_t max = EVENT_HDR + 4 + ev->length + RLOG_SCHEMA_MAX_FIELDS + 2 +
+		     (kind == CK_COUNTER ? 280 : 0);
 	uint8_t *p = stream_reserve(c, sm, max, ts, &rc);
 	if (!p)
 		return rc;
@@ -451,6 +458,21 @@ static int put_event(struct ctf *c, const struct rlog_event *ev)
 		put32(o + 16, c->loss.cause);
 		o += 20;
 		break;
+	case CK_COUNTER: {
+		const struct rlog_counter *k2 = &c->counter;
+		c->st->counter_records++;
+		c->st->counter_unknown += !k2->value_known;
+		put32(o, k2->counter_id);
+		o += 4;
+		o += put_string(o, k2->name ? k2->name : "", k2->name ? strlen(k2->name) : 0);
+		put16(o, k2->flags);
+		put16(o + 2, k2->seq);
+		put64(o + 4, k2->delta);
+		o[12] = k2->value_known;
+		put64(o + 13, k2->value_known ? k2->value : 0);
+		o += 21;
+		break;
+	}
 	default: /* RAW_STRING */
 		o += put_string(o, pl, ev->length);
 		break;

@@ -28,6 +28,7 @@ enum class_kind {
 	CK_RAW_STRING,   /* RAW_STRING: [flag,] value */
 	CK_MARKER,       /* LOG_MARKER */
 	CK_LOSS,         /* DATA_LOSS */
+	CK_COUNTER,      /* COUNTER: the counter, its name, delta and value */
 };
 
 struct ev_class {
@@ -73,7 +74,8 @@ struct ctf {
 	int64_t bias;                   /* added to time_ns: >= 0 */
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS]; /* classify(): the fields, */
 	struct rlog_marker marker;      /* a LOG_MARKER or */
-	struct rlog_loss loss;          /* a DATA_LOSS, decoded */
+	struct rlog_loss loss;          /* a DATA_LOSS, or */
+	struct rlog_counter counter;    /* a COUNTER, decoded */
 };
 
 

@@ -76,6 +76,7 @@ static void class_name(FILE *f, const struct ev_class *k)
 	case CK_SPAN_END: tsdl_string(f, k->s->name, SIZE_MAX); fputs(":end", f); break;
 	case CK_MARKER: fputs("LOG_MARKER", f); break;
 	case CK_LOSS: fputs("DATA_LOSS", f); break;
+	case CK_COUNTER: fputs("COUNTER", f); break;
 	default:
 		if (n)
 			fputs(n, f);
@@ -128,7 +129,16 @@ static void class_fields(FILE *f, const struct ev_class *k)
 		fputs("\t\tuint64_t _events;\n"
 		      "\t\tuint64_t _bytes;\n"
 		      "\t\tenum : uint32_t { no_buffer = 1, nested = 2, corrupt = 3, log_write = 4, "
-		      "no_slot = 5 } _cause;\n", f);
+		      "no_slot = 5, real_time = 6, overwritten = 7 } _cause;\n", f);
+		break;
+	case CK_COUNTER:
+		fputs("\t\tuint32_t _counter;\n"
+		      "\t\tstring _name;\n"
+		      "\t\tuint16_t _flags;\n"
+		      "\t\tuint16_t _seq;\n"
+		      "\t\tuint64_t _delta;\n"
+		      "\t\tuint8_t _value_known;\n"
+		      "\t\tuint64_t _value;\n", f);
 		break;
 	}
 }

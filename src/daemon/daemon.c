@@ -39,6 +39,7 @@
 #include "atomics.h"
 #include "categories.h"
 #include "clock.h"
+#include "counters.h"
 #include "drain.h"
 #include "futex.h"
 #include "journal.h"
@@ -412,6 +413,11 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 	rlog__snap_init(&snap, d, h->daemon_pid, tid);
 	bool watching = false; /* a snapshot trigger waits for an event */
 	uint64_t journaled = 0;  /* the metadata cache's version in the journal */
+	/* The sampled counters (counters.h); without memory for them, the
+	 * session goes on without (said in last_error). */
+	struct rlog__counters *ctr = NULL;
+	if (rlog__counters_open(r, h->tick_source, rlog__counters_to_output, out, &ctr) < 0)
+		set_error(r, "sampling counters", ENOMEM);
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
 	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
@@ -448,6 +454,9 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		released += rlog__drain_pass(d, flush || watching ? RLOG_DRAIN_FLUSH
 								   : RLOG_DRAIN_FULL);
 		released_since += (uint32_t)released;
+		/* After the drain: a counter block's time is later than the
+		 * DATA_LOSS records the pass wrote about the same process. */
+		rlog__counters_tick(ctr, now);
 		/* The pass's blocks reach the file and the consumers; only then
 		 * are its buffers given back (a daemon that dies in between
 		 * leaves them for `ringlog stop --force`). */
@@ -495,7 +504,10 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 			fetch_add_relaxed(&h->stats.wakeups, 1); /* a producer cleared it */
 	}
 
+	/* The counters' last values, then the stop sequence. */
+	rlog__counters_pass(ctr);
 	rlog__daemon_stop(r, d, out, name);
+	rlog__counters_close(ctr);
 	rlog__snap_free(&snap);
 	rlog__drain_free(d);
 	rlog__output_free(out);

@@ -259,10 +259,11 @@ void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, 
 			memcpy(d->copy, p, want);
 			sz = rlog__record_decode(d->copy, want, &rec);
 		}
-		/* The reader's rules for a producer's block: no LOG_MARKER, no
-		 * DATA_LOSS (the daemon's own), well-formed times.  A copy that
-		 * differs in size from its header word was changed under us. */
-		if (sz != (int)want || rlog__record_check(&rec, false) < 0 ||
+		/* The reader's rules for a producer's block (flags 0): no
+		 * LOG_MARKER, DATA_LOSS, COUNTER or COUNTER_NAME (the
+		 * daemon's own), well-formed times.  A copy that differs in
+		 * size from its header word was changed under us. */
+		if (sz != (int)want || rlog__record_check(&rec, 0) < 0 ||
 		    rlog__time_apply(&cursor, &rec) < 0) {
 			c->bad = true;
 			break;

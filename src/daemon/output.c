@@ -12,6 +12,7 @@ void rlog__output_init(struct rlog__output *o, size_t meta_limit)
 {
 	memset(o, 0, sizeof *o);
 	rlog__metacache_init(&o->meta, meta_limit);
+	rlog__counter_keep_init(&o->counters, RLOG__COUNTER_KEEP_BYTES);
 }
 
 int rlog__output_add(struct rlog__output *o, struct rlog__sink *s, bool file)
@@ -85,6 +86,7 @@ void rlog__output_free(struct rlog__output *o)
 	for (unsigned i = 0; i < o->n; i++)
 		o->sinks[i]->ops->free(o->sinks[i]);
 	rlog__metacache_free(&o->meta);
+	rlog__counter_keep_free(&o->counters);
 	memset(o, 0, sizeof *o);
 }
 

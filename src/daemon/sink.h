@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counter_keep.h"
 #include "metacache.h"
 #include "ringlog/abi.h"
 
@@ -105,6 +106,7 @@ struct rlog__output {
 	struct rlog__sink *file;     /* the file sink, or NULL */
 	struct rlog__sink *primary;  /* the file sink, else the first sink added */
 	struct rlog__metacache meta; /* the session's latest metadata records */
+	struct rlog__counter_keep counters; /* its latest counter blocks, for snapshots */
 };
 
 /* Starts an empty output whose metadata cache holds meta_limit bytes. */
@@ -116,6 +118,15 @@ int rlog__output_add(struct rlog__output *o, struct rlog__sink *s, bool file);
 
 /* Hands block b to every sink. */
 void rlog__output_block(struct rlog__output *o, const struct rlog__out_block *b);
+
+/* Hands a daemon block of counter records to every sink, and keeps a copy
+ * for snapshots (counter_keep.h).  A copy that finds no memory is not
+ * kept (a snapshot then lacks it: a gap in its counters' seq). */
+void rlog__output_counter_block(struct rlog__output *o, const struct rlog__out_block *b);
+
+/* Hands sink s the counter blocks kept: those no snapshot took before
+ * (since_last), or all; from then on, all are taken. */
+void rlog__output_counters_to(struct rlog__output *o, struct rlog__sink *s, bool since_last);
 
 /* Hands block b to the file sink only (the LOG_WRITE DATA_LOSS records,
  * which are about the file).  Nothing if there is none. */

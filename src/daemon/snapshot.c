@@ -15,6 +15,9 @@
  *     its blocks             a buffer's records from 0, or, with
  *                            --since-last, from where the previous
  *                            snapshot left it
+ *   counter blocks           the daemon's latest COUNTER records, kept
+ *                            by its output (counter_keep.h): all, or,
+ *                            with --since-last, those no snapshot held
  *
  * Buffers are read one at a time, each held (overwrite.c) only while it is
  * copied, so producers keep every other buffer.  With --since-last the
@@ -296,6 +299,9 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 			slot_losses(&j, i, true);
 	}
 	put_gone(&j, s);
+	/* The counters' records are not in the buffers: the daemon's copy
+	 * of its latest ones (counter_keep.h). */
+	rlog__output_counters_to(d->out, j.fs, j.since_last);
 	err = j.fs->ops->flush(j.fs);
 	struct rlog_log_marker m;
 	rlog__daemon_marker(r, &m);
@@ -499,8 +505,13 @@ void rlog__snap_init(struct rlog__snap_state *s, struct rlog__drain *d, uint32_t
 	memset(s, 0, sizeof *s);
 	s->pid = pid;
 	s->tid = tid;
-	/* Requests made before this daemon ran are not for it. */
-	s->served = load_acquire(&d->r->ctl->req_seq);
+	/* Every request not answered yet is for this daemon: one made
+	 * between the session becoming ACTIVE and this point (the daemon
+	 * serves after ACTIVE: a requester may come first, and would wait
+	 * for its answer for ever), or one a dead daemon left unanswered
+	 * whose requester, seeing this daemon, waits for it (--resume).
+	 * Acquire pairs with the answering daemon's release. */
+	s->served = load_acquire(&d->r->ctl->done_seq);
 	d->snap = s;
 }
 

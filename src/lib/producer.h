@@ -312,6 +312,10 @@ size_t rlog__thread_name_get(struct rlog__tpriv *pv, char *out);
  * making (its lock, a half-changed name). */
 void rlog__names_fork_child(void);
 
+/* counter.c: in a fork child, forgets a registration another thread of the
+ * parent was making (its lock). */
+void rlog__counters_fork_child(void);
+
 /* The longest UTF-8 prefix of s (NUL-terminated) of at most max bytes that
  * does not end inside a character.  Returns its length. */
 size_t rlog__utf8_cut(const char *s, size_t max);

@@ -529,6 +529,7 @@ static void fork_child(void)
 	store_relaxed(&pv->lost_events, 0);
 	store_relaxed(&pv->lost_bytes, 0);
 	rlog__names_fork_child();
+	rlog__counters_fork_child();
 	rlog__attach_fork_child();
 	/* A new process: its own process name, thread name and schema records
 	 * (a schema applies to the records of the process that wrote it), so

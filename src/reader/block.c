@@ -51,8 +51,6 @@ static bool hdr_sane(const struct rlog__block_hdr *h)
 void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, uint16_t flags,
 		      struct rlog__walk *w)
 {
-	bool daemon = (flags & RLOG_BLOCK_FLAG_DAEMON) != 0;
-	bool copy = (flags & RLOG_BLOCK_FLAG_METADATA) != 0;
 	uint64_t cursor = base;
 	uint32_t pos = 0, n = 0;
 	bool meta = false;
@@ -63,15 +61,13 @@ void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, uint16_t fl
 	while (pos < len) {
 		struct rlog__record rec;
 		int sz = rlog__record_decode(d + pos, len - pos, &rec);
-		if (sz < 0 || rlog__record_check(&rec, daemon) < 0) {
+		/* The block's kind decides what it may hold (a copy: metadata
+		 * only; record.h). */
+		if (sz < 0 || rlog__record_check(&rec, flags) < 0) {
 			w->why = BLK_RECORD;
 			break;
 		}
 		int kind = rlog__record_kind(rec.id, rec.flagged);
-		if (copy && kind != RLOG_RECORD_METADATA && kind != RLOG_RECORD_TIME_SYNC) {
-			w->why = BLK_RECORD; /* a copy holds metadata only */
-			break;
-		}
 		if (rlog__time_apply(&cursor, &rec) < 0) {
 			/* TIME_SYNC with a bad payload is a malformed record;
 			 * anything else here is a jump in time, or past 2^64 - 1. */

@@ -11,6 +11,7 @@
  *   schema.c  EVENT_SCHEMA, THREAD_NAME and PROCESS_NAME records: the
  *             schema table, names, field decoding
  *   records.c the decoders of ringlog's own records, the record kinds
+ *   counter.c COUNTER_NAME and COUNTER records: counter names, values
  *   count.c   the totals of `ringlog stats`, counted during the open pass
  *   circular.c  where a circular file wrapped, and the view that reads it
  *             in time order
@@ -173,6 +174,22 @@ struct rlog__schema_entry {
 	struct rlog__schema_version *v;
 };
 
+/* One counter (pid, counter_id): its name (latest COUNTER_NAME) and what
+ * rlog_reader_next() has returned of it so far (counter.c). */
+struct rlog__counter_entry {
+	uint32_t pid, counter_id;
+	char *name;            /* NUL-terminated, or NULL */
+	uint64_t name_ticks;   /* its time and offset: "latest" is by (ticks, offset) */
+	size_t name_offset;
+	uint8_t source, unit, info;
+	bool seen;             /* a record of it was returned ... */
+	uint16_t last_seq;     /* ... the last one's seq, */
+	bool value_known;      /* its value if known, */
+	uint64_t value;
+	bool last_gap;         /* whether records were missing before it, */
+	size_t last_offset;    /* and its file offset */
+};
+
 /*
  * A circular file that has wrapped (circular.c), as found in the file:
  *
@@ -268,6 +285,10 @@ struct rlog_reader {
 	size_t schema_last;    /* lookup cache: an index, or SIZE_MAX */
 	uint64_t bad_schemas;
 	uint64_t bad_schema_offset;
+
+	struct rlog__counter_entry *counters; /* one per (pid, counter_id) ... */
+	size_t ncounters, counters_cap;
+	struct rlog__map counter_map; /* ... found by pid << 32 | counter_id */
 
 	size_t *heap;          /* thread indices, a binary min-heap on (ticks, rec_offset) */
 	size_t nheap;
@@ -515,8 +536,9 @@ int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks);
 
 /*
  * Takes note of a metadata record (EVENT_SCHEMA, THREAD_NAME,
- * PROCESS_NAME, unflagged) of thread (pid, tid) at ticks and file offset
- * off (schema.c).  A malformed EVENT_SCHEMA is counted and ignored.
+ * PROCESS_NAME, COUNTER_NAME, unflagged) of thread (pid, tid) at ticks and
+ * file offset off (schema.c).  A malformed EVENT_SCHEMA is counted and
+ * ignored.
  * Returns 0 or -ENOMEM.
  */
 int rlog__meta_record(struct rlog_reader *r, struct rlog__thread *th,
@@ -534,5 +556,19 @@ int rlog__meta_copy_finish(struct rlog_reader *r);
 
 /* Frees the schema table and the names (schema.c). */
 void rlog__meta_free(struct rlog_reader *r);
+
+/* ---- counter.c ---- */
+
+/* Takes note of a COUNTER_NAME record of process pid at ticks and file
+ * offset off (a malformed one is ignored).  Returns 0 or -ENOMEM. */
+int rlog__counter_name_record(struct rlog_reader *r, uint32_t pid, const struct rlog__record *rec,
+			      uint64_t ticks, size_t off);
+
+/* Follows a COUNTER event rlog_reader_next() is returning: its counter's
+ * seq and value (out of memory: not followed). */
+void rlog__counter_follow(struct rlog_reader *r, const struct rlog_event *ev);
+
+/* Frees the counter table. */
+void rlog__counter_free(struct rlog_reader *r);
 
 #endif

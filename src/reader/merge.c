@@ -267,7 +267,7 @@ static int stream_advance(struct rlog_reader *r, struct rlog__thread *t)
 		}
 		size_t off = b->offset + RLOG__BLOCK_HDR_SIZE + s->pos;
 		int sz = rlog__record_decode(r->data + off, b->walk_size - s->pos, &s->rec);
-		if (sz < 0 || rlog__record_check(&s->rec, (b->flags & RLOG_BLOCK_FLAG_DAEMON) != 0) < 0 ||
+		if (sz < 0 || rlog__record_check(&s->rec, b->flags) < 0 ||
 		    rlog__time_apply(&s->cursor, &s->rec) < 0) {
 			/* Validated at open: the file changed under the reader. */
 			bool added = rlog__damage_add(r, b->offset, b->walk_size - s->pos,

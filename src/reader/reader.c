@@ -237,7 +237,10 @@ int rlog_reader_next(struct rlog_reader *r, struct rlog_event *ev)
 			return rc;
 		r->started = true;
 	}
-	return rlog__merge_next(r, ev);
+	int rc = rlog__merge_next(r, ev);
+	if (rc > 0 && !ev->flagged && ev->id == RLOG_ID_COUNTER)
+		rlog__counter_follow(r, ev);
+	return rc;
 }
 
 int64_t rlog_reader_time_ns(const struct rlog_reader *r, uint64_t ticks)
@@ -306,6 +309,7 @@ void rlog_reader_close(struct rlog_reader *r)
 	rlog__seq_free(r);
 	rlog__count_free(r);
 	rlog__meta_free(r);
+	rlog__counter_free(r);
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].s.q);
 	free(r->threads);

@@ -305,6 +305,8 @@ int rlog__meta_record(struct rlog_reader *r, struct rlog__thread *th,
 		return thread_name(th, rec, ticks, off);
 	case RLOG_ID_PROCESS_NAME:
 		return process_name(r, th->pid, rec, ticks, off);
+	case RLOG_ID_COUNTER_NAME:
+		return rlog__counter_name_record(r, th->pid, rec, ticks, off);
 	default:
 		return 0;
 	}

@@ -14,7 +14,8 @@
  *
  * update writes the live words the producers and the daemon read:
  * enable_mask (every producer loads it on every write: a change is seen by
- * the next write), flush_timer_ms and max_buffers (the daemon, every pass),
+ * the next write), flush_timer_ms, max_buffers, counter_mask and
+ * counter_period_ms (the daemon, every pass),
  * and the names --enable asked for that no process has declared yet
  * (enable_names, a seqlock; the daemon sets their bits when they are
  * declared).
@@ -134,6 +135,10 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 		store_relaxed(&h->max_buffers, u->max_buffers);
 	if (u->set_flush_timer)
 		store_relaxed(&h->flush_timer_ms, u->flush_timer_ms);
+	if (u->set_counters)
+		store_relaxed(&h->counter_mask, u->counter_mask);
+	if (u->set_counter_period)
+		store_relaxed(&h->counter_period_ms, u->counter_period_ms);
 	if (u->enable || u->set_mask) {
 		/* The pending names first: the daemon must not set a bit of the
 		 * old list after the new mask. */
@@ -145,4 +150,22 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 out:
 	rlog__region_close(&r);
 	return err;
+}
+
+uint64_t rlog__counters_check(uint64_t mask, rlog__counter_refused_fn *fn, void *arg)
+{
+	size_t n;
+	const struct rlog__counter_def *d = rlog__counter_defs(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!(mask >> d[i].bit & 1))
+			continue;
+		char why[256];
+		enum rlog__counter_avail a = rlog__counter_probe(d[i].bit, why, sizeof why);
+		if (a == RLOG__CTR_OK)
+			continue;
+		if (a != RLOG__CTR_USER_ONLY)
+			mask &= ~(UINT64_C(1) << d[i].bit);
+		fn(d[i].name, a, why, arg);
+	}
+	return mask;
 }

@@ -39,6 +39,8 @@ void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *o)
 	o->events_discarded = load_relaxed(&s->events_discarded);
 	o->processes_attached = load_relaxed(&h->procs_attached);
 	o->processes_refused = load_relaxed(&h->procs_refused);
+	o->counter_samples = load_relaxed(&s->counter_samples);
+	o->counter_records = load_relaxed(&s->counter_records);
 }
 
 static void info_fill(const struct rlog__region *r, struct rlog__session_info *o)
@@ -68,6 +70,10 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 	o->enable_mask = load_relaxed(&h->enable_mask);
 	rlog__categories_copy(h, o->categories);
 	rlog__enable_pending_copy(h, o->enable_pending, sizeof o->enable_pending);
+	o->counter_mask = load_relaxed(&h->counter_mask);
+	o->counter_period_ms = load_relaxed(&h->counter_period_ms);
+	for (uint32_t i = 0; i < RLOG_SHM_COUNTERS; i++)
+		o->app_counters += load_relaxed(&r->counters[i].state) == RLOG_COUNTER_SET;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		o->producer_threads += load_relaxed(&r->slots[i].state) == RLOG_SLOT_ACTIVE;
 		o->processes += load_relaxed(&r->procs[i].state) == RLOG_PROC_ACTIVE;

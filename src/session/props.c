@@ -14,6 +14,8 @@
  *                    (with or without a file)
  *   FlushTimer       0 .. 3600 s                                     (0)
  *   high water       1 .. 100 % of the pool                          (70)
+ *   counters         sources of the catalogue (src/common/counter_catalog.h)  (app)
+ *   counter period   10 ms .. 60 s                                  (100 ms)
  */
 #define _GNU_SOURCE
 #include "session.h"
@@ -43,6 +45,8 @@ void rlog__props_default(struct rlog__region_params *p)
 	p->high_water_pct = RLOG_DEFAULT_HIGH_WATER;
 	p->log_file_mode = RLOG_MODE_SEQUENTIAL;
 	p->enable_mask = ~UINT64_C(0);
+	p->counter_mask = UINT64_C(1) << RLOG_CTR_BIT_APP;
+	p->counter_period_ms = RLOG_COUNTER_PERIOD_MS;
 }
 
 /* True if pattern holds exactly one "%d" and no other conversion ("%%" is

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "counter_catalog.h"
 #include "shm.h"
 
 /* A session's statistics (the region's struct rlog_shm_stats and the
@@ -23,7 +24,7 @@ struct rlog__stats {
 	uint64_t events_written, bytes_written, buffers_written, events_lost, bytes_lost,
 		log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes,
 		realtime_buffers_lost, file_index, processes_attached, processes_refused,
-		events_overwritten, events_discarded;
+		events_overwritten, events_discarded, counter_samples, counter_records;
 };
 
 /* Copies the statistics of a mapped region header. */
@@ -66,6 +67,18 @@ int rlog__props_check(const struct rlog__start *s, char *why, size_t n);
  */
 int rlog__enable_parse(const char *list, char (*table)[28], uint64_t *bits, char *pending,
 		       size_t n, char *why, size_t whyn);
+
+/* Called by rlog__counters_check for each counter source it cannot
+ * sample fully: its name, the verdict (not OK) and why. */
+typedef void rlog__counter_refused_fn(const char *name, enum rlog__counter_avail avail,
+				      const char *why, void *arg);
+
+/*
+ * Tries every source of mask on this machine (rlog__counter_probe) and
+ * calls fn for each one that is missing, or counts user space only.
+ * Returns mask without the missing ones: what a session can record.
+ */
+uint64_t rlog__counters_check(uint64_t mask, rlog__counter_refused_fn *fn, void *arg);
 
 /* The step of a start that failed. */
 enum rlog__start_step {
@@ -240,13 +253,20 @@ struct rlog__update {
 	uint32_t flush_timer_ms;
 	bool set_max_buffers;     /* MaximumBuffers */
 	uint32_t max_buffers;
+	bool set_counters;        /* the counters sampled (RLOG_CTR_BIT_* bits) */
+	uint64_t counter_mask;
+	bool set_counter_period;  /* their sampling period */
+	uint32_t counter_period_ms;
 };
 
 /*
  * Changes a running session's EnableFlags, FlushTimer and MaximumBuffers
- * (ETW's EVENT_TRACE_CONTROL_UPDATE).  Producers see a new mask at their
- * next write; names of --enable that no process has declared yet wait in
- * the header, and the daemon enables each when a process declares it.
+ * (ETW's EVENT_TRACE_CONTROL_UPDATE), and the counters it samples and
+ * their period.  Producers see a new mask at their next write; names of
+ * --enable that no process has declared yet wait in the header, and the
+ * daemon enables each when a process declares it; the daemon takes the
+ * other properties at its next pass (a counter turned on starts from a
+ * new reading, one turned off is no longer read).
  * Returns 0, -EINVAL (a bad --enable; why says it), -ERANGE (max_buffers
  * below the pool's size now or above the capacity; why says it),
  * -ENOENT, -EPROTO, or another -errno.
@@ -282,6 +302,9 @@ struct rlog__session_info {
 	uint64_t enable_mask;              /* EnableFlags */
 	char categories[64][28];           /* the bits' names, "" where none */
 	char enable_pending[252];          /* names asked for, not yet declared */
+	uint64_t counter_mask;             /* the counters sampled */
+	uint32_t counter_period_ms;        /* their period */
+	uint32_t app_counters;             /* registered application counters (SET entries) */
 	uint32_t producer_threads;         /* ACTIVE slots */
 	uint32_t processes;                /* ACTIVE process entries */
 	struct rlog__stats stats;

@@ -4,16 +4,17 @@
  *
  * A small region (4 buffers of 4 KiB, room for 8) is laid out in ordinary
  * memory; the input overwrites the buffer descriptors, the producer slots,
- * the process entries, the header's category names and pending --enable
- * names, the free bitmap and the buffers' bytes; then the daemon runs its
- * passes (FULL, FLUSH, FINAL), grows the pool, enables pending categories,
- * reaps process entries and reports the final losses, writing the log
- * through the daemon's output (a sequential file sink) to /dev/null, and
- * gives back what each pass drained (commit).  The first byte chooses
- * overwrite mode, a flight recorder (no sink), and a snapshot request
- * (its flags from the input, written to /dev/null) served between passes.
- * Whatever the bytes, it must not crash, read or write out of bounds, or
- * hang.
+ * the process entries, the counter table, the header's category names and
+ * pending --enable names, the free bitmap and the buffers' bytes; then the
+ * daemon runs its passes (FULL, FLUSH, FINAL), grows the pool, enables
+ * pending categories, reaps process entries, samples the counters (the
+ * application's and the /proc figures, from the fuzzed counter mask and
+ * period) and reports the final losses, writing the log through the
+ * daemon's output (a sequential file sink) to /dev/null, and gives back
+ * what each pass drained (commit).  The first byte chooses overwrite mode,
+ * a flight recorder (no sink), and a snapshot request (its flags from the
+ * input, written to /dev/null) served between passes.  Whatever the bytes,
+ * it must not crash, read or write out of bounds, or hang.
  * Built and run by scripts/fuzz.sh.
  */
 #define _GNU_SOURCE
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "daemon/categories.h"
+#include "daemon/counters.h"
 #include "daemon/drain.h"
 #include "daemon/sink_file.h"
 #include "daemon/snapshot.h"
@@ -50,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	static struct rlog_shm_desc desc[CAP];
 	static struct rlog_shm_slot slots[SLOTS];
 	static struct rlog_shm_proc procs[SLOTS];
+	static struct rlog_shm_counter counters[RLOG_SHM_COUNTERS];
 	static _Atomic uint64_t free_bits[1];
 	/* Words, as the daemon reads them (rlog__load32_once): aligned and of
 	 * that type, as a region's pages are. */
@@ -66,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	memset(desc, 0, sizeof desc);
 	memset(slots, 0, sizeof slots);
 	memset(procs, 0, sizeof procs);
+	memset(counters, 0, sizeof counters);
 	memset(buffer_words, 0, sizeof buffer_words);
 	free_bits[0] = 0;
 	hdr.max_buffers = CAP;
@@ -83,6 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	TAKE(desc, sizeof desc);
 	TAKE(slots, sizeof slots);
 	TAKE(procs, sizeof procs);
+	TAKE(counters, sizeof counters);
+	TAKE((uint8_t *)&hdr + offsetof(struct rlog_shm_header, counter_mask), 12);
 	TAKE((uint8_t *)&hdr + offsetof(struct rlog_shm_header, categories),
 	     sizeof hdr - offsetof(struct rlog_shm_header, categories));
 	TAKE(free_bits, sizeof free_bits);
@@ -93,9 +99,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		slots[i].pid = 0; /* no /proc or kill(2) on fuzzed pids */
 		procs[i].pid = 0;
 	}
+	/* The counters' owners: none, this process, or nonsense above 2^31
+	 * (never a fuzzed pid that /proc or kill(2) would be asked about);
+	 * the sources: the application's and this process's /proc figures
+	 * (no perf_event_open on every input). */
+	for (int i = 0; i < RLOG_SHM_COUNTERS; i++) {
+		uint32_t p = counters[i].pid;
+		counters[i].pid = p & 1 ? (uint32_t)getpid() : p & 2 ? UINT32_MAX - (p & 0xffff) : 0;
+	}
+	hdr.counter_mask &= (UINT64_C(1) << RLOG_CTR_BIT_PERF) - 1;
 
 	struct rlog__region r = {
-		.hdr = &hdr, .desc = desc, .slots = slots, .procs = procs, .free_bits = free_bits,
+		.hdr = &hdr, .desc = desc, .slots = slots, .procs = procs, .counters = counters,
+		.free_bits = free_bits,
 		.buffers = buffers, .size = 0, .buffer_size = BUFSZ, .buffer_count = CAP,
 		.slot_count = SLOTS, .free_words = 1, .min_buffers = BUFS, .high_water_pct = 70,
 		.ctl = &ctl, .overwrite = (opts & 1) != 0,
@@ -137,6 +153,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		}
 		rlog__drain_check_dead(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FLUSH);
+		struct rlog__counters *ctr;
+		if (rlog__counters_open(&r, RLOG_TICK_MONOTONIC, rlog__counters_to_output, &out,
+					&ctr) == 0) {
+			rlog__counters_tick(ctr, 1);
+			rlog__counters_pass(ctr);
+			rlog__counters_close(ctr);
+		}
 		rlog__output_flush(&out);
 		rlog__drain_commit(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FINAL);

@@ -4,7 +4,8 @@
  * read to the end in time order (for half of the inputs with the merge's
  * queue bound lowered to 0..3 blocks, so that threads find their blocks by
  * their own hops) with every event's schema, fields, names and ringlog
- * record (LOG_MARKER, DATA_LOSS, TIME_SYNC, RAW_*) looked up and decoded,
+ * record (LOG_MARKER, DATA_LOSS, TIME_SYNC, RAW_*, COUNTER, COUNTER_NAME)
+ * looked up and decoded,
  * and its damage list walked; then opened again counting, and every row of
  * the totals read.  scripts/fuzz.sh builds and runs it from
  * tests/fuzz/corpus/reader/.
@@ -69,6 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 			sink ^= (uint8_t)(l.events ^ l.cause);
 		if (rlog_event_time_sync(&ev, &t) == 0)
 			sink ^= (uint8_t)t;
+		struct rlog_counter k;
+		struct rlog_counter_desc kd;
+		if (rlog_event_counter(r, &ev, &k) == 0)
+			sink ^= (uint8_t)(k.delta ^ k.value ^ k.seq ^ (k.name ? k.name[0] : 0));
+		if (rlog_event_counter_name(&ev, &kd) == 0)
+			sink ^= (uint8_t)(kd.name[kd.name_len - 1] ^ kd.counter_id);
 		int nr = rlog_event_raw_count(&ev);
 		for (int i = 0; i < nr && rlog_event_raw_value(&ev, (unsigned)i, &v) == 1; i++)
 			sink ^= (uint8_t)v.v.u;
@@ -93,6 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		sink ^= (uint8_t)ct.bytes;
 	for (size_t i = 0; i < c.causes && rlog_reader_count_loss(r, i, &cl) == 0; i++)
 		sink ^= (uint8_t)cl.records;
+	struct rlog_count_counter cc;
+	for (size_t i = 0; rlog_reader_count_counter(r, i, &cc) == 0; i++)
+		sink ^= (uint8_t)(cc.total ^ cc.records ^ (cc.name ? cc.name[0] : 0));
 	rlog_reader_close(r);
 	return 0;
 }
