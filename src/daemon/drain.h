@@ -96,6 +96,8 @@ struct rlog__drain {
 	bool *exited;                /* per slot: exited before the scan (pass scratch) */
 	uint64_t *held_seq;          /* per slot: lowest seq held back for order (pass scratch) */
 	uint8_t *dead;               /* per slot: owner process found dead */
+	uint8_t *unclaimed;          /* per slot: ACTIVE with pid 0 at the last liveness
+	                                check (procs.c) */
 	struct rlog__dproc *procs;   /* per process entry */
 	struct pid_verdict *verdicts;/* per process entry: scratch of rlog__drain_check_dead */
 	/* What a daemon that died had written and lost before this one took

@@ -53,12 +53,27 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 		n++;
 	}
 	qsort(v, n, sizeof *v, by_pid);
+	bool any_live = false;
+	for (size_t k = 0; k < n; k++)
+		any_live |= !v[k].dead;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
+		bool was_unclaimed = d->unclaimed[i];
+		d->unclaimed[i] = 0;
 		if (load_acquire(&r->slots[i].state) != RLOG_SLOT_ACTIVE || d->dead[i])
 			continue;
 		uint32_t pid = r->slots[i].pid;
-		if (pid == 0 || pid > INT32_MAX)
-			continue; /* being claimed (pid 0), or nonsense: never kill(0, 0) */
+		if (pid == 0) {
+			/* Being claimed: its claimer stores its pid right after
+			 * the CAS.  Still 0 a check later, with no live process
+			 * entry (the claimer had one: rlog__proc_get comes
+			 * first), the claimer died in between: the slot is dead. */
+			d->unclaimed[i] = 1;
+			if (was_unclaimed && !any_live)
+				d->dead[i] = 1;
+			continue;
+		}
+		if (pid > INT32_MAX)
+			continue; /* nonsense: never kill(0, 0) */
 		struct pid_verdict key = { pid, false };
 		const struct pid_verdict *hit = bsearch(&key, v, n, sizeof *v, by_pid);
 		d->dead[i] = hit ? hit->dead : rlog__process_dead((pid_t)pid, 0);

@@ -150,6 +150,7 @@ enum rlog__hook_point {
 	RLOG__HOOK_TAKE_OWNED,   /* the buffer OWNED, the slot's taking mark not yet cleared */
 	RLOG__HOOK_OVERWRITE,    /* overwrite mode: a FULL buffer taken (TAKING), not yet counted */
 	RLOG__HOOK_LEAVE,        /* the guard has just been released */
+	RLOG__HOOK_SLOT_CLAIMED, /* binding: the slot's state CAS done, its pid not stored yet */
 };
 extern void (*_Atomic rlog__test_hook)(int point);
 #define RLOG__HOOK(point)                                                                 \

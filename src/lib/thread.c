@@ -385,6 +385,7 @@ int rlog__bind_slot(struct rlog__tpriv *pv, unsigned k, struct rlog__session *se
 		if (load_relaxed(&s->state) != RLOG_SLOT_FREE ||
 		    !atomic_compare_exchange_strong(&s->state, &expect, RLOG_SLOT_ACTIVE))
 			continue;
+		RLOG__HOOK(RLOG__HOOK_SLOT_CLAIMED);
 		rlog__tsan_acquire(s); /* the previous owner's unbind, via the daemon */
 		pv->pid = pid;
 		pv->tid = tid;
