@@ -222,12 +222,7 @@ static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o
 	struct rlog_shm_header *h = r->hdr;
 	uint32_t mode = h->log_file_mode;
 	uint64_t max = h->max_file_size;
-	/* The metadata copies must leave room for events in a lap or a file
-	 * (sink_file.c). */
-	size_t meta = RLOG__META_LIMIT;
-	if (max && (mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NEWFILE)) && max / 4 < meta)
-		meta = (size_t)(max / 4);
-	rlog__output_init(out, meta);
+	rlog__output_init(out, rlog__output_meta_limit(mode, max));
 	if (o->out_fd >= 0) {
 		struct rlog__file_opts fo = {
 			.fd = o->out_fd, .mode = mode, .max_size = max, .pattern = o->pattern,

@@ -15,6 +15,14 @@ void rlog__output_init(struct rlog__output *o, size_t meta_limit)
 	rlog__counter_keep_init(&o->counters, RLOG__COUNTER_KEEP_BYTES);
 }
 
+size_t rlog__output_meta_limit(uint32_t mode, uint64_t max)
+{
+	size_t meta = RLOG__META_LIMIT;
+	if (max && (mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NEWFILE)) && max / 4 < meta)
+		meta = (size_t)(max / 4);
+	return meta;
+}
+
 int rlog__output_add(struct rlog__output *o, struct rlog__sink *s, bool file)
 {
 	if (o->n == RLOG__SINKS_MAX)

@@ -112,6 +112,12 @@ struct rlog__output {
 /* Starts an empty output whose metadata cache holds meta_limit bytes. */
 void rlog__output_init(struct rlog__output *o, size_t meta_limit);
 
+/* The metadata cache's limit for a session of file mode mode and maximum
+ * file size max (0: none): RLOG__META_LIMIT, and at most a quarter of the
+ * maximum in circular and newfile modes, so that the metadata copies leave
+ * room for events in a lap or a file (sink_file.c). */
+size_t rlog__output_meta_limit(uint32_t mode, uint64_t max);
+
 /* Adds sink s (file says it is the file sink).  Returns 0, or -ENOSPC
  * (RLOG__SINKS_MAX sinks already). */
 int rlog__output_add(struct rlog__output *o, struct rlog__sink *s, bool file);

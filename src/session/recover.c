@@ -479,7 +479,6 @@ static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 		struct rlog__layout lay;
 		if (current_file(a, path, sizeof path) == 0 && read_file(a, path, &lay) < 0) {
 			/* Unreadable: the new file holds every buffer whole. */
-			a->file_read = false;
 			a->x.nl = a->x.nt = 0;
 			a->x.events = a->x.lost = 0;
 			for (size_t i = 0; i < a->x.nc; i++)
@@ -550,11 +549,7 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 			 uint32_t tid)
 {
 	struct rlog_shm_header *h = a->r.hdr;
-	uint64_t max = h->max_file_size;
-	size_t meta = RLOG__META_LIMIT;
-	if (max && (a->mode & (RLOG_MODE_CIRCULAR | RLOG_MODE_NEWFILE)) && max / 4 < meta)
-		meta = (size_t)(max / 4);
-	rlog__output_init(&a->o, meta);
+	rlog__output_init(&a->o, rlog__output_meta_limit(a->mode, h->max_file_size));
 	a->have_output = true;
 	int err = candidates(&a->x, a->pool);
 	if (err < 0)
@@ -578,10 +573,8 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 	if (sink)
 		rlog__output_add(&a->o, sink, primary);
 	if (realtime) {
-		/* The dead daemon's socket: its consumers are gone. */
-		char sock[128];
-		if ((a->mode & RLOG_MODE_REAL_TIME) && rlog__rt_path(h->name, sock, sizeof sock) == 0)
-			unlink(sock);
+		/* The dead daemon's socket refuses connections: the real-time
+		 * sink replaces it (sink_realtime.c). */
 		err = rlog__daemon_realtime_open(&a->r, h->name, tid, &a->o);
 		if (err < 0)
 			return err;
