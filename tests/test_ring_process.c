@@ -232,20 +232,31 @@ static void per_id(struct t_file *tf, uint64_t *n1024, uint64_t *n1025, uint64_t
 	}
 }
 
+/* A ring of size bytes of this thread, which the signal handler writes
+ * into (sig_ring, tallies reset), drained by a ring-flush in the
+ * background (bg) into the log file it returns, waiting for the fill
+ * event; the handler installed. */
+static const char *sig_ring_start(struct t_ring *t, const char *tag, uint32_t size,
+				  struct t_bg *bg)
+{
+	t_ring_create(t, tag, size, RLOG_TICK_MONOTONIC, 0);
+	t->r->pid = (uint32_t)getpid();
+	t->r->tid = (uint32_t)gettid();
+	sig_ring = t->r;
+	reset_tallies();
+	const char *log = t_log(tag);
+	unlink(log);
+	t_bg_start(bg, "ring-flush", t->path, "-o", log, NULL, NULL);
+	ok(t_wait_word(&t->r->set_event, 1), "ring-flush waits for the fill event");
+	install_handler();
+	return log;
+}
+
 static void test_handler_only(void)
 {
 	struct t_ring t;
-	t_ring_create(&t, "sig", 1024, RLOG_TICK_MONOTONIC, 0);
-	t.r->pid = (uint32_t)getpid();
-	t.r->tid = (uint32_t)gettid();
-	sig_ring = t.r;
-	reset_tallies();
-	const char *log = t_log("sig");
-	unlink(log);
 	struct t_bg bg;
-	t_bg_start(&bg, "ring-flush", t.path, "-o", log, NULL, NULL);
-	ok(t_wait_word(&t.r->set_event, 1), "ring-flush waits for the fill event");
-	install_handler();
+	const char *log = sig_ring_start(&t, "sig", 1024, &bg);
 	pid_t sender = start_sender(getpid(), 20000);
 	/* Busy, not asleep in waitpid: the handlers run between our own
 	 * instructions (and ThreadSanitizer delivers signals at calls). */
@@ -287,17 +298,8 @@ static void test_handler_only(void)
 static void test_thread_and_handler(void)
 {
 	struct t_ring t;
-	t_ring_create(&t, "nest", 65536, RLOG_TICK_MONOTONIC, 0);
-	t.r->pid = (uint32_t)getpid();
-	t.r->tid = (uint32_t)gettid();
-	sig_ring = t.r;
-	reset_tallies();
-	const char *log = t_log("nest");
-	unlink(log);
 	struct t_bg bg;
-	t_bg_start(&bg, "ring-flush", t.path, "-o", log, NULL, NULL);
-	ok(t_wait_word(&t.r->set_event, 1), "ring-flush waits for the fill event");
-	install_handler();
+	const char *log = sig_ring_start(&t, "nest", 65536, &bg);
 	pid_t sender = start_sender(getpid(), -1);
 	uint64_t ones = 0, nobufs = 0, other = 0, v[2] = { 0, 0 };
 	for (int i = 0; i < 100000; i++) {
