@@ -208,10 +208,9 @@ void rlog__daemon_marker(struct rlog__region *r, struct rlog_log_marker *m)
 	marker_fill(r, m);
 }
 
-/* rlog__marker_fn of the file sink: each new file's LOG_MARKER. */
-static void marker_now(void *arg, struct rlog_log_marker *m)
+void rlog__daemon_marker_fn(void *region, struct rlog_log_marker *m)
 {
-	rlog__daemon_marker(arg, m);
+	rlog__daemon_marker(region, m);
 }
 
 /* Sets up the output: the file sink in the session's mode, the real-time
@@ -227,7 +226,7 @@ static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o
 		struct rlog__file_opts fo = {
 			.fd = o->out_fd, .mode = mode, .max_size = max, .pattern = o->pattern,
 			.force = o->force, .max_block = r->buffer_size, .pid = h->daemon_pid, .tid = tid,
-			.marker = marker_now, .marker_arg = r,
+			.marker = rlog__daemon_marker_fn, .marker_arg = r,
 		};
 		struct rlog__sink *fs;
 		int err = rlog__sink_file_open(&fo, &fs);

@@ -78,4 +78,8 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
  * that is 100 ms or more (stored in the header too). */
 void rlog__daemon_marker(struct rlog__region *r, struct rlog_log_marker *m);
 
+/* The same as a file sink's rlog__marker_fn (sink_file.h), region being
+ * the struct rlog__region: each new file's LOG_MARKER. */
+void rlog__daemon_marker_fn(void *region, struct rlog_log_marker *m);
+
 #endif

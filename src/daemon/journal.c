@@ -24,11 +24,6 @@ int rlog__journal_path(const char *name, char *out, size_t n)
 	return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
-static void marker(void *arg, struct rlog_log_marker *m)
-{
-	rlog__daemon_marker(arg, m);
-}
-
 void rlog__journal_update(struct rlog__region *r, struct rlog__output *out, const char *name,
 			  uint64_t *version)
 {
@@ -44,7 +39,7 @@ void rlog__journal_update(struct rlog__region *r, struct rlog__output *out, cons
 	uint32_t pid = (uint32_t)getpid();
 	struct rlog__file_opts fo = {
 		.fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = r->buffer_size,
-		.pid = pid, .tid = pid, .marker = marker, .marker_arg = r,
+		.pid = pid, .tid = pid, .marker = rlog__daemon_marker_fn, .marker_arg = r,
 	};
 	struct rlog__sink *fs;
 	if (rlog__sink_file_open(&fo, &fs) < 0)

@@ -220,12 +220,6 @@ static uint32_t candidates(struct rlog__drain *d)
 	return n;
 }
 
-/* The LOG_MARKER of the snapshot's block 0 (rlog__marker_fn). */
-static void marker(void *arg, struct rlog_log_marker *m)
-{
-	rlog__daemon_marker(arg, m);
-}
-
 static void fail(struct snap_result *res, int err, const char *what, const char *path)
 {
 	res->status = -err;
@@ -270,7 +264,7 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	}
 	struct rlog__file_opts fo = {
 		.fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = r->buffer_size,
-		.pid = s->pid, .tid = s->tid, .marker = marker, .marker_arg = r,
+		.pid = s->pid, .tid = s->tid, .marker = rlog__daemon_marker_fn, .marker_arg = r,
 	};
 	struct snap_job j = { .d = d, .since_last = (flags & RLOG_SNAP_SINCE_LAST) != 0 };
 	j.told = calloc(r->slot_count, sizeof *j.told);

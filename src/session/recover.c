@@ -268,11 +268,6 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 	}
 }
 
-static void marker_now(void *arg, struct rlog_log_marker *m)
-{
-	rlog__daemon_marker(arg, m);
-}
-
 /* A sink for a session without a file: every block is counted lost (its
  * consumers are gone with the daemon). */
 static void null_block(struct rlog__sink *s, const struct rlog__out_block *b)
@@ -447,7 +442,7 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 	struct rlog__file_opts fo = {
 		.fd = fd, .mode = a->mode, .max_size = h->max_file_size, .pattern = h->log_file,
 		.force = true, .max_block = a->r.buffer_size, .pid = lay.block0_pid,
-		.tid = lay.block0_tid, .marker = marker_now, .marker_arg = &a->r,
+		.tid = lay.block0_tid, .marker = rlog__daemon_marker_fn, .marker_arg = &a->r,
 	};
 	struct rlog__file_resume rs = {
 		.pos = lay.append_at, .next_seq = lay.next_seq, .marker_offset = lay.block0,
@@ -491,7 +486,7 @@ static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 		return -errno;
 	struct rlog__file_opts fo = {
 		.fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = a->r.buffer_size,
-		.pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .marker = marker_now,
+		.pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .marker = rlog__daemon_marker_fn,
 		.marker_arg = &a->r,
 	};
 	int err = rlog__sink_file_open(&fo, sink);
