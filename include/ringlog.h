@@ -557,6 +557,92 @@ RLOG__INLINE int rlog_write_untimed_flagged(unsigned id, uint16_t flag, const vo
 			   (uint32_t)flag << 16 | id, payload, len);
 }
 
+/*
+ * rlog_write_untimed_n - record count untimed events of one ID and one
+ * payload length at once: record i's payload is the len bytes at
+ * (const char *)payloads + i * len.  The records are exactly those that
+ * count calls of rlog_write_untimed would write, in order, and each is
+ * counted as an event (written or lost) like theirs.  What one call
+ * saves is the per-call work (the enabled check, the thread's guard, the
+ * space check, publishing the write offset), done once for all the records
+ * that fit in the thread's buffer: each record then costs a header store
+ * and its payload's copy.  A signal handler's write on this thread while
+ * the records are copied is refused as nested, as during any write.
+ * @id:       as rlog_write
+ * @payloads: count * len bytes (may be NULL if len or count is 0)
+ * @len:      payload length of each record, as rlog_write
+ * @count:    records, at most INT_MAX
+ * Returns the number of records written (0..count): the others were lost
+ * (counted, as rlog_write's -ENOBUFS and -EBUSY) or not emitted (no
+ * session, paused: as rlog_write's 0; the call then returns at once);
+ * -EINVAL for a bad ID or count, -EMSGSIZE for a len that fits no buffer.
+ * Async-signal-safe.
+ */
+RLOG__INLINE int rlog_write_untimed_n(unsigned id, const void *payloads, size_t len, size_t count)
+{
+	if (RLOG__UNLIKELY(!rlog__id_ok(id) || count > (size_t)0x7fffffff))
+		return -EINVAL;
+	if (RLOG__UNLIKELY(len > RLOG_MAX_PAYLOAD))
+		return -EMSGSIZE;
+	uint32_t hdr = ((uint32_t)id << RLOG_HDR_ID_SHIFT) | (uint32_t)len;
+	size_t size = (4 + len + 3) & ~(size_t)3;
+	const uint8_t *src = (const uint8_t *)payloads;
+	size_t i = 0, written = 0; /* records done (written or lost), written */
+	while (i < count) {
+		_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask, memory_order_relaxed);
+		if (RLOG__UNLIKELY(atomic_load_explicit(m, memory_order_relaxed) == 0))
+			break;
+		struct rlog__thread *t = &rlog__thread;
+		_Atomic uint32_t *busy = t->busy;
+		size_t k = 0;
+		if (RLOG__LIKELY(busy != NULL && atomic_load_explicit(busy, memory_order_relaxed) == 0)) {
+			/* The guard, then the decisive mask load, as rlog__write. */
+			atomic_store_explicit(busy, 1, memory_order_relaxed);
+			atomic_signal_fence(memory_order_seq_cst);
+			uint8_t *p = t->pos;
+			if (p != NULL && t->mask == m && atomic_load_explicit(t->mask, memory_order_relaxed) != 0) {
+				k = (size_t)(t->end - p) / size;
+				k = k < count - i ? k : count - i;
+			}
+			if (k > 0) {
+				uint8_t *base = t->base;
+				_Atomic uint32_t *write_off = t->write_off;
+				for (size_t j = 0; j < k; j++) {
+					memcpy(p, &hdr, 4);
+					if (len & 3) {
+						uint32_t zero = 0; /* zero fill, as rlog__write */
+						memcpy(p + 4 + (len & ~(size_t)3), &zero, 4);
+					}
+					rlog__copy_payload(p + 4, src, len);
+					p += size;
+					src += len;
+				}
+				t->pos = p;
+				t->written += k;
+				atomic_store_explicit(write_off, (uint32_t)(p - base), memory_order_release);
+			}
+			atomic_signal_fence(memory_order_seq_cst);
+			atomic_store_explicit(busy, 0, memory_order_release);
+		}
+		if (k > 0) {
+			i += k;
+			written += k;
+			continue;
+		}
+		/* No room, no buffer yet, a rebinding, a nested write: one
+		 * record the ordinary way (the slow path takes a new buffer). */
+		int r = rlog__write(hdr, 0, src, len);
+		if (r == 0)
+			break;
+		if (r == -EMSGSIZE)
+			return written > 0 ? (int)written : r;
+		i++;
+		src += len;
+		written += r > 0; /* else lost (-ENOBUFS, -EBUSY): counted */
+	}
+	return (int)written;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,7 @@ struct bench_write {
 	uint64_t events;  /* per thread */
 	size_t len;       /* payload bytes, 0 .. BENCH_MAX_PAYLOAD */
 	bool untimed;     /* rlog_write_untimed instead of rlog_write */
+	unsigned batch;   /* > 0: untimed, batch records per rlog_write_untimed_n call */
 };
 
 /* Result of a write run. */

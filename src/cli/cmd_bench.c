@@ -8,6 +8,8 @@
  *   write_1t_ns           16-byte time-stamped event, 1 thread, daemon draining
  *   write_2t_ns           the same per thread, 2 threads at once
  *   write_untimed_ns      16-byte event without a timestamp (rlog_write_untimed)
+ *   write_untimed_n_ns    the same event in batches of BATCH_N, each one
+ *                         rlog_write_untimed_n call (per event)
  *   ref_rdtsc_store_ns    rdtsc plus a 16-byte store into a large array: the floor
  *   ref_store_ns          a 16-byte store alone: the floor of an untimed event
  *   ref_clock_gettime_ns  clock_gettime(CLOCK_MONOTONIC)
@@ -59,6 +61,7 @@
 	      "[--quick] [--scaling] [--memory]"
 #define RECORD_BYTES 24         /* header + timestamp + 16-byte payload */
 #define UNTIMED_RECORD_BYTES 20 /* header + 16-byte payload */
+#define BATCH_N 32              /* records per rlog_write_untimed_n call (write_untimed_n_ns) */
 
 static const size_t payload_sizes[] = { 0, 16, 64, 256, 1024 };
 #define NSIZES (sizeof payload_sizes / sizeof payload_sizes[0])
@@ -253,11 +256,12 @@ int cmd_bench(int argc, char **argv)
 
 	double *d = calloc(runs, sizeof *d), *w1 = calloc(runs, sizeof *d),
 	       *w2 = calloc(runs, sizeof *d), *wu = calloc(runs, sizeof *d),
+	       *wn = calloc(runs, sizeof *d),
 	       *rs = calloc(runs, sizeof *d), *rst = calloc(runs, sizeof *d),
 	       *rc = calloc(runs, sizeof *d), *rw = calloc(runs, sizeof *d);
 	struct scaling sc;
 	memset(&sc, 0, sizeof sc);
-	if (!d || !w1 || !w2 || !wu || !rs || !rst || !rc || !rw ||
+	if (!d || !w1 || !w2 || !wu || !wn || !rs || !rst || !rc || !rw ||
 	    (scaling && !scaling_alloc(&sc, runs))) {
 		cli_error("bench: out of memory");
 		runs = 0; /* stop the session and report nothing */
@@ -287,6 +291,11 @@ int cmd_bench(int argc, char **argv)
 		settle();
 		res = write16(1, events, true);
 		wu[r] = res.ns;
+		lost += res.lost;
+		settle();
+		struct bench_write wb = { .threads = 1, .events = events, .len = 16, .batch = BATCH_N };
+		res = bench_write_run(&wb);
+		wn[r] = res.ns;
 		lost += res.lost;
 		settle();
 		res = write16(2, events, false);
@@ -429,6 +438,7 @@ int cmd_bench(int argc, char **argv)
 
 	double md = bench_median(d, (int)runs), m1 = bench_median(w1, (int)runs);
 	double m2 = bench_median(w2, (int)runs), mu = bench_median(wu, (int)runs);
+	double mn = bench_median(wn, (int)runs);
 	double mrs = bench_median(rs, (int)runs), mrst = bench_median(rst, (int)runs);
 	double mrc = bench_median(rc, (int)runs);
 	printf("runs: %" PRIu64 "\n", runs);
@@ -446,6 +456,9 @@ int cmd_bench(int argc, char **argv)
 	printf("ref_clock_gettime_ns: %.2f\n", mrc);
 	printf("write_1t_vs_rdtsc_store: %.2f\n", m1 / mrs);
 	printf("write_untimed_vs_store: %.2f\n", mu / mrst);
+	printf("write_untimed_n_batch: %d\n", BATCH_N);
+	printf("write_untimed_n_ns: %.2f\n", mn);
+	printf("write_untimed_n_vs_store: %.2f\n", mn / mrst);
 	if (two) {
 		double m1s = bench_median(s1, (int)runs), m2s = bench_median(s2, (int)runs);
 		printf("write_2sessions_ns: %.2f\n", m2s);
@@ -474,7 +487,7 @@ int cmd_bench(int argc, char **argv)
 	printf("write_2t_mb_per_s: %.1f\n", 2e9 / m2 * RECORD_BYTES / 1e6);
 	printf("write_untimed_events_per_s: %.0f\n", 1e9 / mu);
 	printf("write_untimed_mb_per_s: %.1f\n", 1e9 / mu * UNTIMED_RECORD_BYTES / 1e6);
-	printf("events_emitted: %" PRIu64 "\n", runs * events * 4);
+	printf("events_emitted: %" PRIu64 "\n", runs * events * 5);
 	printf("events_lost: %" PRIu64 "\n", lost);
 	if (scaling)
 		scaling_print(&sc, runs);
@@ -521,6 +534,7 @@ out:
 	free(w1);
 	free(w2);
 	free(wu);
+	free(wn);
 	free(rs);
 	free(rst);
 	free(rc);
