@@ -230,8 +230,9 @@ static const struct cli_help help[] = {
 		"[--memory]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
-		"threads at once, an untimed 16-byte event, the same event written into a\n"
-		"single ring (ring_write_ns, a flush thread draining it), and reference costs\n"
+		"threads at once, an untimed 16-byte event, alone and in batches of 32\n"
+		"(write_untimed_n_ns), the same event written into a single ring\n"
+		"(ring_write_ns, a flush thread draining it), and reference costs\n"
 		"(rdtsc and a store, a store alone, clock_gettime); then, unless --quick, the\n"
 		"highest sustained rate without loss, against write(2) into tmpfs in the same\n"
 		"run (sustained_vs_tmpfs), and the daemon's CPU time per MB against that\n"
