@@ -283,6 +283,14 @@ static void output_error(struct rlog__region *r, struct rlog__output *out)
  * enough; above it, a daemon that waits for the mark may be scheduled too
  * late on a loaded machine (docs/PERFORMANCE.md, "Drain throughput").
  */
+/* FULL buffers that make the daemon go round again at once rather than
+ * sleep: a pass's worth, or an eighth of a small pool (at least 1). */
+static uint32_t busy_backlog(const struct rlog__drain *d)
+{
+	uint32_t eighth = d->pool / 8 > 0 ? d->pool / 8 : 1;
+	return d->pass_budget < eighth ? d->pass_budget : eighth;
+}
+
 static int poll_ms(const struct rlog__drain *d, uint32_t released, uint64_t span)
 {
 	/* In doubles: bytes times the poll in ns would overflow 64 bits. */
@@ -484,10 +492,15 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		 * seq_cst pairs with the producers' handover (thread.c). */
 		store_seq_cst(&h->fill_waiting, 1);
 		/* A FULL buffer that the pass left (held back for order) must not
-		 * make the daemon spin: re-loop at once only after progress. */
+		 * make the daemon spin: re-loop at once only after progress, and
+		 * only with a pass's worth of FULL buffers waiting; fewer wait
+		 * for the poll (1 ms while producers are fast) or the high-water
+		 * wake, so that each pass writes in large writes rather than a
+		 * buffer or two at a time (docs/PERFORMANCE.md, "Drain
+		 * throughput"). */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
 		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
-		    (released > 0 && rlog__drain_any_full(d))) {
+		    (released > 0 && rlog__drain_full_at_least(d, busy_backlog(d)))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
 		}

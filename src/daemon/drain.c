@@ -844,10 +844,10 @@ void rlog__drain_resume_ow(struct rlog__drain *d, uint32_t i, uint64_t events, u
 						     .buffers = buffers };
 }
 
-bool rlog__drain_any_full(struct rlog__drain *d)
+bool rlog__drain_full_at_least(struct rlog__drain *d, uint32_t n)
 {
-	for (uint32_t i = 0; i < d->pool; i++)
-		if (load_seq_cst(&d->r->desc[i].state) == RLOG_BUF_FULL)
-			return true;
-	return false;
+	uint32_t full = 0;
+	for (uint32_t i = 0; i < d->pool && full < n; i++)
+		full += load_seq_cst(&d->r->desc[i].state) == RLOG_BUF_FULL;
+	return full >= n;
 }

@@ -295,7 +295,8 @@ void rlog__drain_publish(struct rlog__drain *d);
  * producers use more than its high-water mark.  Returns the buffers added. */
 uint32_t rlog__pool_grow(struct rlog__drain *d);
 
-/* True if some buffer is FULL (seq_cst loads: the fill-event check). */
-bool rlog__drain_any_full(struct rlog__drain *d);
+/* True if at least n buffers are FULL (seq_cst loads: the fill-event
+ * check). */
+bool rlog__drain_full_at_least(struct rlog__drain *d, uint32_t n);
 
 #endif
