@@ -64,6 +64,8 @@ struct rlog__bind {
 	struct rlog_shm_desc *desc;   /* current buffer's descriptor, or NULL */
 	uint32_t slot_idx;
 	uint32_t next_buffer;         /* where the round-robin search for a free buffer starts */
+	uint64_t starved_at;          /* tick time of the last search that found no free
+	                                 buffer; 0: the last one found one (write.c) */
 	uint8_t meta_pending;         /* RLOG__META_*: records due before the next event here */
 	/* What the current buffer holds, for its descriptor at handover. */
 	bool multi;                   /* written with two or more sessions: every write comes
@@ -151,6 +153,7 @@ enum rlog__hook_point {
 	RLOG__HOOK_OVERWRITE,    /* overwrite mode: a FULL buffer taken (TAKING), not yet counted */
 	RLOG__HOOK_LEAVE,        /* the guard has just been released */
 	RLOG__HOOK_SLOT_CLAIMED, /* binding: the slot's state CAS done, its pid not stored yet */
+	RLOG__HOOK_STARVED,      /* a search of the free bitmap found no buffer */
 };
 extern void (*_Atomic rlog__test_hook)(int point);
 #define RLOG__HOOK(point)                                                                 \

@@ -167,6 +167,21 @@ static void commit(struct rlog__thread *h)
  * ambiguously) if the binding's last record is 2^31 ticks or more ago.
  * Returns false, having written nothing, if no buffer is free.
  */
+/* How long a thread that found the pool exhausted counts its writes as
+ * lost without searching the free bitmap again: 10 us in the session's
+ * ticks.  The search reads every bitmap word, lines the daemon is writing
+ * as it gives buffers back; a thread that searched on every write of a
+ * starved burst made each lost event cost five written ones and slowed the
+ * daemon it waited for (docs/PERFORMANCE.md, "Drain throughput").  The
+ * frequency comes from the region, hostile: clamped, it only sets how
+ * soon the thread looks again (at most 1 ms). */
+static uint64_t starve_ticks(const struct rlog__region *r)
+{
+	uint64_t hz = r->hdr->tick_freq_hz;
+	hz = hz < 1000000u ? 1000000u : hz > UINT64_C(100000000000) ? UINT64_C(100000000000) : hz;
+	return hz / 100000u;
+}
+
 static bool make_room(struct rlog__tpriv *pv, struct rlog__bind *b, uint32_t size, uint64_t now)
 {
 	struct rlog__thread *h = b->h;
@@ -174,8 +189,17 @@ static bool make_room(struct rlog__tpriv *pv, struct rlog__bind *b, uint32_t siz
 	uint32_t need = size + (sync ? 16u : 0u);
 	if (h->pos == NULL || (size_t)(h->end - h->pos) < need) {
 		rlog__buffer_handover(b);
-		if (!rlog__buffer_take(pv, b, now))
+		/* The clock, not now: an untimed event's now is its thread's
+		 * previous record's time. */
+		if (b->starved_at != 0 && rlog__now() - b->starved_at < starve_ticks(b->region))
 			return false;
+		if (!rlog__buffer_take(pv, b, now)) {
+			RLOG__HOOK(RLOG__HOOK_STARVED);
+			uint64_t t = rlog__now();
+			b->starved_at = t != 0 ? t : 1;
+			return false;
+		}
+		b->starved_at = 0;
 		sync = false; /* a new buffer's base time is now */
 	}
 	if (sync) {
