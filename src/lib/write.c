@@ -160,6 +160,28 @@ static void commit(struct rlog__thread *h)
 	store_release(h->write_off, (uint32_t)(h->pos - h->base));
 }
 
+/* How long a thread that found the pool exhausted counts its writes as
+ * lost without searching the free bitmap again: 10 us in the session's
+ * ticks (1 us while the pool can still grow).  The search reads every
+ * bitmap word, lines the daemon is writing as it gives buffers back: a
+ * thread that searched at every write made each lost event cost five
+ * written ones (120 ns against 24.5 with the default pool full;
+ * docs/PERFORMANCE.md, "Drain throughput").  The frequency comes from the
+ * region, hostile: clamped, it only sets how soon the thread looks again
+ * (at most 1 ms). */
+static uint64_t starve_ticks(const struct rlog__region *r)
+{
+	struct rlog_shm_header *h = r->hdr;
+	uint64_t hz = h->tick_freq_hz;
+	hz = hz < 1000000u ? 1000000u : hz > UINT64_C(100000000000) ? UINT64_C(100000000000) : hz;
+	/* A pool below its maximum is about to grow (the search woke the
+	 * daemon): 1 us then, so that the writes find the new buffers at
+	 * once; a daemon that does not grow it (stopped, hung) still costs
+	 * a search per microsecond at most. */
+	bool growing = load_relaxed(&h->number_of_buffers) < load_relaxed(&h->max_buffers);
+	return hz / (growing ? 1000000u : 100000u);
+}
+
 /*
  * Makes room for a record of size bytes at time now: hands the buffer over
  * and takes a free one if it has less room, and writes a TIME_SYNC (the
@@ -167,21 +189,6 @@ static void commit(struct rlog__thread *h)
  * ambiguously) if the binding's last record is 2^31 ticks or more ago.
  * Returns false, having written nothing, if no buffer is free.
  */
-/* How long a thread that found the pool exhausted counts its writes as
- * lost without searching the free bitmap again: 10 us in the session's
- * ticks.  The search reads every bitmap word, lines the daemon is writing
- * as it gives buffers back; a thread that searched on every write of a
- * starved burst made each lost event cost five written ones and slowed the
- * daemon it waited for (docs/PERFORMANCE.md, "Drain throughput").  The
- * frequency comes from the region, hostile: clamped, it only sets how
- * soon the thread looks again (at most 1 ms). */
-static uint64_t starve_ticks(const struct rlog__region *r)
-{
-	uint64_t hz = r->hdr->tick_freq_hz;
-	hz = hz < 1000000u ? 1000000u : hz > UINT64_C(100000000000) ? UINT64_C(100000000000) : hz;
-	return hz / 100000u;
-}
-
 static bool make_room(struct rlog__tpriv *pv, struct rlog__bind *b, uint32_t size, uint64_t now)
 {
 	struct rlog__thread *h = b->h;
