@@ -19,10 +19,13 @@
  *
  * The queue events are written while the queue's lock is held, so their
  * order in the trace is the order of the operations: a job's queue.put
- * always precedes its queue.get, and the depths read in time order are
- * the queue's real history.  (Written after the unlock, a put could be
- * time-stamped after the get of the same job by another thread.)  An event
- * costs tens of nanoseconds, so the lock is held hardly longer.
+ * precedes its queue.get, and the depths read in time order are the
+ * queue's real history, to within a few nanoseconds (the time-stamp
+ * counter is read without a fence, so two operations on different CPUs
+ * closer than that may show in either order; docs/DECISIONS.md).
+ * (Written after the unlock, a put could be time-stamped microseconds
+ * after the get of the same job by another thread.)  An event costs tens
+ * of nanoseconds, so the lock is held hardly longer.
  *
  * Run it inside a session:
  *   ringlog start demo -o demo.rlog

@@ -8,7 +8,13 @@
  *     put precedes its get;
  *   - puts and gets come in job order (the queue is FIFO), and the depths
  *     they carry step by +1 and -1 from 0 back to 0: true only because the
- *     demo writes them while it holds the queue's lock;
+ *     demo writes them while it holds the queue's lock.  Two of them on
+ *     different threads less than TIE_NS apart may come in either order:
+ *     the time-stamp counter is read without a barrier (a fence would cost
+ *     a timed event about half again), so the read after taking the lock
+ *     can run a few nanoseconds ahead of the lock, and the CPUs' counters
+ *     may differ by as much; such a pair is counted as a tie and checked
+ *     in the order that fits (docs/DECISIONS.md);
  *   - a worker begins the job it just got, and hashes the job it is in;
  *   - the five threads are named dispatcher and worker-0..3;
  *   - `ringlog dump` starts with "queue.put job=1 depth=1", decoded.
@@ -22,6 +28,61 @@
 
 #define JOBS 400
 #define WORKERS 4
+#define TIE_NS 2000
+
+/* A queue.put or queue.get, in the trace's order. */
+struct qev {
+	int64_t t;
+	bool put;
+	uint32_t tid;
+	uint64_t job, depth;
+};
+
+/* Whether e, next in the queue's history after puts and gets of jobs up
+ * to *last_put and *last_get at depth *depth, fits it; if so, applies it. */
+static bool qev_fits(const struct qev *e, uint64_t *depth, uint64_t *last_put, uint64_t *last_get)
+{
+	if (e->put) {
+		if (e->job != *last_put + 1 || e->depth != *depth + 1)
+			return false;
+		*last_put = e->job;
+	} else {
+		if (*depth == 0 || e->job != *last_get + 1 || e->depth != *depth - 1)
+			return false;
+		*last_get = e->job;
+	}
+	*depth = e->depth;
+	return true;
+}
+
+/* Replays the history (a get fits only while the queue holds a job, so
+ * each job's get comes after its put); a misfit is forgiven once as a tie if the event
+ * after it is on another thread, less than TIE_NS later, and the two fit
+ * in the other order.  Returns the misfits left. */
+static uint64_t qev_replay(struct qev *q, size_t n, uint64_t *ties, uint64_t *final_depth)
+{
+	uint64_t depth = 0, last_put = 0, last_get = 0, bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = depth, lp = last_put, lg = last_get;
+		if (qev_fits(&q[i], &d, &lp, &lg)) {
+			depth = d, last_put = lp, last_get = lg;
+			continue;
+		}
+		if (i + 1 < n && q[i + 1].tid != q[i].tid && q[i + 1].t - q[i].t < TIE_NS &&
+		    qev_fits(&q[i + 1], &d, &lp, &lg) && qev_fits(&q[i], &d, &lp, &lg)) {
+			struct qev x = q[i];
+			q[i] = q[i + 1];
+			q[i + 1] = x;
+			depth = d, last_put = lp, last_get = lg;
+			(*ties)++;
+			i++;
+			continue;
+		}
+		bad++;
+	}
+	*final_depth = depth;
+	return bad;
+}
 
 struct worker {
 	uint32_t tid;
@@ -83,8 +144,10 @@ int main(void)
 	static uint8_t put[JOBS + 1], got[JOBS + 1], begun[JOBS + 1], hashed[JOBS + 1];
 	struct worker w[WORKERS];
 	memset(w, 0, sizeof w);
-	uint64_t raw = 0, depth = 0, bad_depth = 0, last_put = 0, last_get = 0, out_of_order = 0;
-	uint64_t get_before_put = 0, wrong_begin = 0, wrong_hash = 0, ends = 0, counters = 0;
+	static struct qev q[2 * JOBS + 16];
+	size_t nq = 0;
+	uint64_t raw = 0, last_put = 0, last_get = 0;
+	uint64_t wrong_begin = 0, wrong_hash = 0, ends = 0, counters = 0;
 	uint64_t bad_counter = 0, other = 0;
 	uint32_t pid = 0, dispatcher = 0;
 	while (rlog_reader_next(rd, &ev) == 1) {
@@ -97,19 +160,18 @@ int main(void)
 			continue;
 		}
 		uint64_t job = field(rd, &ev, "job");
-		if (strcmp(s->name, "queue.put") == 0) {
+		bool is_put = strcmp(s->name, "queue.put") == 0;
+		if ((is_put || strcmp(s->name, "queue.get") == 0) && nq < sizeof q / sizeof q[0])
+			q[nq++] = (struct qev){ ev.time_ns, is_put, ev.tid, job,
+						field(rd, &ev, "depth") };
+		if (is_put) {
 			dispatcher = ev.tid;
-			out_of_order += job != last_put + 1;
-			last_put = job;
-			bad_depth += field(rd, &ev, "depth") != ++depth;
+			last_put = job > last_put ? job : last_put;
 			if (job >= 1 && job <= JOBS)
 				put[job]++;
 		} else if (strcmp(s->name, "queue.get") == 0) {
-			out_of_order += job != last_get + 1;
-			last_get = job;
-			bad_depth += depth == 0 || field(rd, &ev, "depth") != --depth;
+			last_get = job > last_get ? job : last_get;
 			if (job >= 1 && job <= JOBS) {
-				get_before_put += put[job] != 1;
 				got[job]++;
 			}
 			struct worker *k = worker_of(w, ev.tid);
@@ -146,10 +208,13 @@ int main(void)
 	}
 	ASSERT_EQ_U64(raw, 0);
 	ASSERT_EQ_U64(other, 0);
-	ASSERT_EQ_U64(out_of_order, 0);
-	ASSERT_EQ_U64(bad_depth, 0);
+	ASSERT_EQ_U64(nq, 2 * JOBS);
+	uint64_t ties = 0, depth = 0;
+	uint64_t misfits = qev_replay(q, nq, &ties, &depth);
+	ok(misfits == 0, "puts and gets replay the queue's history in trace order (%llu misfits, "
+			 "%llu ties under %d ns)",
+	   (unsigned long long)misfits, (unsigned long long)ties, TIE_NS);
 	ASSERT_EQ_U64(depth, 0);
-	ASSERT_EQ_U64(get_before_put, 0);
 	ASSERT_EQ_U64(wrong_begin, 0);
 	ASSERT_EQ_U64(wrong_hash, 0);
 	ASSERT_EQ_U64(last_put, JOBS);
