@@ -24,9 +24,6 @@ double bench_ref_rdtsc_store(uint64_t n); /* rdtsc + a 16-byte store */
 double bench_ref_store(uint64_t n);       /* a 16-byte store alone */
 double bench_ref_clock_gettime(uint64_t n);
 double bench_ref_memcpy(uint64_t n, size_t len); /* memcpy of len bytes into a large array */
-/* MB/s of write(2) of 512 MiB into a new tmpfs file; *cpu_mb_per_s gets
- * the MB per second of this thread's CPU time (user and system). */
-double bench_ref_tmpfs_write(const char *path, double *cpu_mb_per_s);
 
 /* rlog_enabled(63) + rlog_write with category 63 off. */
 double bench_disabled(uint64_t n);
@@ -80,5 +77,30 @@ struct bench_paced {
 /* Writes 16-byte events at a steady rate (events/s) for ms milliseconds,
  * into a session drained by process daemon. */
 struct bench_paced bench_write_paced(double rate, unsigned ms, pid_t daemon);
+
+/* The sustained rate (bench_ladder.c): steady rates of 16-byte events from
+ * 5 M to 100 M events/s, 400 ms each, into the attached session, until a
+ * rung loses an event or the writer falls 3% short of its rate. */
+struct bench_ladder {
+	double sustained;      /* events/s of the last rung kept, 0 if none */
+	const char *limit;     /* what ended it: "daemon", "writer" or "ladder" */
+	double drain_cpu_s;    /* the daemon's CPU time over the rungs kept */
+	uint64_t drain_events; /* events of those rungs */
+	bool drain_cpu_known;
+	uint64_t paced_lost;   /* events lost (by the rung that failed) */
+};
+void bench_ladder_run(pid_t daemon, struct bench_ladder *l);
+
+/* Prints l's figures as "PREFIXsustained_events_per_s: ..." and so on,
+ * against a write(2) reference of ref_mb MB/s and ref_cpu_mb MB per
+ * CPU-second, whose CPU figure is printed as REF_KEY_mb_per_cpu_s. */
+void bench_ladder_print(const char *prefix, const struct bench_ladder *l, const char *ref_key,
+			double ref_mb, double ref_cpu_mb);
+
+/* write(2) of 512 MiB in 1 MiB writes into a new tmpfs file at path (or,
+ * rewrite, over the same file written once first, untimed: no page
+ * allocation in the timed writes), then unlinked: MB/s, and MB per
+ * second of CPU time in *cpu_mb_per_s; 0 if it fails. */
+double bench_ref_tmpfs_write(const char *path, bool rewrite, double *cpu_mb_per_s);
 
 #endif

@@ -3,7 +3,7 @@
  * (timed and untimed, any payload size, 1 to 4 threads at once, a steady
  * rate), the disabled check, and the references the same invocation
  * measures them against (rdtsc + store, a store alone, memcpy,
- * clock_gettime, write(2) into tmpfs).
+ * clock_gettime; write(2) into tmpfs is in bench_ladder.c).
  *
  * The references write into a 16 MiB array, as the write path writes into
  * a 16 MiB pool: both pay for the same cache misses.
@@ -296,37 +296,3 @@ struct bench_paced bench_write_paced(double rate, unsigned ms, pid_t daemon)
 	return res;
 }
 
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double bench_ref_tmpfs_write(const char *path, double *cpu_mb_per_s)
-{
-	*cpu_mb_per_s = 0;
-	enum { CHUNK = 1 << 20, TOTAL = 512 };
-	char *buf = malloc(CHUNK);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (buf == NULL || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	memset(buf, 0x5a, CHUNK);
-	double c0 = thread_cpu_s();
-	uint64_t t0 = bench_now_ns();
-	for (int i = 0; i < TOTAL; i++)
-		if (write(fd, buf, CHUNK) != CHUNK)
-			break;
-	uint64_t t1 = bench_now_ns();
-	double c1 = thread_cpu_s();
-	if (c1 > c0)
-		*cpu_mb_per_s = (double)TOTAL * CHUNK / (c1 - c0) / 1e6;
-	close(fd);
-	unlink(path);
-	free(buf);
-	return (double)TOTAL * CHUNK / ((double)(t1 - t0) / 1e9) / 1e6;
-}

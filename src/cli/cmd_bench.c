@@ -31,7 +31,11 @@
  * against write(2) of 512 MiB into a new tmpfs file in the same invocation
  * (sustained_vs_tmpfs, issue 9's target: at least 0.5), and what draining
  * costs the daemon per CPU-second against what that write costs
- * (drain_cpu_vs_tmpfs: the ratio a daemon with a core of its own reaches).
+ * (drain_cpu_vs_tmpfs: the ratio a daemon with a core of its own reaches);
+ * then the same ladder into a circular file of 512 MiB, preallocated,
+ * against write(2) over an existing 512 MiB file (circular_*: neither
+ * allocates pages, as with a disk's page cache in its steady state;
+ * bench_ladder.c).
  * Everything is printed as "key: value", one per line.  The loops are in
  * bench_loops.c.
  */
@@ -61,6 +65,7 @@
 	      "[--quick] [--scaling] [--memory]"
 #define RECORD_BYTES 24         /* header + timestamp + 16-byte payload */
 #define UNTIMED_RECORD_BYTES 20 /* header + 16-byte payload */
+#define CIRCULAR_MB 512          /* the circular file of the second ladder */
 #define BATCH_N 32              /* records per rlog_write_untimed_n call (write_untimed_n_ns) */
 
 static const size_t payload_sizes[] = { 0, 16, 64, 256, 1024 };
@@ -322,46 +327,45 @@ int cmd_bench(int argc, char **argv)
 		trim_wait_ms = (double)(bench_now_ns() - t0) / 1e6;
 		touch_ns = bench_page_touch((size_t)p.buffer_size * p.max_buffers, &retouch_ns);
 	}
-	/* The sustained rate: a ladder of steady rates, 400 ms each. */
+	/* The sustained rate: a ladder of steady rates, 400 ms each
+	 * (bench_ladder.c), into this session's sequential file, against
+	 * write(2) into a new tmpfs file. */
 	char ref[160];
 	snprintf(ref, sizeof ref, "/dev/shm/ringlog-bench-ref-%d", (int)getpid());
-	double tmpfs_cpu = 0;
-	double tmpfs = quick || runs == 0 ? 0 : bench_ref_tmpfs_write(ref, &tmpfs_cpu);
-	/* Steps of about 10% from 20 M/s up, so that the ratio against the
-	 * tmpfs reference is known to about that. */
-	static const double ladder[] = { 5e6, 7.5e6, 10e6, 12.5e6, 15e6, 17.5e6, 20e6, 22.5e6,
-					 25e6, 27.5e6, 30e6, 33e6, 36e6, 40e6, 44e6, 48e6, 53e6,
-					 58e6, 64e6, 70e6, 77e6, 85e6, 93e6, 100e6 };
-	double sustained = 0;
-	uint64_t paced_lost = 0;
-	/* What stopped the ladder: the daemon lost events, the writer could
-	 * not keep the rate (the figure is then a floor of the daemon's), or
-	 * the ladder ended. */
-	const char *limit = "ladder";
-	/* The daemon's CPU time over the rungs it kept up with: what draining
-	 * costs it, whatever share of a core the machine's load left it. */
-	double drain_cpu_s = 0;
-	uint64_t drain_events = 0;
-	bool drain_cpu_known = true;
-	for (size_t k = 0; k < sizeof ladder / sizeof ladder[0] && !quick && runs > 0; k++) {
-		settle();
-		struct bench_paced pr = bench_write_paced(ladder[k], 400, daemon);
-		paced_lost += pr.lost;
-		if (pr.lost != 0) {
-			limit = "daemon";
-			break;
+	bool ladders = !quick && runs > 0;
+	double tmpfs_cpu = 0, tmpfs = ladders ? bench_ref_tmpfs_write(ref, false, &tmpfs_cpu) : 0;
+	struct bench_ladder lad = { .limit = "ladder" }, circ = { .limit = "ladder" };
+	if (ladders)
+		bench_ladder_run(daemon, &lad);
+	/* Then into a circular file of CIRCULAR_MB on tmpfs, whose pages are
+	 * written again lap after lap, against write(2) over an existing
+	 * file: both without page allocation, as with a disk's page cache
+	 * in its steady state.  A file that keeps growing on tmpfs takes new
+	 * memory, which on a virtual machine can cost the host's page faults
+	 * (docs/PERFORMANCE.md, "Drain throughput"). */
+	double rewrite_cpu = 0, rewrite = 0;
+	bool circ_ran = false;
+	char namec[64], pathc[128];
+	snprintf(namec, sizeof namec, "bench-circ-%d", (int)getpid());
+	snprintf(pathc, sizeof pathc, "/dev/shm/ringlog-bench-circ-%d.rlog", (int)getpid());
+	struct rlog__region_params pc = p;
+	pc.log_file_mode = RLOG_MODE_CIRCULAR | RLOG_MODE_PREALLOCATE;
+	pc.max_file_size = (uint64_t)CIRCULAR_MB << 20;
+	struct rlog__start stc = { .name = namec, .path = pathc, .params = pc, .force = true };
+	struct rlog__start_result startedc = { 0 };
+	if (ladders && rlog__session_start(&stc, &startedc) == 0) {
+		rewrite = bench_ref_tmpfs_write(ref, true, &rewrite_cpu);
+		if (rlog_attach(namec) == 0) {
+			bench_ladder_run(startedc.daemon_pid, &circ);
+			circ_ran = true;
 		}
-		if (pr.achieved < ladder[k] * 0.97) {
-			limit = "writer";
-			break;
-		}
-		sustained = ladder[k];
-		drain_cpu_known &= pr.daemon_cpu_s >= 0;
-		drain_cpu_s += pr.daemon_cpu_s;
-		drain_events += pr.events;
+		if (rlog_attach(name) != 0)
+			cli_error("bench: attach %s again failed", name);
+		struct rlog__stop_result resc;
+		rlog__session_stop(namec, &resc, NULL, NULL);
+		waitpid(startedc.daemon_pid, NULL, 0);
+		unlink(pathc);
 	}
-	double drain_cpu_mb = drain_cpu_known && drain_cpu_s > 0
-				      ? (double)drain_events * RECORD_BYTES / drain_cpu_s / 1e6 : 0;
 	/* A second session: every write then takes the slow path and goes to
 	 * both (docs/PERFORMANCE.md).  Interleaved with the one-session figure
 	 * run by run, as above. */
@@ -504,22 +508,13 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!quick) {
 		printf("ref_tmpfs_write_mb_per_s: %.1f\n", tmpfs);
-		printf("sustained_events_per_s: %.0f\n", sustained);
-		printf("sustained_mb_per_s: %.1f\n", sustained * RECORD_BYTES / 1e6);
-		/* sustained_vs_tmpfs is issue 9's name; the older key stays for
-		 * the scripts that read it. */
-		double ratio = tmpfs > 0 ? sustained * RECORD_BYTES / 1e6 / tmpfs : 0;
-		printf("sustained_vs_tmpfs: %.2f\n", ratio);
-		printf("sustained_vs_tmpfs_write: %.2f\n", ratio);
-		printf("sustained_limit: %s\n", limit);
-		/* Per second of CPU time: the daemon's draining against the
-		 * reference's write(2), both on one core's worth of time. */
-		printf("ref_tmpfs_write_mb_per_cpu_s: %.1f\n", tmpfs_cpu);
-		printf("drain_mb_per_cpu_s: %.1f\n", drain_cpu_mb);
-		printf("drain_cpu_ns_per_event: %.2f\n",
-		       drain_events ? drain_cpu_s * 1e9 / (double)drain_events : 0);
-		printf("drain_cpu_vs_tmpfs: %.2f\n", tmpfs_cpu > 0 ? drain_cpu_mb / tmpfs_cpu : 0);
-		printf("paced_events_lost: %" PRIu64 "\n", paced_lost);
+		bench_ladder_print("", &lad, "ref_tmpfs_write", tmpfs, tmpfs_cpu);
+		if (circ_ran) {
+			printf("circular_file_mb: %d\n", CIRCULAR_MB);
+			printf("ref_tmpfs_rewrite_mb_per_s: %.1f\n", rewrite);
+			bench_ladder_print("circular_", &circ, "ref_tmpfs_rewrite", rewrite,
+					   rewrite_cpu);
+		}
 	}
 	bench_counters_print(&cf);
 	if (stop_err < 0)
