@@ -267,6 +267,18 @@ static inline void h_summarize(const char *path, struct h_summary *s)
 	rlog_reader_close(rd);
 }
 
+/* Reads file path whole into buf (cap bytes) and returns its size; a
+ * failed test point if it cannot be read or does not fit. */
+static inline size_t h_read_whole(const char *path, uint8_t *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, cap, f) : 0;
+	if (f)
+		fclose(f);
+	ok(n > 0 && n < cap, "%s is read whole (%zu bytes)", path, n);
+	return n;
+}
+
 /*
  * The accounting identity after `ringlog stop` (its output in *stop): the
  * daemon's events_written and events_lost are what the producers counted

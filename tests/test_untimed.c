@@ -162,11 +162,7 @@ int main(void)
 	ASSERT_EQ(r.status, 0);
 	h_check_identity(&r, path, written, 0);
 
-	FILE *f = fopen(path, "rb");
-	size_t fsz = f ? fread(file, 1, sizeof file, f) : 0;
-	if (f)
-		fclose(f);
-	ok(fsz > 0 && fsz < sizeof file, "the log file is read whole (%zu bytes)", fsz);
+	size_t fsz = h_read_whole(path, file, sizeof file);
 
 	/* The reader: per thread, the k-th event is what write_mix wrote,
 	 * untimed ones carry the time of the record before them. */

@@ -121,11 +121,7 @@ int main(void)
 	h_check_identity(&r, path, w[0].records + w[1].records, 0);
 
 	/* The file, thread by thread, in call order. */
-	FILE *f = fopen(path, "rb");
-	size_t fsz = f ? fread(file, 1, sizeof file, f) : 0;
-	if (f)
-		fclose(f);
-	ok(fsz > 0 && fsz < sizeof file, "the log file is read whole (%zu bytes)", fsz);
+	size_t fsz = h_read_whole(path, file, sizeof file);
 	struct rlog_reader *rd;
 	ASSERT_EQ(rlog_reader_open(path, &rd), 0);
 	struct rlog_event ev;
@@ -214,10 +210,7 @@ int main(void)
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
 	h_check_identity(&r, path, written, emitted - written);
-	f = fopen(path, "rb");
-	fsz = f ? fread(file, 1, sizeof file, f) : 0;
-	if (f)
-		fclose(f);
+	fsz = h_read_whole(path, file, sizeof file);
 	ASSERT_EQ(rlog_reader_open(path, &rd), 0);
 	uint64_t smalls = 0, bad_small = 0;
 	while (rlog_reader_next(rd, &ev) == 1) {
