@@ -353,9 +353,17 @@ int cmd_bench(int argc, char **argv)
 	pc.max_file_size = (uint64_t)CIRCULAR_MB << 20;
 	struct rlog__start stc = { .name = namec, .path = pathc, .params = pc, .force = true };
 	struct rlog__start_result startedc = { 0 };
-	if (ladders && rlog__session_start(&stc, &startedc) == 0) {
+	int circ_err = ladders ? rlog__session_start(&stc, &startedc) : 0;
+	if (circ_err < 0)
+		cli_error("bench: the circular ladder's session: %s (no circular_* figures)",
+			  strerror(-circ_err));
+	if (ladders && circ_err == 0) {
 		rewrite = bench_ref_tmpfs_write(ref, true, &rewrite_cpu);
-		if (rlog_attach(namec) == 0) {
+		int aerr = rlog_attach(namec);
+		if (aerr < 0)
+			cli_error("bench: attach %s: %s (no circular_* figures)", namec,
+				  strerror(-aerr));
+		else {
 			/* One lap first (576 MB of records at 12 M/s): a
 			 * preallocated page of tmpfs is only reserved, and its
 			 * first write can cost what a new one does. */
@@ -365,6 +373,8 @@ int cmd_bench(int argc, char **argv)
 		}
 		if (rlog_attach(name) != 0)
 			cli_error("bench: attach %s again failed", name);
+	}
+	if (startedc.daemon_pid > 0) {
 		struct rlog__stop_result resc;
 		rlog__session_stop(namec, &resc, NULL, NULL);
 		waitpid(startedc.daemon_pid, NULL, 0);
