@@ -357,7 +357,7 @@ RLOG__INLINE uint64_t rlog__now(void)
  * its store buffer, and a load wider than the store it reads is not
  * forwarded from it: the load waits until every earlier store has reached
  * the cache, the previous record's included, and writes stop overlapping
- * (a 16-byte untimed event: 7.3 ns with one 16-byte load, 3 ns with two
+ * (a 16-byte untimed event: 8.7 ns with one 16-byte load, 2.8 ns with two
  * 8-byte ones; docs/PERFORMANCE.md).  Up to 64 bytes in 8-byte words and a
  * 4-byte tail, folded into straight moves for a constant length; a caller
  * that stored 8-byte fields, or wider, is forwarded.  Longer or odd
@@ -575,19 +575,22 @@ RLOG__INLINE int rlog_write_untimed_flagged(unsigned id, uint16_t flag, const vo
  * Returns the number of records written (0..count): the others were lost
  * (counted, as rlog_write's -ENOBUFS and -EBUSY) or not emitted (no
  * session, paused: as rlog_write's 0; the call then returns at once);
- * -EINVAL for a bad ID or count, -EMSGSIZE for a len that fits no buffer.
+ * -EINVAL for a bad ID or count; -EMSGSIZE when no record was written
+ * because len fits no buffer (as rlog_write_untimed, which with several
+ * sessions still writes into those whose buffers hold it).
  * Async-signal-safe.
  */
 RLOG__INLINE int rlog_write_untimed_n(unsigned id, const void *payloads, size_t len, size_t count)
 {
 	if (RLOG__UNLIKELY(!rlog__id_ok(id) || count > (size_t)0x7fffffff))
 		return -EINVAL;
-	if (RLOG__UNLIKELY(len > RLOG_MAX_PAYLOAD))
-		return -EMSGSIZE;
-	uint32_t hdr = ((uint32_t)id << RLOG_HDR_ID_SHIFT) | (uint32_t)len;
+	/* As rlog_write_untimed's header: a len over RLOG_MAX_PAYLOAD never
+	 * takes the fast path below, and the slow path refuses it. */
+	uint32_t hdr = ((uint32_t)id << RLOG_HDR_ID_SHIFT) | (uint32_t)(len & 0xffffu);
 	size_t size = (4 + len + 3) & ~(size_t)3;
 	const uint8_t *src = (const uint8_t *)payloads;
-	size_t i = 0, written = 0; /* records done (written or lost), written */
+	size_t i = 0, written = 0; /* records done (written, lost or refused), written */
+	bool refused = false;     /* a record fitted no buffer (-EMSGSIZE) */
 	while (i < count) {
 		_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask, memory_order_relaxed);
 		if (RLOG__UNLIKELY(atomic_load_explicit(m, memory_order_relaxed) == 0))
@@ -600,7 +603,8 @@ RLOG__INLINE int rlog_write_untimed_n(unsigned id, const void *payloads, size_t 
 			atomic_store_explicit(busy, 1, memory_order_relaxed);
 			atomic_signal_fence(memory_order_seq_cst);
 			uint8_t *p = t->pos;
-			if (p != NULL && t->mask == m && atomic_load_explicit(t->mask, memory_order_relaxed) != 0) {
+			if (p != NULL && len <= RLOG_MAX_PAYLOAD && t->mask == m &&
+			    atomic_load_explicit(t->mask, memory_order_relaxed) != 0) {
 				k = (size_t)(t->end - p) / size;
 				k = k < count - i ? k : count - i;
 			}
@@ -615,7 +619,7 @@ RLOG__INLINE int rlog_write_untimed_n(unsigned id, const void *payloads, size_t 
 					}
 					rlog__copy_payload(p + 4, src, len);
 					p += size;
-					src += len;
+					src = len ? src + len : src; /* payloads may be NULL if len is 0 */
 				}
 				t->pos = p;
 				t->written += k;
@@ -634,13 +638,15 @@ RLOG__INLINE int rlog_write_untimed_n(unsigned id, const void *payloads, size_t 
 		int r = rlog__write(hdr, 0, src, len);
 		if (r == 0)
 			break;
-		if (r == -EMSGSIZE)
-			return written > 0 ? (int)written : r;
+		/* -EMSGSIZE: no buffer holds it (with several sessions, some
+		 * may have taken it, as a single call's record); go on, as n
+		 * calls would. */
+		refused |= r == -EMSGSIZE;
 		i++;
-		src += len;
+		src = len ? src + len : src;
 		written += r > 0; /* else lost (-ENOBUFS, -EBUSY): counted */
 	}
-	return (int)written;
+	return written == 0 && refused ? -EMSGSIZE : (int)written;
 }
 
 #ifdef __cplusplus

@@ -17,6 +17,10 @@
  *      what the calls returned plus what they did not write is exactly
  *      emitted = written + lost in the daemon's counts; 3-byte records in
  *      reused buffers have their exact bytes, the fill byte 0.
+ *   4. Two sessions (rlog_attach_add) and a thread whose first write is a
+ *      batch: each record in both; records that fit only the second
+ *      session's buffers go there, the call returning -EMSGSIZE, as a
+ *      single call's would.
  */
 #include "harness.h"
 
@@ -82,6 +86,31 @@ static void *write_batches(void *arg)
 	return NULL;
 }
 
+/* Part 4's thread: its first write is a batch. */
+struct two_sessions {
+	int first, big;
+	uint64_t written;
+};
+
+static void *write_two_sessions(void *arg)
+{
+	struct two_sessions *ts = arg;
+	uint64_t v[50][2];
+	for (unsigned k = 0; k < 10; k++) {
+		for (unsigned i = 0; i < 50; i++) {
+			v[i][0] = k * 50 + i;
+			v[i][1] = ~v[i][0];
+		}
+		int n = rlog_write_untimed_n(1027, v, 16, 50);
+		if (k == 0)
+			ts->first = n;
+		ts->written += n > 0 ? (uint64_t)n : 0;
+	}
+	static uint8_t big[3 * 8000];
+	ts->big = rlog_write_untimed_n(1028, big, 8000, 3);
+	return NULL;
+}
+
 int main(void)
 {
 	/* 1. Caller errors, and no session. */
@@ -90,7 +119,8 @@ int main(void)
 	ASSERT_EQ(rlog_write_untimed_n(3, p, 4, 1), -EINVAL);
 	ASSERT_EQ(rlog_write_untimed_n(33, p, 4, 1), -EINVAL);
 	ASSERT_EQ(rlog_write_untimed_n(1024, p, 4, (size_t)1 << 31), -EINVAL);
-	ASSERT_EQ(rlog_write_untimed_n(1024, NULL, 70000, 1), -EMSGSIZE);
+	static uint8_t big[70000];
+	ASSERT_EQ(rlog_write_untimed_n(1024, big, 70000, 1), 0); /* as rlog_write_untimed */
 
 	const char *name = h_session("untimed-n");
 	char path[256];
@@ -99,9 +129,12 @@ int main(void)
 	 * so nothing can be lost whatever the daemon's pace. */
 	h_start(name, path, "4", "2048");
 	ASSERT_EQ(rlog_attach(name), 0);
-	/* A record that fits no 4 KiB buffer, and an empty batch. */
-	ASSERT_EQ(rlog_write_untimed_n(1024, NULL, 8000, 2), -EMSGSIZE);
+	/* Records that fit no 4 KiB buffer, or no record at all; an empty
+	 * batch; empty payloads with no payload bytes to point at. */
+	ASSERT_EQ(rlog_write_untimed_n(1024, big, 70000, 1), -EMSGSIZE);
+	ASSERT_EQ(rlog_write_untimed_n(1024, big, 8000, 2), -EMSGSIZE);
 	ASSERT_EQ(rlog_write_untimed_n(1024, NULL, 16, 0), 0);
+	ASSERT_EQ(rlog_write_untimed_n(1032, NULL, 0, 3), 3);
 
 	/* 2. Two threads of mixed batches. */
 	pthread_t th[2];
@@ -118,7 +151,7 @@ int main(void)
 	struct h_run r;
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
-	h_check_identity(&r, path, w[0].records + w[1].records, 0);
+	h_check_identity(&r, path, w[0].records + w[1].records + 3, 0);
 
 	/* The file, thread by thread, in call order. */
 	size_t fsz = h_read_whole(path, file, sizeof file);
@@ -127,8 +160,13 @@ int main(void)
 	struct rlog_event ev;
 	uint32_t seq[2] = { 0, 0 };
 	unsigned call[2] = { 0, 0 }, left[2] = { 0, 0 };
-	uint64_t prev_ticks[2] = { 0, 0 }, bad = 0, untimed = 0, seen = 0;
+	uint64_t prev_ticks[2] = { 0, 0 }, bad = 0, untimed = 0, seen = 0, empties = 0;
 	while (rlog_reader_next(rd, &ev) == 1) {
+		/* The three empty records: a bare 4-byte header each. */
+		const uint8_t *b4 = ev.offset + 4 <= fsz ? file + ev.offset : NULL;
+		uint8_t e4[4] = { 0x00, 0x00, 0x08, 0x04 }; /* ID 1032, Length 0, untimed */
+		empties += !ev.from_daemon && ev.id == 1032 && ev.size == 4 && !ev.has_time &&
+			   b4 != NULL && memcmp(b4, e4, 4) == 0;
 		int t = ev.tid == w[0].tid ? 0 : ev.tid == w[1].tid ? 1 : -1;
 		if (t < 0 || ev.from_daemon)
 			continue;
@@ -170,6 +208,7 @@ int main(void)
 	}
 	rlog_reader_close(rd);
 	ASSERT_EQ_U64(bad, 0);
+	ASSERT_EQ_U64(empties, 3);
 	ASSERT_EQ_U64(seen, w[0].records + w[1].records);
 	ASSERT_EQ(call[0], CALLS);
 	ASSERT_EQ(call[1], CALLS);
@@ -227,5 +266,35 @@ int main(void)
 	ok(smalls > 0, "3-byte records written in the overload (%llu)", (unsigned long long)smalls);
 	ASSERT_EQ_U64(bad_small, 0);
 	unlink(path);
+
+	/* 4. Two sessions, 4 KiB and 16 KiB buffers, and a thread whose first
+	 * write is a batch: every record goes to both; 8,000-byte records
+	 * fit only the second's buffers, which take them, as they take a
+	 * single call's, while the call says -EMSGSIZE. */
+	char na[64], nb[64], pa[256], pb[256];
+	snprintf(na, sizeof na, "%s", h_session("untimed-n-a"));
+	snprintf(nb, sizeof nb, "%s", h_session("untimed-n-b"));
+	snprintf(pa, sizeof pa, "%s", h_path("untimed-n-a"));
+	snprintf(pb, sizeof pb, "%s", h_path("untimed-n-b"));
+	h_start(na, pa, "4", "64");
+	h_start(nb, pb, "16", "64");
+	ASSERT_EQ(rlog_attach(na), 0);
+	ASSERT_EQ(rlog_attach_add(nb), 0);
+	pthread_t tb;
+	struct two_sessions ts = { 0 };
+	ASSERT_EQ(pthread_create(&tb, NULL, write_two_sessions, &ts), 0);
+	pthread_join(tb, NULL);
+	rlog_detach();
+	ASSERT_EQ(ts.first, 50);
+	ASSERT_EQ_U64(ts.written, 500);
+	ASSERT_EQ(ts.big, -EMSGSIZE);
+	h_ringlog(&r, "stop", na, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, pa, 500, 0);
+	h_ringlog(&r, "stop", nb, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, pb, 503, 0);
+	unlink(pa);
+	unlink(pb);
 	return done_testing();
 }
