@@ -11,9 +11,7 @@
  *      calibration): far fewer than the writes.
  *   2. The daemon continued and the pool drained (`ringlog flush`), then 2
  *      ms later: the next untimed write and the next timed write each
- *      return 1 (a back-off that outlives its window would lose them:
- *      an untimed write's time is its thread's previous record's, which
- *      must not be what the window is measured with).
+ *      return 1 (a back-off that outlived its window would lose them).
  *   3. Stop: emitted = written + lost exactly, in the daemon's counts and
  *      in the file.
  */
@@ -42,6 +40,27 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Waits until process pid is stopped (state T in /proc/PID/stat), 2 s
+ * at most. */
+static bool stopped(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 2000; i++) {
+		char line[256] = "";
+		FILE *f = fopen(path, "r");
+		bool got = f && fgets(line, sizeof line, f) != NULL;
+		if (f)
+			fclose(f);
+		const char *rp = got ? strrchr(line, ')') : NULL;
+		if (rp && (rp[2] == 'T' || rp[2] == 't'))
+			return true;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
 int main(void)
 {
 	const char *name = h_session("starve");
@@ -56,6 +75,7 @@ int main(void)
 
 	/* 1. The daemon stopped: fill the pool, then starve. */
 	ASSERT_EQ(kill(daemon, SIGSTOP), 0);
+	ok(stopped(daemon), "the daemon is stopped");
 	struct h_tally t = { 0 };
 	uint64_t v[2] = { 0, 0 }, filled = 0;
 	while (h_tally_add(&t, rlog_write(1024, v, 16)) == 1 && filled < 100000)

@@ -66,6 +66,7 @@ struct rlog__bind {
 	uint32_t next_buffer;         /* where the round-robin search for a free buffer starts */
 	uint64_t starved_at;          /* tick time of the last search that found no free
 	                                 buffer; 0: the last one found one (write.c) */
+	uint64_t starve_hz;           /* the session's tick rate, clamped, read at binding */
 	uint8_t meta_pending;         /* RLOG__META_*: records due before the next event here */
 	/* What the current buffer holds, for its descriptor at handover. */
 	bool multi;                   /* written with two or more sessions: every write comes

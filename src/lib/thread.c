@@ -118,6 +118,7 @@ static void bind_clear(struct rlog__tpriv *pv, unsigned k)
 	b->slot = NULL;
 	b->desc = NULL;
 	b->meta_pending = 0;
+	b->starved_at = 0;
 	h->pos = h->end = h->base = NULL;
 	h->write_off = &no_write_off;
 	h->mask = &rlog__zero_mask;
@@ -412,6 +413,13 @@ int rlog__bind_slot(struct rlog__tpriv *pv, unsigned k, struct rlog__session *se
 		b->slot = s;
 		b->slot_idx = i;
 		b->desc = NULL;
+		/* A new binding starts unstarved; the session's tick rate,
+		 * read once here (the daemon refines it later on; the window
+		 * needs no precision), sets the back-off's window (write.c). */
+		b->starved_at = 0;
+		uint64_t hz = r->hdr->tick_freq_hz;
+		b->starve_hz = hz < 1000000u ? 1000000u
+			       : hz > UINT64_C(100000000000) ? UINT64_C(100000000000) : hz;
 		h->mask = &r->hdr->enable_mask;
 		h->pos = h->end = h->base = NULL;
 		h->write_off = &no_write_off;

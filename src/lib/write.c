@@ -166,20 +166,19 @@ static void commit(struct rlog__thread *h)
  * bitmap word, lines the daemon is writing as it gives buffers back: a
  * thread that searched at every write made each lost event cost five
  * written ones (120 ns against 24.5 with the default pool full;
- * docs/PERFORMANCE.md, "Drain throughput").  The frequency comes from the
- * region, hostile: clamped, it only sets how soon the thread looks again
- * (at most 1 ms). */
-static uint64_t starve_ticks(const struct rlog__region *r)
+ * docs/PERFORMANCE.md, "Drain throughput").  The tick rate comes from the
+ * region, hostile: clamped at binding (thread.c), it only sets how soon
+ * the thread looks again (at most 1 ms).  Not in overwrite mode, where a
+ * search can reuse a full buffer (make_room). */
+static uint64_t starve_ticks(const struct rlog__bind *b)
 {
-	struct rlog_shm_header *h = r->hdr;
-	uint64_t hz = h->tick_freq_hz;
-	hz = hz < 1000000u ? 1000000u : hz > UINT64_C(100000000000) ? UINT64_C(100000000000) : hz;
+	struct rlog_shm_header *h = b->region->hdr;
 	/* A pool below its maximum is about to grow (the search woke the
 	 * daemon): 1 us then, so that the writes find the new buffers at
 	 * once; a daemon that does not grow it (stopped, hung) still costs
 	 * a search per microsecond at most. */
 	bool growing = load_relaxed(&h->number_of_buffers) < load_relaxed(&h->max_buffers);
-	return hz / (growing ? 1000000u : 100000u);
+	return b->starve_hz / (growing ? 1000000u : 100000u);
 }
 
 /*
@@ -198,12 +197,14 @@ static bool make_room(struct rlog__tpriv *pv, struct rlog__bind *b, uint32_t siz
 		rlog__buffer_handover(b);
 		/* The clock, not now: an untimed event's now is its thread's
 		 * previous record's time. */
-		if (b->starved_at != 0 && rlog__now() - b->starved_at < starve_ticks(b->region))
+		if (b->starved_at != 0 && rlog__now() - b->starved_at < starve_ticks(b))
 			return false;
 		if (!rlog__buffer_take(pv, b, now)) {
 			RLOG__HOOK(RLOG__HOOK_STARVED);
-			uint64_t t = rlog__now();
-			b->starved_at = t != 0 ? t : 1;
+			if (!b->region->overwrite) {
+				uint64_t tick = rlog__now();
+				b->starved_at = tick != 0 ? tick : 1;
+			}
 			return false;
 		}
 		b->starved_at = 0;
