@@ -274,6 +274,24 @@ static void output_error(struct rlog__region *r, struct rlog__output *out)
 		set_error(r, what, -err);
 }
 
+/* FULL buffers that make the daemon go round again at once rather than
+ * sleep: a pass's worth, or an eighth of a small pool (at least 1). */
+static uint32_t busy_backlog(const struct rlog__drain *d)
+{
+	uint32_t eighth = d->pool / 8 > 0 ? d->pool / 8 : 1;
+	return d->pass_budget < eighth ? d->pass_budget : eighth;
+}
+
+/* The pool in use at or past its high-water mark, the test producers wake
+ * the daemon on (thread.c): a producer that handed a buffer over while the
+ * daemon was not waiting did not wake it, so the daemon must not sleep on
+ * it either. */
+static bool over_high_water(struct rlog__drain *d)
+{
+	uint32_t n = d->pool, free = rlog__region_free_count(d->r);
+	return free < n && n - free >= rlog__region_high_water(d->r->high_water_pct, n);
+}
+
 /*
  * How long to sleep on the fill event when the passes since the last sleep
  * gave back released buffers in span ns: 1 ms
@@ -283,14 +301,6 @@ static void output_error(struct rlog__region *r, struct rlog__output *out)
  * enough; above it, a daemon that waits for the mark may be scheduled too
  * late on a loaded machine (docs/PERFORMANCE.md, "Drain throughput").
  */
-/* FULL buffers that make the daemon go round again at once rather than
- * sleep: a pass's worth, or an eighth of a small pool (at least 1). */
-static uint32_t busy_backlog(const struct rlog__drain *d)
-{
-	uint32_t eighth = d->pool / 8 > 0 ? d->pool / 8 : 1;
-	return d->pass_budget < eighth ? d->pass_budget : eighth;
-}
-
 static int poll_ms(const struct rlog__drain *d, uint32_t released, uint64_t span)
 {
 	/* In doubles: bytes times the poll in ns would overflow 64 bits. */
@@ -500,7 +510,8 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		 * throughput"). */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
 		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
-		    (released > 0 && rlog__drain_full_at_least(d, busy_backlog(d)))) {
+		    (released > 0 && (rlog__drain_full_at_least(d, busy_backlog(d)) ||
+				      over_high_water(d)))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
 		}

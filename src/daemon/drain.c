@@ -625,7 +625,8 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t idx = d->order[(k0 + j) % n];
 		if (mode == RLOG_DRAIN_FULL && released >= d->pass_budget) {
-			/* The rest waits for the next pass, which comes at once:
+			/* The rest waits for the next pass, which comes at once
+			 * while a pass's worth is FULL (daemon.c):
 			 * their slots are not reaped meanwhile. */
 			d->rr_slot = d->scan_slot[idx];
 			for (; j < n; j++)
