@@ -20,9 +20,10 @@
  * The queue events are written while the queue's lock is held, so their
  * order in the trace is the order of the operations: a job's queue.put
  * precedes its queue.get, and the depths read in time order are the
- * queue's real history, to within a few nanoseconds (the time-stamp
- * counter is read without a fence, so two operations on different CPUs
- * closer than that may show in either order; docs/DECISIONS.md).
+ * queue's real history, to within a fraction of a microsecond (the
+ * time-stamp counter is read without a fence, so two operations on
+ * different CPUs closer than that may show in either order;
+ * docs/DECISIONS.md).
  * (Written after the unlock, a put could be time-stamped microseconds
  * after the get of the same job by another thread.)  An event costs tens
  * of nanoseconds, so the lock is held hardly longer.

@@ -10,10 +10,11 @@
  *     they carry step by +1 and -1 from 0 back to 0: true only because the
  *     demo writes them while it holds the queue's lock.  Two of them on
  *     different threads less than TIE_NS apart may come in either order:
- *     the time-stamp counter is read without a barrier (a fence would cost
- *     a timed event about half again), so the read after taking the lock
- *     can run a few nanoseconds ahead of the lock, and the CPUs' counters
- *     may differ by as much; such a pair is counted as a tie and checked
+ *     the time-stamp counter is read without a fence (one would double a
+ *     timed event's cost), so the read after taking the lock can run
+ *     ahead of the lock by as much as the CPU's out-of-order window holds
+ *     (hundreds of nanoseconds behind a cache miss), and the CPUs'
+ *     counters may differ; such a pair is counted as a tie and checked
  *     in the order that fits (docs/DECISIONS.md);
  *   - a worker begins the job it just got, and hashes the job it is in;
  *   - the five threads are named dispatcher and worker-0..3;
