@@ -130,10 +130,26 @@ static inline uint64_t h_kv(const char *text, const char *key)
 }
 
 /* A session name unique to this test process. */
+/* A number of this process's own, beside its pid in session names: pids
+ * wrap (pid_max is 32768 here), and a session an earlier test left behind
+ * (an orphan whose daemon was killed) keeps its name, so that a later
+ * process with the same pid could not start its own. */
+static inline unsigned h_nonce(void)
+{
+	static unsigned n;
+	if (n == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		n = ((unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec * 2654435761u ^
+		     (unsigned)getpid() * 40503u) | 1u;
+	}
+	return n;
+}
+
 static inline const char *h_session(const char *tag)
 {
 	static char name[64];
-	snprintf(name, sizeof name, "t-%s-%d", tag, (int)getpid());
+	snprintf(name, sizeof name, "t-%s-%d-%x", tag, (int)getpid(), h_nonce());
 	return name;
 }
 

@@ -256,7 +256,7 @@ static void check_refused(const char *what, const char *name)
 static void hostile_headers(void)
 {
 	char name[64], shm[96];
-	snprintf(name, sizeof name, "t-bad-%d", (int)getpid());
+	snprintf(name, sizeof name, "t-bad-%d-%x", (int)getpid(), h_nonce());
 	snprintf(shm, sizeof shm, "/ringlog.%s", name);
 
 	bad_region(name, 8192, NULL);

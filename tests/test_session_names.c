@@ -46,7 +46,7 @@ static void expect(const struct h_run *r, int status, const char *err)
 static void cli_errors(void)
 {
 	char name[64], upper[64], path[256], path2[256], line[512];
-	snprintf(name, sizeof name, "t-Names-%d", (int)getpid());
+	snprintf(name, sizeof name, "t-Names-%d-%x", (int)getpid(), h_nonce());
 	for (size_t i = 0; name[i]; i++)
 		upper[i] = (char)toupper((unsigned char)name[i]), upper[i + 1] = '\0';
 	snprintf(path, sizeof path, "%s", h_path("names"));
@@ -103,7 +103,7 @@ static void cli_errors(void)
 
 	/* An existing output file: refused without --force, kept intact. */
 	char other[64];
-	snprintf(other, sizeof other, "t-names2-%d", (int)getpid());
+	snprintf(other, sizeof other, "t-names2-%d-%x", (int)getpid(), h_nonce());
 	FILE *f = fopen(path2, "w");
 	fputs("keep me\n", f);
 	fclose(f);
