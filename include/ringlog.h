@@ -352,22 +352,28 @@ RLOG__INLINE uint64_t rlog__now(void)
 }
 
 /*
- * Copies a record's payload.  Loads of at most 8 bytes: a caller that has
- * just stored its payload (v[0] = i; rlog_write(id, v, 16)) still has it in
- * its store buffer, and a load wider than the store it reads is not
- * forwarded from it: the load waits until every earlier store has reached
- * the cache, the previous record's included, and writes stop overlapping
- * (a 16-byte untimed event: 8.7 ns with one 16-byte load, 2.8 ns with two
- * 8-byte ones; docs/PERFORMANCE.md).  Up to 64 bytes in 8-byte words and a
- * 4-byte tail, folded into straight moves for a constant length; a caller
- * that stored 8-byte fields, or wider, is forwarded.  Longer or odd
- * lengths: memcpy.
+ * Stores a record's payload at p: its fill bytes to the next 4-byte
+ * boundary zero (no stale bytes leak into the log), then the payload.
+ * Loads of at most 8 bytes: a caller that has just stored its payload
+ * (v[0] = i; rlog_write(id, v, 16)) still has it in its store buffer, and
+ * a load wider than the store it reads is not forwarded from it: the load
+ * waits until every earlier store has reached the cache, the previous
+ * record's included, and writes stop overlapping (a 16-byte untimed
+ * event: 8.7 ns with one 16-byte load, 2.8 ns with two 8-byte ones;
+ * docs/PERFORMANCE.md).  Up to 64 bytes in 8-byte words and a 4-byte
+ * tail, folded into straight moves for a constant length; a caller that
+ * stored 8-byte fields, or wider, is forwarded.  Longer or odd lengths:
+ * memcpy.  Used by the inline paths and the library's slow path alike.
  */
-RLOG__INLINE void rlog__copy_payload(uint8_t *p, const void *payload, size_t len)
+RLOG__INLINE void rlog__put_payload(uint8_t *p, const void *payload, size_t len)
 {
 	const uint8_t *s = (const uint8_t *)payload;
+	if (len & 3) {
+		uint32_t zero = 0; /* the word the last bytes and the fill share */
+		memcpy(p + (len & ~(size_t)3), &zero, 4);
+	}
 	if (len > 64 || (len & 3) != 0) {
-		memcpy(p, s, len);
+		memcpy(p, s, len); /* len is not 0 here: never memcpy from NULL */
 		return;
 	}
 	size_t k = 0;
@@ -449,11 +455,7 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 		memcpy(p, &flagword, 4);
 		p += 4;
 	}
-	if (len & 3) {
-		uint32_t zero = 0; /* the fill bytes are zero: no stale bytes leak into the log */
-		memcpy(p + (len & ~(size_t)3), &zero, 4);
-	}
-	rlog__copy_payload(p, payload, len);
+	rlog__put_payload(p, payload, len);
 	t->pos = next;
 	t->written++;
 	atomic_store_explicit(write_off, (uint32_t)(next - base), memory_order_release);
@@ -613,11 +615,7 @@ RLOG__INLINE int rlog_write_untimed_n(unsigned id, const void *payloads, size_t 
 				_Atomic uint32_t *write_off = t->write_off;
 				for (size_t j = 0; j < k; j++) {
 					memcpy(p, &hdr, 4);
-					if (len & 3) {
-						uint32_t zero = 0; /* zero fill, as rlog__write */
-						memcpy(p + 4 + (len & ~(size_t)3), &zero, 4);
-					}
-					rlog__copy_payload(p + 4, src, len);
+					rlog__put_payload(p + 4, src, len);
 					p += size;
 					src = len ? src + len : src; /* payloads may be NULL if len is 0 */
 				}

@@ -145,12 +145,7 @@ static void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *
 		memcpy(p, &flagword, 4);
 		p += 4;
 	}
-	if (len & 3) {
-		uint32_t zero = 0;
-		memcpy(p + (len & ~(size_t)3), &zero, 4);
-	}
-	if (len)
-		memcpy(p, payload, len);
+	rlog__put_payload(p, payload, len);
 }
 
 /* Publishes the bytes written so far.  Pairs with the daemon's
