@@ -376,6 +376,12 @@ uint32_t rlog__region_free_count(const struct rlog__region *r)
 	return n;
 }
 
+bool rlog__region_past_high_water(const struct rlog__region *r, uint32_t n)
+{
+	uint32_t free = rlog__region_free_count(r);
+	return free < n && n - free >= rlog__region_high_water(r->high_water_pct, n);
+}
+
 int rlog__region_list(void (*fn)(const char *name, void *arg), void *arg)
 {
 	DIR *d = opendir("/dev/shm");

@@ -154,6 +154,12 @@ int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t
 /* Number of free buffers in the bitmap (a snapshot). */
 uint32_t rlog__region_free_count(const struct rlog__region *r);
 
+/* True when a pool of n buffers has its high-water mark in use or more
+ * (the free bits counted now): the test on which a producer wakes the
+ * daemon at a handover (thread.c), the daemon goes round again rather
+ * than sleep (daemon.c), and grows the pool (pool.c). */
+bool rlog__region_past_high_water(const struct rlog__region *r, uint32_t n);
+
 /* Lists the names of existing sessions (lower-case, as stored).  Calls fn
  * for each; returns the count or -errno. */
 int rlog__region_list(void (*fn)(const char *name, void *arg), void *arg);

@@ -282,16 +282,6 @@ static uint32_t busy_backlog(const struct rlog__drain *d)
 	return d->pass_budget < eighth ? d->pass_budget : eighth;
 }
 
-/* The pool in use at or past its high-water mark, the test producers wake
- * the daemon on (thread.c): a producer that handed a buffer over while the
- * daemon was not waiting did not wake it, so the daemon must not sleep on
- * it either. */
-static bool over_high_water(struct rlog__drain *d)
-{
-	uint32_t n = d->pool, free = rlog__region_free_count(d->r);
-	return free < n && n - free >= rlog__region_high_water(d->r->high_water_pct, n);
-}
-
 /*
  * How long to sleep on the fill event when the passes since the last sleep
  * gave back released buffers in span ns: 1 ms
@@ -507,11 +497,13 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		 * for the poll (1 ms while producers are fast) or the high-water
 		 * wake, so that each pass writes in large writes rather than a
 		 * buffer or two at a time (docs/PERFORMANCE.md, "Drain
-		 * throughput"). */
+		 * throughput").  Past the high-water mark it goes round: a
+		 * producer that handed a buffer over while the daemon was not
+		 * waiting did not wake it. */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
 		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
 		    (released > 0 && (rlog__drain_full_at_least(d, busy_backlog(d)) ||
-				      over_high_water(d)))) {
+				      rlog__region_past_high_water(r, d->pool)))) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
 		}

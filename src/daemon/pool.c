@@ -33,9 +33,7 @@ uint32_t rlog__pool_grow(struct rlog__drain *d)
 		max = r->buffer_count; /* a hostile value: the capacity is the bound */
 	if (n >= max)
 		return 0;
-	uint32_t free = rlog__region_free_count(r);
-	uint32_t in_use = free < n ? n - free : 0;
-	if (in_use < rlog__region_high_water(r->high_water_pct, n))
+	if (!rlog__region_past_high_water(r, n))
 		return 0;
 	/* Straight to the maximum: a burst that passed the high-water mark of
 	 * the small pool is the one the maximum is there for.  Growing by

@@ -210,8 +210,7 @@ void rlog__buffer_handover(struct rlog__bind *b)
 	/* The high-water mark of the pool as it is now (the daemon grows it;
 	 * a hostile value is only a wake-up more or less). */
 	struct rlog__region *r = b->region;
-	uint32_t n = load_relaxed(&r->hdr->number_of_buffers), free = rlog__region_free_count(r);
-	if (free < n && n - free >= rlog__region_high_water(r->high_water_pct, n))
+	if (rlog__region_past_high_water(r, load_relaxed(&r->hdr->number_of_buffers)))
 		wake_daemon_if_waiting(r);
 }
 
