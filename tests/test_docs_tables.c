@@ -575,14 +575,10 @@ static bool line_with(const char *out, const char *needle, char *buf, size_t cap
 	const char *p = strstr(out, needle);
 	if (!p)
 		return false;
-	while (p > out && p[-1] != '\n')
-		p--;
-	const char *e = strchr(p, '\n');
-	size_t n = e ? (size_t)(e - p) : strlen(p);
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
+	size_t line = 0;
+	for (const char *q = out; q < p; q++)
+		line += *q == '\n';
+	run_line(out, line, buf, cap);
 	return true;
 }
 
