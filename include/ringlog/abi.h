@@ -192,7 +192,7 @@ _Static_assert(sizeof(struct rlog_counter_name) == 8, "COUNTER_NAME head is 8 by
 
 /*
  * EVENT_SCHEMA payload: byte-packed, little-endian, no padding.
- *   +0  u16 event_id      the ID described (RAW_U8 .. RLOG_ID_MAX)
+ *   +0  u16 event_id      the ID described (RAW_U8 .. RLOG_ID_MAX, not 32..38)
  *   +2  u8  kind          RLOG_KIND_*
  *   +3  u8  category      0..63
  *   +4  u8  name_len      1..255
