@@ -19,7 +19,12 @@
  *      block written in part before the zeros is a truncated block whose
  *      complete records are kept; zeros in a file without the flag are
  *      damage;
- *   6. a copy block holding an application event is damaged.
+ *   6. a copy block holding an application event is damaged;
+ *   7. fewer than 48 bytes at the end (FORMAT.md, "Fewer than 48 bytes at
+ *      the end of a circular or preallocated file"): unused space in a
+ *      preallocated file when they start with a zero word, else a
+ *      truncated block (the magic) or damage, as in any file; at the end
+ *      of a wrapped circular file (the older lap's end) the same.
  */
 #include "ringlog/reader.h"
 #include "filegen.h"
@@ -304,11 +309,61 @@ static void test_bad_copy(void)
 	fg_file_free(&f);
 }
 
+/* n bytes at the end of f: a zero word, the block magic, or other bytes;
+ * what the reader makes of them (kind -1: nothing), every event read. */
+static void short_tail(struct fg_file *f, int events, const char *what, size_t n,
+		       const uint8_t *bytes, int kind)
+{
+	size_t at = f->b.len;
+	fg_bytes(&f->b, bytes, n);
+	struct rlog_reader *r;
+	uint32_t v[64];
+	int markers, schemas;
+	ASSERT_EQ(fg_open(f, &r), 0);
+	ok(read_all(r, v, &markers, &schemas, f->b.len) == events, "%s: %d events read", what,
+	   events);
+	struct rlog_damage d;
+	if (kind < 0) {
+		ok(rlog_reader_damage_count(r) == 0, "%s: not damage (%zu reports)", what,
+		   rlog_reader_damage_count(r));
+	} else {
+		ok(rlog_reader_damage_count(r) == 1 && rlog_reader_damage(r, 0, &d) == 0 &&
+			   d.kind == kind && d.offset == at && d.length == n,
+		   "%s: one report of kind %d at offset %zu, %zu bytes", what, kind, at, n);
+	}
+	rlog_reader_close(r);
+	f->b.len = at;
+}
+
+static void test_short_tails(void)
+{
+	static const uint8_t zeros[20], other[20] = { 0x55, 0x55, 0x55, 0x55 };
+	uint8_t magic[20] = { 0x52, 0x4c, 0x42, 0x4b };
+	struct fg_file f;
+	header12(&f, RLOG_FILE_FLAG_PREALLOCATED);
+	events_block(&f, TA, 1, 1, 3, T0 + 100);
+	short_tail(&f, 3, "preallocated, 20 zero bytes", 20, zeros, -1);
+	short_tail(&f, 3, "preallocated, 3 zero bytes", 3, zeros, -1);
+	short_tail(&f, 3, "preallocated, 20 bytes of the magic", 20, magic, RLOG_DAMAGE_TRUNCATED);
+	short_tail(&f, 3, "preallocated, 20 other bytes", 20, other, RLOG_DAMAGE_BLOCK);
+	fg_file_free(&f);
+
+	struct layout l;
+	wrapped(&f, &l, RLOG_FILE_FLAG_CIRCULAR);
+	short_tail(&f, 27, "wrapped circular, as written (a 40-byte cut)", 0, zeros, -1);
+	short_tail(&f, 27, "wrapped circular, 20 bytes of the magic at the end", 20, magic,
+		   RLOG_DAMAGE_TRUNCATED);
+	short_tail(&f, 27, "wrapped circular, 20 zero bytes at the end", 20, zeros,
+		   RLOG_DAMAGE_BLOCK);
+	fg_file_free(&f);
+}
+
 int main(void)
 {
 	test_wrapped();
 	test_unwrapped();
 	test_prealloc();
 	test_bad_copy();
+	test_short_tails();
 	return done_testing();
 }

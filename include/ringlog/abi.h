@@ -1,6 +1,6 @@
 /*
- * ringlog/abi.h - the on-disk layouts (file version 1) and the shared-memory
- * layouts (region ABI version 5).
+ * ringlog/abi.h - the on-disk layouts (file version 2.0: RLOG_FILE_VERSION_*)
+ * and the shared-memory layouts (region ABI version 5).
  *
  * Everything here is a fixed-width, little-endian layout shared between
  * processes (the session region) or written to disk (log files).  Every
@@ -74,7 +74,7 @@
  */
 #define RLOG_RECORD_EVENT      0  /* an application event (every FLAGGED record is one) */
 #define RLOG_RECORD_TIME_SYNC  1  /* TIME_SYNC, unflagged */
-#define RLOG_RECORD_METADATA   2  /* EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME, unflagged */
+#define RLOG_RECORD_METADATA   2  /* EVENT_SCHEMA, THREAD_NAME, PROCESS_NAME, COUNTER_NAME */
 #define RLOG_RECORD_MARKER     3  /* LOG_MARKER, unflagged: daemon blocks only */
 #define RLOG_RECORD_LOSS       4  /* DATA_LOSS, unflagged: daemon blocks only */
 #define RLOG_RECORD_COUNTER    5  /* COUNTER, unflagged: daemon blocks only */
@@ -85,7 +85,7 @@ struct rlog_log_marker {
 	uint64_t sync_ticks;        /* a 64-bit tick time ... */
 	uint64_t sync_realtime_ns;  /* ... and CLOCK_REALTIME at that moment, ns since 1970 */
 	uint64_t sync_monotonic_ns; /* ... and CLOCK_MONOTONIC_RAW at that moment */
-	uint32_t tick_source;       /* RLOG_TICK_TSC or RLOG_TICK_MONOTONIC */
+	uint32_t tick_source;       /* RLOG_TICK_* */
 	uint32_t buffer_size;       /* session buffer size in bytes */
 	uint32_t buffer_count;      /* session buffers in the pool */
 	uint32_t reserved;          /* 0 */
@@ -192,7 +192,7 @@ _Static_assert(sizeof(struct rlog_counter_name) == 8, "COUNTER_NAME head is 8 by
 
 /*
  * EVENT_SCHEMA payload: byte-packed, little-endian, no padding.
- *   +0  u16 event_id      the ID described (RAW_U8 .. RLOG_ID_MAX)
+ *   +0  u16 event_id      the ID described (RAW_U8 .. RLOG_ID_MAX, not 32..38)
  *   +2  u8  kind          RLOG_KIND_*
  *   +3  u8  category      0..63
  *   +4  u8  name_len      1..255

@@ -27,7 +27,7 @@ struct rlog_field {
 };
 
 struct rlog_schema {
-	uint16_t id;                    /* event ID described */
+	uint16_t id;                    /* event ID described: 16..16383, not 32..38 */
 	uint8_t kind;                   /* RLOG_KIND_* */
 	uint8_t category;               /* 0..63 */
 	uint8_t field_count;            /* 0..RLOG_SCHEMA_MAX_FIELDS */

@@ -77,13 +77,16 @@ static inline const char *rlog__counter_unit_name(uint8_t unit)
 	}
 }
 
-/* "tsc", "monotonic"; NULL for a tick source this version does not know
- * (times are converted all the same: tick_freq_hz says how). */
+/* "tsc", "monotonic", "counter" (a single ring's own clock, written by
+ * ring-flush); NULL for a tick source this version does not know (times
+ * are converted all the same: tick_freq_hz says how).  docs/DUMP.md lists
+ * these names. */
 static inline const char *rlog__tick_source_name(uint32_t source)
 {
 	switch (source) {
 	case RLOG_TICK_TSC: return "tsc";
 	case RLOG_TICK_MONOTONIC: return "monotonic";
+	case RLOG_TICK_COUNTER: return "counter";
 	default: return NULL;
 	}
 }

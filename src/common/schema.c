@@ -40,9 +40,18 @@ static bool event_name_ok(const char *n, size_t len)
 	return true;
 }
 
+/* The IDs a schema may describe are those the producer API writes
+ * (rlog__id_ok in <ringlog.h>): 16..16383 except ringlog's own 32..38, whose
+ * records are never an application's (docs/FORMAT.md, "Event IDs"). */
+static bool schema_id_ok(unsigned id)
+{
+	return id >= RLOG_ID_RAW_U8 && id <= RLOG_ID_MAX &&
+	       (id < RLOG_ID_COUNTER || id > RLOG_ID_COUNTER_NAME);
+}
+
 int rlog__schema_check(const struct rlog_schema *s)
 {
-	if (s->id < RLOG_ID_RAW_U8 || s->id > RLOG_ID_MAX || s->kind > RLOG_KIND_COUNTER ||
+	if (!schema_id_ok(s->id) || s->kind > RLOG_KIND_COUNTER ||
 	    s->category > 63 || s->field_count > RLOG_SCHEMA_MAX_FIELDS || s->name == NULL ||
 	    !event_name_ok(s->name, strlen(s->name)))
 		return -EINVAL;

@@ -120,7 +120,7 @@ static void class_fields(FILE *f, const struct ev_class *k)
 		      "\t\tuint64_t _sync_ticks;\n"
 		      "\t\tuint64_t _sync_realtime_ns;\n"
 		      "\t\tuint64_t _sync_monotonic_ns;\n"
-		      "\t\tenum : uint32_t { tsc = 1, monotonic = 2 } _tick_source;\n"
+		      "\t\tenum : uint32_t { tsc = 1, monotonic = 2, counter = 3 } _tick_source;\n"
 		      "\t\tuint32_t _buffer_size;\n"
 		      "\t\tuint32_t _buffer_count;\n"
 		      "\t\tstring _session_name;\n", f);

@@ -18,8 +18,9 @@
  *   names    the latest THREAD_NAME of each thread (kept in the thread
  *            table) and the latest PROCESS_NAME of each process.
  *
- * A malformed EVENT_SCHEMA (rlog__schema_decode() refuses it) or one that
- * describes a metadata ID is counted and ignored: the events it meant to
+ * A malformed EVENT_SCHEMA (rlog__schema_decode() refuses it: among
+ * others, one that describes an ID the producer API refuses, below 16 or
+ * ringlog's own 32..38) is counted and ignored: the events it meant to
  * describe read as raw payloads.  It is not damage: its block is sound.
  */
 #include <errno.h>
@@ -141,8 +142,7 @@ static int schema_record(struct rlog_reader *r, uint32_t pid, const struct rlog_
 
 	if (!buf)
 		return -ENOMEM;
-	if (rlog__schema_decode(rec->payload, rec->length, buf) < 0 ||
-	    rlog__record_kind(buf->s.id, false) == RLOG_RECORD_METADATA) {
+	if (rlog__schema_decode(rec->payload, rec->length, buf) < 0) {
 		bad_schema(r, off);
 		goto out;
 	}

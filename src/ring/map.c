@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "names.h"
 #include "ringlog.h" /* RLOG__HAVE_TSC */
 
 static int fail(int err, char *why, size_t n, const char *fmt, ...)
@@ -24,12 +25,8 @@ static int fail(int err, char *why, size_t n, const char *fmt, ...)
 
 const char *rlog__ring_clock_name(uint32_t tick_source)
 {
-	switch (tick_source) {
-	case RLOG_TICK_TSC: return "tsc";
-	case RLOG_TICK_MONOTONIC: return "monotonic";
-	case RLOG_TICK_COUNTER: return "counter";
-	default: return "unknown";
-	}
+	const char *name = rlog__tick_source_name(tick_source);
+	return name ? name : "unknown";
 }
 
 int rlog__ring_check(void *mem, size_t n, struct rlog__ring_view *v, char *why, size_t whylen)
