@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "args.h"
 #include "session_print.h"
+#include "shm.h"
 
 int cmd_query(int argc, char **argv)
 {
@@ -31,6 +32,8 @@ int cmd_query(int argc, char **argv)
 	}
 	struct rlog__session_info in;
 	int err = rlog__session_query(name, &in);
+	if (cli_session_refused("query", name, err))
+		return 1;
 	if (err == -EINVAL)
 		return cli_error("query: invalid session name '%s'", name);
 	if (err == -ENOENT)
@@ -46,7 +49,12 @@ int cmd_query(int argc, char **argv)
 static void list_one(int err, const struct rlog__session_info *in, void *arg)
 {
 	(void)arg;
-	if (err < 0)
+	uint32_t uid, mode;
+	/* Shown, so that its name is not a mystery, but not opened. */
+	if (err == -EACCES && rlog__region_owner(in->name, &uid, &mode) == 0 &&
+	    rlog__shm_owner_check(uid, mode) < 0)
+		printf("%-24s %-9s uid %u, mode %04o\n", in->name, "foreign", uid, mode);
+	else if (err < 0)
 		printf("%-24s %-9s %s\n", in->name, "invalid", "-");
 	else
 		printf("%-24.64s %-9s %s\n", in->name,

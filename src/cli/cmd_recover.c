@@ -36,6 +36,8 @@ int cmd_recover(int argc, char **argv)
 	struct rlog__stop_result res;
 	struct rlog__recover_to to = { out, force };
 	int err = rlog__session_recover(name, &to, &res);
+	if (cli_session_refused("recover", name, err))
+		return 1;
 	if (err == -EBUSY)
 		return cli_error("recover: %s: its daemon is running: nothing to recover ('ringlog "
 				 "snapshot %s -o FILE' copies its buffers)", name, name);

@@ -62,6 +62,8 @@ static int fail(const char *name, const char *path, int err,
 {
 	if (res->message[0])
 		return cli_error("snapshot: %s: %s", name, res->message);
+	if (cli_session_refused("snapshot", name, err))
+		return 1;
 	switch (err) {
 	case -EINVAL:
 		return cli_error("snapshot: invalid session name '%s'", name);

@@ -194,6 +194,13 @@ int cmd_tail(int argc, char **argv)
 		cli_error("tail: invalid session name '%s'", name);
 		return 2;
 	}
+	/* The region's owner first: a session another user created under this
+	 * name would otherwise feed this terminal its stream. */
+	struct rlog__session_info in;
+	if (cli_session_refused("tail", name, rlog__session_query(name, &in))) {
+		dump_free_args(&t.d);
+		return 1;
+	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
 		int err = errno;

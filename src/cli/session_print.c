@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <inttypes.h>
 
@@ -15,6 +16,7 @@
 #include "buf.h"
 #include "json.h"
 #include "args.h"
+#include "shm.h"
 
 /* "key: value" lines, or one JSON object, built in a buffer. */
 struct kv {
@@ -184,8 +186,23 @@ int cli_start_error(const struct rlog__start *s, const struct rlog__start_result
 	return cli_error("start: %s: %s", s->name, strerror(-err));
 }
 
+int cli_session_refused(const char *cmd, const char *name, int err)
+{
+	uint32_t uid, mode;
+	if (err != -EACCES || rlog__region_owner(name, &uid, &mode) < 0 ||
+	    rlog__shm_owner_check(uid, mode) == 0)
+		return 0;
+	if (uid != (uint32_t)geteuid())
+		return cli_error("%s: session %s: owned by uid %u, not by you (uid %u)", cmd, name,
+				 uid, (unsigned)geteuid());
+	return cli_error("%s: session %s: open to other users (mode %04o): not a region of "
+			 "yours", cmd, name, mode);
+}
+
 int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_result *res, int err)
 {
+	if (cli_session_refused(cmd, name, err))
+		return 1;
 	switch (err) {
 	case -EINVAL:
 		return cli_error("%s: invalid session name '%s'", cmd, name);
