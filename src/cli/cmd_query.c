@@ -11,6 +11,7 @@
 #include "args.h"
 #include "session_print.h"
 #include "shm.h"
+#include "term.h"
 
 int cmd_query(int argc, char **argv)
 {
@@ -56,10 +57,13 @@ static void list_one(int err, const struct rlog__session_info *in, void *arg)
 		printf("%-24s %-9s uid %u, mode %04o\n", in->name, "foreign", uid, mode);
 	else if (err < 0)
 		printf("%-24s %-9s %s\n", in->name, "invalid", "-");
-	else
+	else {
+		/* The log file's path comes from the region: escaped (term.h). */
+		static char file[4 * RLOG_PATH_MAX];
 		printf("%-24.64s %-9s %s\n", in->name,
 		       in->orphaned ? "orphaned" : cli_state_name(in->state),
-		       in->log_file[0] ? in->log_file : "-");
+		       rlog__term_cstr(in->log_file[0] ? in->log_file : "-", file, sizeof file));
+	}
 }
 
 int cmd_list(int argc, char **argv)

@@ -17,6 +17,7 @@
 #include "json.h"
 #include "args.h"
 #include "shm.h"
+#include "term.h"
 
 /* "key: value" lines, or one JSON object, built in a buffer. */
 struct kv {
@@ -51,7 +52,9 @@ static void kv_str(struct kv *o, const char *k, const char *v)
 	if (o->json) {
 		rlog__json_cstr(&o->b, v);
 	} else {
-		rlog__buf_put(&o->b, v, strlen(v));
+		/* Names, the log file's path and the last error come from the
+		 * region, which any producer may write: escaped (term.h). */
+		rlog__term_escape(&o->b, v, strlen(v), false);
 		rlog__buf_char(&o->b, '\n');
 	}
 }
@@ -212,9 +215,12 @@ int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_re
 		return cli_error("%s: %s: the daemon (pid %d) is not running: the session is orphaned; "
 				 "'ringlog stop %s --force' recovers its buffers into its file", cmd, name,
 				 (int)res->daemon_pid, name);
-	case -ENODATA:
+	case -ENODATA: {
+		static struct cli_stop_shown sh; /* 5 KiB: not on the stack */
+		cli_stop_shown(res, &sh);
 		return cli_error("%s: %s: the log file %s has no LOG_MARKER block to go on from; the "
-				 "session is left as it is", cmd, name, res->log_file);
+				 "session is left as it is", cmd, name, sh.log_file);
+	}
 	case -EPROTO:
 		return cli_error("%s: %s: not a ringlog session region of this version", cmd, name);
 	case -ETIMEDOUT:
@@ -228,6 +234,13 @@ int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_re
 				 (int)res->daemon_pid);
 	}
 	return cli_error("%s: %s: %s", cmd, name, strerror(-err));
+}
+
+void cli_stop_shown(const struct rlog__stop_result *res, struct cli_stop_shown *out)
+{
+	rlog__term_cstr(res->name, out->name, sizeof out->name);
+	rlog__term_cstr(res->log_file[0] ? res->log_file : "-", out->log_file, sizeof out->log_file);
+	rlog__term_cstr(res->last_error, out->last_error, sizeof out->last_error);
 }
 
 void cli_stop_waiting(uint32_t pid, uint32_t tid, uint32_t what, void *arg)
