@@ -103,6 +103,13 @@ static void start_file(void)
 	private_file(link_path, "convert --force");
 	untouched("convert --force");
 	unlink(link_path);
+	/* 0600 whatever the umask, even one that takes the owner's bits. */
+	mode_t old = umask(0277);
+	h_ringlog(&r, "convert", out, "--to", "chrome", "-o", link_path, NULL);
+	umask(old);
+	ASSERT_EQ(r.status, 0);
+	private_file(link_path, "convert under umask 0277");
+	unlink(link_path);
 
 	char dir[256], file[300];
 	snprintf(dir, sizeof dir, "/tmp/rlog-test-octf-%d", (int)getpid());

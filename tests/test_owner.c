@@ -15,7 +15,9 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "tap.h"
 
@@ -94,6 +96,49 @@ static void foreign_region(void)
 	unlink(path);
 }
 
+/* tail: the region is root's, but the socket at its path is served by
+ * another uid (planted before the session started). */
+static void foreign_socket(void)
+{
+	char sock[100], line[512];
+	snprintf(name, sizeof name, "%s", h_session("osock"));
+	snprintf(sock, sizeof sock, "/dev/shm/ringlog-rt.%s", name);
+	h_start(name, path, NULL, NULL);
+	int ready[2];
+	BAIL_IF(pipe(ready) < 0, "pipe");
+	pid_t child = fork();
+	if (child == 0) {
+		close(ready[0]);
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (setgid(NOBODY) < 0 || setuid(NOBODY) < 0 || s < 0 ||
+		    bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 4) < 0)
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	char c;
+	ok(read(ready[0], &c, 1) == 1, "another uid listens on %s", sock);
+	close(ready[0]);
+	struct h_run r;
+	h_ringlog(&r, "tail", name, NULL);
+	ASSERT_EQ(r.status, 1);
+	snprintf(line, sizeof line, "ringlog: tail: session %s: its socket %s is served by uid %d, "
+		 "not by you (uid 0)\n", name, sock, NOBODY);
+	ASSERT_STREQ(r.err, line);
+	ASSERT_STREQ(r.out, "");
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	unlink(sock);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	unlink(path);
+}
+
 /* The wake registry, in a /dev/shm of this process's own (a private mount
  * namespace), so that the sessions of tests running beside it keep theirs. */
 static void wake_registry(void)
@@ -135,6 +180,7 @@ int main(void)
 	unlink(snap);
 	unlink(rec);
 	foreign_region();
+	foreign_socket();
 	wake_registry();
 	return done_testing();
 }

@@ -209,6 +209,19 @@ int cmd_tail(int argc, char **argv)
 		dump_free_args(&t.d);
 		return connect_error(name, path, err);
 	}
+	/* The other end too, as the daemon checks its consumers: a socket
+	 * another user's process listens on is not this session's stream. */
+	struct ucred cr;
+	socklen_t crlen = sizeof cr;
+	int peer = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 ? -errno : 0;
+	if (peer < 0 || cr.uid != geteuid()) {
+		close(fd);
+		dump_free_args(&t.d);
+		if (peer < 0)
+			return cli_error("tail: %s: %s: %s", name, path, strerror(-peer));
+		return cli_error("tail: session %s: its socket %s is served by uid %u, not by you "
+				 "(uid %u)", name, path, (unsigned)cr.uid, (unsigned)geteuid());
+	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal; /* no SA_RESTART: a read returns EINTR */

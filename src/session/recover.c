@@ -424,7 +424,9 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 	int err = current_file(a, path, sizeof path);
 	if (err < 0)
 		return err;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	/* O_NOFOLLOW: a link put in the file's place since the daemon died
+	 * is not written through (rlog__create_output's rule). */
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	struct rlog__layout lay;
