@@ -59,6 +59,16 @@ static void still_link(const char *what)
 	   what);
 }
 
+/* A command given the link without --force (its result in *r): refused
+ * with the one line want, the link and its target as they were. */
+static void refused(const char *what, const struct h_run *r, const char *want)
+{
+	ok(r->status == 1, "%s: refused (status %d)", what, r->status);
+	ASSERT_STREQ(r->err, want);
+	still_link(what);
+	untouched(what);
+}
+
 static void start_file(void)
 {
 	struct h_run r;
@@ -66,12 +76,9 @@ static void start_file(void)
 	snprintf(name, sizeof name, "%s", h_session("ostart"));
 	plant();
 	h_ringlog(&r, "start", name, "-o", link_path, NULL);
-	ASSERT_EQ(r.status, 1);
 	snprintf(line, sizeof line, "ringlog: start: %s: file exists (use --force to overwrite)\n",
 		 link_path);
-	ASSERT_STREQ(r.err, line);
-	still_link("start");
-	untouched("start");
+	refused("start", &r, line);
 
 	h_ringlog(&r, "start", name, "-o", link_path, "--force", NULL);
 	ASSERT_EQ(r.status, 0);
@@ -92,12 +99,9 @@ static void start_file(void)
 	snprintf(link_path, sizeof link_path, "/tmp/rlog-test-oconv-%d.json", (int)getpid());
 	plant();
 	h_ringlog(&r, "convert", out, "--to", "chrome", "-o", link_path, NULL);
-	ASSERT_EQ(r.status, 1);
 	snprintf(line, sizeof line, "ringlog: convert: %s: file exists (use --force to overwrite)\n",
 		 link_path);
-	ASSERT_STREQ(r.err, line);
-	still_link("convert");
-	untouched("convert");
+	refused("convert", &r, line);
 	h_ringlog(&r, "convert", out, "--to", "chrome", "-o", link_path, "--force", NULL);
 	ASSERT_EQ(r.status, 0);
 	private_file(link_path, "convert --force");
@@ -182,12 +186,9 @@ static void snapshot(void)
 	h_ringlog(&r, "emit", name, "1024", "--count", "10", NULL);
 	ASSERT_EQ(r.status, 0);
 	h_ringlog(&r, "snapshot", name, "-o", link_path, NULL);
-	ASSERT_EQ(r.status, 1);
 	snprintf(line, sizeof line, "ringlog: snapshot: %s: file exists (use --force to "
 		 "overwrite)\n", link_path);
-	ASSERT_STREQ(r.err, line);
-	still_link("snapshot");
-	untouched("snapshot");
+	refused("snapshot", &r, line);
 	h_ringlog(&r, "snapshot", name, "-o", link_path, "--force", NULL);
 	ASSERT_EQ(r.status, 0);
 	private_file(link_path, "snapshot --force");
@@ -210,12 +211,9 @@ static void recover(void)
 	ASSERT_EQ(r.status, 0);
 	h_kill_daemon(name);
 	h_ringlog(&r, "recover", name, "-o", link_path, NULL);
-	ASSERT_EQ(r.status, 1);
 	snprintf(line, sizeof line, "ringlog: recover: %s: the file exists (--force overwrites it)\n",
 		 link_path);
-	ASSERT_STREQ(r.err, line);
-	still_link("recover");
-	untouched("recover");
+	refused("recover", &r, line);
 	h_ringlog(&r, "recover", name, "-o", link_path, "--force", NULL);
 	ASSERT_EQ(r.status, 0);
 	private_file(link_path, "recover --force");
@@ -238,12 +236,9 @@ static void ring_flush(void)
 	unlink(ring);
 	plant();
 	h_ringlog(&r, "ring-flush", ring, "--create", "64", "-o", link_path, "--once", NULL);
-	ASSERT_EQ(r.status, 1);
 	snprintf(line, sizeof line, "ringlog: ring-flush: %s: file exists (use --force to "
 		 "overwrite)\n", link_path);
-	ASSERT_STREQ(r.err, line);
-	still_link("ring-flush");
-	untouched("ring-flush");
+	refused("ring-flush", &r, line);
 	h_ringlog(&r, "ring-flush", ring, "--create", "64", "-o", link_path, "--once", "--force",
 		  NULL);
 	ASSERT_EQ(r.status, 0);
