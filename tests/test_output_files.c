@@ -131,6 +131,29 @@ static void start_file(void)
 		 "test \"$(stat -c %%a \"$f\")\" = 600 || exit 1; done", dir);
 	ok(system(cmd) == 0, "CTF stream files are regular files of mode 0600");
 	ok(system(line) == 0, "removed %s", dir);
+
+	/* A link planted for the CTF directory, to a directory holding a
+	 * file named as a conversion's: refused, then replaced by --force. */
+	char victim_dir[128];
+	snprintf(victim_dir, sizeof victim_dir, "/tmp/rlog-test-ovictim-%d", (int)getpid());
+	snprintf(file, sizeof file, "%s/metadata", victim_dir);
+	snprintf(link_path, sizeof link_path, "%s", dir);
+	snprintf(target, sizeof target, "%s/metadata", victim_dir);
+	BAIL_IF(mkdir(victim_dir, 0755) < 0, "mkdir %s", victim_dir);
+	plant(); /* the victim file, and a link to it at dir... */
+	BAIL_IF(unlink(dir) < 0 || symlink(victim_dir, dir) < 0, "cannot plant %s", dir);
+	h_ringlog(&r, "convert", out, "--to", "ctf", "-o", dir, NULL);
+	snprintf(line, sizeof line, "ringlog: convert: %s: file exists (use --force to overwrite)\n",
+		 dir);
+	refused("convert --to ctf", &r, line);
+	h_ringlog(&r, "convert", out, "--to", "ctf", "-o", dir, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	ok(lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700,
+	   "convert --to ctf --force: the link is replaced by a directory of mode 0700");
+	untouched("convert --to ctf --force");
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, victim_dir);
+	ok(system(cmd) == 0, "removed %s and %s", dir, victim_dir);
+	snprintf(target, sizeof target, "/tmp/rlog-test-victim-%d", (int)getpid());
 	unlink(out);
 }
 
@@ -145,17 +168,17 @@ static void newfile(void)
 	for (int force = 0; force < 2; force++) {
 		plant();
 		unlink(f1);
-		const char *start[] = { "start", name, "-o", pat, "--mode", "newfile",
-					"--max-file-size", "1", force ? "--force" : NULL, NULL };
-		h_ringlog(&r, start[0], start[1], start[2], start[3], start[4], start[5], start[6],
-			  start[7], start[8], NULL);
+		/* 512 buffers of 16 KiB hold all 2.4 MB: nothing is lost to a
+		 * daemon that drains late, and the files are 1, 2 and 3. */
+		h_ringlog(&r, "start", name, "-o", pat, "--mode", "newfile", "--max-file-size", "1",
+			  "--buffers", "512", force ? "--force" : NULL, NULL);
 		ASSERT_EQ(r.status, 0);
-		/* 2.4 MB: files 1, 2 and 3. */
 		char payload[2 * 112 + 1];
 		memset(payload, 'a', sizeof payload - 1);
 		payload[sizeof payload - 1] = '\0';
 		h_ringlog(&r, "emit", name, "1024", "--count", "20000", "--payload", payload, NULL);
 		ASSERT_EQ(r.status, 0);
+		ASSERT_EQ_U64(h_kv(r.out, "lost"), 0);
 		h_ringlog(&r, "stop", name, NULL);
 		private_file(f1, force ? "newfile --force, file 1" : "newfile, file 1");
 		if (force) {

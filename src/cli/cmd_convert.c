@@ -75,6 +75,16 @@ static int prepare_dir(const char *dir, bool force)
 		return 0;
 	if (errno != EEXIST)
 		return cli_error("convert: cannot create %s: %s", dir, strerror(errno));
+	/* A link is not followed (rlog__create_output's rule): with --force it
+	 * is replaced by a new directory, its target left as it is. */
+	struct stat lst;
+	if (lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		if (!force)
+			return cli_error("convert: %s: file exists (use --force to overwrite)", dir);
+		if (unlink(dir) < 0 || mkdir(dir, 0700) < 0)
+			return cli_error("convert: cannot create %s: %s", dir, strerror(errno));
+		return 0;
+	}
 	DIR *d = opendir(dir);
 	if (!d)
 		return cli_error("convert: %s: %s", dir, strerror(errno));

@@ -524,7 +524,7 @@ int rlog__convert_ctf(struct rlog_reader *r, const char *dir, struct rlog__conve
 	c.st = st ? st : &c.st_local;
 	memset(c.st, 0, sizeof(*c.st));
 	c.last = SIZE_MAX;
-	c.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c.dirfd < 0)
 		return -errno;
 	while ((rc = rlog_reader_next(r, &ev)) > 0) {
