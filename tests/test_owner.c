@@ -38,7 +38,8 @@ static void refused(const char *cmd, const char *line, const char *a0, const cha
 static void every_command(const char *why)
 {
 	char line[512];
-#define LINE(cmd) (snprintf(line, sizeof line, "ringlog: %s: session %s: %s\n", cmd, name, why), line)
+#define LINE(cmd) \
+	(snprintf(line, sizeof line, "ringlog: %s: session %s: %s\n", cmd, name, why), line)
 	refused("query", LINE("query"), name, NULL, NULL, NULL);
 	refused("flush", LINE("flush"), name, NULL, NULL, NULL);
 	refused("update", LINE("update"), name, "--flush-timer", "100", NULL);
