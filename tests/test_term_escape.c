@@ -2,12 +2,13 @@
  * test_term_escape - text a hostile producer controls never reaches the
  * terminal raw: an escape sequence (ESC, CR, BEL, a lone C1 byte 0x9b,
  * U+009B encoded, a right-to-left override, invalid UTF-8) written into
- * the region's error text, a thread name, a process name and a string
- * event is shown escaped (\xHH, \r) by query, stop, dump (text and JSON)
+ * the region's error text, a thread name, a process name, a RAW_STRING
+ * event and a declared event's string field is shown escaped (\xHH, \r) by query, stop, dump (text and JSON)
  * and stats: their output holds no byte below 0x20 but the newline, no
  * 0x7f, no C1 control and no override, and the escaped form exactly.
  */
 #include "harness.h"
+#include "ringlog/event.h"
 #include "shm.h"
 #include "utf8.h"
 
@@ -15,6 +16,9 @@
 
 #define HOSTILE "\x1b[31mRED\r\x07\x9b\xc2\x9b\xe2\x80\xae\xffok"
 #define ESCAPED "\\x1b[31mRED\\r\\x07\\x9b\\xc2\\x9b\\xe2\\x80\\xae\\xffok"
+
+#define NOTE_FIELDS(F) F(STRING, text)
+RLOG_DEFINE_EVENT(note, 2000, "note", 0, NOTE_FIELDS)
 
 /* Nothing a terminal acts on: see the top of the file. */
 static void clean(const char *what, const char *s)
@@ -53,6 +57,7 @@ int main(void)
 	ASSERT_EQ(rlog_thread_name(HOSTILE), 0);
 	ASSERT_EQ(rlog_process_name(HOSTILE), 0);
 	ASSERT_EQ(rlog_write(RLOG_ID_RAW_STRING, HOSTILE, strlen(HOSTILE)), 1);
+	ASSERT_EQ(RLOG_EVENT(note, HOSTILE), 1);
 	ASSERT_EQ(rlog_detach(), 0);
 
 	/* The region's error text, as a hostile producer may write it. */
@@ -71,14 +76,16 @@ int main(void)
 	ASSERT_EQ(q.status, 1);
 	snprintf(line, sizeof line, "ringlog: stop: %s: %s\n", name, ESCAPED);
 	ASSERT_CONTAINS(q.err, line);
-	ASSERT_EQ_U64(h_kv(q.out, "events_written"), 1);
+	ASSERT_EQ_U64(h_kv(q.out, "events_written"), 2);
 	clean("stop's output", q.out);
 	clean("stop's errors", q.err);
 
 	h_ringlog(&q, "dump", path, "--all", NULL);
 	ASSERT_EQ(q.status, 0);
-	/* The thread's name, the process's name and the string event. */
-	ASSERT_EQ_U64(count(q.out, "\"" ESCAPED "\""), 3);
+	/* The thread's name, the process's name, the RAW_STRING event and the
+	 * declared event's string field. */
+	ASSERT_EQ_U64(count(q.out, "\"" ESCAPED "\""), 4);
+	ASSERT_CONTAINS(q.out, " note         text=\"" ESCAPED "\"\n");
 	clean("dump", q.out);
 
 	h_ringlog(&q, "dump", path, "--all", "--format", "json", NULL);
