@@ -2,10 +2,11 @@
  * test_term_escape - text a hostile producer controls never reaches the
  * terminal raw: an escape sequence (ESC, CR, BEL, a lone C1 byte 0x9b,
  * U+009B encoded, a right-to-left override, invalid UTF-8) written into
- * the region's error text, a thread name, a process name, a RAW_STRING
- * event and a declared event's string field is shown escaped (\xHH, \r) by query, stop, dump (text and JSON)
- * and stats: their output holds no byte below 0x20 but the newline, no
- * 0x7f, no C1 control and no override, and the escaped form exactly.
+ * the region's error text and log file path, a thread name, a process
+ * name, a RAW_STRING event and a declared event's string field is shown
+ * escaped (\xHH, \r) by list, query, stop, dump (text and JSON) and stats:
+ * their output holds no byte below 0x20 but the newline, no 0x7f, no C1
+ * control and no override, and the escaped form exactly.
  */
 #include "harness.h"
 #include "ringlog/event.h"
@@ -64,18 +65,29 @@ int main(void)
 	struct rlog__region r;
 	ASSERT_EQ(rlog__region_open(name, &r), 0);
 	memcpy(r.hdr->last_error, HOSTILE, sizeof HOSTILE);
+	/* And its log file's path (the daemon writes through its descriptor,
+	 * never reads the path again). */
+	memcpy(r.hdr->log_file, "/tmp/" HOSTILE, sizeof "/tmp/" HOSTILE);
 	rlog__region_close(&r);
 
 	static struct h_run q;
+	h_ringlog(&q, "list", NULL);
+	ASSERT_EQ(q.status, 0);
+	snprintf(line, sizeof line, "%-24s %-9s /tmp/" ESCAPED "\n", name, "active");
+	ASSERT_CONTAINS(q.out, line);
+	clean("list", q.out);
+
 	h_ringlog(&q, "query", name, NULL);
 	ASSERT_EQ(q.status, 0);
 	ASSERT_CONTAINS(q.out, "last_error: " ESCAPED "\n");
+	ASSERT_CONTAINS(q.out, "file: /tmp/" ESCAPED "\n");
 	clean("query", q.out);
 
 	h_ringlog(&q, "stop", name, NULL);
 	ASSERT_EQ(q.status, 1);
 	snprintf(line, sizeof line, "ringlog: stop: %s: %s\n", name, ESCAPED);
 	ASSERT_CONTAINS(q.err, line);
+	ASSERT_CONTAINS(q.out, "file: /tmp/" ESCAPED "\n");
 	ASSERT_EQ_U64(h_kv(q.out, "events_written"), 2);
 	clean("stop's output", q.out);
 	clean("stop's errors", q.err);
