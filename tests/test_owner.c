@@ -72,8 +72,13 @@ static void foreign_region(void)
 	snprintf(why, sizeof why, "owned by uid %d, not by you (uid 0)", NOBODY);
 	every_command(why);
 	struct h_run r;
-	h_ringlog(&r, "list", NULL);
 	char line[256];
+	h_ringlog(&r, "start", name, "--mode", "overwrite", NULL);
+	ASSERT_EQ(r.status, 1);
+	snprintf(line, sizeof line, "ringlog: start: session '%s' already exists, owned by uid %d, "
+		 "not by you (uid 0)\n", name, NOBODY);
+	ASSERT_STREQ(r.err, line);
+	h_ringlog(&r, "list", NULL);
 	snprintf(line, sizeof line, "%-24s %-9s uid %d, mode 0600\n", name, "foreign", NOBODY);
 	ASSERT_CONTAINS(r.out, line);
 	ASSERT_EQ(r.status, 0);

@@ -170,13 +170,21 @@ int cli_start_error(const struct rlog__start *s, const struct rlog__start_result
 	case RLOG__START_PATH:
 		return cli_error("start: %s: the absolute path must be shorter than %d bytes", s->path,
 				 RLOG_PATH_MAX);
-	case RLOG__START_REGION:
+	case RLOG__START_REGION: {
+		/* Another user's session under this name (one squatting a name
+		 * this user's programs attach to): say whose. */
+		uint32_t uid, mode;
+		if (err == -EEXIST && rlog__region_owner(s->name, &uid, &mode) == 0 &&
+		    uid != (uint32_t)geteuid())
+			return cli_error("start: session '%s' already exists, owned by uid %u, not by "
+					 "you (uid %u)", s->name, uid, (unsigned)geteuid());
 		if (err == -EEXIST)
 			return cli_error("start: session '%s' already exists", s->name);
 		if (err == -EINVAL)
 			return cli_error("start: %s: invalid buffer geometry (buffer size a power of two "
 					 "from 4 to 1024 KB, 2..65536 buffers, region at most 4 GiB)", s->name);
 		return cli_error("start: %s: %s", s->name, strerror(-err));
+	}
 	case RLOG__START_FORK:
 		return cli_error("start: fork: %s", strerror(-err));
 	case RLOG__START_DAEMON:
