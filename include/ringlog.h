@@ -116,7 +116,9 @@ extern "C" {
  *   -EINVAL   the name is not a valid session name
  *   -ENOENT   no such session (writes stay no-ops; call again later)
  *   -EPROTO   the region has another ABI version or an inconsistent header
- *   -EACCES   the region belongs to another user
+ *   -EACCES   the region belongs to another user (its owner is not this
+ *             process's effective uid, root included), or is open to
+ *             group or others
  *   -ENOMEM   the region could not be mapped
  *   -ENOSPC   the session's process table is full (as many processes as it
  *             has producer slots are attached)

@@ -105,7 +105,7 @@ double bench_ref_tmpfs_write(const char *path, bool rewrite, double *cpu_mb_per_
 {
 	*cpu_mb_per_s = 0;
 	char *buf = malloc(REF_CHUNK);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 	double mb = 0;
 	if (buf != NULL && fd >= 0) {
 		memset(buf, 0x5a, REF_CHUNK);

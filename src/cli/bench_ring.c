@@ -94,7 +94,7 @@ int bench_ring_open(struct bench_ring **out, uint64_t events, uint32_t tick_sour
 	if (err < 0)
 		goto fail_unmap;
 	snprintf(b->path, sizeof b->path, "%s", log_path);
-	b->fd = open(b->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	b->fd = open(b->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	err = -errno;
 	if (b->fd < 0)
 		goto fail_unmap;

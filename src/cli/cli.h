@@ -38,4 +38,10 @@ bool cli_stdout_ok(void);
 /* Prints "ringlog: <fmt...>" and a newline to stderr; returns 1. */
 int cli_error(const char *fmt, ...);
 
+/* If err is -EACCES and session name's region is not this user's own
+ * (rlog__shm_owner_check), prints "<cmd>: session NAME: owned by uid N, not
+ * by you (uid M)" (or that it is open to other users) and returns 1; else
+ * prints nothing and returns 0. */
+int cli_session_refused(const char *cmd, const char *name, int err);
+
 #endif

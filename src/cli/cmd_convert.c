@@ -40,6 +40,7 @@
 #include "cli.h"
 #include "convert/convert.h"
 #include "ringlog/reader.h"
+#include "io.h"
 
 #define USAGE "usage: ringlog convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]"
 
@@ -69,10 +70,21 @@ static bool is_ctf_file(const char *name)
  */
 static int prepare_dir(const char *dir, bool force)
 {
-	if (mkdir(dir, 0755) == 0)
+	/* 0700 as the files in it (rlog__create_output): its user may widen it. */
+	if (mkdir(dir, 0700) == 0)
 		return 0;
 	if (errno != EEXIST)
 		return cli_error("convert: cannot create %s: %s", dir, strerror(errno));
+	/* A link is not followed (rlog__create_output's rule): with --force it
+	 * is replaced by a new directory, its target left as it is. */
+	struct stat lst;
+	if (lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		if (!force)
+			return cli_error("convert: %s: file exists (use --force to overwrite)", dir);
+		if (unlink(dir) < 0 || mkdir(dir, 0700) < 0)
+			return cli_error("convert: cannot create %s: %s", dir, strerror(errno));
+		return 0;
+	}
 	DIR *d = opendir(dir);
 	if (!d)
 		return cli_error("convert: %s: %s", dir, strerror(errno));
@@ -208,13 +220,13 @@ int cmd_convert(int argc, char **argv)
 	} else {
 		/* Without --force an existing file is refused, as by start;
 		 * O_EXCL makes the check and the creation one step. */
-		int oflags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
-		fd = to_stdout ? STDOUT_FILENO : open(out, oflags, 0644);
+		fd = to_stdout ? STDOUT_FILENO
+			       : rlog__create_output(out, force ? RLOG_OUT_FORCE : 0, NULL);
 		if (fd < 0) {
-			if (errno == EEXIST)
+			if (fd == -EEXIST)
 				cli_error("convert: %s: file exists (use --force to overwrite)", out);
 			else
-				cli_error("convert: cannot create %s: %s", out, strerror(errno));
+				cli_error("convert: cannot create %s: %s", out, strerror(-fd));
 			rlog_reader_close(r);
 			return 1;
 		}

@@ -82,6 +82,8 @@ int cmd_emit(int argc, char **argv)
 	if (ring != NULL)
 		return emit_ring(ring, (unsigned)id, flagged, (uint16_t)flag, payload, hl / 2, count);
 	int err = rlog_attach(name);
+	if (cli_session_refused("emit", name, err))
+		return 1;
 	if (err == -EINVAL)
 		return cli_error("emit: invalid session name '%s'", name);
 	if (err == -ENOENT)

@@ -17,6 +17,8 @@ int cmd_flush(int argc, char **argv)
 	}
 	const char *name = argv[1];
 	int err = rlog__session_flush(name);
+	if (cli_session_refused("flush", name, err))
+		return 1;
 	switch (err) {
 	case 0:
 		return 0;

@@ -10,6 +10,8 @@
 #include "cli.h"
 #include "args.h"
 #include "session_print.h"
+#include "shm.h"
+#include "term.h"
 
 int cmd_query(int argc, char **argv)
 {
@@ -31,6 +33,8 @@ int cmd_query(int argc, char **argv)
 	}
 	struct rlog__session_info in;
 	int err = rlog__session_query(name, &in);
+	if (cli_session_refused("query", name, err))
+		return 1;
 	if (err == -EINVAL)
 		return cli_error("query: invalid session name '%s'", name);
 	if (err == -ENOENT)
@@ -46,12 +50,20 @@ int cmd_query(int argc, char **argv)
 static void list_one(int err, const struct rlog__session_info *in, void *arg)
 {
 	(void)arg;
-	if (err < 0)
+	uint32_t uid, mode;
+	/* Shown, so that its name is not a mystery, but not opened. */
+	if (err == -EACCES && rlog__region_owner(in->name, &uid, &mode) == 0 &&
+	    rlog__shm_owner_check(uid, mode) < 0)
+		printf("%-24s %-9s uid %u, mode %04o\n", in->name, "foreign", uid, mode);
+	else if (err < 0)
 		printf("%-24s %-9s %s\n", in->name, "invalid", "-");
-	else
+	else {
+		/* The log file's path comes from the region: escaped (term.h). */
+		static char file[4 * RLOG_PATH_MAX];
 		printf("%-24.64s %-9s %s\n", in->name,
 		       in->orphaned ? "orphaned" : cli_state_name(in->state),
-		       in->log_file[0] ? in->log_file : "-");
+		       rlog__term_cstr(in->log_file[0] ? in->log_file : "-", file, sizeof file));
+	}
 }
 
 int cmd_list(int argc, char **argv)

@@ -36,6 +36,8 @@ int cmd_recover(int argc, char **argv)
 	struct rlog__stop_result res;
 	struct rlog__recover_to to = { out, force };
 	int err = rlog__session_recover(name, &to, &res);
+	if (cli_session_refused("recover", name, err))
+		return 1;
 	if (err == -EBUSY)
 		return cli_error("recover: %s: its daemon is running: nothing to recover ('ringlog "
 				 "snapshot %s -o FILE' copies its buffers)", name, name);
@@ -45,12 +47,14 @@ int cmd_recover(int argc, char **argv)
 		return cli_error("recover: %s: %s: %s", name, out, strerror(-err));
 	if (err < 0)
 		return cli_stop_error("recover", name, &res, err);
+	static struct cli_stop_shown sh; /* 5 KiB: not on the stack */
+	cli_stop_shown(&res, &sh);
 	fprintf(stderr, "ringlog: recover: %s: the daemon (pid %d) was not running; recovered the "
-			"session's buffers into %s\n", res.name, (int)res.daemon_pid, out);
-	printf("session: %s\nfile: %s\n", res.name, out);
+			"session's buffers into %s\n", sh.name, (int)res.daemon_pid, out);
+	printf("session: %s\nfile: %s\n", sh.name, out);
 	cli_stats_print(&res.stats);
 	if (res.last_error[0]) {
-		cli_error("recover: %s: %s", res.name, res.last_error);
+		cli_error("recover: %s: %s", sh.name, sh.last_error);
 		return 1;
 	}
 	return 0;

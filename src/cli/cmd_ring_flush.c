@@ -43,6 +43,7 @@
 #include "futex.h"
 #include "ring/flush.h"
 #include "ring/map.h"
+#include "io.h"
 
 #define USAGE "usage: ringlog ring-flush PATH -o FILE [--once] [--flush-timer MS] [--create KB] " \
 	      "[--force]"
@@ -96,12 +97,12 @@ static int open_output(const char *out, bool force, const struct stat *ring_st)
 	struct stat st;
 	if (stat(out, &st) == 0 && st.st_dev == ring_st->st_dev && st.st_ino == ring_st->st_ino)
 		return cli_error("ring-flush: %s: is the ring itself", out), -1;
-	int fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+	int fd = rlog__create_output(out, force ? RLOG_OUT_FORCE : 0, NULL);
 	if (fd < 0) {
-		if (errno == EEXIST)
+		if (fd == -EEXIST)
 			cli_error("ring-flush: %s: file exists (use --force to overwrite)", out);
 		else
-			cli_error("ring-flush: %s: %s", out, strerror(errno));
+			cli_error("ring-flush: %s: %s", out, strerror(-fd));
 		return -1;
 	}
 	return fd;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -62,6 +63,8 @@ static int fail(const char *name, const char *path, int err,
 {
 	if (res->message[0])
 		return cli_error("snapshot: %s: %s", name, res->message);
+	if (cli_session_refused("snapshot", name, err))
+		return 1;
 	switch (err) {
 	case -EINVAL:
 		return cli_error("snapshot: invalid session name '%s'", name);
@@ -151,7 +154,8 @@ int cmd_snapshot(int argc, char **argv)
 		int err = absolute(file, path, sizeof path);
 		if (err < 0)
 			return cli_error("snapshot: %s: %s", file, strerror(-err));
-		if (!(q.flags & RLOG_SNAP_FORCE) && access(path, F_OK) == 0)
+		struct stat st; /* lstat: a link, dangling or not, exists too */
+		if (!(q.flags & RLOG_SNAP_FORCE) && lstat(path, &st) == 0)
 			return cli_error("snapshot: %s: file exists (use --force to overwrite)", path);
 		q.path = path;
 	}

@@ -51,6 +51,8 @@ static int resume_session(const char *name)
 	pid_t pid = 0;
 	char detail[256];
 	int err = rlog__session_resume(name, true, &pid, detail, sizeof detail);
+	if (cli_session_refused("start", name, err))
+		return 1;
 	switch (err) {
 	case 0:
 		break;

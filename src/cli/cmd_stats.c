@@ -27,6 +27,7 @@
 #include "json.h"
 #include "names.h"
 #include "ringlog/reader.h"
+#include "term.h"
 
 #define USAGE "usage: ringlog stats FILE [--json]"
 
@@ -204,14 +205,10 @@ static void table_print(struct rlog__buf *b, struct table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* A possibly unprintable name, C-escaped into buf[n]. */
+/* A possibly unprintable name, escaped into buf[n] (term.h). */
 static const char *printable(const char *s, char *buf, size_t n)
 {
-	struct rlog__buf e = { 0 };
-	rlog__buf_cstr(&e, s, strlen(s));
-	snprintf(buf, n, "%.*s", (int)e.len, e.oom ? "?" : e.p ? e.p : "");
-	rlog__buf_free(&e);
-	return buf;
+	return rlog__term_cstr(s, buf, n);
 }
 
 /* A counter's rate per second over the time its records span: the deltas
@@ -229,7 +226,7 @@ static double counter_rate(struct rlog_reader *r, const struct rlog_count_counte
 static const char *counter_label(const struct rlog_count_counter *k, char *buf, size_t n)
 {
 	if (k->name)
-		return k->name;
+		return printable(k->name, buf, n);
 	snprintf(buf, n, "#%" PRIu32, k->counter_id);
 	return buf;
 }
@@ -239,7 +236,7 @@ static void put_counters_text(struct rlog__buf *b, struct rlog_reader *r)
 {
 	struct table t;
 	struct rlog_count_counter k;
-	char n[32], a[24], x[24], y[24], z[24], e[32];
+	char n[256], a[24], x[24], y[24], z[24], e[32];
 	if (rlog_reader_count_counter(r, 0, &k) < 0)
 		return; /* none */
 	table_start(&t, 7, (const char *[]){ "COUNTER", "PID", "RECORDS", "RESETS", "TOTAL",
@@ -305,7 +302,7 @@ static void put_text(struct rlog__buf *b, const char *path, struct rlog_reader *
 
 	fmt_rfc3339(started, sizeof(started), info->sync_realtime_ns);
 	rlog__buf_printf(b, "# ringlog stats of %s: session %s, tick source %s at %" PRIu64
-			 " Hz, started %s\n", path, info->session_name,
+			 " Hz, started %s\n", path, printable(info->session_name, h, sizeof(h)),
 			 fmt_tick_source(info->tick_source, src, sizeof(src)), info->tick_freq_hz,
 			 started);
 	if (c->timed)
@@ -331,7 +328,7 @@ static void put_text(struct rlog__buf *b, const char *path, struct rlog_reader *
 		snprintf(a, sizeof(a), "%u", (unsigned)rows[i].id);
 		snprintf(x, sizeof(x), "%" PRIu64, rows[i].events);
 		snprintf(y, sizeof(y), "%" PRIu64, rows[i].bytes);
-		table_row(&t, (const char *[]){ row_name(&rows[i]), a, x, y });
+		table_row(&t, (const char *[]){ printable(row_name(&rows[i]), h, sizeof(h)), a, x, y });
 	}
 	table_print(b, &t);
 

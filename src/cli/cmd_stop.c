@@ -38,16 +38,18 @@ int cmd_stop(int argc, char **argv)
 		err = rlog__session_recover(name, NULL, &res); /* its daemon died meanwhile */
 	if (err < 0)
 		return cli_stop_error("stop", name, &res, err);
+	static struct cli_stop_shown sh; /* 5 KiB: not on the stack */
+	cli_stop_shown(&res, &sh);
 	if (recovered)
 		fprintf(stderr, "ringlog: stop: %s: the daemon (pid %d) was not running; recovered "
-				"the session's buffers into its file\n", res.name, (int)res.daemon_pid);
-	printf("session: %s\nfile: %s\n", res.name, res.log_file[0] ? res.log_file : "-");
+				"the session's buffers into its file\n", sh.name, (int)res.daemon_pid);
+	printf("session: %s\nfile: %s\n", sh.name, sh.log_file);
 	cli_stats_print(&res.stats);
 	if (res.stats.processes_attached == 0)
 		fprintf(stderr, "ringlog: stop: %s: no process attached to this session (was "
-				"RINGLOG_SESSION set, and did the program find libringlog?)\n", res.name);
+				"RINGLOG_SESSION set, and did the program find libringlog?)\n", sh.name);
 	if (res.last_error[0]) {
-		cli_error("stop: %s: %s", res.name, res.last_error);
+		cli_error("stop: %s: %s", sh.name, sh.last_error);
 		return 1;
 	}
 	return 0;

@@ -194,6 +194,13 @@ int cmd_tail(int argc, char **argv)
 		cli_error("tail: invalid session name '%s'", name);
 		return 2;
 	}
+	/* The region's owner first: a session another user created under this
+	 * name would otherwise feed this terminal its stream. */
+	struct rlog__session_info in;
+	if (cli_session_refused("tail", name, rlog__session_query(name, &in))) {
+		dump_free_args(&t.d);
+		return 1;
+	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
 		int err = errno;
@@ -201,6 +208,19 @@ int cmd_tail(int argc, char **argv)
 			close(fd);
 		dump_free_args(&t.d);
 		return connect_error(name, path, err);
+	}
+	/* The other end too, as the daemon checks its consumers: a socket
+	 * another user's process listens on is not this session's stream. */
+	struct ucred cr;
+	socklen_t crlen = sizeof cr;
+	int peer = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 ? -errno : 0;
+	if (peer < 0 || cr.uid != geteuid()) {
+		close(fd);
+		dump_free_args(&t.d);
+		if (peer < 0)
+			return cli_error("tail: %s: %s: %s", name, path, strerror(-peer));
+		return cli_error("tail: session %s: its socket %s is served by uid %u, not by you "
+				 "(uid %u)", name, path, (unsigned)cr.uid, (unsigned)geteuid());
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);

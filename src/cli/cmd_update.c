@@ -78,6 +78,8 @@ int cmd_update(int argc, char **argv)
 		u.counter_mask = rlog__counters_check(u.counter_mask, cli_counter_refused, "update");
 	char why[256];
 	int err = rlog__session_update(name, &u, why, sizeof why);
+	if (cli_session_refused("update", name, err))
+		return 1;
 	switch (err) {
 	case 0:
 		return 0;

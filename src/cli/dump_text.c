@@ -20,6 +20,7 @@
 #include "json.h"
 #include "names.h"
 #include "schema.h"
+#include "term.h"
 
 #define ID_COLUMN 12
 
@@ -66,8 +67,10 @@ void dump_text_header(struct dump *d)
 	char src[32], started[64];
 	const struct rlog_reader_info *info = d->info;
 	fmt_rfc3339(started, sizeof(started), info->sync_realtime_ns);
+	char name[4 * 64 + 1];
 	rlog__buf_printf(&d->out, "# ringlog %s of %s: session %s, tick source %s at %" PRIu64
-			 " Hz, started %s\n", d->what, d->path, info->session_name,
+			 " Hz, started %s\n", d->what, d->path,
+			 rlog__term_cstr(info->session_name, name, sizeof(name)),
 			 fmt_tick_source(info->tick_source, src, sizeof(src)), info->tick_freq_hz,
 			 started);
 	if (d->wall)
@@ -80,7 +83,7 @@ void dump_text_header(struct dump *d)
 static void put_quoted(struct rlog__buf *b, const void *p, size_t n)
 {
 	rlog__buf_char(b, '"');
-	rlog__buf_cstr(b, p, n);
+	rlog__term_escape(b, p, n, true);
 	rlog__buf_char(b, '"');
 }
 
@@ -153,7 +156,7 @@ static void put_idcol(struct rlog__buf *b, const char *name, const struct rlog_e
 {
 	size_t start = b->len;
 	if (name)
-		rlog__buf_str(b, name);
+		rlog__term_escape(b, name, strlen(name), false);
 	else
 		rlog__buf_u64(b, ev->id);
 	if (with_flag) {
@@ -205,13 +208,18 @@ static void put_schema_record(struct rlog__buf *b, const struct rlog_event *ev)
 		rlog__buf_hex(b, ev->payload, ev->length, true);
 		return;
 	}
-	rlog__buf_printf(b, "id=%u name=%s kind=%s category=%u fields=", (unsigned)sb.s.id,
-			 sb.s.name, fmt_kind(sb.s.kind), (unsigned)sb.s.category);
+	rlog__buf_printf(b, "id=%u name=", (unsigned)sb.s.id);
+	rlog__term_escape(b, sb.s.name, strlen(sb.s.name), false);
+	rlog__buf_printf(b, " kind=%s category=%u fields=", fmt_kind(sb.s.kind),
+			 (unsigned)sb.s.category);
 	if (sb.s.field_count == 0)
 		rlog__buf_char(b, '-');
 	for (unsigned i = 0; i < sb.s.field_count; i++) {
 		const struct rlog_field *fl = &sb.s.fields[i];
-		rlog__buf_printf(b, "%s%s:%s", i ? "," : "", fl->name, fmt_field_type(fl->type));
+		if (i)
+			rlog__buf_char(b, ',');
+		rlog__term_escape(b, fl->name, strlen(fl->name), false);
+		rlog__buf_printf(b, ":%s", fmt_field_type(fl->type));
 		if (fl->type == RLOG_FIELD_BYTES)
 			rlog__buf_printf(b, "[%u]", (unsigned)fl->count);
 	}
@@ -231,7 +239,7 @@ static void put_counter_name(struct rlog__buf *b, const struct rlog_event *ev)
 	rlog__buf_lit(b, "id=");
 	rlog__buf_u64(b, c.counter_id);
 	rlog__buf_lit(b, " name=");
-	rlog__buf_cstr(b, c.name, c.name_len);
+	rlog__term_escape(b, c.name, c.name_len, false);
 	rlog__buf_printf(b, " source=%s%s unit=%s%s", src ? src : "", src ? "" : "?",
 			 unit ? unit : "", unit ? "" : "?");
 	if (c.info & RLOG_COUNTER_INFO_USER)
@@ -273,7 +281,7 @@ static void put_payload(struct rlog__buf *b, const struct rlog_event *ev)
 		fmt_rfc3339(w, sizeof(w), m.sync_realtime_ns);
 		rlog__buf_printf(b, "tick_hz=%" PRIu64 " source=%s realtime=%s session=",
 				 m.tick_freq_hz, fmt_tick_source(m.tick_source, a, sizeof(a)), w);
-		rlog__buf_cstr(b, m.session_name, strlen(m.session_name));
+		rlog__term_escape(b, m.session_name, strlen(m.session_name), false);
 		rlog__buf_printf(b, " buffers=%" PRIu32 "x%" PRIu32, m.buffer_count, m.buffer_size);
 		return;
 	case RLOG_RECORD_METADATA:
@@ -302,7 +310,8 @@ static void put_counter(struct dump *d, const struct rlog_event *ev)
 		return;
 	}
 	if (c.name) {
-		rlog__buf_str(b, c.name); /* printable ASCII (docs/FORMAT.md) */
+		/* Printable ASCII (docs/FORMAT.md), escaped all the same. */
+		rlog__term_escape(b, c.name, strlen(c.name), false);
 	} else {
 		rlog__buf_char(b, '#');
 		rlog__buf_u64(b, c.counter_id);
@@ -347,7 +356,7 @@ static void put_schema_event(struct dump *d, const struct rlog_event *ev,
 		/* The id column ends with a space unless a span word follows it. */
 		if (i > 0 || span)
 			rlog__buf_char(b, ' ');
-		rlog__buf_str(b, v.field->name);
+		rlog__term_escape(b, v.field->name, strlen(v.field->name), false);
 		rlog__buf_char(b, '=');
 		put_value(b, &v);
 	}

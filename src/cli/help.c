@@ -136,7 +136,9 @@ static const struct cli_help help[] = {
 		"Prints one line per session on this machine: its name, its state (active,\n"
 		"stopping, ..., or orphaned when its daemon has died: ringlog stop NAME --force\n"
 		"recovers it) and its log file; \"no sessions\" when there are none.  Takes no\n"
-		"arguments.\n",
+		"arguments.  A session whose region is not yours (another user's, or open to\n"
+		"other users) is listed as foreign, with its owner's uid and mode, and not\n"
+		"opened.\n",
 		true,
 	},
 	{

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <inttypes.h>
 
@@ -15,6 +16,8 @@
 #include "buf.h"
 #include "json.h"
 #include "args.h"
+#include "shm.h"
+#include "term.h"
 
 /* "key: value" lines, or one JSON object, built in a buffer. */
 struct kv {
@@ -49,7 +52,9 @@ static void kv_str(struct kv *o, const char *k, const char *v)
 	if (o->json) {
 		rlog__json_cstr(&o->b, v);
 	} else {
-		rlog__buf_put(&o->b, v, strlen(v));
+		/* Names, the log file's path and the last error come from the
+		 * region, which any producer may write: escaped (term.h). */
+		rlog__term_escape(&o->b, v, strlen(v), false);
 		rlog__buf_char(&o->b, '\n');
 	}
 }
@@ -165,13 +170,21 @@ int cli_start_error(const struct rlog__start *s, const struct rlog__start_result
 	case RLOG__START_PATH:
 		return cli_error("start: %s: the absolute path must be shorter than %d bytes", s->path,
 				 RLOG_PATH_MAX);
-	case RLOG__START_REGION:
+	case RLOG__START_REGION: {
+		/* Another user's session under this name (one squatting a name
+		 * this user's programs attach to): say whose. */
+		uint32_t uid, mode;
+		if (err == -EEXIST && rlog__region_owner(s->name, &uid, &mode) == 0 &&
+		    uid != (uint32_t)geteuid())
+			return cli_error("start: session '%s' already exists, owned by uid %u, not by "
+					 "you (uid %u)", s->name, uid, (unsigned)geteuid());
 		if (err == -EEXIST)
 			return cli_error("start: session '%s' already exists", s->name);
 		if (err == -EINVAL)
 			return cli_error("start: %s: invalid buffer geometry (buffer size a power of two "
 					 "from 4 to 1024 KB, 2..65536 buffers, region at most 4 GiB)", s->name);
 		return cli_error("start: %s: %s", s->name, strerror(-err));
+	}
 	case RLOG__START_FORK:
 		return cli_error("start: fork: %s", strerror(-err));
 	case RLOG__START_DAEMON:
@@ -184,8 +197,23 @@ int cli_start_error(const struct rlog__start *s, const struct rlog__start_result
 	return cli_error("start: %s: %s", s->name, strerror(-err));
 }
 
+int cli_session_refused(const char *cmd, const char *name, int err)
+{
+	uint32_t uid, mode;
+	if (err != -EACCES || rlog__region_owner(name, &uid, &mode) < 0 ||
+	    rlog__shm_owner_check(uid, mode) == 0)
+		return 0;
+	if (uid != (uint32_t)geteuid())
+		return cli_error("%s: session %s: owned by uid %u, not by you (uid %u)", cmd, name,
+				 uid, (unsigned)geteuid());
+	return cli_error("%s: session %s: open to other users (mode %04o): not a region of "
+			 "yours", cmd, name, mode);
+}
+
 int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_result *res, int err)
 {
+	if (cli_session_refused(cmd, name, err))
+		return 1;
 	switch (err) {
 	case -EINVAL:
 		return cli_error("%s: invalid session name '%s'", cmd, name);
@@ -195,9 +223,12 @@ int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_re
 		return cli_error("%s: %s: the daemon (pid %d) is not running: the session is orphaned; "
 				 "'ringlog stop %s --force' recovers its buffers into its file", cmd, name,
 				 (int)res->daemon_pid, name);
-	case -ENODATA:
+	case -ENODATA: {
+		static struct cli_stop_shown sh; /* 5 KiB: not on the stack */
+		cli_stop_shown(res, &sh);
 		return cli_error("%s: %s: the log file %s has no LOG_MARKER block to go on from; the "
-				 "session is left as it is", cmd, name, res->log_file);
+				 "session is left as it is", cmd, name, sh.log_file);
+	}
 	case -EPROTO:
 		return cli_error("%s: %s: not a ringlog session region of this version", cmd, name);
 	case -ETIMEDOUT:
@@ -211,6 +242,13 @@ int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_re
 				 (int)res->daemon_pid);
 	}
 	return cli_error("%s: %s: %s", cmd, name, strerror(-err));
+}
+
+void cli_stop_shown(const struct rlog__stop_result *res, struct cli_stop_shown *out)
+{
+	rlog__term_cstr(res->name, out->name, sizeof out->name);
+	rlog__term_cstr(res->log_file[0] ? res->log_file : "-", out->log_file, sizeof out->log_file);
+	rlog__term_cstr(res->last_error, out->last_error, sizeof out->last_error);
 }
 
 void cli_stop_waiting(uint32_t pid, uint32_t tid, uint32_t what, void *arg)

@@ -18,6 +18,16 @@ int cli_start_error(const struct rlog__start *s, const struct rlog__start_result
  * command: "stop", "bench"); returns 1. */
 int cli_stop_error(const char *cmd, const char *name, const struct rlog__stop_result *res, int err);
 
+/* The texts of a stop result, which come from the region (any producer
+ * may write it), escaped for the terminal (term.h): each escape takes at
+ * most 4 bytes per byte. */
+struct cli_stop_shown {
+	char name[4 * (RLOG_NAME_MAX + 8)];
+	char log_file[4 * RLOG_PATH_MAX];   /* "-" if none */
+	char last_error[4 * 256];
+};
+void cli_stop_shown(const struct rlog__stop_result *res, struct cli_stop_shown *out);
+
 /* The rlog__stop_waiting_fn of the CLI: one line on stderr per producer
  * the stop sequence waits for; arg is the session name. */
 void cli_stop_waiting(uint32_t pid, uint32_t tid, uint32_t what, void *arg);

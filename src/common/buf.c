@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "io.h"
-#include "utf8.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -122,52 +121,6 @@ void rlog__buf_double(struct rlog__buf *b, double v)
 	char tmp[40];
 	int n = rlog__double_text(tmp, sizeof(tmp), v);
 	rlog__buf_put(b, tmp, (size_t)n);
-}
-
-void rlog__buf_cstr(struct rlog__buf *b, const void *p, size_t n)
-{
-	const uint8_t *q = p;
-	/* At most 4 bytes out per byte in. */
-	if (!rlog__buf_need(b, n * 4))
-		return;
-	char *o = b->p + b->len;
-	for (size_t i = 0; i < n;) {
-		uint8_t c = q[i];
-		char e = 0;
-		switch (c) {
-		case '\\': e = '\\'; break;
-		case '"': e = '"'; break;
-		case '\n': e = 'n'; break;
-		case '\t': e = 't'; break;
-		case '\r': e = 'r'; break;
-		default: break;
-		}
-		if (e) {
-			*o++ = '\\';
-			*o++ = e;
-			i++;
-			continue;
-		}
-		if (c >= 0x20 && c < 0x7f) {
-			*o++ = (char)c;
-			i++;
-			continue;
-		}
-		uint32_t cp;
-		unsigned len = c >= 0x80 ? rlog__utf8_len(q + i, n - i, &cp) : 0;
-		if (len > 1 && cp >= 0xa0) {
-			memcpy(o, q + i, len);
-			o += len;
-			i += len;
-			continue;
-		}
-		*o++ = '\\';
-		*o++ = 'x';
-		*o++ = hexdig[c >> 4];
-		*o++ = hexdig[c & 15];
-		i++;
-	}
-	b->len = (size_t)(o - b->p);
 }
 
 int rlog__buf_write(struct rlog__buf *b, int fd)

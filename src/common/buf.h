@@ -94,13 +94,6 @@ int rlog__double_text(char *buf, size_t n, double v);
 /* rlog__double_text() appended. */
 void rlog__buf_double(struct rlog__buf *b, double v);
 
-/*
- * Bytes as the body of a C string (no quotes): printable ASCII as is,
- * \\ \" \n \t \r, valid UTF-8 of U+00A0 and above as is, every other
- * byte \xHH.
- */
-void rlog__buf_cstr(struct rlog__buf *b, const void *p, size_t n);
-
 /* Writes the contents to fd and empties the buffer.  Returns 0, -ENOMEM
  * (an append was dropped: nothing is written) or the -errno of write(2). */
 int rlog__buf_write(struct rlog__buf *b, int fd);

@@ -1,6 +1,8 @@
 #include "io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Pieces per writev: Linux's IOV_MAX (UIO_MAXIOV), which POSIX leaves to
@@ -51,4 +53,61 @@ int rlog__writev_all(int fd, struct iovec *iov, size_t n, size_t *done)
 	if (done)
 		*done = off;
 	return err;
+}
+
+int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *created)
+{
+	/* Two rounds: a link removed in the first is created over in the
+	 * second; a link planted again meanwhile is refused (-EEXIST). */
+	for (int round = 0; round < 2; round++) {
+		int fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0600);
+		if (fd >= 0) {
+			/* 0600 even under a umask that takes the owner's bits. */
+			if (fchmod(fd, 0600) < 0) {
+				int err = -errno;
+				close(fd);
+				unlinkat(dirfd, path, 0);
+				return err;
+			}
+			if (created)
+				*created = true;
+			return fd;
+		}
+		if (errno != EEXIST || !(flags & RLOG_OUT_FORCE))
+			return -errno;
+		struct stat st;
+		if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue; /* gone meanwhile: create it */
+			return -errno;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			/* Replace the link, never write through it: its target
+			 * may be any file its planter wants overwritten. */
+			if (unlinkat(dirfd, path, 0) < 0 && errno != ENOENT)
+				return -errno;
+			continue;
+		}
+		bool reg = S_ISREG(st.st_mode);
+		fd = openat(dirfd, path,
+			    O_WRONLY | O_NOFOLLOW | O_CLOEXEC |
+				    (reg && !(flags & RLOG_OUT_KEEP) ? O_TRUNC : 0));
+		if (fd < 0)
+			return -errno;
+		if (reg && fchmod(fd, 0600) < 0) {
+			int err = -errno;
+			close(fd);
+			return err;
+		}
+		if (created)
+			*created = false;
+		return fd;
+	}
+	return -EEXIST;
+}
+
+int rlog__create_output(const char *path, unsigned flags, bool *created)
+{
+	return rlog__create_output_at(AT_FDCWD, path, flags, created);
 }

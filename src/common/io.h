@@ -4,6 +4,7 @@
 #ifndef RLOG_COMMON_IO_H
 #define RLOG_COMMON_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/uio.h>
 
@@ -16,5 +17,30 @@ int rlog__write_all(int fd, const void *p, size_t n, size_t *done);
  * time).  iov is changed (what was written is stepped over).  Returns 0 or
  * -errno; *done (if not NULL) the bytes written. */
 int rlog__writev_all(int fd, struct iovec *iov, size_t n, size_t *done);
+
+/* rlog__create_output's flags. */
+#define RLOG_OUT_FORCE 1u  /* an existing file may be replaced (--force) */
+#define RLOG_OUT_KEEP  2u  /* with FORCE: an existing regular file is opened as it is,
+                              not truncated (the caller truncates it when it is sure) */
+
+/*
+ * Opens an output file (a log file, a snapshot, a converted trace) for
+ * writing, the one way every writer does: created with O_EXCL and
+ * O_NOFOLLOW, mode 0600 whatever the umask (its user may widen it later;
+ * the session region and socket are 0600 too).  Never through a symbolic
+ * link: without RLOG_OUT_FORCE an existing path (a link included) is
+ * -EEXIST; with it a link is removed and a new file created in its place
+ * (its target untouched), an existing regular file is truncated (or kept,
+ * with RLOG_OUT_KEEP) and set to 0600, and anything else (a device, a
+ * FIFO) is opened as it is.  *created (if not NULL) says whether the file
+ * is new: the caller's to remove if it gives up.  Returns the descriptor
+ * (close-on-exec), or -errno of open, lstat or unlink (-EEXIST, -ELOOP if
+ * a link appeared meanwhile, -EISDIR, -EACCES, ...).
+ */
+int rlog__create_output(const char *path, unsigned flags, bool *created);
+
+/* The same in directory dirfd (openat, unlinkat): for the files of a CTF
+ * trace directory. */
+int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *created);
 
 #endif

@@ -33,6 +33,14 @@ void rlog__json_str(struct rlog__buf *b, const void *data, size_t n)
 				memcpy(o, "\\ufffd", 6);
 				o += 6;
 				i++;
+			} else if (!rlog__utf8_printable(cp)) {
+				/* The same character, escaped: JSON shown on a
+				 * terminal must not carry a C1 control. */
+				memcpy(o, "\\u", 2);
+				o += 2;
+				for (int sh = 12; sh >= 0; sh -= 4)
+					*o++ = hexdig[cp >> sh & 15];
+				i += k;
 			} else {
 				memcpy(o, p + i, k);
 				o += k;

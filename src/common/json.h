@@ -16,7 +16,9 @@
 /*
  * Bytes as a JSON string, quotes included (RFC 8259): '"' and '\'
  * escaped, \b \f \n \r \t, the other control characters and DEL as
- * \u00XX, valid UTF-8 as is, and each byte that is not part of valid UTF-8
+ * \u00XX, valid UTF-8 as is (but as \uXXXX a code point that
+ * rlog__utf8_printable refuses: C1 controls, bidirectional overrides), and
+ * each byte that is not part of valid UTF-8
  * (utf8.h) as \ufffd, the replacement character: the output is always
  * valid JSON.
  */

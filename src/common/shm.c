@@ -289,8 +289,37 @@ static int object_open(const char *name, size_t *size)
 		close(fd);
 		return err;
 	}
+	/* Only its owner's, and only to it: a session another user created
+	 * under this name (one named "default" before its real user starts
+	 * it) would otherwise receive this user's events, and a region others
+	 * can reach is not private to its owner.  Root is not exempt: root's
+	 * events must not go into a region a user planted. */
+	int err = rlog__shm_owner_check((uint32_t)st.st_uid, (uint32_t)st.st_mode);
+	if (err < 0) {
+		close(fd);
+		return err;
+	}
 	*size = (size_t)st.st_size;
 	return fd;
+}
+
+int rlog__shm_owner_check(uint32_t uid, uint32_t mode)
+{
+	return uid != (uint32_t)geteuid() || (mode & 077) != 0 ? -EACCES : 0;
+}
+
+int rlog__region_owner(const char *name, uint32_t *uid, uint32_t *mode)
+{
+	char shm[96], path[128];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return -EINVAL;
+	snprintf(path, sizeof path, "/dev/shm%s", shm);
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	*uid = (uint32_t)st.st_uid;
+	*mode = (uint32_t)st.st_mode & 07777;
+	return 0;
 }
 
 int rlog__region_open(const char *name, struct rlog__region *out)

@@ -101,10 +101,25 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 
 /*
  * Opens and validates an existing session region.
- * Returns 0, -ENOENT, -EPROTO (bad magic, version or geometry), -EACCES,
- * or another -errno.
+ * Returns 0, -ENOENT, -EPROTO (bad magic, version or geometry), -EACCES
+ * (not owned by this process's effective uid, or open to group or others:
+ * rlog__shm_owner_check), or another -errno.
  */
 int rlog__region_open(const char *name, struct rlog__region *out);
+
+/*
+ * Whether a shared-memory object whose owner is uid and whose mode is mode
+ * is this process's own: owned by the effective uid (root included) and
+ * with no group or other permission bits.  Returns 0 or -EACCES.
+ */
+int rlog__shm_owner_check(uint32_t uid, uint32_t mode);
+
+/*
+ * The owner and permission bits of session name's object (for the error
+ * line of a region rlog__region_open refused with -EACCES).  Returns 0,
+ * -EINVAL for a bad name, or -errno of lstat (-ENOENT).
+ */
+int rlog__region_owner(const char *name, uint32_t *uid, uint32_t *mode);
 
 /*
  * Maps the first page of a session's object as it is, without validating

@@ -1,10 +1,11 @@
 /*
  * utf8.h - the one UTF-8 validator of ringlog's tools (the JSON escaper,
- * the C-style escaper of `ringlog dump` and `ringlog stats`).
+ * json.h, and the terminal escaper, term.h).
  */
 #ifndef RLOG_COMMON_UTF8_H
 #define RLOG_COMMON_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +52,22 @@ static inline unsigned rlog__utf8_len(const uint8_t *p, size_t n, uint32_t *cp)
 		return 0;
 	*cp = v;
 	return len;
+}
+
+/*
+ * Whether code point cp (from rlog__utf8_len) may be shown as it is: not a
+ * C0 or C1 control nor DEL (a terminal acts on them: U+009B is CSI), nor a
+ * character that reorders or breaks what is displayed around it (U+061C,
+ * U+200E, U+200F, U+2028..U+202E, U+2066..U+2069: the bidirectional
+ * marks, embeddings, overrides and isolates, and the line and paragraph
+ * separators), which could make a name look like another.
+ */
+static inline bool rlog__utf8_printable(uint32_t cp)
+{
+	if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+		return false;
+	return !(cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+		 (cp >= 0x2066 && cp <= 0x2069));
 }
 
 #endif

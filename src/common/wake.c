@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "shm.h"
 
 uint32_t rlog__wake_hash(const char *name)
 {
@@ -56,10 +57,14 @@ struct rlog_wake_registry *rlog__wake_open(void)
 	if (fd < 0)
 		return NULL;
 	struct stat st;
-	/* The creator sizes it, and so does an opener that finds it not yet
-	 * sized (the same size, zero-filled: whoever is first, the result is
-	 * the same).  Another size is not a registry of this version. */
+	/* The owner check is the session region's (shm.c): a registry another
+	 * user planted under this uid's name would let it see and spoil this
+	 * user's wake-ups.  The creator sizes it, and so does an opener that
+	 * finds it not yet sized (the same size, zero-filled: whoever is
+	 * first, the result is the same).  Another size is not a registry of
+	 * this version. */
 	if (fstat(fd, &st) < 0 ||
+	    rlog__shm_owner_check((uint32_t)st.st_uid, (uint32_t)st.st_mode) < 0 ||
 	    (st.st_size == 0 && (ftruncate(fd, sizeof(struct rlog_wake_registry)) < 0 ||
 				 fstat(fd, &st) < 0)) ||
 	    (size_t)st.st_size != sizeof(struct rlog_wake_registry)) {

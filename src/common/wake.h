@@ -30,9 +30,10 @@ uint32_t rlog__wake_hash(const char *name);
 
 /*
  * Maps this user's registry, creating it if it does not exist (mode 0600).
- * Returns it, or NULL (no /dev/shm, or an object there that is not a
- * registry of this version: late attach is then not available, and
- * nothing else changes).  Async-signal-safe (shm_open, ftruncate, mmap).
+ * Returns it, or NULL (no /dev/shm, an object there that is not a
+ * registry of this version, or one that is not this user's own: owned by
+ * another uid or open to group or others, rlog__shm_owner_check; late
+ * attach is then not available, and nothing else changes).  Async-signal-safe (shm_open, ftruncate, mmap).
  */
 struct rlog_wake_registry *rlog__wake_open(void);
 

@@ -153,10 +153,14 @@ static int stream_flush(struct ctf *c, struct stream *s)
 
 	char name[48];
 	snprintf(name, sizeof(name), "stream_%" PRIu32 "_%" PRIu32, s->pid, s->tid);
-	int fd = openat(c->dirfd, name,
-			O_WRONLY | O_CREAT | O_CLOEXEC | (s->created ? O_APPEND : O_TRUNC), 0644);
+	/* Created once (a link planted in the directory is refused, not
+	 * written through), then appended to. */
+	int fd = s->created ? openat(c->dirfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+			    : rlog__create_output_at(c->dirfd, name, 0, NULL);
+	if (fd < 0 && s->created)
+		fd = -errno;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int rc = rlog__write_all(fd, s->buf, s->len, NULL);
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
@@ -520,7 +524,7 @@ int rlog__convert_ctf(struct rlog_reader *r, const char *dir, struct rlog__conve
 	c.st = st ? st : &c.st_local;
 	memset(c.st, 0, sizeof(*c.st));
 	c.last = SIZE_MAX;
-	c.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c.dirfd < 0)
 		return -errno;
 	while ((rc = rlog_reader_next(r, &ev)) > 0) {

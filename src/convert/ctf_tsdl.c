@@ -13,6 +13,7 @@
 
 #include "ctf.h"
 #include "names.h"
+#include "io.h"
 
 /* A TSDL string literal's body: anything but printable ASCII, '"' and '\'
  * becomes '_' (event names are printable ASCII without those already). */
@@ -146,9 +147,9 @@ static void class_fields(FILE *f, const struct ev_class *k)
 int rlog__ctf_metadata(struct ctf *c)
 {
 	const struct rlog_reader_info *info = rlog_reader_info(c->r);
-	int fd = openat(c->dirfd, "metadata", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = rlog__create_output_at(c->dirfd, "metadata", RLOG_OUT_FORCE, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		int rc = -errno;

@@ -13,6 +13,7 @@
 #include "daemon.h"
 #include "sink.h"
 #include "sink_file.h"
+#include "io.h"
 
 int rlog__journal_path(const char *name, char *out, size_t n)
 {
@@ -33,7 +34,9 @@ void rlog__journal_update(struct rlog__region *r, struct rlog__output *out, cons
 	if (rlog__journal_path(name, path, sizeof path) < 0)
 		return;
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* FORCE: the last update's file is replaced; a link planted in its
+	 * place is removed, never written through. */
+	int fd = rlog__create_output(tmp, RLOG_OUT_FORCE, NULL);
 	if (fd < 0)
 		return;
 	uint32_t pid = (uint32_t)getpid();

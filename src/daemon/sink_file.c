@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "logfile.h"
+#include "io.h"
 
 struct fsink {
 	struct rlog__sink base;
@@ -202,10 +203,10 @@ static int open_next(struct fsink *fs)
 		set_err(fs, ENAMETOOLONG, "naming the next log file");
 		return -ENAMETOOLONG;
 	}
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (fs->force ? O_TRUNC : O_EXCL);
-	int fd = open(name, flags, 0644);
+	/* A link planted for a later file is never written through. */
+	int fd = rlog__create_output(name, fs->force ? RLOG_OUT_FORCE : 0, NULL);
 	if (fd < 0) {
-		int err = errno;
+		int err = -fd;
 		char what[96];
 		snprintf(what, sizeof what, "creating log file %d%s", (int)fs->index,
 			 err == EEXIST ? " (it exists; start with --force to overwrite)" : "");

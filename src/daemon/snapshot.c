@@ -48,6 +48,7 @@
 #include "overwrite.h"
 #include "record.h"
 #include "sink_file.h"
+#include "io.h"
 
 /* What one snapshot wrote. */
 struct snap_result {
@@ -255,11 +256,10 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 {
 	memset(res, 0, sizeof *res);
 	struct rlog__region *r = d->r;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC |
-				    ((flags & RLOG_SNAP_FORCE) ? O_TRUNC : O_EXCL), 0644);
+	int fd = rlog__create_output(path, (flags & RLOG_SNAP_FORCE) ? RLOG_OUT_FORCE : 0, NULL);
 	if (fd < 0) {
-		fail(res, errno, errno == EEXIST ? "file exists (use --force to overwrite):"
-						 : "cannot create", path);
+		fail(res, -fd, fd == -EEXIST ? "file exists (use --force to overwrite):"
+					     : "cannot create", path);
 		return;
 	}
 	struct rlog__file_opts fo = {

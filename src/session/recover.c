@@ -43,6 +43,7 @@
 #include "reader/layout.h"
 #include "record.h"
 #include "vec.h"
+#include "io.h"
 
 /* A buffer the dead daemon may have written in part. */
 struct cand {
@@ -423,7 +424,9 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 	int err = current_file(a, path, sizeof path);
 	if (err < 0)
 		return err;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	/* O_NOFOLLOW: a link put in the file's place since the daemon died
+	 * is not written through (rlog__create_output's rule). */
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	struct rlog__layout lay;
@@ -480,10 +483,9 @@ static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 				a->x.c[i].matched = 0;
 		}
 	}
-	int fd = open(to->path, O_WRONLY | O_CREAT | O_CLOEXEC | (to->force ? O_TRUNC : O_EXCL),
-		      0644);
+	int fd = rlog__create_output(to->path, to->force ? RLOG_OUT_FORCE : 0, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	struct rlog__file_opts fo = {
 		.fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = a->r.buffer_size,
 		.pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .marker = rlog__daemon_marker_fn,

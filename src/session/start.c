@@ -35,6 +35,7 @@
 #include "daemon/sink_file.h"
 #include "futex.h"
 #include "wake.h"
+#include "io.h"
 
 /* How long start waits for the daemon to make the session ACTIVE. */
 #define START_WAIT_NS UINT64_C(10000000000)
@@ -118,11 +119,11 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 	int fd = -1;
 	bool created = false;
 	if (s->path) {
-		int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (s->force ? 0 : O_EXCL);
-		fd = open(open_path, flags, 0644);
+		/* KEEP: truncated below, once the session exists. */
+		fd = rlog__create_output(open_path, s->force ? RLOG_OUT_FORCE | RLOG_OUT_KEEP : 0,
+					 &created); /* created: ours to remove */
 		if (fd < 0)
-			return -errno;
-		created = !s->force; /* O_EXCL: the file is ours to remove */
+			return fd;
 	}
 
 	out->step = RLOG__START_PATH;
