@@ -271,6 +271,40 @@ static void ring_flush(void)
 	unlink(ring);
 }
 
+/* A hard link to the victim, planted at the output path: --force replaces
+ * it with a file of its own, never truncates the victim through it. */
+static void hard_link(void)
+{
+	struct h_run r;
+	char name[64];
+	snprintf(name, sizeof name, "%s", h_session("ohard"));
+	plant();
+	unlink(link_path);
+	BAIL_IF(link(target, link_path) < 0, "cannot plant a hard link at %s", link_path);
+	h_ringlog(&r, "start", name, "-o", link_path, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	private_file(link_path, "start --force over a hard link");
+	struct stat st;
+	ok(stat(target, &st) == 0 && st.st_nlink == 1,
+	   "start --force over a hard link: the victim keeps only its own name");
+	untouched("start --force over a hard link");
+
+	unlink(link_path);
+	BAIL_IF(link(target, link_path) < 0, "cannot plant a hard link at %s", link_path);
+	char ring[128];
+	snprintf(ring, sizeof ring, "/dev/shm/rlog-test-ohard-%d", (int)getpid());
+	unlink(ring);
+	h_ringlog(&r, "ring-flush", ring, "--create", "64", "-o", link_path, "--once", "--force",
+		  NULL);
+	ASSERT_EQ(r.status, 0);
+	private_file(link_path, "ring-flush --force over a hard link");
+	untouched("ring-flush --force over a hard link");
+	unlink(link_path);
+	unlink(ring);
+}
+
 int main(void)
 {
 	umask(022);
@@ -281,6 +315,7 @@ int main(void)
 	snapshot();
 	recover();
 	ring_flush();
+	hard_link();
 	unlink(target);
 	return done_testing();
 }

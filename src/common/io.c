@@ -90,6 +90,14 @@ int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *cr
 			continue;
 		}
 		bool reg = S_ISREG(st.st_mode);
+		if (reg && (st.st_nlink > 1 || st.st_uid != geteuid())) {
+			/* A file with another name (a planted hard link) or
+			 * another owner is replaced like a link: truncating it
+			 * would write into a file that is not only ours. */
+			if (unlinkat(dirfd, path, 0) < 0 && errno != ENOENT)
+				return -errno;
+			continue;
+		}
 		fd = openat(dirfd, path,
 			    O_WRONLY | O_NOFOLLOW | O_CLOEXEC |
 				    (reg && !(flags & RLOG_OUT_KEEP) ? O_TRUNC : 0));

@@ -30,7 +30,8 @@ int rlog__writev_all(int fd, struct iovec *iov, size_t n, size_t *done);
  * the session region and socket are 0600 too).  Never through a symbolic
  * link: without RLOG_OUT_FORCE an existing path (a link included) is
  * -EEXIST; with it a link is removed and a new file created in its place
- * (its target untouched), an existing regular file is truncated (or kept,
+ * (its target untouched), and so is a regular file with more than one
+ * name (a hard link) or another owner; any other existing regular file is truncated (or kept,
  * with RLOG_OUT_KEEP) and set to 0600, and anything else (a device, a
  * FIFO) is opened as it is.  *created (if not NULL) says whether the file
  * is new: the caller's to remove if it gives up.  Returns the descriptor
