@@ -33,6 +33,7 @@ struct rlog__dbuf {
 	bool started;        /* first chunk seen (losses reported, identity copied) */
 	bool poisoned;       /* failed validation: the rest is skipped */
 	bool held;           /* overwrite mode: the daemon holds it (reader = 1) until commit */
+	bool giving_back;    /* drained whole, in the release list: held until given back */
 	uint32_t pid, tid, slot;
 	/* Overwrite mode: which contents read_off is about, and what of them
 	 * the drain has delivered (the descriptor's delivered_*). */
