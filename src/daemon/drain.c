@@ -642,13 +642,27 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 	 * so that one busy thread's buffers do not keep the others' waiting:
 	 * each slot's buffers stay together and in order. */
 	uint32_t k0 = 0;
-	if (mode == RLOG_DRAIN_FULL)
+	/* Overwrite mode: a FLUSH pass too, as held buffers are not reused
+	 * (the budget, rlog__drain_init); the daemon serves the flush once a
+	 * pass is not cut short (cut, daemon.c). */
+	bool budget = mode == RLOG_DRAIN_FULL || (d->overwrite && mode == RLOG_DRAIN_FLUSH);
+	uint32_t pass_budget = d->pass_budget;
+	/* Overwrite mode: a buffer drained whole stays held (reader = 1) until
+	 * its pass's write is done, and a held buffer is not reused; a pass
+	 * that held the whole pool would leave the producers none to take
+	 * (-ENOBUFS).  At most half of it is held at once (docs/FORMAT.md,
+	 * "Overwrite mode"). */
+	if (d->overwrite && pass_budget > d->pool / 2)
+		pass_budget = d->pool / 2 > 0 ? d->pool / 2 : 1;
+	d->cut = false;
+	if (budget)
 		while (k0 < n && d->scan_slot[d->order[k0]] < d->rr_slot)
 			k0++;
 
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t idx = d->order[(k0 + j) % n];
-		if (mode == RLOG_DRAIN_FULL && released >= d->pass_budget) {
+		if (budget && released >= pass_budget) {
+			d->cut = true;
 			/* The rest waits for the next pass, which comes at once
 			 * while a pass's worth is FULL (daemon.c):
 			 * their slots are not reaped meanwhile. */

@@ -115,6 +115,7 @@ struct rlog__drain {
 	uint64_t passes;
 	uint32_t pass_budget;        /* RLOG_DRAIN_FULL: at most this many buffers drained
 	                                whole per pass (RLOG__PASS_BYTES of them) */
+	bool cut;                    /* the last pass ran out of budget: FULL buffers wait */
 	uint32_t rr_slot;            /* RLOG_DRAIN_FULL: the slot a pass starts from (the
 	                                one where the last pass's budget ran out) */
 	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
