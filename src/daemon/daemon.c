@@ -462,10 +462,11 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		/* The pass's blocks reach the file and the consumers; only then
 		 * are its buffers given back (a daemon that dies in between
 		 * leaves them for `ringlog stop --force`). */
-		if (rlog__output_flush(out) < 0)
+		if (rlog__output_flush(out) < 0 || d->flush_failed)
 			output_error(r, out);
 		else
 			rlog__drain_report_log_losses(d, false);
+		d->flush_failed = false;
 		rlog__drain_commit(d);
 		/* An idle pool gives its written pages back (trim.c), once the
 		 * pass's buffers are given back. */
@@ -481,9 +482,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 			rlog__journal_update(r, out, name, &journaled);
 		/* Snapshots read the buffers between passes, none held. */
 		watching = rlog__snap_poll(&snap, d, now);
-		/* A pass cut short by its budget (overwrite mode) has not
-		 * drained everything yet: the next one, at once, may have. */
-		if (flush_req != flush_served && !d->cut) {
+		if (flush_req != flush_served) {
 			flush_served = flush_req;
 			/* Pairs with `ringlog flush`'s load_acquire(flush_done). */
 			store_release(&h->flush_done, flush_req);
@@ -503,7 +502,6 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		 * producer that handed a buffer over while the daemon was not
 		 * waiting did not wake it. */
 		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
-		    (d->cut && d->overwrite) ||
 		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
 		    (released > 0 && (rlog__drain_full_at_least(d, busy_backlog(d)) ||
 				      rlog__region_past_high_water(r, d->pool)))) {

@@ -426,6 +426,17 @@ static bool release_buffer(struct rlog__drain *d, uint32_t idx)
 	return true;
 }
 
+/* Gives the buffers of the release list back (their blocks are written);
+ * one that cannot be yet stays in the list (release_buffer). */
+static void give_back(struct rlog__drain *d)
+{
+	uint32_t kept = 0;
+	for (uint32_t k = 0; k < d->nrelease; k++)
+		if (!release_buffer(d, d->release[k]))
+			d->release[kept++] = d->release[k];
+	d->nrelease = kept;
+}
+
 static struct rlog__drain *sort_ctx; /* qsort has no context argument in C11 */
 
 static int by_slot_seq(const void *a, const void *b)
@@ -642,27 +653,14 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 	 * so that one busy thread's buffers do not keep the others' waiting:
 	 * each slot's buffers stay together and in order. */
 	uint32_t k0 = 0;
-	/* Overwrite mode: a FLUSH pass too, as held buffers are not reused
-	 * (the budget, rlog__drain_init); the daemon serves the flush once a
-	 * pass is not cut short (cut, daemon.c). */
-	bool budget = mode == RLOG_DRAIN_FULL || (d->overwrite && mode == RLOG_DRAIN_FLUSH);
-	uint32_t pass_budget = d->pass_budget;
-	/* Overwrite mode: a buffer drained whole stays held (reader = 1) until
-	 * its pass's write is done, and a held buffer is not reused; a pass
-	 * that held the whole pool would leave the producers none to take
-	 * (-ENOBUFS).  At most half of it is held at once (docs/FORMAT.md,
-	 * "Overwrite mode"). */
-	if (d->overwrite && pass_budget > d->pool / 2)
-		pass_budget = d->pool / 2 > 0 ? d->pool / 2 : 1;
-	d->cut = false;
-	if (budget)
+	uint32_t half = d->pool / 2 > 0 ? d->pool / 2 : 1;
+	if (mode == RLOG_DRAIN_FULL)
 		while (k0 < n && d->scan_slot[d->order[k0]] < d->rr_slot)
 			k0++;
 
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t idx = d->order[(k0 + j) % n];
-		if (budget && released >= pass_budget) {
-			d->cut = true;
+		if (mode == RLOG_DRAIN_FULL && released >= d->pass_budget) {
 			/* The rest waits for the next pass, which comes at once
 			 * while a pass's worth is FULL (daemon.c):
 			 * their slots are not reaped meanwhile. */
@@ -713,8 +711,19 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 			if (seq >= s->next_seq)
 				s->next_seq = seq + 1;
 			released++;
-			if (d->overwrite)
+			if (d->overwrite) {
 				rlog__ow_publish(d, idx);
+				/* A held buffer is not reused: one pass holding
+				 * the whole pool until its write would leave the
+				 * producers none to take (-ENOBUFS).  Half the
+				 * pool held: written and given back now
+				 * (docs/FORMAT.md, "Overwrite mode"). */
+				if (mode != RLOG_DRAIN_FINAL && d->nrelease >= half) {
+					if (rlog__output_flush(d->out) < 0)
+						d->flush_failed = true;
+					give_back(d);
+				}
+			}
 		} else if (st == RLOG_BUF_OWNED) {
 			/* Committed bytes never change while the buffer is not
 			 * FREE, except that in overwrite mode a producer may take
@@ -815,11 +824,7 @@ void rlog__drain_publish(struct rlog__drain *d)
 
 void rlog__drain_commit(struct rlog__drain *d)
 {
-	uint32_t kept = 0;
-	for (uint32_t k = 0; k < d->nrelease; k++)
-		if (!release_buffer(d, d->release[k]))
-			d->release[kept++] = d->release[k]; /* next commit */
-	d->nrelease = kept;
+	give_back(d);
 	for (uint32_t k = 0; k < d->nreap_slots; k++)
 		free_slot(d, d->reap_slots[k]);
 	d->nreap_slots = 0;

@@ -115,7 +115,6 @@ struct rlog__drain {
 	uint64_t passes;
 	uint32_t pass_budget;        /* RLOG_DRAIN_FULL: at most this many buffers drained
 	                                whole per pass (RLOG__PASS_BYTES of them) */
-	bool cut;                    /* the last pass ran out of budget: FULL buffers wait */
 	uint32_t rr_slot;            /* RLOG_DRAIN_FULL: the slot a pass starts from (the
 	                                one where the last pass's budget ran out) */
 	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
@@ -150,6 +149,8 @@ struct rlog__drain {
 	 * were, for `ringlog stop --force` to find. */
 	uint32_t *release;           /* buffer indices */
 	uint32_t nrelease;
+	bool flush_failed;           /* overwrite mode: a write in the middle of a pass failed
+	                                (drain.c; daemon.c reports it after the pass's) */
 	uint32_t *reap_slots;        /* slot indices */
 	uint32_t nreap_slots;
 	uint32_t *reap_procs;        /* process entry indices */
