@@ -162,6 +162,23 @@ static void writers_start(pthread_t *th)
 			"pthread_create");
 }
 
+/* Starts session name in overwrite mode, 16 buffers of 4 KiB, with file
+ * (or none: a flight recorder), and the writers writing into it. */
+static void start_writing(const char *name, const char *file, pthread_t *th)
+{
+	struct h_run r;
+	if (file)
+		h_ringlog(&r, "start", name, "-o", file, "--mode", "overwrite", "--buffer-size",
+			  "4", "--buffers", "16", NULL);
+	else
+		h_ringlog(&r, "start", name, "--mode", "overwrite", "--buffer-size", "4",
+			  "--buffers", "16", NULL);
+	BAIL_IF(r.status != 0, "ringlog start: %s", r.err);
+	ASSERT_EQ(rlog_attach(name), 0);
+	set = num_new(THREADS, CAP);
+	writers_start(th);
+}
+
 static void writers_stop(pthread_t *th)
 {
 	atomic_store(&running, 0);
@@ -183,13 +200,8 @@ static void flight_recorder(void)
 	path_of(e, sizeof e, "e");
 	path_of(f, sizeof f, "f");
 	struct h_run r;
-	h_ringlog(&r, "start", name, "--mode", "overwrite", "--buffer-size", "4", "--buffers",
-		  "16", NULL);
-	BAIL_IF(r.status != 0, "ringlog start: %s", r.err);
-	ASSERT_EQ(rlog_attach(name), 0);
-	set = num_new(THREADS, CAP);
 	pthread_t th[THREADS];
-	writers_start(th);
+	start_writing(name, NULL, th);
 	sleep_ms(150);
 	snapshot(name, a, false);
 	/* Several: a buffer taken over in the middle of a thread's ones
@@ -253,13 +265,8 @@ static void with_file(void)
 	path_of(a, sizeof a, "fa");
 	unlink(file);
 	struct h_run r;
-	h_ringlog(&r, "start", name, "-o", file, "--mode", "overwrite", "--buffer-size", "4",
-		  "--buffers", "16", NULL);
-	BAIL_IF(r.status != 0, "ringlog start: %s", r.err);
-	ASSERT_EQ(rlog_attach(name), 0);
-	set = num_new(THREADS, CAP);
 	pthread_t th[THREADS];
-	writers_start(th);
+	start_writing(name, file, th);
 	sleep_ms(200);
 	snapshot(name, a, false);
 	sleep_ms(50);
