@@ -23,7 +23,7 @@
 #include <time.h>
 
 #define THREADS 2
-#define CAP (1ull << 28) /* seqs a writer's bitmap holds (lazily backed) */
+#define CAP (1ull << 26) /* seqs a writer's bitmap holds (lazily backed) */
 
 static struct num_set *set;
 static _Atomic int running;

@@ -23,7 +23,7 @@
 #include <time.h>
 
 #define THREADS 2
-#define CAP (1ull << 28)
+#define CAP (1ull << 26)
 #define SINCE 6 /* --since-last snapshots in a row */
 
 static struct num_set *set;
