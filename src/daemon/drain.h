@@ -32,7 +32,7 @@ struct rlog__dbuf {
 	uint64_t cursor;     /* 64-bit time after the last record read */
 	bool started;        /* first chunk seen (losses reported, identity copied) */
 	bool poisoned;       /* failed validation: the rest is skipped */
-	bool held;           /* overwrite mode: the daemon holds it (reader = 1) until commit */
+	bool held;           /* overwrite mode: the daemon holds it (reader = 1) until given back */
 	bool giving_back;    /* drained whole, in the release list: held until given back */
 	uint32_t pid, tid, slot;
 	/* Overwrite mode: which contents read_off is about, and what of them
