@@ -462,10 +462,11 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		/* The pass's blocks reach the file and the consumers; only then
 		 * are its buffers given back (a daemon that dies in between
 		 * leaves them for `ringlog stop --force`). */
-		if (rlog__output_flush(out) < 0)
+		if (rlog__output_flush(out) < 0 || d->flush_failed)
 			output_error(r, out);
 		else
 			rlog__drain_report_log_losses(d, false);
+		d->flush_failed = false;
 		rlog__drain_commit(d);
 		/* An idle pool gives its written pages back (trim.c), once the
 		 * pass's buffers are given back. */

@@ -384,13 +384,34 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot, uin
 	}
 }
 
-/* Gives buffer idx back to the producers at once. */
-static void release_buffer(struct rlog__drain *d, uint32_t idx)
+/*
+ * Gives buffer idx back to the producers at once.  Returns false if it
+ * cannot yet: in overwrite mode a producer may have CASed it FULL ->
+ * TAKING while the daemon holds it, and, seeing reader = 1, be about to
+ * store FULL back (src/lib/thread.c, take_overwritten).  A FREE stored over
+ * that TAKING would be overwritten by that FULL: a free buffer in state
+ * FULL, which one producer takes from the bitmap while another takes it
+ * from FULL, and the drain, finding it FULL, writes again (events twice
+ * in the file, others overwritten uncounted, blocks that change under the
+ * write).  So FREE replaces, by CAS, only a state that is not TAKING; a
+ * buffer found TAKING stays held (reader = 1, so that producer steps back)
+ * and is given back at the next commit.
+ */
+static bool release_buffer(struct rlog__drain *d, uint32_t idx)
 {
 	struct rlog__region *r = d->r;
+	if (d->overwrite) {
+		uint32_t st = load_seq_cst(&r->desc[idx].state);
+		do {
+			if (st == RLOG_BUF_TAKING)
+				return false;
+		} while (!atomic_compare_exchange_weak(&r->desc[idx].state, &st, RLOG_BUF_FREE));
+	} else {
+		store_relaxed(&r->desc[idx].state, RLOG_BUF_FREE);
+	}
 	d->bufs[idx].started = false;
 	d->bufs[idx].poisoned = false;
-	store_relaxed(&r->desc[idx].state, RLOG_BUF_FREE);
+	d->bufs[idx].giving_back = false;
 	if (d->bufs[idx].held) {
 		/* FREE first: a producer that then sees reader 0 also sees
 		 * FREE, not FULL, and does not take it from there. */
@@ -402,6 +423,18 @@ static void release_buffer(struct rlog__drain *d, uint32_t idx)
 	 * a producer's acquire CAS can take the bit (src/lib/thread.c). */
 	atomic_fetch_or_explicit(&r->free_bits[idx / 64], UINT64_C(1) << (idx % 64),
 				 memory_order_release);
+	return true;
+}
+
+/* Gives the buffers of the release list back (their blocks are written);
+ * one that cannot be yet stays in the list (release_buffer). */
+static void give_back(struct rlog__drain *d)
+{
+	uint32_t kept = 0;
+	for (uint32_t k = 0; k < d->nrelease; k++)
+		if (!release_buffer(d, d->release[k]))
+			d->release[kept++] = d->release[k];
+	d->nrelease = kept;
 }
 
 static struct rlog__drain *sort_ctx; /* qsort has no context argument in C11 */
@@ -588,6 +621,8 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		exited[i] = load_seq_cst(&r->slots[i].state) == RLOG_SLOT_EXITED || d->dead[i];
 
 	for (uint32_t i = 0; i < d->pool; i++) {
+		if (d->bufs[i].giving_back)
+			continue; /* drained whole: only its give-back is left */
 		uint32_t st = load_acquire(&r->desc[i].state);
 		if (st == RLOG_BUF_TAKING && d->overwrite) {
 			/* Being overwritten: its old owner's counts are being
@@ -618,6 +653,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 	 * so that one busy thread's buffers do not keep the others' waiting:
 	 * each slot's buffers stay together and in order. */
 	uint32_t k0 = 0;
+	uint32_t half = d->pool / 2 > 0 ? d->pool / 2 : 1;
 	if (mode == RLOG_DRAIN_FULL)
 		while (k0 < n && d->scan_slot[d->order[k0]] < d->rr_slot)
 			k0++;
@@ -671,11 +707,23 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 			/* Given back once its blocks are written (commit); held
 			 * until then in overwrite mode. */
 			d->release[d->nrelease++] = idx;
+			d->bufs[idx].giving_back = true;
 			if (seq >= s->next_seq)
 				s->next_seq = seq + 1;
 			released++;
-			if (d->overwrite)
+			if (d->overwrite) {
 				rlog__ow_publish(d, idx);
+				/* A held buffer is not reused: one pass holding
+				 * the whole pool until its write would leave the
+				 * producers none to take (-ENOBUFS).  Half the
+				 * pool held: written and given back now
+				 * (docs/FORMAT.md, "Overwrite mode"). */
+				if (mode != RLOG_DRAIN_FINAL && d->nrelease >= half) {
+					if (rlog__output_flush(d->out) < 0)
+						d->flush_failed = true;
+					give_back(d);
+				}
+			}
 		} else if (st == RLOG_BUF_OWNED) {
 			/* Committed bytes never change while the buffer is not
 			 * FREE, except that in overwrite mode a producer may take
@@ -776,9 +824,7 @@ void rlog__drain_publish(struct rlog__drain *d)
 
 void rlog__drain_commit(struct rlog__drain *d)
 {
-	for (uint32_t k = 0; k < d->nrelease; k++)
-		release_buffer(d, d->release[k]);
-	d->nrelease = 0;
+	give_back(d);
 	for (uint32_t k = 0; k < d->nreap_slots; k++)
 		free_slot(d, d->reap_slots[k]);
 	d->nreap_slots = 0;

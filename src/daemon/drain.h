@@ -32,7 +32,8 @@ struct rlog__dbuf {
 	uint64_t cursor;     /* 64-bit time after the last record read */
 	bool started;        /* first chunk seen (losses reported, identity copied) */
 	bool poisoned;       /* failed validation: the rest is skipped */
-	bool held;           /* overwrite mode: the daemon holds it (reader = 1) until commit */
+	bool held;           /* overwrite mode: the daemon holds it (reader = 1) until given back */
+	bool giving_back;    /* drained whole, in the release list: held until given back */
 	uint32_t pid, tid, slot;
 	/* Overwrite mode: which contents read_off is about, and what of them
 	 * the drain has delivered (the descriptor's delivered_*). */
@@ -148,6 +149,8 @@ struct rlog__drain {
 	 * were, for `ringlog stop --force` to find. */
 	uint32_t *release;           /* buffer indices */
 	uint32_t nrelease;
+	bool flush_failed;           /* overwrite mode: a write in the middle of a pass failed
+	                                (drain.c; daemon.c reports it after the pass's) */
 	uint32_t *reap_slots;        /* slot indices */
 	uint32_t nreap_slots;
 	uint32_t *reap_procs;        /* process entry indices */

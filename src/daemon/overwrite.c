@@ -79,7 +79,9 @@ void rlog__ow_publish(struct rlog__drain *d, uint32_t idx)
 void rlog__ow_release(struct rlog__drain *d, uint32_t idx)
 {
 	struct rlog__dbuf *b = &d->bufs[idx];
-	if (!b->held)
+	/* A buffer drained whole stays held until it is given back
+	 * (drain.c, release_buffer), whoever else reads it meanwhile. */
+	if (!b->held || b->giving_back)
 		return;
 	rlog__ow_publish(d, idx);
 	b->held = false;

@@ -63,6 +63,8 @@ struct snap_job {
 	struct rlog__sink *fs;
 	bool since_last;
 	bool *told;                  /* per slot: its losses are in the file */
+	uint32_t *gap;               /* per slot: index + 1 of a buffer of it the snapshot
+	                                could not hold (taken over), 0 if none */
 	uint64_t lost;
 };
 
@@ -135,6 +137,20 @@ static void slot_losses(struct snap_job *j, uint32_t i, bool again)
 		   load_relaxed(&sl->ow_last_time), &s->snap_ow);
 }
 
+/* How long a snapshot waits for producers in the middle of taking a
+ * buffer over (a preempted one: milliseconds; a dead one: never). */
+#define SETTLE_NS UINT64_C(20000000)
+
+/* Waits until buffer idx is not TAKING (its taker has counted what it
+ * overwrote in the owner's slot), SETTLE_NS at most. */
+static void settle_taker(struct rlog__drain *d, uint32_t idx)
+{
+	uint64_t deadline = rlog__monotonic_ns() + SETTLE_NS;
+	while (load_acquire(&d->r->desc[idx].state) == RLOG_BUF_TAKING &&
+	       rlog__monotonic_ns() < deadline)
+		sched_yield();
+}
+
 /* Copies what buffer idx (held) has for this snapshot into the file. */
 static void put_buffer(struct snap_job *j, uint32_t idx)
 {
@@ -147,6 +163,16 @@ static void put_buffer(struct snap_job *j, uint32_t idx)
 	if (slot >= r->slot_count)
 		return;
 	slot_losses(j, slot, false);
+	if (j->gap[slot]) {
+		/* A buffer of this thread before this one was taken over while
+		 * the snapshot went through the pool: its events lie between
+		 * the thread's blocks written so far and this one, and so does
+		 * its DATA_LOSS (docs/FORMAT.md, struct rlog_data_loss_range),
+		 * once its taker has counted it. */
+		settle_taker(d, j->gap[slot] - 1);
+		j->gap[slot] = 0;
+		slot_losses(j, slot, true);
+	}
 	uint32_t from = 0;
 	uint64_t cursor = desc->base_time;
 	if (j->since_last && b->snap.off) {
@@ -227,10 +253,6 @@ static void fail(struct snap_result *res, int err, const char *what, const char 
 	snprintf(res->message, sizeof res->message, "%s %s: %s", what, path, strerror(err));
 }
 
-/* How long a snapshot waits for producers in the middle of taking a
- * buffer over (a preempted one: milliseconds; a dead one: never). */
-#define SETTLE_NS UINT64_C(20000000)
-
 /*
  * A buffer the snapshot could not hold because a producer was taking it
  * over (TAKING) is lost to it: the producer counts its events as
@@ -268,11 +290,13 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	};
 	struct snap_job j = { .d = d, .since_last = (flags & RLOG_SNAP_SINCE_LAST) != 0 };
 	j.told = calloc(r->slot_count, sizeof *j.told);
-	int err = j.told ? rlog__sink_file_open(&fo, &j.fs) : -ENOMEM;
+	j.gap = calloc(r->slot_count, sizeof *j.gap);
+	int err = j.told && j.gap ? rlog__sink_file_open(&fo, &j.fs) : -ENOMEM;
 	if (err < 0) {
-		if (!j.told)
+		if (!j.told || !j.gap)
 			close(fd);
 		free(j.told);
+		free(j.gap);
 		fail(res, -err, "writing", path);
 		return;
 	}
@@ -281,8 +305,13 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	uint32_t n = candidates(d);
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t idx = d->order[k];
-		if (!rlog__drain_hold_scanned(d, idx, d->scan_slot[idx], d->scan_seq[idx]))
+		if (!rlog__drain_hold_scanned(d, idx, d->scan_slot[idx], d->scan_seq[idx])) {
+			/* Taken over since candidates() saw it: reported
+			 * before the thread's next block here, or at the end. */
+			if (d->scan_slot[idx] < r->slot_count)
+				j.gap[d->scan_slot[idx]] = idx + 1;
 			continue;
+		}
 		put_buffer(&j, idx);
 		rlog__ow_release(d, idx);
 	}
@@ -311,6 +340,7 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	}
 	j.fs->ops->free(j.fs);
 	free(j.told);
+	free(j.gap);
 }
 
 /* Publishes a snapshot's result and wakes `ringlog snapshot --wait`. */

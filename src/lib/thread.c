@@ -255,8 +255,14 @@ static bool take_overwritten(struct rlog__region *r, struct rlog_shm_slot *s, ui
 	uint32_t n = load_relaxed(&r->hdr->number_of_buffers);
 	if (n > r->buffer_count)
 		n = r->buffer_count; /* a hostile header */
+	if (n == 0)
+		return false;
+	/* One step of the cursor, then every buffer from there: steps of
+	 * the shared cursor per try would, with other takers stepping it
+	 * too, look at only some of the buffers. */
+	uint32_t start = fetch_add_relaxed(&r->hdr->ow_cursor, 1);
 	for (uint32_t tries = 0; tries < n; tries++) {
-		uint32_t i = fetch_add_relaxed(&r->hdr->ow_cursor, 1) % n;
+		uint32_t i = (start + tries) % n;
 		struct rlog_shm_desc *d = &r->desc[i];
 		if (load_relaxed(&d->state) != RLOG_BUF_FULL)
 			continue;
@@ -292,6 +298,9 @@ static bool take_overwritten(struct rlog__region *r, struct rlog_shm_slot *s, ui
 				;
 			fetch_add_relaxed(&owner->ow_buffers, 1);
 		}
+		/* The next taker starts after this one: oldest first. */
+		if (tries > 0)
+			fetch_add_relaxed(&r->hdr->ow_cursor, tries);
 		*idx = i;
 		return true;
 	}
@@ -313,8 +322,14 @@ bool rlog__buffer_take(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t no
 	bool got = try_take_word(r, s, w0, ~UINT64_C(0) << (start % 64), &idx);
 	for (uint32_t k = 1; !got && k <= r->free_words; k++)
 		got = try_take_word(r, s, (w0 + k) % r->free_words, ~UINT64_C(0), &idx);
-	if (!got && r->overwrite)
+	if (!got && r->overwrite) {
 		got = take_overwritten(r, s, &idx);
+		/* The daemon gives a buffer back FREE first, then its free
+		 * bit (drain.c): one the sweep found FREE, not FULL, was given
+		 * back after the bitmap was looked at. */
+		for (uint32_t k = 0; !got && k < r->free_words; k++)
+			got = try_take_word(r, s, k, ~UINT64_C(0), &idx);
+	}
 	if (!got || idx >= r->buffer_count) {
 		/* The pool is exhausted (or a hostile bitmap had a bit past the
 		 * pool, which is then left clear): make sure the daemon drains. */
