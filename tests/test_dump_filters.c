@@ -152,7 +152,7 @@ int main(void)
 		ok(strcmp(r.out, want) == 0 && r.status == 0 && r.err[0] == '\0',
 		   "dump%s: %s", desc, cases[i].want[0] ? cases[i].want : "nothing");
 		if (strcmp(r.out, want) != 0)
-			printf("#   got:\n%s#   want:\n%s", r.out, want);
+			tap_diag2("  got:  \"%s\"", r.out, "  want: \"%s\"", want);
 		run_free(&r);
 	}
 
