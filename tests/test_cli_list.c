@@ -98,7 +98,7 @@ int main(void)
 	h_ringlog(&r, "list", "extra", NULL);
 	ASSERT_EQ(r.status, 2);
 	ASSERT_STREQ(r.out, "");
-	ASSERT_STREQ(r.err, "ringlog: list: usage: ringlog list\n");
+	ASSERT_STREQ(r.err, "ringlog: list: unexpected argument 'extra'\nusage: ringlog list\n");
 
 	unlink(path);
 	rmdir(dir);

@@ -214,7 +214,7 @@ int main(void)
 		run_free(&r);
 	}
 	r = RUN("dump", path, "--since");
-	ASSERT_CONTAINS(r.err, "ringlog: dump: usage: ringlog dump FILE");
+	ASSERT_CONTAINS(r.err, "ringlog: dump: option '--since' needs a value\nusage: ringlog dump FILE");
 	ASSERT_EQ(r.status, 2);
 	run_free(&r);
 	unlink(path);

@@ -13,22 +13,15 @@
 
 int cmd_query(int argc, char **argv)
 {
-	const char *name = NULL;
+	static const struct cli_opt opts[] = { { "--json", NULL, false }, { NULL, NULL, false } };
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (argv[i][0] != '-' && name == NULL)
-			name = argv[i];
-		else {
-			cli_error("query: usage: ringlog query NAME [--json]");
-			return 2;
-		}
-	}
-	if (name == NULL) {
-		cli_error("query: usage: ringlog query NAME [--json]");
+	struct cli_args a;
+	cli_args_init(&a, "query", opts, 1, argc, argv);
+	while (cli_args_next(&a))
+		json = true; /* --json, the one option */
+	if (!cli_args_need(&a, 1, "session NAME"))
 		return 2;
-	}
+	const char *name = a.pos[0];
 	struct rlog__session_info in;
 	int err = rlog__session_query(name, &in);
 	if (err == -EINVAL)
@@ -56,11 +49,12 @@ static void list_one(int err, const struct rlog__session_info *in, void *arg)
 
 int cmd_list(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1) {
-		cli_error("list: usage: ringlog list");
+	struct cli_args a;
+	cli_args_init(&a, "list", NULL, 0, argc, argv);
+	while (cli_args_next(&a))
+		;
+	if (a.bad)
 		return 2;
-	}
 	int n = rlog__session_list(list_one, NULL);
 	if (n < 0)
 		return cli_error("list: /dev/shm: %s", strerror(-n));
