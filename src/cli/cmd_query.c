@@ -33,6 +33,17 @@ int cmd_query(int argc, char **argv)
 	if (err < 0)
 		return cli_error("query: %s: %s", name, strerror(-err));
 	cli_session_info_print(&in, json);
+	/* events_written counts what the daemon drained: a buffer handed
+	 * over at its next pass, one a producer still holds only when it is
+	 * full, at the flush timer, at flush or at stop.  A count of 0 right
+	 * after a write is no loss: say so. */
+	if (in.buffers_not_drained || in.buffers_held)
+		fprintf(stderr, "ringlog: query: %s: not drained yet, so not in events_written: "
+				"%llu events in %u buffer(s) handed to the daemon (drained at its "
+				"next pass), %u buffer(s) producers still hold (drained when full, "
+				"by the flush timer, 'ringlog flush %s' or stop)\n",
+			name, (unsigned long long)in.events_not_drained, in.buffers_not_drained,
+			in.buffers_held, name);
 	return 0;
 }
 

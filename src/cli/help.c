@@ -30,7 +30,8 @@ static const struct cli_help help[] = {
 		"  -o FILE, --output FILE\n"
 		"                        the log file; an existing file is refused unless --force;\n"
 		"                        newfile: a name with %d, which becomes 1, 2, 3, ...;\n"
-		"                        only a real-time session may have none\n"
+		"                        only a real-time session or an overwrite one (a\n"
+		"                        flight recorder) may have none\n"
 		"  --mode MODES          LogFileMode, a comma-separated list of: sequential (the\n"
 		"                        default: one file; at MaximumFileSize nothing more is\n"
 		"                        written, and what is not is counted lost), circular (one\n"
@@ -38,7 +39,11 @@ static const struct cli_help help[] = {
 		"                        events), newfile (a new file at each MaximumFileSize);\n"
 		"                        preallocate (each file allocated to MaximumFileSize);\n"
 		"                        real-time (events also go to ringlog tail consumers;\n"
-		"                        FlushTimer then defaults to 1 s)\n"
+		"                        FlushTimer then defaults to 1 s); overwrite (a flight\n"
+		"                        recorder: when no buffer is free a producer reuses the\n"
+		"                        oldest full one, and what it overwrites is counted;\n"
+		"                        without -o the daemon writes only what ringlog\n"
+		"                        snapshot asks for)\n"
 		"  --max-file-size MB    MaximumFileSize in MiB, 1 to 1048576; needed by circular,\n"
 		"                        newfile and preallocate (default: no maximum)\n"
 		"  --buffer-size KB      BufferSize in KiB: a power of two from 4 to 1024 (default 16)\n"
@@ -124,7 +129,15 @@ static const struct cli_help help[] = {
 		"and maximum size, flush timer, enable mask and its category names, the\n"
 		"daemon's pid) and its statistics so far (events and buffers written and lost,\n"
 		"log and real-time buffers lost), one \"key: value\" per line; docs/SESSIONS.md\n"
-		"maps each key to its ETW member.\n"
+		"maps each key to its ETW member.  producer_threads and processes_attached_now\n"
+		"count the threads and processes attached now; processes_attached counts every\n"
+		"process that ever attached.  events_written counts what the daemon has drained:\n"
+		"events_not_drained says how many events sit in buffers handed to the daemon\n"
+		"and not drained yet (buffers_not_drained; drained at its next pass), and\n"
+		"buffers_held how many buffers producers still hold with records in them\n"
+		"(drained when full, by the flush timer, ringlog flush or stop; their events\n"
+		"are counted when they are handed over).  A line on stderr says so when\n"
+		"anything is waiting.\n"
 		"\n"
 		"  NAME                  the session\n"
 		"  --json                one JSON object instead, with the same keys\n",
@@ -133,10 +146,22 @@ static const struct cli_help help[] = {
 	{
 		"list", "the sessions on this machine",
 		"list",
-		"Prints one line per session on this machine: its name, its state (active,\n"
-		"stopping, ..., or orphaned when its daemon has died: ringlog stop NAME --force\n"
-		"recovers it) and its log file; \"no sessions\" when there are none.  Takes no\n"
-		"arguments.\n",
+		"Prints one line per session on this machine: its name, its state and its log\n"
+		"file (\"-\" for none); \"no sessions\" when there are none.  Takes no\n"
+		"arguments.  The states:\n"
+		"\n"
+		"  creating              ringlog start is setting it up\n"
+		"  active                recording\n"
+		"  stopping              ringlog stop is draining it\n"
+		"  stopped               stopped; removed in a moment\n"
+		"  failed                its daemon could not start\n"
+		"  orphaned              active or stopping, but its daemon has died: ringlog\n"
+		"                        stop NAME --force or recover NAME -o FILE saves its\n"
+		"                        buffers, start NAME --resume gives it a new daemon\n"
+		"  invalid               a region by that name that is not a valid session of\n"
+		"                        this version (damaged, or another program's); the file\n"
+		"                        column is then \"-\"\n"
+		"  unknown               a state number this ringlog does not know\n",
 		true,
 	},
 	{
