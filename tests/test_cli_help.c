@@ -337,7 +337,7 @@ int main(void)
 	cmd_free(&x);
 	rl(&x, "help", "start", "stop", NULL, NULL);
 	ASSERT_EQ(x.status, 2);
-	ASSERT_STREQ(x.err, "ringlog: help: usage: ringlog help [COMMAND]\n");
+	ASSERT_STREQ(x.err, "ringlog: help: unexpected argument 'stop'\nusage: ringlog help [COMMAND]\n");
 	cmd_free(&x);
 	rl(&x, "nope", "--help", NULL, NULL, NULL);
 	ASSERT_EQ(x.status, 2);
