@@ -179,8 +179,10 @@ static void check_command(const char *name, bool is_built, const char *man)
 		/* An argument too many. */
 		rl(&b, name, "a1", "a2", "a3", "a4");
 		ASSERT_EQ(b.status, 2);
-		ok(strstr(b.err, "unexpected argument '") != NULL && usage_in(b.err) != NULL,
+		u = usage_in(b.err);
+		ok(strstr(b.err, "unexpected argument '") != NULL && u != NULL,
 		   "%s with four arguments: %s", name, b.err);
+		free(u);
 		cmd_free(&b);
 
 		/* Every command: a synopsis in the manual; every option: a
