@@ -12,12 +12,10 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh </dev/null
 
 builddir=build
-if [ -f "$builddir/meson-private/coredata.dat" ]; then
-	meson setup --reconfigure "$builddir" >/dev/null
-else
-	meson setup "$builddir" >/dev/null
-fi
-ninja -C "$builddir" >/dev/null
+# The configuration scripts/test.sh uses too (scripts/build.sh), so that
+# test.sh after the demo finds everything built.
+scripts/build.sh --builddir "$builddir"
+echo
 
 RINGLOG="$builddir/src/cli/ringlog"
 DEMO="$builddir/examples/ringlog-demo"
@@ -29,7 +27,10 @@ for b in "$RINGLOG" "$DEMO"; do
 done
 
 session="demo-$$"
-log="/tmp/ringlog-demo-$$.rlog"
+# One log file, in the build directory, that each run replaces (--force):
+# runs leave nothing behind in /tmp, and the commands suggested at the end
+# still find it.
+log="$(pwd)/$builddir/demo.rlog"
 running=0
 
 cleanup() {
@@ -74,7 +75,7 @@ echo "+ ringlog stats $log"
 echo
 # One worker's jobs, as a suggestion: the tid named worker-0.
 w0=$(printf '%s\n' "$threads" | tr ',' '\n' | sed -n 's/^ *\([0-9]*\) worker-0$/\1/p')
-echo "log file: $log"
+echo "log file: $log (the next run of scripts/demo.sh replaces it)"
 echo "next: $RINGLOG dump $log --tid ${w0:-TID}"
 echo "      $RINGLOG convert $log --to chrome -o ${log%.rlog}.json   (open it in ui.perfetto.dev)"
 echo "      $RINGLOG help"

@@ -7,7 +7,8 @@
 #   scripts/test.sh --builddir DIR                any of the above, in DIR
 #
 # Installs missing dependencies (scripts/deps.sh), configures meson with
-# -Dwerror=true (reconfiguring an existing build directory), builds, and runs
+# -Dwerror=true and builds (scripts/build.sh, as scripts/demo.sh does: after
+# the demo the plain build has nothing left to do), and runs
 # `meson test --print-errorlogs --num-processes 2`.  The last line printed is
 # exactly "N passed, N failed", counted from meson's testlog.json (one line
 # per test program: OK and EXPECTEDFAIL pass; FAIL, TIMEOUT, ERROR,
@@ -56,29 +57,10 @@ report() { # passed failed skipped
 
 "$ROOT/scripts/deps.sh" </dev/null || { echo "test.sh: dependencies missing" >&2; report 0 1 0; exit 1; }
 
-opts=(-Dwerror=true "-Db_sanitize=$sanitize")
-if [ "$sanitize" != none ]; then
-	# The shared library leaves sanitizer symbols to the executable's runtime.
-	opts+=(-Db_lundef=false)
-fi
-
-echo "test.sh: configuring $builddir (b_sanitize=$sanitize)" >&2
-configure() {
-	if [ -f "$builddir/meson-private/coredata.dat" ]; then
-		meson setup --reconfigure "$builddir" "${opts[@]}" </dev/null ||
-			meson setup --wipe "$builddir" "${opts[@]}" </dev/null
-	else
-		meson setup "$builddir" "${opts[@]}" </dev/null
-	fi
-}
-if ! configure; then
-	echo "test.sh: meson setup failed" >&2
-	report 0 1 0
-	exit 1
-fi
-
-if ! ninja -C "$builddir" -j 2 </dev/null; then
-	echo "test.sh: build failed" >&2
+# The same configuration as scripts/demo.sh's (scripts/build.sh): after
+# the demo, the plain build here has nothing left to do.
+if ! "$ROOT/scripts/build.sh" --sanitize "$sanitize" --builddir "$builddir"; then
+	echo "test.sh: configure or build failed" >&2
 	report 0 1 0
 	exit 1
 fi

@@ -10,6 +10,12 @@
  *
  * skip_all("why") skips the whole test when it cannot run here (the TAP
  * plan "1..0 # SKIP why"; meson counts it as skipped).
+ *
+ * Every text a test prints (descriptions, diagnostics, the values an
+ * ASSERT compares) goes out on one line: a newline or another control
+ * character in it is written as \n or \xNN, since a TAP consumer (meson)
+ * reads a line that is neither a test line nor a "#" comment as
+ * "Unknown TAP output" and hides the failure behind it.
  */
 #ifndef RLOG_TAP_H
 #define RLOG_TAP_H
@@ -21,6 +27,47 @@
 #include <string.h>
 
 static int tap_n, tap_failed, tap_planned = -1;
+
+/* Writes fmt's text to stdout on one line: control characters escaped
+ * (\n, \t, \r, \xNN), a backslash as \\. */
+static inline void tap_vput(const char *fmt, va_list ap)
+{
+	char small[1024], *t = small;
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof small, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof small && (t = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(t, (size_t)n + 1, fmt, ap);
+	else if (t == NULL)
+		t = small; /* cut, but on one line */
+	for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", stdout);
+		else if (*p == '\t')
+			fputs("\\t", stdout);
+		else if (*p == '\r')
+			fputs("\\r", stdout);
+		else if (*p == '\\')
+			fputs("\\\\", stdout);
+		else if (*p < 0x20 || *p == 0x7f)
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+	}
+	if (t != small)
+		free(t);
+}
+
+static inline void tap_put(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tap_vput(fmt, ap);
+	va_end(ap);
+}
 
 static inline void plan(int n)
 {
@@ -35,7 +82,7 @@ static inline int ok_at(int cond, const char *file, int line, const char *fmt, .
 	tap_n++;
 	printf("%s %d - ", cond ? "ok" : "not ok", tap_n);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vput(fmt, ap);
 	va_end(ap);
 	printf("\n");
 	if (!cond) {
@@ -68,8 +115,8 @@ static inline int ok_at(int cond, const char *file, int line, const char *fmt, .
 	do {                                                                         \
 		const char *tap_a_ = (a), *tap_b_ = (b);                             \
 		if (!ok(tap_a_ && tap_b_ && strcmp(tap_a_, tap_b_) == 0, "%s == %s", #a, #b)) \
-			printf("#   left:  \"%s\"\n#   right: \"%s\"\n", tap_a_ ? tap_a_ : "(null)", \
-			       tap_b_ ? tap_b_ : "(null)");                          \
+			tap_diag2("  left:  \"%s\"", tap_a_ ? tap_a_ : "(null)",      \
+				  "  right: \"%s\"", tap_b_ ? tap_b_ : "(null)");     \
 	} while (0)
 
 /* a contains the substring b */
@@ -77,8 +124,8 @@ static inline int ok_at(int cond, const char *file, int line, const char *fmt, .
 	do {                                                                        \
 		const char *tap_a_ = (a), *tap_b_ = (b);                            \
 		if (!ok(tap_a_ && tap_b_ && strstr(tap_a_, tap_b_) != NULL, "%s contains %s", #a, #b)) \
-			printf("#   haystack: \"%s\"\n#   needle:   \"%s\"\n", tap_a_ ? tap_a_ : "(null)", \
-			       tap_b_ ? tap_b_ : "(null)");                         \
+			tap_diag2("  haystack: \"%s\"", tap_a_ ? tap_a_ : "(null)",   \
+				  "  needle:   \"%s\"", tap_b_ ? tap_b_ : "(null)");  \
 	} while (0)
 
 static inline void diag(const char *fmt, ...)
@@ -86,10 +133,17 @@ static inline void diag(const char *fmt, ...)
 	va_list ap;
 	printf("# ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vput(fmt, ap);
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
+}
+
+/* Two diagnostic lines of one string each (an ASSERT's two sides). */
+static inline void tap_diag2(const char *f1, const char *s1, const char *f2, const char *s2)
+{
+	diag(f1, s1);
+	diag(f2, s2);
 }
 
 /* The whole test is skipped: under meson's TAP protocol the plan line
@@ -97,7 +151,9 @@ static inline void diag(const char *fmt, ...)
  * exitcode protocol, and TAP would count it as an error), so exit 0. */
 static inline void skip_all(const char *why)
 {
-	printf("1..0 # SKIP %s\n", why);
+	printf("1..0 # SKIP ");
+	tap_put("%s", why);
+	printf("\n");
 	fflush(stdout);
 	exit(0);
 }
@@ -107,7 +163,7 @@ static inline void skip_all(const char *why)
 	do {                                                          \
 		if (cond) {                                           \
 			printf("Bail out! ");                         \
-			printf(__VA_ARGS__);                          \
+			tap_put(__VA_ARGS__);                         \
 			printf("\n");                                 \
 			fflush(stdout);                               \
 			exit(1);                                      \

@@ -9,6 +9,12 @@
  *   - the help's usage line is the one the command prints after a usage
  *     error, and every option in it has its own line in the help text and
  *     appears in ringlog(1);
+ *   - every command names what it did not understand, in one line, the
+ *     same way (one parser, src/cli/args.c): '--bogus' as an unknown
+ *     option, an option without its value, an extra argument; and every
+ *     command missing its argument says "missing ..." (exit 2 each time);
+ *   - help start documents overwrite mode, in --mode and in -o (a flight
+ *     recorder has no file), and help list every state list can print;
  *   - commands that are not built say so, in their help and when run;
  *   - the manual pages render without a warning from man/groff.
  *
@@ -154,6 +160,31 @@ static void check_command(const char *name, bool is_built, const char *man)
 		free(u);
 		cmd_free(&b);
 
+		/* What it did not understand, named in one line, then the
+		 * usage line, and nothing else. */
+		char line[512];
+		rl(&b, name, "--bogus", NULL, NULL, NULL);
+		snprintf(line, sizeof line, "ringlog: %s: unknown option '--bogus' (see 'ringlog help "
+			 "%s')\n%s\n", name, name, usage);
+		ASSERT_EQ(b.status, 2);
+		ASSERT_STREQ(b.err, line);
+		ASSERT_STREQ(b.out, "");
+		cmd_free(&b);
+		rl(&b, name, "--bogus=1", NULL, NULL, NULL);
+		snprintf(line, sizeof line, "ringlog: %s: unknown option '--bogus=1' (see 'ringlog "
+			 "help %s')\n", name, name);
+		ASSERT_EQ(b.status, 2);
+		ok(strncmp(b.err, line, strlen(line)) == 0, "%s --bogus=1: %s", name, b.err);
+		cmd_free(&b);
+		/* An argument too many. */
+		rl(&b, name, "a1", "a2", "a3", "a4");
+		ASSERT_EQ(b.status, 2);
+		u = usage_in(b.err);
+		ok(strstr(b.err, "unexpected argument '") != NULL && u != NULL,
+		   "%s with four arguments: %s", name, b.err);
+		free(u);
+		cmd_free(&b);
+
 		/* Every command: a synopsis in the manual; every option: a
 		 * line in the help text and a place in that synopsis. */
 		char *syn = synopsis_of(man, name);
@@ -233,6 +264,53 @@ int main(void)
 	for (size_t i = 0; i < sizeof built / sizeof built[0]; i++)
 		check_command(built[i], true, man);
 
+	/* Every command that needs an argument says which is missing. */
+	static const struct { const char *cmd, *what; } needs[] = {
+		{ "start", "session NAME" }, { "stop", "session NAME" },  { "recover", "session NAME" },
+		{ "query", "session NAME" }, { "emit", "session NAME" },  { "dump", "FILE" },
+		{ "stats", "FILE" },         { "convert", "FILE" },       { "update", "session NAME" },
+		{ "flush", "session NAME" }, { "ring-flush", "PATH" },     { "tail", "session NAME" },
+		{ "snapshot", "session NAME" },
+	};
+	for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++) {
+		char want[512];
+		rl(&x, needs[i].cmd, NULL, NULL, NULL, NULL);
+		snprintf(want, sizeof want, "ringlog: %s: missing %s\nusage: ringlog ", needs[i].cmd,
+			 needs[i].what);
+		ASSERT_EQ(x.status, 2);
+		ok(strncmp(x.err, want, strlen(want)) == 0, "%s alone: %s", needs[i].cmd, x.err);
+		cmd_free(&x);
+	}
+	/* An option without its value, named. */
+	rl(&x, "dump", "f.rlog", "--since", NULL, NULL);
+	ASSERT_EQ(x.status, 2);
+	ok(strncmp(x.err, "ringlog: dump: option '--since' needs a value\nusage: ringlog dump ",
+		   66) == 0, "dump --since: %s", x.err);
+	cmd_free(&x);
+	rl(&x, "query", "--json=yes", "s", NULL, NULL);
+	ASSERT_EQ(x.status, 2);
+	ok(strncmp(x.err, "ringlog: query: option '--json' takes no value\n", 47) == 0,
+	   "query --json=yes: %s", x.err);
+	cmd_free(&x);
+
+	/* help start: overwrite mode, and the sessions without a file. */
+	rl(&x, "help", "start", NULL, NULL, NULL);
+	const char *mode = strstr(x.out, "\n  --mode MODES");
+	const char *next = mode ? strstr(mode, "\n  --max-file-size") : NULL;
+	ok(mode && next && memmem(mode, (size_t)(next - mode), "overwrite (", 11),
+	   "help start: --mode describes overwrite");
+	ASSERT_CONTAINS(x.out, "only a real-time session or an overwrite one (a\n"
+			       "                        flight recorder) may have none\n");
+	cmd_free(&x);
+	/* help list: every state list prints (cli_state_name, orphaned, and
+	 * invalid for a region that fails validation). */
+	rl(&x, "help", "list", NULL, NULL, NULL);
+	const char *states[] = { "creating", "active", "stopping", "stopped", "failed",
+				 "orphaned", "invalid", "unknown" };
+	for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+		ok(describes(x.out, states[i]), "help list documents the state %s", states[i]);
+	cmd_free(&x);
+
 	/* --help wins over the command's other arguments: start does not
 	 * run (no session, no file). */
 	char path[300];
@@ -261,7 +339,7 @@ int main(void)
 	cmd_free(&x);
 	rl(&x, "help", "start", "stop", NULL, NULL);
 	ASSERT_EQ(x.status, 2);
-	ASSERT_STREQ(x.err, "ringlog: help: usage: ringlog help [COMMAND]\n");
+	ASSERT_STREQ(x.err, "ringlog: help: unexpected argument 'stop'\nusage: ringlog help [COMMAND]\n");
 	cmd_free(&x);
 	rl(&x, "nope", "--help", NULL, NULL, NULL);
 	ASSERT_EQ(x.status, 2);

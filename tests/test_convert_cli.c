@@ -91,7 +91,7 @@ int main(void)
 	RL(&c, "convert", "--to", "chrome", "-o", out);
 	expect_err(&c, 2, "ringlog: convert: missing FILE\n" USAGE);
 	RL(&c, "convert", in, "--to", "chrome", "-o");
-	expect_err(&c, 2, "ringlog: convert: " USAGE);
+	expect_err(&c, 2, "ringlog: convert: option '-o' needs a value\n" USAGE);
 	ok(access(out, F_OK) < 0, "no output after usage errors");
 
 	/* Chrome, "X" spans: the counts say what the records became. */

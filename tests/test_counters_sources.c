@@ -10,7 +10,9 @@
  *     of them) gets one line naming it and why, and the session starts and
  *     records the others; `ringlog counters` says the same;
  *   - a perf_event_paranoid refusal gets its own line (as an unprivileged
- *     user: nobody when the test runs as root), and that session runs too;
+ *     user: nobody when the test runs as root, from a copy of ringlog
+ *     under /tmp, since nobody may not reach the checkout), and that
+ *     session runs too;
  *   - a list with a name that is no counter is refused with one line.
  */
 #include "counter_run.h"
@@ -192,10 +194,36 @@ static void test_paranoid(void)
 		return;
 	}
 	long id = geteuid() == 0 ? 65534 : -1; /* as root, as nobody */
+	/* Nobody may not reach the build directory (a checkout in root's
+	 * home, mode 0700): it runs a copy under /tmp.  The test puts the
+	 * original in such a directory first, so that it checks, wherever
+	 * this checkout lives, that the copy is what makes it work. */
+	char priv[] = "/tmp/rlog-priv-XXXXXX", privbin[64], dir[64] = "";
+	const char *bin = h_bin(), *no = NULL;
+	char *copy = NULL;
+	if (id >= 0) {
+		BAIL_IF(!mkdtemp(priv), "cannot make a directory under /tmp");
+		snprintf(privbin, sizeof privbin, "%s/ringlog", priv);
+		BAIL_IF(!proc_copy_file(bin, privbin), "cannot copy %s", bin);
+		const char *version[] = { privbin, "--version", NULL };
+		struct run v = proc_run_as(version, id);
+		ok(v.status == 127 || v.status == 126,
+		   "nobody cannot run a ringlog in a 0700 directory (status %d)", v.status);
+		run_free(&v);
+		copy = proc_reachable_copy(privbin, dir, sizeof dir, &no);
+		unlink(privbin);
+		rmdir(priv);
+		if (copy == NULL) {
+			diag("not checked as nobody: %s", no);
+			proc_reachable_remove(dir);
+			return;
+		}
+		bin = copy;
+	}
 	char refused[160];
 	snprintf(refused, sizeof refused, "refused by kernel.perf_event_paranoid = %d (system-wide "
 		 "counters need 0 or less, or CAP_PERFMON)\n", paranoid);
-	const char *counters[] = { h_bin(), "counters", NULL };
+	const char *counters[] = { bin, "counters", NULL };
 	struct run c = proc_run_as(counters, id);
 	ASSERT_EQ(c.status, 0);
 	snprintf(why, sizeof why, "system.page-faults         no         %s", refused);
@@ -203,7 +231,7 @@ static void test_paranoid(void)
 	run_free(&c);
 
 	unlink(path);
-	const char *start[] = { h_bin(), "start", name, "-o", path, "--counters",
+	const char *start[] = { bin, "start", name, "-o", path, "--counters",
 				"app,system.page-faults", NULL };
 	c = proc_run_as(start, id);
 	ASSERT_EQ(c.status, 0);
@@ -211,16 +239,18 @@ static void test_paranoid(void)
 		 refused);
 	ASSERT_STREQ(c.err, why);
 	run_free(&c);
-	const char *query[] = { h_bin(), "query", name, NULL };
+	const char *query[] = { bin, "query", name, NULL };
 	c = proc_run_as(query, id);
 	ASSERT_EQ(c.status, 0);
 	ASSERT_CONTAINS(c.out, "counters: app\n");
 	run_free(&c);
-	const char *stop[] = { h_bin(), "stop", name, NULL };
+	const char *stop[] = { bin, "stop", name, NULL };
 	c = proc_run_as(stop, id);
 	ASSERT_EQ(c.status, 0);
 	run_free(&c);
 	unlink(path);
+	free(copy);
+	proc_reachable_remove(dir);
 }
 
 static void test_bad_list(void)

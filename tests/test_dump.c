@@ -157,17 +157,21 @@ int main(void)
 	ASSERT_EQ(r.status, 1);
 	run_free(&r);
 
-	/* Usage errors. */
+	/* Usage errors: what was not understood, then the usage line. */
 	const char *const *usages[] = {
 		(const char *[]){ "dump", NULL },
 		(const char *[]){ "dump", "a", "b", NULL },
 		(const char *[]){ "dump", "--bogus", "a", NULL },
 	};
+	const char *why[] = { "missing FILE", "unexpected argument 'b'",
+			      "unknown option '--bogus' (see 'ringlog help dump')" };
 	for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
 		r = run_argv(usages[i]);
-		ASSERT_STREQ(r.err, "ringlog: dump: usage: ringlog dump FILE [--id N[,N..]] "
-			     "[--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] "
-			     "[--until T] [--format text|json] [--time relative|wall] [--all]\n");
+		char want[512];
+		snprintf(want, sizeof want, "ringlog: dump: %s\nusage: ringlog dump FILE "
+			 "[--id N[,N..]] [--name NAME] [--pid P[,P..]] [--tid T[,T..]] [--since T] "
+			 "[--until T] [--format text|json] [--time relative|wall] [--all]\n", why[i]);
+		ASSERT_STREQ(r.err, want);
 		ASSERT_STREQ(r.out, "");
 		ASSERT_EQ(r.status, 2);
 		run_free(&r);

@@ -152,7 +152,7 @@ int main(void)
 		ok(strcmp(r.out, want) == 0 && r.status == 0 && r.err[0] == '\0',
 		   "dump%s: %s", desc, cases[i].want[0] ? cases[i].want : "nothing");
 		if (strcmp(r.out, want) != 0)
-			printf("#   got:\n%s#   want:\n%s", r.out, want);
+			tap_diag2("  got:  \"%s\"", r.out, "  want: \"%s\"", want);
 		run_free(&r);
 	}
 
@@ -214,7 +214,7 @@ int main(void)
 		run_free(&r);
 	}
 	r = RUN("dump", path, "--since");
-	ASSERT_CONTAINS(r.err, "ringlog: dump: usage: ringlog dump FILE");
+	ASSERT_CONTAINS(r.err, "ringlog: dump: option '--since' needs a value\nusage: ringlog dump FILE");
 	ASSERT_EQ(r.status, 2);
 	run_free(&r);
 	unlink(path);

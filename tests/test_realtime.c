@@ -365,7 +365,7 @@ static void errors(void)
 	ASSERT_STREQ(r.err, "ringlog: tail: invalid session name '../x'\n");
 	h_ringlog(&r, "tail", NULL);
 	ASSERT_EQ(r.status, 2);
-	ASSERT_CONTAINS(r.err, "ringlog: tail: usage: ringlog tail NAME ");
+	ASSERT_CONTAINS(r.err, "ringlog: tail: missing session NAME\nusage: ringlog tail NAME ");
 	h_ringlog(&r, "start", name, "--mode", "circular", "--max-file-size", "1", NULL);
 	ASSERT_EQ(r.status, 2);
 	ASSERT_STREQ(r.err, "ringlog: start: missing -o FILE\nusage: ringlog start NAME [-o FILE] "

@@ -190,7 +190,8 @@ static void recover_file_session(void)
 	ASSERT_EQ(r.status, 0);
 	h_ringlog(&r, "recover", name, NULL); /* usage */
 	ASSERT_EQ(r.status, 2);
-	ASSERT_STREQ(r.err, "ringlog: recover: usage: ringlog recover NAME -o FILE [--force]\n");
+	ASSERT_STREQ(r.err, "ringlog: recover: missing -o FILE\nusage: ringlog recover NAME -o FILE "
+			    "[--force]\n");
 	rlog_detach();
 	struct h_summary a, b;
 	h_summarize(path, &a);

@@ -171,7 +171,8 @@ static void cli_errors(void)
 			    "[--age-limit MIN] [--counters LIST] [--counter-period MS] [--force] | "
 			    "start NAME --resume\n";
 	h_ringlog(&r, "start", other, "-o", path, "--bogus", NULL);
-	snprintf(line, sizeof line, "ringlog: start: unknown or incomplete option '--bogus'\n%s", usage);
+	snprintf(line, sizeof line, "ringlog: start: unknown option '--bogus' (see 'ringlog help "
+		 "start')\n%s", usage);
 	expect(&r, 2, line);
 	h_ringlog(&r, "start", other, NULL);
 	snprintf(line, sizeof line, "ringlog: start: missing -o FILE\n%s", usage);
@@ -180,12 +181,12 @@ static void cli_errors(void)
 	snprintf(line, sizeof line, "ringlog: start: missing session NAME\n%s", usage);
 	expect(&r, 2, line);
 	h_ringlog(&r, "start", other, "-o", NULL); /* -o without its value */
-	snprintf(line, sizeof line, "ringlog: start: unknown or incomplete option '-o'\n%s", usage);
+	snprintf(line, sizeof line, "ringlog: start: option '-o' needs a value\n%s", usage);
 	expect(&r, 2, line);
 	h_ringlog(&r, "stop", NULL);
-	expect(&r, 2, "ringlog: stop: usage: ringlog stop NAME [--force]\n");
+	expect(&r, 2, "ringlog: stop: missing session NAME\nusage: ringlog stop NAME [--force]\n");
 	h_ringlog(&r, "query", "a", "b", NULL);
-	expect(&r, 2, "ringlog: query: usage: ringlog query NAME [--json]\n");
+	expect(&r, 2, "ringlog: query: unexpected argument 'b'\nusage: ringlog query NAME [--json]\n");
 	h_ringlog(&r, "frobnicate", NULL);
 	expect(&r, 2, "ringlog: unknown command 'frobnicate' (try 'ringlog help')\n");
 

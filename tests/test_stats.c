@@ -317,9 +317,15 @@ int main(void)
 		(const char *const[]){ "stats", "a", "b", NULL },
 		(const char *const[]){ "stats", "--csv", "a", NULL },
 	};
+	/* What was not understood, then the usage line. */
+	const char *why[] = { "missing FILE", "unexpected argument 'b'",
+			      "unknown option '--csv' (see 'ringlog help stats')" };
 	for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
 		r = run_argv(usages[i]);
-		ASSERT_STREQ(r.err, "ringlog: stats: usage: ringlog stats FILE [--json]\n");
+		char want[256];
+		snprintf(want, sizeof want, "ringlog: stats: %s\nusage: ringlog stats FILE [--json]\n",
+			 why[i]);
+		ASSERT_STREQ(r.err, want);
 		ASSERT_STREQ(r.out, "");
 		ASSERT_EQ(r.status, 2);
 		run_free(&r);

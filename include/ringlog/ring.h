@@ -18,6 +18,12 @@
  *   uint64_t v[2] = { 42, 7 };
  *   rlog_ring_write(r, 1024, v, sizeof v, (uint32_t)(ts.tv_sec * 1000000000ull + ts.tv_nsec));
  *
+ *   // When the ring is no longer needed (once ring-flush has drained it):
+ *   // the object outlives both processes, as a file would.
+ *   munmap(r, size);
+ *   close(fd);
+ *   shm_unlink("/myring");
+ *
  * and `ringlog ring-flush /dev/shm/myring -o FILE` writes the events into a
  * log file that `ringlog dump`, `stats` and `convert` read.
  * (rlog_ring_init_clock declares the TSC instead, `(uint32_t)__rdtsc()`,

@@ -61,8 +61,11 @@
 #include "session_print.h"
 #include "ringlog.h"
 
-#define USAGE "usage: ringlog bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] " \
-	      "[--quick] [--scaling] [--memory]"
+static const struct cli_opt opts[] = {
+	{ "--runs", NULL, true },        { "--events", NULL, true }, { "--buffers", NULL, true },
+	{ "--buffer-size", NULL, true }, { "--quick", NULL, false }, { "--scaling", NULL, false },
+	{ "--memory", NULL, false },     { NULL, NULL, false },
+};
 #define RECORD_BYTES 24         /* header + timestamp + 16-byte payload */
 #define UNTIMED_RECORD_BYTES 20 /* header + 16-byte payload */
 #define CIRCULAR_MB 512          /* the circular file of the second ladder */
@@ -208,39 +211,32 @@ int cmd_bench(int argc, char **argv)
 	struct rlog__region_params p;
 	rlog__props_default(&p);
 	p.enable_mask = ~(UINT64_C(1) << 63);
-	for (int i = 1; i < argc; i++) {
+	struct cli_args a;
+	cli_args_init(&a, "bench", opts, 0, argc, argv);
+	while (cli_args_next(&a)) {
 		uint64_t v;
-		bool has = i + 1 < argc;
-		if (strcmp(argv[i], "--quick") == 0) {
+		if (cli_is(&a, "--quick")) {
 			quick = true;
-			continue;
-		}
-		if (strcmp(argv[i], "--scaling") == 0) {
+		} else if (cli_is(&a, "--scaling")) {
 			scaling = true;
-			continue;
-		}
-		if (strcmp(argv[i], "--memory") == 0) {
+		} else if (cli_is(&a, "--memory")) {
 			memory = true;
-			continue;
-		}
-		if (strcmp(argv[i], "--runs") == 0 && has && cli_parse_u64(argv[i + 1], 1, 101, &v)) {
+		} else if (cli_is(&a, "--runs") && cli_parse_u64(a.value, 1, 101, &v)) {
 			runs = v;
-		} else if (strcmp(argv[i], "--events") == 0 && has &&
-			   cli_parse_u64(argv[i + 1], 1000, UINT64_C(1) << 32, &v)) {
+		} else if (cli_is(&a, "--events") && cli_parse_u64(a.value, 1000, UINT64_C(1) << 32, &v)) {
 			events = v;
-		} else if (strcmp(argv[i], "--buffers") == 0 && has &&
-			   cli_parse_u64(argv[i + 1], 2, 65536, &v)) {
+		} else if (cli_is(&a, "--buffers") && cli_parse_u64(a.value, 2, 65536, &v)) {
 			p.min_buffers = p.max_buffers = (uint32_t)v; /* a fixed pool */
-		} else if (strcmp(argv[i], "--buffer-size") == 0 && has &&
-			   cli_parse_u64(argv[i + 1], 4, 1024, &v) && (v & (v - 1)) == 0) {
+		} else if (cli_is(&a, "--buffer-size") && cli_parse_u64(a.value, 4, 1024, &v) &&
+			   (v & (v - 1)) == 0) {
 			p.buffer_size = (uint32_t)v * 1024;
 		} else {
-			cli_error("bench: bad or incomplete option '%s'", argv[i]);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
+			return cli_usage_error("bench", "%s '%s': out of range (see 'ringlog help bench')",
+					       a.name, a.value);
 		}
-		i++;
 	}
+	if (a.bad)
+		return 2;
 
 	char name[64], path[128];
 	snprintf(name, sizeof name, "bench-%d", (int)getpid());

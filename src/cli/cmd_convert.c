@@ -42,20 +42,15 @@
 #include "ringlog/reader.h"
 #include "io.h"
 
-#define USAGE "usage: ringlog convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]"
-
-static int usage(void)
-{
-	cli_error("convert: " USAGE);
-	return 2;
-}
+static const struct cli_opt opts[] = {
+	{ "--to", NULL, true },      { "--output", "-o", true }, { "--spans", NULL, true },
+	{ "--force", NULL, false }, { NULL, NULL, false },
+};
 
 /* A required argument is missing: say which, then the usage line. */
 static int missing(const char *what)
 {
-	cli_error("convert: missing %s", what);
-	fprintf(stderr, "%s\n", USAGE);
-	return 2;
+	return cli_usage_error("convert", "missing %s", what);
 }
 
 static bool is_ctf_file(const char *name)
@@ -152,37 +147,34 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, unsigned
 
 int cmd_convert(int argc, char **argv)
 {
-	const char *path = NULL, *to = NULL, *out = NULL;
+	const char *to = NULL, *out = NULL;
 	bool force = false, ctf;
 	unsigned flags = 0;
 	struct rlog_reader *r;
 	struct rlog__convert_stats st;
 	int rc, fd = -1;
 
-	for (int i = 1; i < argc; i++) {
-		bool has_val = i + 1 < argc;
-		if (strcmp(argv[i], "--to") == 0 && has_val) {
-			to = argv[++i];
-		} else if (strcmp(argv[i], "-o") == 0 && has_val) {
-			out = argv[++i];
-		} else if (strcmp(argv[i], "--spans") == 0 && has_val) {
-			i++;
-			if (strcmp(argv[i], "be") == 0) {
+	struct cli_args a;
+	cli_args_init(&a, "convert", opts, 1, argc, argv);
+	while (cli_args_next(&a)) {
+		if (cli_is(&a, "--to")) {
+			to = a.value;
+		} else if (cli_is(&a, "--output")) {
+			out = a.value;
+		} else if (cli_is(&a, "--spans")) {
+			if (strcmp(a.value, "be") == 0) {
 				flags |= RLOG__CHROME_SPANS_BE;
-			} else if (strcmp(argv[i], "x") != 0) {
-				cli_error("convert: --spans '%s': expected x or be", argv[i]);
+			} else if (strcmp(a.value, "x") != 0) {
+				cli_error("convert: --spans '%s': expected x or be", a.value);
 				return 2;
 			}
-		} else if (strcmp(argv[i], "--force") == 0) {
-			force = true;
-		} else if ((argv[i][0] == '-' && argv[i][1] != '\0') || path) {
-			return usage();
 		} else {
-			path = argv[i];
+			force = true;
 		}
 	}
-	if (!path)
-		return missing("FILE");
+	if (!cli_args_need(&a, 1, "FILE"))
+		return 2;
+	const char *path = a.pos[0];
 	if (!to)
 		return missing("--to chrome|ctf");
 	if (!out)

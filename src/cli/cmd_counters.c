@@ -14,18 +14,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "counter_catalog.h"
 
-#define USAGE "usage: ringlog counters"
-
 int cmd_counters(int argc, char **argv)
 {
-	if (argc > 1) {
-		cli_error("counters: unexpected argument '%s'", argv[1]);
-		fprintf(stderr, "%s\n", USAGE);
+	struct cli_args a;
+	cli_args_init(&a, "counters", NULL, 0, argc, argv);
+	while (cli_args_next(&a))
+		;
+	if (a.bad)
 		return 2;
-	}
 	size_t n;
 	const struct rlog__counter_def *d = rlog__counter_defs(&n);
 	printf("%-26s %-10s %s\n", "counter", "available", "what, or why not");

@@ -43,10 +43,6 @@
 #include "ringlog/abi.h"
 #include "ringlog/reader.h"
 
-#define USAGE "usage: ringlog dump FILE [--id N[,N..]] [--name NAME] [--pid P[,P..]] " \
-	      "[--tid T[,T..]] [--since T] [--until T] [--format text|json] " \
-	      "[--time relative|wall] [--all]"
-
 /* Output is large: it goes out a MiB at a time. */
 #define OUT_FLUSH (1u << 20)
 
@@ -62,7 +58,7 @@ int cmd_dump(int argc, char **argv)
 	struct rlog_event ev;
 	int rc, wrc = 0;
 
-	rc = dump_parse_args(&d, argc, argv, "dump", USAGE);
+	rc = dump_parse_args(&d, argc, argv, "dump", "FILE");
 	if (rc != 0) {
 		dump_free_args(&d);
 		return rc;

@@ -12,7 +12,10 @@
 #include "cli.h"
 #include "ringlog.h"
 
-#define USAGE "usage: ringlog emit (NAME | --ring PATH) ID [--count N] [--payload HEX] [--flag F]"
+static const struct cli_opt opts[] = {
+	{ "--count", NULL, true }, { "--payload", NULL, true }, { "--ring", NULL, true },
+	{ "--flag", NULL, true },  { NULL, NULL, false },
+};
 
 static int hex_value(int c)
 {
@@ -24,46 +27,36 @@ static int hex_value(int c)
 
 int cmd_emit(int argc, char **argv)
 {
-	const char *pos[2] = { NULL, NULL }, *hex = "", *ring = NULL;
-	int npos = 0;
+	const char *hex = "", *ring = NULL;
 	uint64_t count = 1, id, flag = 0;
 	bool flagged = false;
-	for (int i = 1; i < argc; i++) {
-		bool has_val = i + 1 < argc;
-		if (strcmp(argv[i], "--count") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 0, UINT64_C(1) << 40, &count))
-				return cli_error("emit: --count '%s': expected a number", argv[i]);
-		} else if (strcmp(argv[i], "--payload") == 0 && has_val) {
-			hex = argv[++i];
-		} else if (strcmp(argv[i], "--ring") == 0 && has_val) {
-			ring = argv[++i];
-		} else if (strcmp(argv[i], "--flag") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 0, 65535, &flag))
-				return cli_error("emit: --flag '%s': expected 0 to 65535", argv[i]);
+	struct cli_args a;
+	cli_args_init(&a, "emit", opts, 2, argc, argv);
+	while (cli_args_next(&a)) {
+		if (cli_is(&a, "--count")) {
+			if (!cli_parse_u64(a.value, 0, UINT64_C(1) << 40, &count))
+				return cli_error("emit: --count '%s': expected a number", a.value);
+		} else if (cli_is(&a, "--payload")) {
+			hex = a.value;
+		} else if (cli_is(&a, "--ring")) {
+			ring = a.value;
+		} else if (cli_is(&a, "--flag")) {
+			if (!cli_parse_u64(a.value, 0, 65535, &flag))
+				return cli_error("emit: --flag '%s': expected 0 to 65535", a.value);
 			flagged = true;
-		} else if (argv[i][0] == '-' && !isdigit((unsigned char)argv[i][1])) {
-			cli_error("emit: unknown or incomplete option '%s'", argv[i]);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
-		} else if (npos < 2) {
-			pos[npos++] = argv[i];
-		} else {
-			cli_error("emit: unexpected argument '%s'", argv[i]);
-			return 2;
 		}
 	}
+	if (a.bad)
+		return 2;
 	/* NAME ID, or --ring PATH and ID alone. */
+	const char *const *pos = a.pos;
 	const char *name = ring ? NULL : pos[0], *id_s = ring ? pos[0] : pos[1];
-	if (ring && npos > 1) {
-		cli_error("emit: with --ring, give the event ID alone (not '%s %s')", pos[0], pos[1]);
-		fprintf(stderr, "%s\n", USAGE);
+	if (ring && a.npos > 1)
+		return cli_usage_error("emit", "with --ring, give the event ID alone (not '%s %s')",
+				       pos[0], pos[1]);
+	if (!cli_args_need(&a, ring ? 1 : a.npos ? 2 : 1,
+			   ring == NULL && name == NULL ? "session NAME" : "event ID"))
 		return 2;
-	}
-	if ((ring == NULL && name == NULL) || id_s == NULL) {
-		cli_error("emit: missing %s", ring == NULL && name == NULL ? "session NAME" : "event ID");
-		fprintf(stderr, "%s\n", USAGE);
-		return 2;
-	}
 	if (!cli_parse_u64(id_s, RLOG_ID_RAW_U8, RLOG_ID_MAX, &id))
 		return cli_error("emit: ID '%s': expected %d to %d (IDs below %d are reserved)", id_s,
 				 RLOG_ID_RAW_U8, RLOG_ID_MAX, RLOG_ID_RAW_U8);

@@ -6,16 +6,19 @@
 #include <errno.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "session/session.h"
 
 int cmd_flush(int argc, char **argv)
 {
-	if (argc != 2) {
-		cli_error("flush: usage: ringlog flush NAME");
+	struct cli_args a;
+	cli_args_init(&a, "flush", NULL, 1, argc, argv);
+	while (cli_args_next(&a))
+		;
+	if (!cli_args_need(&a, 1, "session NAME"))
 		return 2;
-	}
-	const char *name = argv[1];
+	const char *name = a.pos[0];
 	int err = rlog__session_flush(name);
 	if (cli_session_refused("flush", name, err))
 		return 1;

@@ -15,22 +15,15 @@
 
 int cmd_query(int argc, char **argv)
 {
-	const char *name = NULL;
+	static const struct cli_opt opts[] = { { "--json", NULL, false }, { NULL, NULL, false } };
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (argv[i][0] != '-' && name == NULL)
-			name = argv[i];
-		else {
-			cli_error("query: usage: ringlog query NAME [--json]");
-			return 2;
-		}
-	}
-	if (name == NULL) {
-		cli_error("query: usage: ringlog query NAME [--json]");
+	struct cli_args a;
+	cli_args_init(&a, "query", opts, 1, argc, argv);
+	while (cli_args_next(&a))
+		json = true; /* --json, the one option */
+	if (!cli_args_need(&a, 1, "session NAME"))
 		return 2;
-	}
+	const char *name = a.pos[0];
 	struct rlog__session_info in;
 	int err = rlog__session_query(name, &in);
 	if (cli_session_refused("query", name, err))
@@ -44,6 +37,17 @@ int cmd_query(int argc, char **argv)
 	if (err < 0)
 		return cli_error("query: %s: %s", name, strerror(-err));
 	cli_session_info_print(&in, json);
+	/* events_written counts what the daemon drained: a buffer handed
+	 * over at its next pass, one a producer still holds only when it is
+	 * full, at the flush timer, at flush or at stop.  A count of 0 right
+	 * after a write is no loss: say so. */
+	if (in.buffers_not_drained || in.buffers_held)
+		fprintf(stderr, "ringlog: query: %s: not drained yet, so not in events_written: "
+				"%llu events in %u buffer(s) handed to the daemon (drained at its "
+				"next pass), %u buffer(s) producers still hold (drained when full, "
+				"by the flush timer, 'ringlog flush %s' or stop)\n",
+			name, (unsigned long long)in.events_not_drained, in.buffers_not_drained,
+			in.buffers_held, name);
 	return 0;
 }
 
@@ -68,11 +72,12 @@ static void list_one(int err, const struct rlog__session_info *in, void *arg)
 
 int cmd_list(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1) {
-		cli_error("list: usage: ringlog list");
+	struct cli_args a;
+	cli_args_init(&a, "list", NULL, 0, argc, argv);
+	while (cli_args_next(&a))
+		;
+	if (a.bad)
 		return 2;
-	}
 	int n = rlog__session_list(list_one, NULL);
 	if (n < 0)
 		return cli_error("list: /dev/shm: %s", strerror(-n));

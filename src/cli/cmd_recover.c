@@ -8,31 +8,30 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "session_print.h"
 
-#define USAGE "recover: usage: ringlog recover NAME -o FILE [--force]"
-
 int cmd_recover(int argc, char **argv)
 {
-	const char *name = NULL, *out = NULL;
+	static const struct cli_opt opts[] = {
+		{ "--output", "-o", true }, { "--force", NULL, false }, { NULL, NULL, false },
+	};
+	const char *out = NULL;
 	bool force = false;
-	for (int i = 1; i < argc; i++) {
-		if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
-			out = argv[++i];
-		} else if (strcmp(argv[i], "--force") == 0) {
+	struct cli_args a;
+	cli_args_init(&a, "recover", opts, 1, argc, argv);
+	while (cli_args_next(&a)) {
+		if (cli_is(&a, "--output"))
+			out = a.value;
+		else
 			force = true;
-		} else if (argv[i][0] != '-' && name == NULL) {
-			name = argv[i];
-		} else {
-			cli_error(USAGE);
-			return 2;
-		}
 	}
-	if (name == NULL || out == NULL) {
-		cli_error(USAGE);
+	if (!cli_args_need(&a, 1, "session NAME"))
 		return 2;
-	}
+	const char *name = a.pos[0];
+	if (out == NULL)
+		return cli_usage_error("recover", "missing -o FILE");
 	struct rlog__stop_result res;
 	struct rlog__recover_to to = { out, force };
 	int err = rlog__session_recover(name, &to, &res);

@@ -45,8 +45,10 @@
 #include "ring/map.h"
 #include "io.h"
 
-#define USAGE "usage: ringlog ring-flush PATH -o FILE [--once] [--flush-timer MS] [--create KB] " \
-	      "[--force]"
+static const struct cli_opt opts[] = {
+	{ "--output", "-o", true }, { "--once", NULL, false },   { "--force", NULL, false },
+	{ "--flush-timer", NULL, true }, { "--create", NULL, true }, { NULL, NULL, false },
+};
 
 static volatile sig_atomic_t stop_flag;
 static volatile sig_atomic_t stop_took_flag; /* the handler turned set_event's 1 into 0 */
@@ -110,43 +112,34 @@ static int open_output(const char *out, bool force, const struct stat *ring_st)
 
 int cmd_ring_flush(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL;
+	const char *out = NULL;
 	bool once = false, force = false;
 	uint64_t timer_ms = 0, create_kb = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-		if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has) {
-			out = argv[++i];
-		} else if (strcmp(a, "--once") == 0) {
+	struct cli_args a;
+	cli_args_init(&a, "ring-flush", opts, 1, argc, argv);
+	while (cli_args_next(&a)) {
+		const char *val = a.value;
+		if (cli_is(&a, "--output")) {
+			out = val;
+		} else if (cli_is(&a, "--once")) {
 			once = true;
-		} else if (strcmp(a, "--force") == 0) {
+		} else if (cli_is(&a, "--force")) {
 			force = true;
-		} else if (strcmp(a, "--flush-timer") == 0 && has) {
-			if (!cli_parse_u64(argv[++i], 0, 3600000, &timer_ms))
+		} else if (cli_is(&a, "--flush-timer")) {
+			if (!cli_parse_u64(val, 0, 3600000, &timer_ms))
 				return cli_error("ring-flush: --flush-timer '%s': expected 0 to "
-						 "3600000 milliseconds", argv[i]);
-		} else if (strcmp(a, "--create") == 0 && has) {
-			if (!cli_parse_u64(argv[++i], 1, RLOG_RING_MAX_SIZE / 1024, &create_kb))
+						 "3600000 milliseconds", val);
+		} else if (cli_is(&a, "--create")) {
+			if (!cli_parse_u64(val, 1, RLOG_RING_MAX_SIZE / 1024, &create_kb))
 				return cli_error("ring-flush: --create '%s': expected 1 to %u KiB",
-						 argv[i], RLOG_RING_MAX_SIZE / 1024);
-		} else if (a[0] == '-') {
-			cli_error("ring-flush: unknown or incomplete option '%s'", a);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
-		} else if (path == NULL) {
-			path = a;
-		} else {
-			cli_error("ring-flush: unexpected argument '%s'", a);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
+						 val, RLOG_RING_MAX_SIZE / 1024);
 		}
 	}
-	if (path == NULL || out == NULL) {
-		cli_error("ring-flush: missing %s", path == NULL ? "PATH" : "-o FILE");
-		fprintf(stderr, "%s\n", USAGE);
+	if (!cli_args_need(&a, 1, "PATH"))
 		return 2;
-	}
+	const char *path = a.pos[0];
+	if (out == NULL)
+		return cli_usage_error("ring-flush", "missing -o FILE");
 
 	char why[256];
 	if (create_kb) {

@@ -18,10 +18,12 @@
 #include "cli.h"
 #include "session/session.h"
 
-#define USAGE                                                                            \
-	"usage: ringlog snapshot NAME -o FILE [--since-last] [--force] [--on-loss | --on-event " \
-	"ID [--flag F]] [--after MS] [--wait]\n"                                             \
-	"       ringlog snapshot NAME --disarm"
+static const struct cli_opt opts[] = {
+	{ "--output", "-o", true },     { "--since-last", NULL, false }, { "--force", NULL, false },
+	{ "--on-loss", NULL, false },   { "--on-event", NULL, true },    { "--flag", NULL, true },
+	{ "--after", NULL, true },      { "--wait", NULL, false },       { "--disarm", NULL, false },
+	{ NULL, NULL, false },
+};
 
 /* FILE as an absolute path (the daemon has its own working directory):
  * its directory resolved, its name kept. */
@@ -86,55 +88,48 @@ static int fail(const char *name, const char *path, int err,
 
 int cmd_snapshot(int argc, char **argv)
 {
-	const char *name = NULL, *file = NULL;
+	const char *file = NULL;
 	struct rlog__snapshot q = { 0 };
 	uint64_t v;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has_val = i + 1 < argc;
-		if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has_val) {
-			file = argv[++i];
-		} else if (strcmp(a, "--since-last") == 0) {
+	struct cli_args a;
+	cli_args_init(&a, "snapshot", opts, 1, argc, argv);
+	while (cli_args_next(&a)) {
+		const char *val = a.value;
+		if (cli_is(&a, "--output")) {
+			file = val;
+		} else if (cli_is(&a, "--since-last")) {
 			q.flags |= RLOG_SNAP_SINCE_LAST;
-		} else if (strcmp(a, "--force") == 0) {
+		} else if (cli_is(&a, "--force")) {
 			q.flags |= RLOG_SNAP_FORCE;
-		} else if (strcmp(a, "--on-loss") == 0) {
+		} else if (cli_is(&a, "--on-loss")) {
 			q.flags |= RLOG_SNAP_ON_LOSS;
-		} else if (strcmp(a, "--on-event") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 16, 16383, &v))
+		} else if (cli_is(&a, "--on-event")) {
+			if (!cli_parse_u64(val, 16, 16383, &v))
 				return cli_error("snapshot: --on-event '%s': expected an event ID, 16 "
-						 "to 16383", argv[i]);
+						 "to 16383", val);
 			q.flags |= RLOG_SNAP_ON_EVENT;
 			q.event_id = (uint32_t)v;
-		} else if (strcmp(a, "--flag") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 0, 65535, &v))
-				return cli_error("snapshot: --flag '%s': expected 0 to 65535", argv[i]);
+		} else if (cli_is(&a, "--flag")) {
+			if (!cli_parse_u64(val, 0, 65535, &v))
+				return cli_error("snapshot: --flag '%s': expected 0 to 65535", val);
 			q.flags |= RLOG_SNAP_FLAG;
 			q.event_flag = (uint32_t)v;
-		} else if (strcmp(a, "--after") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 0, 3600000, &v))
+		} else if (cli_is(&a, "--after")) {
+			if (!cli_parse_u64(val, 0, 3600000, &v))
 				return cli_error("snapshot: --after '%s': expected milliseconds, 0 to "
-						 "3600000", argv[i]);
+						 "3600000", val);
 			q.after_ms = (uint32_t)v;
-		} else if (strcmp(a, "--wait") == 0) {
+		} else if (cli_is(&a, "--wait")) {
 			q.wait = true;
-		} else if (strcmp(a, "--disarm") == 0) {
+		} else if (cli_is(&a, "--disarm")) {
 			q.flags |= RLOG_SNAP_DISARM;
-		} else if (a[0] == '-') {
-			cli_error("snapshot: unknown or incomplete option '%s'", a);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
-		} else if (name == NULL) {
-			name = a;
-		} else {
-			cli_error("snapshot: unexpected argument '%s'", a);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
 		}
 	}
+	if (!cli_args_need(&a, 1, "session NAME"))
+		return 2;
+	const char *name = a.pos[0];
 	bool trigger = q.flags & (RLOG_SNAP_ON_LOSS | RLOG_SNAP_ON_EVENT);
-	const char *bad = name == NULL ? "missing the session NAME"
-			  : (q.flags & RLOG_SNAP_ON_LOSS) && (q.flags & RLOG_SNAP_ON_EVENT)
+	const char *bad = (q.flags & RLOG_SNAP_ON_LOSS) && (q.flags & RLOG_SNAP_ON_EVENT)
 				  ? "--on-loss and --on-event: choose one"
 			  : (q.flags & RLOG_SNAP_FLAG) && !(q.flags & RLOG_SNAP_ON_EVENT)
 				  ? "--flag needs --on-event"
@@ -144,11 +139,8 @@ int cmd_snapshot(int argc, char **argv)
 				  ? "--disarm takes no other option"
 			  : !(q.flags & RLOG_SNAP_DISARM) && file == NULL ? "missing -o FILE"
 									   : NULL;
-	if (bad) {
-		cli_error("snapshot: %s", bad);
-		fprintf(stderr, "%s\n", USAGE);
-		return 2;
-	}
+	if (bad)
+		return cli_usage_error("snapshot", "%s", bad);
 	char path[PATH_MAX];
 	if (file) {
 		int err = absolute(file, path, sizeof path);

@@ -14,11 +14,17 @@
 #include "counter_catalog.h"
 #include "session_print.h"
 
-#define USAGE "usage: ringlog start NAME [-o FILE] [--mode MODES] [--max-file-size MB] " \
-	      "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "       \
-	      "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "          \
-	      "[--age-limit MIN] [--counters LIST] [--counter-period MS] [--force] | "           \
-	      "start NAME --resume"
+static const struct cli_opt opts[] = {
+	{ "--output", "-o", true },     { "--mode", NULL, true },
+	{ "--max-file-size", NULL, true }, { "--buffer-size", NULL, true },
+	{ "--min-buffers", NULL, true }, { "--max-buffers", NULL, true },
+	{ "--buffers", NULL, true },    { "--flush-timer", NULL, true },
+	{ "--enable", NULL, true },     { "--mask", NULL, true },
+	{ "--high-water", NULL, true }, { "--age-limit", NULL, true },
+	{ "--counters", NULL, true },   { "--counter-period", NULL, true },
+	{ "--force", NULL, false },     { "--resume", NULL, false },
+	{ NULL, NULL, false },
+};
 
 /* Parses a --mode list into RLOG_MODE_* bits. */
 static bool parse_modes(const char *list, uint32_t *out)
@@ -85,104 +91,93 @@ static int resume_session(const char *name)
 
 int cmd_start(int argc, char **argv)
 {
-	const char *name = NULL, *out = NULL, *enable = NULL;
+	const char *out = NULL, *enable = NULL;
 	bool force = false;
 	struct rlog__region_params p;
 	rlog__props_default(&p);
 	bool min_given = false, mask_given = false, timer_given = false, resume = false;
 	int options = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	struct cli_args a;
+	cli_args_init(&a, "start", opts, 1, argc, argv);
+	while (cli_args_next(&a)) {
+		const char *val = a.value;
 		uint64_t v;
-		bool has_val = i + 1 < argc;
-		options += a[0] == '-' && strcmp(a, "--resume") != 0;
-		if (strcmp(a, "--resume") == 0) {
+		options += !cli_is(&a, "--resume");
+		if (cli_is(&a, "--resume")) {
 			resume = true;
-		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has_val) {
-			out = argv[++i];
-		} else if (strcmp(a, "--force") == 0) {
+		} else if (cli_is(&a, "--output")) {
+			out = val;
+		} else if (cli_is(&a, "--force")) {
 			force = true;
-		} else if (strcmp(a, "--buffer-size") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 4, 1024, &v) || (v & (v - 1)) != 0)
+		} else if (cli_is(&a, "--buffer-size")) {
+			if (!cli_parse_u64(val, 4, 1024, &v) || (v & (v - 1)) != 0)
 				return cli_error("start: --buffer-size '%s': expected KB, a power of two "
-						 "from 4 to 1024", argv[i]);
+						 "from 4 to 1024", val);
 			p.buffer_size = (uint32_t)v * 1024;
-		} else if (strcmp(a, "--buffers") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 2, 65536, &v))
+		} else if (cli_is(&a, "--buffers")) {
+			if (!cli_parse_u64(val, 2, 65536, &v))
 				return cli_error("start: --buffers '%s': expected a number from 2 to 65536",
-						 argv[i]);
+						 val);
 			p.min_buffers = p.max_buffers = (uint32_t)v;
 			min_given = true;
-		} else if (strcmp(a, "--min-buffers") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 2, 65536, &v))
+		} else if (cli_is(&a, "--min-buffers")) {
+			if (!cli_parse_u64(val, 2, 65536, &v))
 				return cli_error("start: --min-buffers '%s': expected a number from 2 to "
-						 "65536", argv[i]);
+						 "65536", val);
 			p.min_buffers = (uint32_t)v;
 			min_given = true;
-		} else if (strcmp(a, "--max-buffers") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 2, 65536, &v))
+		} else if (cli_is(&a, "--max-buffers")) {
+			if (!cli_parse_u64(val, 2, 65536, &v))
 				return cli_error("start: --max-buffers '%s': expected a number from 2 to "
-						 "65536", argv[i]);
+						 "65536", val);
 			p.max_buffers = (uint32_t)v;
-		} else if (strcmp(a, "--flush-timer") == 0 && has_val) {
-			if (!cli_parse_duration_ms(argv[++i], 3600000, &p.flush_timer_ms))
+		} else if (cli_is(&a, "--flush-timer")) {
+			if (!cli_parse_duration_ms(val, 3600000, &p.flush_timer_ms))
 				return cli_error("start: --flush-timer '%s': expected milliseconds (or a "
-						 "number with ms or s) up to 3600 s", argv[i]);
+						 "number with ms or s) up to 3600 s", val);
 			timer_given = true;
-		} else if (strcmp(a, "--mask") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 0, UINT64_MAX, &v))
+		} else if (cli_is(&a, "--mask")) {
+			if (!cli_parse_u64(val, 0, UINT64_MAX, &v))
 				return cli_error("start: --mask '%s': expected a number (0x... for hex)",
-						 argv[i]);
+						 val);
 			p.enable_mask = v;
 			mask_given = true;
-		} else if (strcmp(a, "--enable") == 0 && has_val) {
-			enable = argv[++i];
-		} else if (strcmp(a, "--mode") == 0 && has_val) {
-			if (!parse_modes(argv[++i], &p.log_file_mode))
+		} else if (cli_is(&a, "--enable")) {
+			enable = val;
+		} else if (cli_is(&a, "--mode")) {
+			if (!parse_modes(val, &p.log_file_mode))
 				return cli_error("start: --mode '%s': expected a comma-separated list of "
 						 "sequential, circular, newfile, preallocate, real-time, "
 						 "overwrite",
-						 argv[i]);
-		} else if (strcmp(a, "--max-file-size") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 1, 1048576, &v))
+						 val);
+		} else if (cli_is(&a, "--max-file-size")) {
+			if (!cli_parse_u64(val, 1, 1048576, &v))
 				return cli_error("start: --max-file-size '%s': expected MB, 1 to 1048576",
-						 argv[i]);
+						 val);
 			p.max_file_size = v << 20;
-		} else if (strcmp(a, "--high-water") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 1, 100, &v))
+		} else if (cli_is(&a, "--high-water")) {
+			if (!cli_parse_u64(val, 1, 100, &v))
 				return cli_error("start: --high-water '%s': expected a percentage of the "
-						 "pool, 1 to 100", argv[i]);
+						 "pool, 1 to 100", val);
 			p.high_water_pct = (uint32_t)v;
-		} else if (strcmp(a, "--counters") == 0 && has_val) {
+		} else if (cli_is(&a, "--counters")) {
 			char why[200];
-			if (rlog__counter_parse(argv[++i], &p.counter_mask, why, sizeof why) < 0)
+			if (rlog__counter_parse(val, &p.counter_mask, why, sizeof why) < 0)
 				return cli_error("start: --counters: %s", why);
-		} else if (strcmp(a, "--counter-period") == 0 && has_val) {
-			if (!cli_parse_duration_ms(argv[++i], 60000, &p.counter_period_ms) ||
+		} else if (cli_is(&a, "--counter-period")) {
+			if (!cli_parse_duration_ms(val, 60000, &p.counter_period_ms) ||
 			    p.counter_period_ms < 10)
 				return cli_error("start: --counter-period '%s': expected milliseconds (or "
-						 "a number with ms or s) from 10 ms to 60 s", argv[i]);
-		} else if (strcmp(a, "--age-limit") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 0, 1000000, &v))
-				return cli_error("start: --age-limit '%s': expected minutes", argv[i]);
+						 "a number with ms or s) from 10 ms to 60 s", val);
+		} else if (cli_is(&a, "--age-limit")) {
+			if (!cli_parse_u64(val, 0, 1000000, &v))
+				return cli_error("start: --age-limit '%s': expected minutes", val);
 			p.age_limit = (uint32_t)v;
-		} else if (a[0] == '-') {
-			cli_error("start: unknown or incomplete option '%s'", a);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
-		} else if (name == NULL) {
-			name = a;
-		} else {
-			cli_error("start: unexpected argument '%s'", a);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
 		}
 	}
-	if (name == NULL) {
-		cli_error("start: missing session NAME");
-		fprintf(stderr, "%s\n", USAGE);
+	if (!cli_args_need(&a, 1, "session NAME"))
 		return 2;
-	}
+	const char *name = a.pos[0];
 	if (resume && options)
 		return cli_error("start: --resume takes no other option: the session keeps its "
 				 "properties");
@@ -209,9 +204,7 @@ int cmd_start(int argc, char **argv)
 		if (res.step == RLOG__START_PROPS && err == -EINVAL && out == NULL &&
 		    !(p.log_file_mode & RLOG_MODE_REAL_TIME)) {
 			/* A usage error: the one argument every start needs. */
-			cli_error("start: missing -o FILE");
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
+			return cli_usage_error("start", "missing -o FILE");
 		}
 		return cli_start_error(&st, &res, err);
 	}

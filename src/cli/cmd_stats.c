@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "args.h"
 #include "cli.h"
 #include "format.h"
 #include "json.h"
@@ -29,7 +30,6 @@
 #include "ringlog/reader.h"
 #include "term.h"
 
-#define USAGE "usage: ringlog stats FILE [--json]"
 
 /* A row of the per-name table: (pid, ID) counts merged by name and ID. */
 struct name_row {
@@ -491,29 +491,20 @@ static void put_json(struct rlog__buf *b, const char *path, struct rlog_reader *
 	rlog__buf_lit(b, "]}\n");
 }
 
-static int usage(void)
-{
-	cli_error("stats: " USAGE);
-	return 2;
-}
-
 int cmd_stats(int argc, char **argv)
 {
-	const char *path = NULL;
+	static const struct cli_opt opts[] = { { "--json", NULL, false }, { NULL, NULL, false } };
 	bool json = false;
 	struct rlog_reader *r;
 	struct summary sm = { .rate = -1.0 };
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if ((argv[i][0] == '-' && argv[i][1] != '\0') || path)
-			return usage();
-		else
-			path = argv[i];
-	}
-	if (!path)
-		return usage();
+	struct cli_args a;
+	cli_args_init(&a, "stats", opts, 1, argc, argv);
+	while (cli_args_next(&a))
+		json = true; /* --json, the one option */
+	if (!cli_args_need(&a, 1, "FILE"))
+		return 2;
+	const char *path = a.pos[0];
 
 	int rc = rlog_reader_open_count(path, &r);
 	if (rc < 0)

@@ -8,27 +8,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "session_print.h"
 
 int cmd_stop(int argc, char **argv)
 {
-	const char *name = NULL;
+	static const struct cli_opt opts[] = { { "--force", NULL, false }, { NULL, NULL, false } };
 	bool force = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--force") == 0) {
-			force = true;
-		} else if (argv[i][0] != '-' && name == NULL) {
-			name = argv[i];
-		} else {
-			cli_error("stop: usage: ringlog stop NAME [--force]");
-			return 2;
-		}
-	}
-	if (name == NULL) {
-		cli_error("stop: usage: ringlog stop NAME [--force]");
+	struct cli_args a;
+	cli_args_init(&a, "stop", opts, 1, argc, argv);
+	while (cli_args_next(&a))
+		force = true; /* --force, the one option */
+	if (!cli_args_need(&a, 1, "session NAME"))
 		return 2;
-	}
+	const char *name = a.pos[0];
 	struct rlog__stop_result res;
 	int err = force ? rlog__session_recover(name, NULL, &res) : -EBUSY;
 	bool recovered = err == 0;

@@ -39,10 +39,6 @@
 #include "session/session.h"
 #include "tail_stream.h"
 
-#define USAGE "usage: ringlog tail NAME [--id N[,N..]] [--name NAME] [--pid P[,P..]] " \
-	      "[--tid T[,T..]] [--since T] [--until T] [--format text|json] "      \
-	      "[--time relative|wall] [--all]"
-
 /* Bytes read at a time, and the batch past which an image is shown even
  * while more is arriving. */
 #define READ_CHUNK (1u << 20)
@@ -179,7 +175,7 @@ int cmd_tail(int argc, char **argv)
 {
 	struct tail t;
 	memset(&t, 0, sizeof t);
-	int rc = dump_parse_args(&t.d, argc, argv, "tail", USAGE);
+	int rc = dump_parse_args(&t.d, argc, argv, "tail", "session NAME");
 	if (rc != 0) {
 		dump_free_args(&t.d);
 		return rc;

@@ -13,65 +13,58 @@
 #include "session/session.h"
 #include "session_print.h"
 
-#define USAGE "usage: ringlog update NAME [--enable LIST] [--mask HEX] [--flush-timer T] " \
-	      "[--max-buffers N] [--counters LIST] [--counter-period MS]"
+static const struct cli_opt opts[] = {
+	{ "--enable", NULL, true },      { "--mask", NULL, true },     { "--flush-timer", NULL, true },
+	{ "--max-buffers", NULL, true }, { "--counters", NULL, true }, { "--counter-period", NULL, true },
+	{ NULL, NULL, false },
+};
 
 int cmd_update(int argc, char **argv)
 {
-	const char *name = NULL;
 	struct rlog__update u = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	struct cli_args a;
+	cli_args_init(&a, "update", opts, 1, argc, argv);
+	while (cli_args_next(&a)) {
+		const char *val = a.value;
 		uint64_t v;
-		bool has_val = i + 1 < argc;
-		if (strcmp(a, "--enable") == 0 && has_val) {
-			u.enable = argv[++i];
-		} else if (strcmp(a, "--mask") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 0, UINT64_MAX, &v))
+		if (cli_is(&a, "--enable")) {
+			u.enable = val;
+		} else if (cli_is(&a, "--mask")) {
+			if (!cli_parse_u64(val, 0, UINT64_MAX, &v))
 				return cli_error("update: --mask '%s': expected a number (0x... for hex)",
-						 argv[i]);
+						 val);
 			u.set_mask = true;
 			u.mask = v;
-		} else if (strcmp(a, "--flush-timer") == 0 && has_val) {
-			if (!cli_parse_duration_ms(argv[++i], 3600000, &u.flush_timer_ms))
+		} else if (cli_is(&a, "--flush-timer")) {
+			if (!cli_parse_duration_ms(val, 3600000, &u.flush_timer_ms))
 				return cli_error("update: --flush-timer '%s': expected milliseconds (or a "
-						 "number with ms or s) up to 3600 s", argv[i]);
+						 "number with ms or s) up to 3600 s", val);
 			u.set_flush_timer = true;
-		} else if (strcmp(a, "--max-buffers") == 0 && has_val) {
-			if (!cli_parse_u64(argv[++i], 2, 65536, &v))
+		} else if (cli_is(&a, "--max-buffers")) {
+			if (!cli_parse_u64(val, 2, 65536, &v))
 				return cli_error("update: --max-buffers '%s': expected a number from 2 to "
-						 "65536", argv[i]);
+						 "65536", val);
 			u.set_max_buffers = true;
 			u.max_buffers = (uint32_t)v;
-		} else if (strcmp(a, "--counters") == 0 && has_val) {
+		} else if (cli_is(&a, "--counters")) {
 			char why[200];
-			if (rlog__counter_parse(argv[++i], &u.counter_mask, why, sizeof why) < 0)
+			if (rlog__counter_parse(val, &u.counter_mask, why, sizeof why) < 0)
 				return cli_error("update: --counters: %s", why);
 			u.set_counters = true;
-		} else if (strcmp(a, "--counter-period") == 0 && has_val) {
-			if (!cli_parse_duration_ms(argv[++i], 60000, &u.counter_period_ms) ||
+		} else if (cli_is(&a, "--counter-period")) {
+			if (!cli_parse_duration_ms(val, 60000, &u.counter_period_ms) ||
 			    u.counter_period_ms < 10)
 				return cli_error("update: --counter-period '%s': expected milliseconds (or "
-						 "a number with ms or s) from 10 ms to 60 s", argv[i]);
+						 "a number with ms or s) from 10 ms to 60 s", val);
 			u.set_counter_period = true;
-		} else if (a[0] == '-') {
-			cli_error("update: unknown or incomplete option '%s'", a);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
-		} else if (name == NULL) {
-			name = a;
-		} else {
-			cli_error("update: unexpected argument '%s'", a);
-			fprintf(stderr, "%s\n", USAGE);
-			return 2;
 		}
 	}
-	if (name == NULL || (!u.enable && !u.set_mask && !u.set_flush_timer && !u.set_max_buffers &&
-			     !u.set_counters && !u.set_counter_period)) {
-		cli_error("update: %s", name == NULL ? "missing session NAME" : "nothing to change");
-		fprintf(stderr, "%s\n", USAGE);
+	if (!cli_args_need(&a, 1, "session NAME"))
 		return 2;
-	}
+	const char *name = a.pos[0];
+	if (!u.enable && !u.set_mask && !u.set_flush_timer && !u.set_max_buffers && !u.set_counters &&
+	    !u.set_counter_period)
+		return cli_usage_error("update", "nothing to change");
 	if (u.enable && u.set_mask)
 		return cli_error("update: use one of --enable and --mask");
 	if (u.set_counters)

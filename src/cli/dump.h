@@ -48,10 +48,11 @@ struct dump {
 	char wall_prefix[24];
 };
 
-/* Parses a command's arguments into d (cmd names the command, usage is its
- * usage line): the one positional argument goes to d->path.  Returns 0, or
- * the exit status of a usage error (its line printed). */
-int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, const char *usage);
+/* Parses a command's arguments into d (cmd names the command; what, its
+ * one positional argument, in "missing WHAT"), through the parser of
+ * every command (args.h): the positional argument goes to d->path.
+ * Returns 0, or the exit status of a usage error (its lines printed). */
+int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, const char *what);
 
 /* Frees what dump_parse_args allocated. */
 void dump_free_args(struct dump *d);

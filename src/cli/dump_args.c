@@ -7,28 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "dump.h"
 #include "ringlog/abi.h"
-
-/* --opt VALUE or --opt=VALUE at argv[*i]: the value, or NULL if argv[*i]
- * is not opt. *missing is set if opt has no value. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt, bool *missing)
-{
-	size_t k = strlen(opt);
-	const char *a = argv[*i];
-	if (strncmp(a, opt, k) != 0)
-		return NULL;
-	if (a[k] == '=')
-		return a + k + 1;
-	if (a[k] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
 
 static int bad_value(const struct dump *d, const char *opt, const char *v, const char *want)
 {
@@ -38,62 +20,65 @@ static int bad_value(const struct dump *d, const char *opt, const char *v, const
 
 #define TIME_WANT "a time: 1.5s, 250ms, 10us, 123ns, or 2026-11-22T07:01:31.5Z"
 
-int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, const char *usage)
+static const struct cli_opt opts[] = {
+	{ "--id", NULL, true },     { "--pid", NULL, true },    { "--tid", NULL, true },
+	{ "--name", NULL, true },   { "--since", NULL, true },  { "--until", NULL, true },
+	{ "--format", NULL, true }, { "--time", NULL, true },   { "--all", NULL, false },
+	{ NULL, NULL, false },
+};
+
+int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, const char *what)
 {
 	d->what = cmd;
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		bool missing = false;
-		if (strcmp(argv[i], "--all") == 0) {
+	struct cli_args a;
+	cli_args_init(&a, cmd, opts, 1, argc, argv);
+	while (cli_args_next(&a)) {
+		const char *v = a.value;
+		if (cli_is(&a, "--all")) {
 			d->all = true;
-		} else if ((v = opt_value(argc, argv, &i, "--id", &missing))) {
+		} else if (cli_is(&a, "--id")) {
 			if (!dump_numlist_add(&d->ids, v, RLOG_ID_MAX))
 				return bad_value(d, "--id", v, "event IDs 0 to 16383, separated by commas");
-		} else if ((v = opt_value(argc, argv, &i, "--pid", &missing))) {
+		} else if (cli_is(&a, "--pid")) {
 			if (!dump_numlist_add(&d->pids, v, UINT32_MAX))
 				return bad_value(d, "--pid", v, "process IDs separated by commas");
-		} else if ((v = opt_value(argc, argv, &i, "--tid", &missing))) {
+		} else if (cli_is(&a, "--tid")) {
 			if (!dump_numlist_add(&d->tids, v, UINT32_MAX))
 				return bad_value(d, "--tid", v, "thread IDs separated by commas");
-		} else if ((v = opt_value(argc, argv, &i, "--name", &missing))) {
+		} else if (cli_is(&a, "--name")) {
 			const char **n = realloc(d->names, (d->nnames + 1) * sizeof(*n));
 			if (!n)
 				return cli_error("%s: out of memory", cmd);
 			d->names = n;
 			d->names[d->nnames++] = v;
-		} else if ((v = opt_value(argc, argv, &i, "--since", &missing))) {
+		} else if (cli_is(&a, "--since")) {
 			if (cli_parse_time(v, &d->since) < 0)
 				return bad_value(d, "--since", v, TIME_WANT);
 			d->has_since = true;
-		} else if ((v = opt_value(argc, argv, &i, "--until", &missing))) {
+		} else if (cli_is(&a, "--until")) {
 			if (cli_parse_time(v, &d->until) < 0)
 				return bad_value(d, "--until", v, TIME_WANT);
 			d->has_until = true;
-		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
+		} else if (cli_is(&a, "--format")) {
 			if (strcmp(v, "json") == 0)
 				d->json = true;
 			else if (strcmp(v, "text") == 0)
 				d->json = false;
 			else
 				return bad_value(d, "--format", v, "text or json");
-		} else if ((v = opt_value(argc, argv, &i, "--time", &missing))) {
+		} else if (cli_is(&a, "--time")) {
 			if (strcmp(v, "wall") == 0)
 				d->wall = true;
 			else if (strcmp(v, "relative") == 0)
 				d->wall = false;
 			else
 				return bad_value(d, "--time", v, "relative or wall");
-		} else if (missing || (argv[i][0] == '-' && argv[i][1] != '\0') || d->path) {
-			cli_error("%s: %s", cmd, usage);
-			return 2;
-		} else {
-			d->path = argv[i];
 		}
 	}
-	if (d->path)
-		return 0;
-	cli_error("%s: %s", cmd, usage);
-	return 2;
+	if (!cli_args_need(&a, 1, what))
+		return 2;
+	d->path = a.pos[0];
+	return 0;
 }
 
 int64_t dump_resolve_time(const struct dump *d, const struct cli_time *t)

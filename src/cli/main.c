@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "help.h"
 
@@ -79,11 +80,15 @@ static int cmd_help(int argc, char **argv)
 		return !cli_stdout_ok() ? cli_error("help: writing to stdout: %s", strerror(errno))
 					: 0;
 	}
-	if (argc > 2) {
-		cli_error("help: usage: ringlog help [COMMAND]");
+	if (argc == 2 && is_help_flag(argv[1]))
+		return print_help(cli_help_find("help"));
+	struct cli_args a;
+	cli_args_init(&a, "help", NULL, 1, argc, argv);
+	while (cli_args_next(&a))
+		;
+	if (a.bad)
 		return 2;
-	}
-	const struct cli_help *h = cli_help_find(is_help_flag(argv[1]) ? "help" : argv[1]);
+	const struct cli_help *h = cli_help_find(argv[1]);
 	if (h == NULL) {
 		cli_error("help: unknown command '%s' (try 'ringlog help')", argv[1]);
 		return 2;

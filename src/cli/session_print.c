@@ -139,11 +139,17 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json)
 	kv_u64(&o, "counter_period_ms", in->counter_period_ms);
 	kv_u64(&o, "app_counters", in->app_counters);
 	kv_u64(&o, "producer_threads", in->producer_threads);
-	kv_u64(&o, "processes", in->processes);
+	/* Beside processes_attached (every attach since the start, in the
+	 * statistics): the processes attached now. */
+	kv_u64(&o, "processes_attached_now", in->processes);
 	kv_str(&o, "snapshot_trigger", in->snapshot_trigger == RLOG_TRIGGER_ARMED ? "armed"
 				       : in->snapshot_trigger == RLOG_TRIGGER_FIRED ? "fired" : "none");
 	kv_u64(&o, "snapshots", in->snapshots);
 	kv_stats(&o, &in->stats);
+	/* What events_written does not count yet (cmd_query.c says so). */
+	kv_u64(&o, "events_not_drained", in->events_not_drained);
+	kv_u64(&o, "buffers_not_drained", in->buffers_not_drained);
+	kv_u64(&o, "buffers_held", in->buffers_held);
 	kv_str(&o, "last_error", in->last_error);
 	kv_out(&o);
 }

@@ -78,6 +78,18 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 		o->producer_threads += load_relaxed(&r->slots[i].state) == RLOG_SLOT_ACTIVE;
 		o->processes += load_relaxed(&r->procs[i].state) == RLOG_PROC_ACTIVE;
 	}
+	for (uint32_t i = 0; i < r->buffer_count; i++) {
+		struct rlog_shm_desc *d = &r->desc[i];
+		uint32_t st = load_acquire(&d->state);
+		if (st == RLOG_BUF_FULL) {
+			/* events is stored before the release of FULL (FORMAT.md). */
+			uint32_t ev = d->events, de = load_relaxed(&d->delivered_events);
+			o->buffers_not_drained++;
+			o->events_not_drained += ev > de ? ev - de : 0;
+		} else if (st == RLOG_BUF_OWNED && load_relaxed(&d->write_off) > 0) {
+			o->buffers_held++;
+		}
+	}
 	rlog__stats_copy(h, &o->stats);
 }
 

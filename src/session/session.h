@@ -306,7 +306,15 @@ struct rlog__session_info {
 	uint32_t counter_period_ms;        /* their period */
 	uint32_t app_counters;             /* registered application counters (SET entries) */
 	uint32_t producer_threads;         /* ACTIVE slots */
-	uint32_t processes;                /* ACTIVE process entries */
+	uint32_t processes;                /* ACTIVE process entries (attached now) */
+	/* What the daemon has not drained yet (events_written does not count
+	 * it): buffers handed over (FULL) and the events in them, less what a
+	 * snapshot delivered; buffers producers still hold with records in
+	 * them (OWNED, write_off > 0), whose events are counted only at the
+	 * handover.  Relaxed reads: a moment's picture while producers write. */
+	uint64_t events_not_drained;
+	uint32_t buffers_not_drained;
+	uint32_t buffers_held;
 	struct rlog__stats stats;
 };
 
