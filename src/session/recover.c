@@ -76,6 +76,8 @@ struct rctx {
 	struct last *t;
 	size_t nt, tcap;
 	uint64_t events, lost;   /* events and lost events the file holds */
+	bool keep_cut;           /* the file keeps its block cut short (recover -o):
+				    its readable records are the file's */
 	int err;
 };
 
@@ -156,6 +158,12 @@ static int visit(void *arg, const struct rlog_block *b)
 			x->err = -ENOMEM;
 		return 0;
 	}
+	/* A block cut short (a daemon killed in its write) is either the
+	 * file's, its readable records counted and skipped in the buffer like
+	 * any block's, or cut off below and written again whole: never both
+	 * (docs/SESSIONS.md, "Orphans"). */
+	if (b->truncated && !x->keep_cut)
+		return 0;
 	rlog__records_walk(d, b->size, b->base_time, count_record, &(struct count_walk){ x, b });
 	if (x->err < 0)
 		return 0;
@@ -164,8 +172,6 @@ static int visit(void *arg, const struct rlog_block *b)
 	if (rlog__metacache_block(x->meta, b->pid, b->tid, b->base_time, d, b->size) < 0)
 		x->err = -ENOMEM;
 	last_set(x, b->pid, b->tid, b->last_ticks);
-	if (b->truncated)
-		return 0; /* cut off below: it is not in the file any more */
 	/* The buffer it came from, if still held: a prefix that goes on. */
 	for (size_t i = 0; i < x->nc; i++) {
 		struct cand *c = &x->c[i];
@@ -472,6 +478,7 @@ static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 	} else {
 		char path[RLOG_PATH_MAX + 24];
 		struct rlog__layout lay;
+		a->x.keep_cut = true; /* the session's file stays as it is */
 		if (current_file(a, path, sizeof path) == 0 && read_file(a, path, &lay) < 0) {
 			/* Unreadable: the new file holds every buffer whole. */
 			a->x.nl = a->x.nt = 0;

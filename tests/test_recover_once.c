@@ -1,0 +1,205 @@
+/*
+ * test_recover_once - a session whose daemon died, recovered, holds every
+ * event once and says so in its statistics (docs/SESSIONS.md, "Orphans"),
+ * with numbered events (tests/numbered.h) from four threads:
+ *
+ *   1. the daemon dies in the middle of a write (RINGLOG_TEST_DIE_IN_WRITE,
+ *      src/daemon/logfile.c), leaving half a block at the end of the file;
+ *      `ringlog recover NAME -o F2`: the records the session's file keeps
+ *      of that block are not in F2 again, F2 starts where the file ends;
+ *      across both, no event twice, none extra, none missing, and the
+ *      statistics are what the two files hold;
+ *   2. the same, then `ringlog stop --force`: the half block is cut off
+ *      and written again whole; the statistics are the file's;
+ *   3. the daemon dies in a write, `start --resume`, the new daemon dies in
+ *      a write too, `start --resume` again, `stop`: the statistics are the
+ *      file's, every event once;
+ *   4. a flight recorder: a `snapshot --since-last`, the daemon killed,
+ *      `recover -o F2`: the snapshot and F2 hold every event or count it
+ *      lost exactly once, and emitted = written + lost exactly.
+ */
+#include "harness.h"
+#include "numbered.h"
+
+#include <pthread.h>
+
+#define WRITERS 4
+#define CAP (1u << 22)
+
+static struct h_run r;
+static struct num_set *set;
+static _Atomic bool stop_writers;
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Writes until told to stop, about a million events a second in all: the
+ * pool fills quickly without a daemon. */
+static void *writer_main(void *arg)
+{
+	unsigned w = (unsigned)(uintptr_t)arg;
+	while (!atomic_load(&stop_writers) && set->w[w].seq + 2 < CAP) {
+		num_write(set, w);
+		if ((set->w[w].seq & 255) == 0)
+			sleep_ms(1);
+	}
+	return NULL;
+}
+
+static pthread_t th[WRITERS];
+
+static void writers_start(void)
+{
+	set = num_new(WRITERS, CAP);
+	atomic_store(&stop_writers, false);
+	for (unsigned i = 0; i < WRITERS; i++)
+		BAIL_IF(pthread_create(&th[i], NULL, writer_main, (void *)(uintptr_t)i) != 0,
+			"pthread_create");
+}
+
+static void writers_stop(void)
+{
+	atomic_store(&stop_writers, true);
+	for (unsigned i = 0; i < WRITERS; i++)
+		pthread_join(th[i], NULL);
+	ASSERT_EQ_U64(num_written(set) + num_lost(set), num_attempts(set));
+}
+
+/* Waits until session name is orphaned (its daemon died). */
+static void wait_orphaned(const char *name)
+{
+	bool orphaned = false;
+	for (int i = 0; i < 1000 && !orphaned; i++) {
+		h_ringlog(&r, "query", name, NULL);
+		orphaned = strstr(r.out, "state: orphaned\n") != NULL;
+		if (!orphaned)
+			sleep_ms(10);
+	}
+	ok(orphaned, "%s: the daemon died in its write", name);
+}
+
+/* Starts session name into path, with a daemon that dies in its third
+ * write of events, and writers; returns once it died. */
+static void start_and_die(const char *name, const char *path)
+{
+	unlink(path);
+	setenv("RINGLOG_TEST_DIE_IN_WRITE", "3", 1);
+	h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--buffers", "32", NULL);
+	unsetenv("RINGLOG_TEST_DIE_IN_WRITE");
+	BAIL_IF(r.status != 0, "ringlog start");
+	ASSERT_EQ(rlog_attach(name), 0);
+	writers_start();
+	wait_orphaned(name);
+}
+
+/* The file ends in a block cut short, whose first records it still holds. */
+static void check_cut(const char *path)
+{
+	struct rlog_reader *rd;
+	ASSERT_EQ(rlog_reader_open(path, &rd), 0);
+	size_t n = rlog_reader_damage_count(rd);
+	struct rlog_damage dm = { .message = "no damage" };
+	if (n)
+		rlog_reader_damage(rd, n - 1, &dm);
+	ok(n == 1 && dm.kind == RLOG_DAMAGE_TRUNCATED && strstr(dm.message, "recovered ") &&
+	   !strstr(dm.message, "recovered 0 records"),
+	   "the session's file ends in a block cut short, part of it readable: %s", dm.message);
+	rlog_reader_close(rd);
+}
+
+static void recover_new_file(void)
+{
+	const char *name = h_session("rco");
+	char path[256], out[256];
+	snprintf(path, sizeof path, "%s", h_path("rco"));
+	snprintf(out, sizeof out, "%s", h_path("rco-out"));
+	unlink(out);
+	start_and_die(name, path);
+	sleep_ms(50); /* on without a daemon: the pool fills */
+	writers_stop();
+	ok(num_lost(set) > 0, "%" PRIu64 " writes lost while the daemon was dead", num_lost(set));
+	check_cut(path);
+
+	h_ringlog(&r, "recover", name, "-o", out, NULL);
+	ASSERT_EQ(r.status, 0);
+	rlog_detach();
+	const char *files[2] = { path, out };
+	struct num_check c;
+	num_check_files(set, files, 2, &c);
+	ASSERT_EQ(c.open_err, 0);
+	ASSERT_EQ_U64(c.damage, 1); /* the session's file's cut block, kept */
+	num_assert_once(set, &c, 0, "recover -o after a death in a write");
+	ASSERT_EQ_U64(c.loss_events, num_lost(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
+	struct h_summary s;
+	h_summarize(out, &s);
+	ASSERT_EQ_U64(s.damage, 0);
+	unlink(path);
+	unlink(out);
+}
+
+static void stop_force(void)
+{
+	const char *name = h_session("rcf");
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path("rcf"));
+	start_and_die(name, path);
+	sleep_ms(50);
+	writers_stop();
+	check_cut(path);
+	h_ringlog(&r, "stop", name, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	rlog_detach();
+	struct num_check c;
+	num_check_file(set, path, &c);
+	ASSERT_EQ(c.open_err, 0);
+	ASSERT_EQ_U64(c.damage, 0); /* cut off, and written again whole */
+	num_assert_once(set, &c, 0, "stop --force after a death in a write");
+	ASSERT_EQ_U64(c.loss_events, num_lost(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
+	unlink(path);
+}
+
+static void resume_twice(void)
+{
+	const char *name = h_session("rcr");
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path("rcr"));
+	start_and_die(name, path);
+	/* The new daemon dies in its third write too. */
+	setenv("RINGLOG_TEST_DIE_IN_WRITE", "3", 1);
+	h_ringlog(&r, "start", name, "--resume", NULL);
+	unsetenv("RINGLOG_TEST_DIE_IN_WRITE");
+	ASSERT_EQ(r.status, 0);
+	wait_orphaned(name);
+	check_cut(path);
+	h_ringlog(&r, "start", name, "--resume", NULL);
+	ASSERT_EQ(r.status, 0);
+	sleep_ms(50);
+	writers_stop();
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	rlog_detach();
+	struct num_check c;
+	num_check_file(set, path, &c);
+	ASSERT_EQ(c.open_err, 0);
+	ASSERT_EQ_U64(c.damage, 0);
+	num_assert_once(set, &c, 0, "two deaths in a write, two resumes");
+	ASSERT_EQ_U64(c.loss_events, num_lost(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
+	unlink(path);
+}
+
+int main(void)
+{
+	recover_new_file();
+	stop_force();
+	resume_twice();
+	return done_testing();
+}
