@@ -58,6 +58,8 @@ struct lossum {
 	uint32_t pid, tid, cause;
 	uint64_t events, bytes;
 	uint64_t blocks;         /* OVERWRITTEN: buffers overwritten */
+	uint64_t first, last;    /* the time of its first record; OVERWRITTEN: its range */
+	bool live;               /* a live slot's or process entry's (losses_known) */
 };
 
 /* The last time of a thread's records in the file. */
@@ -76,6 +78,9 @@ struct rctx {
 	struct last *t;
 	size_t nt, tcap;
 	uint64_t events, lost;   /* events and lost events the file holds */
+	uint64_t lost_bytes;
+	bool journal;            /* a flight recorder's journal was read (its ledger) */
+	uint32_t jpid, jtid;     /* the journal's block 0: its losses of gone threads */
 	bool keep_cut;           /* the file keeps its block cut short (recover -o):
 				    its readable records are the file's */
 	int err;
@@ -88,7 +93,7 @@ static struct lossum *lossum_of(struct rctx *x, uint32_t pid, uint32_t tid, uint
 			return &x->l[i];
 	if (rlog__vec_room(&x->l, x->nl, &x->lcap, sizeof *x->l, 16) < 0)
 		return NULL;
-	x->l[x->nl] = (struct lossum){ pid, tid, cause, 0, 0, 0 };
+	x->l[x->nl] = (struct lossum){ .pid = pid, .tid = tid, .cause = cause };
 	return &x->l[x->nl++];
 }
 
@@ -139,12 +144,16 @@ static int count_record(void *arg, const struct rlog__record *rec, uint64_t tick
 	}
 	s->events += dl.events;
 	s->bytes += dl.bytes;
+	if (s->first == 0)
+		s->first = s->last = w->b->base_time;
 	if (dl.cause == RLOG_LOSS_OVERWRITTEN && rec->length >= sizeof(struct rlog_data_loss_range)) {
 		struct rlog_data_loss_range dr;
 		memcpy(&dr, rec->payload, sizeof dr);
 		s->blocks += dr.blocks;
+		s->last = dr.last_time > s->last ? dr.last_time : s->last;
 	}
 	x->lost += dl.events;
+	x->lost_bytes += dl.bytes;
 	return 0;
 }
 
@@ -238,12 +247,26 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			if (s) {
 				ev[c] = s->events;
 				by[c] = s->bytes;
+				s->live = true;
 			}
 		}
 		rlog__drain_resume_slot(d, i, ev, by, last_of(x, sl->pid, sl->tid));
 		struct lossum *ow = lossum_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
-		if (ow)
+		if (ow) {
 			rlog__drain_resume_ow(d, i, ow->events, ow->bytes, ow->blocks);
+			ow->live = true;
+		}
+		if (x->journal) {
+			/* A flight recorder's snapshots reported these: the next
+			 * snapshot (--resume) reports only what came after. */
+			struct rlog__dslot *ds = &d->slots[i];
+			for (int c = 0; c < 2; c++) {
+				ds->snap_rep.events[c] = ev[c];
+				ds->snap_rep.bytes[c] = by[c];
+			}
+			if (ow)
+				ds->snap_ow = (struct rlog__ow_reported){ ow->events, ow->bytes, ow->blocks };
+		}
 		/* The next buffer of the slot to drain: its oldest one still
 		 * held, or, if none, the next it takes. */
 		uint64_t next = load_relaxed(&sl->buffers_taken);
@@ -268,6 +291,7 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			if (s) {
 				ev[c] = s->events;
 				by[c] = s->bytes;
+				s->live = true;
 			}
 		}
 		rlog__drain_resume_proc(d, i, ev, by);
@@ -462,20 +486,59 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 	return err;
 }
 
+/* The dead daemon's journal (journal.h): the names and schemas it had
+ * seen, and, of a flight recorder, the ledger of what its snapshots
+ * reported (x->journal). */
+static void read_journal(struct adopt *a)
+{
+	char path[160];
+	struct rlog_reader *rd;
+	struct rlog__layout lay;
+	if (rlog__journal_path(a->r.hdr->name, path, sizeof path) < 0 ||
+	    rlog__reader_open_layout(path, visit, &a->x, &rd, &lay) < 0)
+		return;
+	rlog_reader_close(rd);
+	if (a->x.err < 0 || !a->r.overwrite) {
+		/* Not a flight recorder: its names only. */
+		a->x.nl = 0;
+		a->x.lost = a->x.lost_bytes = 0;
+		return;
+	}
+	a->x.journal = true;
+	a->x.jpid = lay.block0_pid;
+	a->x.jtid = lay.block0_tid;
+}
+
+/* A flight recorder's losses of threads gone that no snapshot reported
+ * (the journal's third part): reported now.  Returns their events and
+ * bytes in gone[0], gone[1]. */
+static void report_gone(struct adopt *a, uint64_t gone[2])
+{
+	struct rctx *x = &a->x;
+	gone[0] = gone[1] = 0;
+	for (size_t i = 0; x->journal && i < x->nl; i++) {
+		struct lossum *s = &x->l[i];
+		if (s->live || (s->pid == x->jpid && s->tid == x->jtid) ||
+		    (s->events == 0 && s->bytes == 0))
+			continue;
+		if (s->cause == RLOG_LOSS_OVERWRITTEN) {
+			rlog__drain_range_block(&a->d, s->pid, s->tid, s->first, s->events, s->bytes,
+						s->blocks, s->last);
+		} else {
+			rlog__drain_loss_block(&a->d, s->pid, s->tid, s->first, s->events, s->bytes,
+					       s->cause);
+		}
+		gone[0] += s->events;
+		gone[1] += s->bytes;
+	}
+}
+
 /* A new sequential file at to->path for what the session's own output
  * does not hold: the session's file, if it reads, says what that is. */
 static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 			 struct rlog__sink **sink)
 {
-	if (a->mode & RLOG_MODE_NO_FILE) {
-		/* The names and schemas the dead daemon had seen (journal.h). */
-		char path[160];
-		struct rlog_reader *rd;
-		struct rlog__layout lay;
-		if (rlog__journal_path(a->r.hdr->name, path, sizeof path) == 0 &&
-		    rlog__reader_open_layout(path, visit, &a->x, &rd, &lay) == 0)
-			rlog_reader_close(rd);
-	} else {
+	if (!(a->mode & RLOG_MODE_NO_FILE)) {
 		char path[RLOG_PATH_MAX + 24];
 		struct rlog__layout lay;
 		a->x.keep_cut = true; /* the session's file stays as it is */
@@ -507,11 +570,23 @@ static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 
 /* What the dead daemon wrote and lost, which this process's output does
  * not hold: the drain adds it to its statistics. */
-static void set_base(struct adopt *a, bool new_file)
+static void set_base(struct adopt *a, bool new_file, const uint64_t gone[2])
 {
 	struct rlog__drain_base *b = &a->d.base;
 	const struct rlog__stats *s = &a->before;
-	if (a->file_read && !(a->mode & RLOG_MODE_CIRCULAR)) {
+	/* Overwritten events of threads without a live slot: the live ones'
+	 * the drain counts from their slots (overwrite.c). */
+	for (size_t i = 0; i < a->x.nl; i++)
+		if (!a->x.l[i].live && a->x.l[i].cause == RLOG_LOSS_OVERWRITTEN)
+			b->events_overwritten += a->x.l[i].events;
+	if (a->x.journal) {
+		/* A flight recorder: what its snapshots reported (the
+		 * journal's ledger), the drain the rest, each once; gone's
+		 * losses are the drain's, reported by report_gone. */
+		b->events = s->events_written;
+		b->lost_events = a->x.lost - gone[0];
+		b->lost_bytes = a->x.lost_bytes - gone[1];
+	} else if (a->file_read && !(a->mode & RLOG_MODE_CIRCULAR)) {
 		/* What the files hold: the dead daemon's part counted there. */
 		uint64_t ev = a->x.events, ls = a->x.lost;
 		if (a->mode & RLOG_MODE_NEWFILE)
@@ -556,6 +631,8 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 	int err = candidates(&a->x, a->pool);
 	if (err < 0)
 		return err;
+	if (a->mode & RLOG_MODE_NO_FILE)
+		read_journal(a);
 	struct rlog__sink *sink = NULL;
 	bool primary = true;
 	if (to) {
@@ -593,12 +670,14 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 	losses_known(&a->x, &a->d);
 	if (a->x.err < 0)
 		return a->x.err;
+	uint64_t gone[2];
+	report_gone(a, gone);
 	/* A buffer the dead daemon was reading (overwrite mode) is nobody's
 	 * now: producers may take it again. */
 	for (uint32_t i = 0; i < a->r.buffer_count; i++)
 		if (load_relaxed(&a->r.desc[i].reader))
 			store_release(&a->r.desc[i].reader, 0);
-	set_base(a, to != NULL);
+	set_base(a, to != NULL, gone);
 	return 0;
 }
 
