@@ -95,6 +95,24 @@ static void start_and_die(const char *name, const char *path)
 	wait_orphaned(name);
 }
 
+/* The statistics' bytes are the files' (their events' and DATA_LOSS
+ * records' bytes). */
+static void check_bytes(const char *const *paths, size_t n)
+{
+	uint64_t bytes = 0, lost = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rlog_reader *rd;
+		struct rlog_count c;
+		ASSERT_EQ(rlog_reader_open_count(paths[i], &rd), 0);
+		ASSERT_EQ(rlog_reader_count(rd, &c), 0);
+		bytes += c.bytes;
+		lost += c.lost_bytes;
+		rlog_reader_close(rd);
+	}
+	ASSERT_EQ_U64(h_kv(r.out, "bytes_written"), bytes);
+	ASSERT_EQ_U64(h_kv(r.out, "bytes_lost"), lost);
+}
+
 /* The file ends in a block cut short, whose first records it still holds. */
 static void check_cut(const char *path)
 {
@@ -135,6 +153,7 @@ static void recover_new_file(void)
 	ASSERT_EQ_U64(c.loss_events, num_lost(set));
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
 	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
+	check_bytes(files, 2);
 	struct h_summary s;
 	h_summarize(out, &s);
 	ASSERT_EQ_U64(s.damage, 0);
@@ -162,6 +181,7 @@ static void stop_force(void)
 	ASSERT_EQ_U64(c.loss_events, num_lost(set));
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
 	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
+	check_bytes((const char *const[]){ path }, 1);
 	unlink(path);
 }
 
@@ -193,6 +213,7 @@ static void resume_twice(void)
 	ASSERT_EQ_U64(c.loss_events, num_lost(set));
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
 	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
+	check_bytes((const char *const[]){ path }, 1);
 	unlink(path);
 }
 

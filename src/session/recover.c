@@ -78,7 +78,7 @@ struct rctx {
 	struct last *t;
 	size_t nt, tcap;
 	uint64_t events, lost;   /* events and lost events the file holds */
-	uint64_t lost_bytes;
+	uint64_t bytes, lost_bytes; /* their record bytes */
 	bool journal;            /* a flight recorder's journal was read (its ledger) */
 	uint32_t jpid, jtid;     /* the journal's block 0: its losses of gone threads */
 	bool keep_cut;           /* the file keeps its block cut short (recover -o):
@@ -131,8 +131,10 @@ static int count_record(void *arg, const struct rlog__record *rec, uint64_t tick
 	(void)ticks;
 	(void)off;
 	int kind = rlog__record_kind(rec->id, rec->flagged);
-	if (kind == RLOG_RECORD_EVENT && !(w->b->flags & RLOG_BLOCK_FLAG_DAEMON))
+	if (kind == RLOG_RECORD_EVENT && !(w->b->flags & RLOG_BLOCK_FLAG_DAEMON)) {
 		x->events++;
+		x->bytes += rec->size;
+	}
 	if (kind != RLOG_RECORD_LOSS || rec->length < sizeof(struct rlog_data_loss))
 		return 0;
 	struct rlog_data_loss dl;
@@ -324,8 +326,10 @@ static void null_free(struct rlog__sink *s)
 static const struct rlog__sink_ops null_ops = { "none", null_block, null_flush, NULL,
 					       null_finish, null_free };
 
-/* Events and lost events of the newfile files before the current one. */
-static void count_earlier(const char *pattern, uint64_t index, uint64_t *events, uint64_t *lost)
+/* Events and lost events of the newfile files before the current one,
+ * and their bytes. */
+static void count_earlier(const char *pattern, uint64_t index, uint64_t *events, uint64_t *lost,
+			  uint64_t *bytes, uint64_t *lost_bytes)
 {
 	for (uint64_t i = 1; i < index; i++) {
 		char name[RLOG_PATH_MAX + 24];
@@ -337,6 +341,8 @@ static void count_earlier(const char *pattern, uint64_t index, uint64_t *events,
 		if (rlog_reader_count(rd, &c) == 0) {
 			*events += c.events;
 			*lost += c.lost_events;
+			*bytes += c.bytes;
+			*lost_bytes += c.lost_bytes;
 		}
 		rlog_reader_close(rd);
 	}
@@ -584,30 +590,36 @@ static void set_base(struct adopt *a, bool new_file, const uint64_t gone[2])
 		 * journal's ledger), the drain the rest, each once; gone's
 		 * losses are the drain's, reported by report_gone. */
 		b->events = s->events_written;
+		b->bytes = s->bytes_written;
 		b->lost_events = a->x.lost - gone[0];
 		b->lost_bytes = a->x.lost_bytes - gone[1];
 	} else if (a->file_read && !(a->mode & RLOG_MODE_CIRCULAR)) {
 		/* What the files hold: the dead daemon's part counted there. */
-		uint64_t ev = a->x.events, ls = a->x.lost;
+		uint64_t ev = a->x.events, ls = a->x.lost, by = a->x.bytes, lb = a->x.lost_bytes;
 		if (a->mode & RLOG_MODE_NEWFILE)
-			count_earlier(a->r.hdr->log_file, a->index, &ev, &ls);
+			count_earlier(a->r.hdr->log_file, a->index, &ev, &ls, &by, &lb);
 		b->events = ev;
 		b->lost_events = ls;
+		b->bytes = by;
+		b->lost_bytes = lb;
 	} else {
 		/* A circular file has lost its oldest part, a session without
 		 * a file has none: the dead daemon's last statistics. */
 		b->events = s->events_written;
 		b->lost_events = s->events_lost;
+		b->bytes = s->bytes_written;
+		b->lost_bytes = s->bytes_lost;
 	}
 	if (new_file && (a->mode & RLOG_MODE_NO_FILE)) {
 		/* A flight recorder's buffers go to the new file whole; the
 		 * events of them a snapshot took are written already. */
 		for (size_t i = 0; i < a->x.nc; i++) {
 			uint32_t de = load_relaxed(&a->r.desc[a->x.c[i].idx].delivered_events);
+			uint32_t db = load_relaxed(&a->r.desc[a->x.c[i].idx].delivered_bytes);
 			b->events -= de < b->events ? de : b->events;
+			b->bytes -= db < b->bytes ? db : b->bytes;
 		}
 	}
-	b->bytes = s->bytes_written;
 	b->buffers = s->buffers_written;
 	b->log_buffers_lost = s->log_buffers_lost;
 	b->realtime_buffers_lost = s->realtime_buffers_lost;
