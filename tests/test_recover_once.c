@@ -16,7 +16,12 @@
  *      file's, every event once;
  *   4. a flight recorder: a `snapshot --since-last`, the daemon killed,
  *      `recover -o F2`: the snapshot and F2 hold every event or count it
- *      lost exactly once, and emitted = written + lost exactly.
+ *      lost exactly once, and emitted = written + lost exactly; also with
+ *      a thread gone before the snapshot and one gone after it (its
+ *      losses, which no snapshot reported, are F2's: the journal's
+ *      ledger, src/daemon/journal.c);
+ *   5. the same flight recorder, then `stop --force`, or `start --resume`,
+ *      another snapshot and `stop`: emitted = written + lost exactly.
  */
 #include "harness.h"
 #include "numbered.h"
@@ -29,6 +34,7 @@
 static struct h_run r;
 static struct num_set *set;
 static _Atomic bool stop_writers;
+static _Atomic bool stop_one[WRITERS];
 
 static void sleep_ms(int ms)
 {
@@ -41,7 +47,8 @@ static void sleep_ms(int ms)
 static void *writer_main(void *arg)
 {
 	unsigned w = (unsigned)(uintptr_t)arg;
-	while (!atomic_load(&stop_writers) && set->w[w].seq + 2 < CAP) {
+	while (!atomic_load(&stop_writers) && !atomic_load(&stop_one[w]) &&
+	       set->w[w].seq + 2 < CAP) {
 		num_write(set, w);
 		if ((set->w[w].seq & 255) == 0)
 			sleep_ms(1);
@@ -56,6 +63,8 @@ static void writers_start(void)
 	set = num_new(WRITERS, CAP);
 	atomic_store(&stop_writers, false);
 	for (unsigned i = 0; i < WRITERS; i++)
+		atomic_store(&stop_one[i], false);
+	for (unsigned i = 0; i < WRITERS; i++)
 		BAIL_IF(pthread_create(&th[i], NULL, writer_main, (void *)(uintptr_t)i) != 0,
 			"pthread_create");
 }
@@ -64,7 +73,8 @@ static void writers_stop(void)
 {
 	atomic_store(&stop_writers, true);
 	for (unsigned i = 0; i < WRITERS; i++)
-		pthread_join(th[i], NULL);
+		if (!atomic_load(&stop_one[i]))
+			pthread_join(th[i], NULL);
 	ASSERT_EQ_U64(num_written(set) + num_lost(set), num_attempts(set));
 }
 
@@ -217,9 +227,17 @@ static void resume_twice(void)
 	unlink(path);
 }
 
-static void flight_recorder(void)
+/* Writer w's thread ends (its slot is freed once its buffers are
+ * overwritten). */
+static void writer_end(unsigned w)
 {
-	const char *name = h_session("rcfr");
+	atomic_store(&stop_one[w], true);
+	pthread_join(th[w], NULL);
+}
+
+static void flight_recorder(bool gone)
+{
+	const char *name = h_session(gone ? "rcfrg" : "rcfr");
 	char snap[256], out[256];
 	snprintf(snap, sizeof snap, "%s", h_path("rcfr-snap"));
 	snprintf(out, sizeof out, "%s", h_path("rcfr-out"));
@@ -231,8 +249,19 @@ static void flight_recorder(void)
 	ASSERT_EQ(rlog_attach(name), 0);
 	writers_start();
 	sleep_ms(100); /* many laps of the ring */
+	if (gone) {
+		/* A thread gone before the snapshot, whose losses it reports. */
+		writer_end(3);
+		sleep_ms(60);
+	}
 	h_ringlog(&r, "snapshot", name, "-o", snap, "--since-last", NULL);
 	ASSERT_EQ(r.status, 0);
+	if (gone) {
+		/* One gone after it: its losses no snapshot reported (the
+		 * journal's third part). */
+		sleep_ms(50);
+		writer_end(2);
+	}
 	sleep_ms(100);
 	h_kill_daemon(name);
 	sleep_ms(20);
@@ -330,7 +359,8 @@ int main(void)
 {
 	flight_recorder_other(false);
 	flight_recorder_other(true);
-	flight_recorder();
+	flight_recorder(false);
+	flight_recorder(true);
 	recover_new_file();
 	stop_force();
 	resume_twice();
