@@ -91,10 +91,13 @@ static void wait_orphaned(const char *name)
 	ok(orphaned, "%s: the daemon died in its write", name);
 }
 
-/* Starts session name into path, with a daemon that dies in its third
- * write of events, and writers; returns once it died. */
-static void start_and_die(const char *name, const char *path)
+/* Starts a session (tagged tag, its file's path in path) with a daemon
+ * that dies in its third write of events, and writers; returns its name
+ * once the daemon died. */
+static const char *start_and_die(const char *tag, char *path, size_t n)
 {
+	const char *name = h_session(tag);
+	snprintf(path, n, "%s", h_path(tag));
 	unlink(path);
 	setenv("RINGLOG_TEST_DIE_IN_WRITE", "3", 1);
 	h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--buffers", "32", NULL);
@@ -103,6 +106,7 @@ static void start_and_die(const char *name, const char *path)
 	ASSERT_EQ(rlog_attach(name), 0);
 	writers_start();
 	wait_orphaned(name);
+	return name;
 }
 
 /* The statistics' bytes are the files' (their events' and DATA_LOSS
@@ -123,6 +127,22 @@ static void check_bytes(const char *const *paths, size_t n)
 	ASSERT_EQ_U64(h_kv(r.out, "bytes_lost"), lost);
 }
 
+/* The files hold every event whose write returned 1 once, none other,
+ * with DATA_LOSS records for the writes that returned a loss, undamaged
+ * but for damage regions; the statistics just printed (r) say the same. */
+static void check_files(const char *const *paths, size_t n, size_t damage, const char *what)
+{
+	struct num_check c;
+	num_check_files(set, paths, n, &c);
+	ASSERT_EQ(c.open_err, 0);
+	ASSERT_EQ_U64(c.damage, damage);
+	num_assert_once(set, &c, 0, what);
+	ASSERT_EQ_U64(c.loss_events, num_lost(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
+	check_bytes(paths, n);
+}
+
 /* The file ends in a block cut short, whose first records it still holds. */
 static void check_cut(const char *path)
 {
@@ -140,12 +160,10 @@ static void check_cut(const char *path)
 
 static void recover_new_file(void)
 {
-	const char *name = h_session("rco");
 	char path[256], out[256];
-	snprintf(path, sizeof path, "%s", h_path("rco"));
 	snprintf(out, sizeof out, "%s", h_path("rco-out"));
 	unlink(out);
-	start_and_die(name, path);
+	const char *name = start_and_die("rco", path, sizeof path);
 	sleep_ms(50); /* on without a daemon: the pool fills */
 	writers_stop();
 	ok(num_lost(set) > 0, "%" PRIu64 " writes lost while the daemon was dead", num_lost(set));
@@ -155,15 +173,8 @@ static void recover_new_file(void)
 	ASSERT_EQ(r.status, 0);
 	rlog_detach();
 	const char *files[2] = { path, out };
-	struct num_check c;
-	num_check_files(set, files, 2, &c);
-	ASSERT_EQ(c.open_err, 0);
-	ASSERT_EQ_U64(c.damage, 1); /* the session's file's cut block, kept */
-	num_assert_once(set, &c, 0, "recover -o after a death in a write");
-	ASSERT_EQ_U64(c.loss_events, num_lost(set));
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
-	check_bytes(files, 2);
+	/* The session's file keeps its cut block (one damage region). */
+	check_files(files, 2, 1, "recover -o after a death in a write");
 	struct h_summary s;
 	h_summarize(out, &s);
 	ASSERT_EQ_U64(s.damage, 0);
@@ -173,34 +184,23 @@ static void recover_new_file(void)
 
 static void stop_force(void)
 {
-	const char *name = h_session("rcf");
 	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("rcf"));
-	start_and_die(name, path);
+	const char *name = start_and_die("rcf", path, sizeof path);
 	sleep_ms(50);
 	writers_stop();
 	check_cut(path);
 	h_ringlog(&r, "stop", name, "--force", NULL);
 	ASSERT_EQ(r.status, 0);
 	rlog_detach();
-	struct num_check c;
-	num_check_file(set, path, &c);
-	ASSERT_EQ(c.open_err, 0);
-	ASSERT_EQ_U64(c.damage, 0); /* cut off, and written again whole */
-	num_assert_once(set, &c, 0, "stop --force after a death in a write");
-	ASSERT_EQ_U64(c.loss_events, num_lost(set));
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
-	check_bytes((const char *const[]){ path }, 1);
+	/* The cut block is cut off, and written again whole. */
+	check_files((const char *const[]){ path }, 1, 0, "stop --force after a death in a write");
 	unlink(path);
 }
 
 static void resume_twice(void)
 {
-	const char *name = h_session("rcr");
 	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("rcr"));
-	start_and_die(name, path);
+	const char *name = start_and_die("rcr", path, sizeof path);
 	/* The new daemon dies in its third write too. */
 	setenv("RINGLOG_TEST_DIE_IN_WRITE", "3", 1);
 	h_ringlog(&r, "start", name, "--resume", NULL);
@@ -215,15 +215,7 @@ static void resume_twice(void)
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
 	rlog_detach();
-	struct num_check c;
-	num_check_file(set, path, &c);
-	ASSERT_EQ(c.open_err, 0);
-	ASSERT_EQ_U64(c.damage, 0);
-	num_assert_once(set, &c, 0, "two deaths in a write, two resumes");
-	ASSERT_EQ_U64(c.loss_events, num_lost(set));
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), num_written(set));
-	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), num_lost(set));
-	check_bytes((const char *const[]){ path }, 1);
+	check_files((const char *const[]){ path }, 1, 0, "two deaths in a write, two resumes");
 	unlink(path);
 }
 
@@ -235,6 +227,17 @@ static void writer_end(unsigned w)
 	pthread_join(th[w], NULL);
 }
 
+/* Starts a flight recorder (overwrite mode, no file, 16 buffers of 4 KiB)
+ * named name, attaches, and starts the writers. */
+static void start_flight_recorder(const char *name)
+{
+	h_ringlog(&r, "start", name, "--mode", "overwrite", "--buffer-size", "4", "--buffers",
+		  "16", NULL);
+	BAIL_IF(r.status != 0, "ringlog start");
+	ASSERT_EQ(rlog_attach(name), 0);
+	writers_start();
+}
+
 static void flight_recorder(bool gone)
 {
 	const char *name = h_session(gone ? "rcfrg" : "rcfr");
@@ -243,11 +246,7 @@ static void flight_recorder(bool gone)
 	snprintf(out, sizeof out, "%s", h_path("rcfr-out"));
 	unlink(snap);
 	unlink(out);
-	h_ringlog(&r, "start", name, "--mode", "overwrite", "--buffer-size", "4", "--buffers",
-		  "16", NULL);
-	BAIL_IF(r.status != 0, "ringlog start");
-	ASSERT_EQ(rlog_attach(name), 0);
-	writers_start();
+	start_flight_recorder(name);
 	sleep_ms(100); /* many laps of the ring */
 	if (gone) {
 		/* A thread gone before the snapshot, whose losses it reports. */
@@ -302,11 +301,7 @@ static void flight_recorder_other(bool resume)
 	snprintf(snap2, sizeof snap2, "%s", h_path(resume ? "rcfres-2" : "rcfstop-2"));
 	unlink(snap);
 	unlink(snap2);
-	h_ringlog(&r, "start", name, "--mode", "overwrite", "--buffer-size", "4", "--buffers",
-		  "16", NULL);
-	BAIL_IF(r.status != 0, "ringlog start");
-	ASSERT_EQ(rlog_attach(name), 0);
-	writers_start();
+	start_flight_recorder(name);
 	sleep_ms(100);
 	h_ringlog(&r, "snapshot", name, "-o", snap, "--since-last", NULL);
 	ASSERT_EQ(r.status, 0);
