@@ -51,6 +51,8 @@ struct cand {
 	uint64_t seq;            /* its place in the slot's sequence */
 	uint32_t committed;      /* write_off when recovery began */
 	uint32_t matched;        /* bytes of it found in the file */
+	bool past_snapshots;     /* a flight recorder's: taken from where its
+				    snapshots left it (skip_delivered) */
 };
 
 /* DATA_LOSS records of the file, per thread and cause. */
@@ -209,7 +211,7 @@ static int candidates(struct rctx *x, uint32_t pool)
 		if (rlog__vec_room(&x->c, x->nc, &x->ccap, sizeof *x->c, 16) < 0)
 			return -ENOMEM;
 		x->c[x->nc++] = (struct cand){ i, d->slot, d->pid, d->tid, d->base_time, d->seq,
-					       load_acquire(&d->write_off), 0 };
+					       load_acquire(&d->write_off), 0, false };
 	}
 	return 0;
 }
@@ -515,6 +517,58 @@ static void read_journal(struct adopt *a)
 	a->x.jtid = lay.block0_tid;
 }
 
+/* Where the first `left` events of a buffer end (what snapshots took of
+ * it), and the time after them. */
+struct delivered_walk {
+	uint32_t left, off;
+	uint64_t cursor;
+};
+
+static int delivered_step(void *arg, const struct rlog__record *rec, uint64_t ticks, uint32_t off)
+{
+	struct delivered_walk *w = arg;
+	if (w->left == 0)
+		return 1;
+	if (rlog__record_kind(rec->id, rec->flagged) == RLOG_RECORD_EVENT)
+		w->left--;
+	w->off = off + rec->size;
+	w->cursor = ticks;
+	return 0;
+}
+
+/*
+ * A flight recorder's buffers: what its snapshots took of each (the
+ * descriptor's delivered_events, overwrite.c: its first events) is written
+ * and counted already, in the snapshots.  The drain takes each buffer from
+ * there (recover -o: FILE does not repeat them; stop --force: they are not
+ * counted lost); a daemon that goes on (--resume) knows it as a snapshot's
+ * position, for the next --since-last and for what is discarded at stop.
+ */
+static void skip_delivered(struct adopt *a)
+{
+	struct rlog__region *r = &a->r;
+	for (size_t i = 0; i < a->x.nc; i++) {
+		struct cand *c = &a->x.c[i];
+		struct rlog_shm_desc *desc = &r->desc[c->idx];
+		uint32_t de = load_relaxed(&desc->delivered_events);
+		if (de == 0 || c->matched > 0)
+			continue;
+		struct delivered_walk w = { de, 0, c->base_time };
+		rlog__records_walk(rlog__region_buffer(r, c->idx), c->committed, c->base_time,
+				   delivered_step, &w);
+		if (w.left > 0)
+			continue; /* not there (scribbled): the buffer goes whole */
+		c->past_snapshots = true;
+		if (a->d.keep)
+			a->d.bufs[c->idx].snap = (struct rlog__dsnap){
+				.gen = load_relaxed(&desc->gen), .off = w.off, .events = de,
+				.event_bytes = load_relaxed(&desc->delivered_bytes), .cursor = w.cursor,
+			};
+		else
+			rlog__drain_resume_buffer(&a->d, c->idx, c->slot, w.off, w.cursor);
+	}
+}
+
 /* A flight recorder's losses of threads gone that no snapshot reported
  * (the journal's third part): reported now.  Returns their events and
  * bytes in gone[0], gone[1]. */
@@ -611,9 +665,12 @@ static void set_base(struct adopt *a, bool new_file, const uint64_t gone[2])
 		b->lost_bytes = s->bytes_lost;
 	}
 	if (new_file && (a->mode & RLOG_MODE_NO_FILE)) {
-		/* A flight recorder's buffers go to the new file whole; the
-		 * events of them a snapshot took are written already. */
+		/* A buffer that goes to the new file whole although a snapshot
+		 * took events of it (skip_delivered could not find them): those
+		 * are written already. */
 		for (size_t i = 0; i < a->x.nc; i++) {
+			if (a->x.c[i].past_snapshots)
+				continue;
 			uint32_t de = load_relaxed(&a->r.desc[a->x.c[i].idx].delivered_events);
 			uint32_t db = load_relaxed(&a->r.desc[a->x.c[i].idx].delivered_bytes);
 			b->events -= de < b->events ? de : b->events;
@@ -679,6 +736,8 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 		if (a->x.c[i].matched > 0)
 			rlog__drain_resume_buffer(&a->d, a->x.c[i].idx, a->x.c[i].slot,
 						  a->x.c[i].matched, cursor_after(&a->r, &a->x.c[i]));
+	if (a->x.journal)
+		skip_delivered(a);
 	losses_known(&a->x, &a->d);
 	if (a->x.err < 0)
 		return a->x.err;
