@@ -4,8 +4,9 @@
  * the region (/dev/shm/ringlog-meta.<name>), so that `ringlog recover`
  * can still name a flight recorder's threads and decode its events after
  * the daemon died, when the buffers that carried them were overwritten
- * long before (docs/SESSIONS.md "Orphans", docs/FORMAT.md "Metadata
- * journal").
+ * long before; and the ledger of the losses its snapshots reported, so
+ * that the recovery reports and counts only the rest (docs/SESSIONS.md
+ * "Orphans", docs/FORMAT.md "The metadata journal").
  */
 #ifndef RLOG_DAEMON_JOURNAL_H
 #define RLOG_DAEMON_JOURNAL_H
