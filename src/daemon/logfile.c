@@ -195,10 +195,12 @@ static void test_die_in_write(struct rlog__logfile *lf)
 		const char *e = getenv("RINGLOG_TEST_DIE_IN_WRITE");
 		left = e ? atol(e) : 0;
 	}
+	if (left <= 0)
+		return;
 	size_t k = lf->nstaged;
 	while (k > 0 && !(lf->staged[k - 1].thread && lf->staged[k - 1].events > 0))
 		k--;
-	if (left <= 0 || k == 0 || --left > 0)
+	if (k == 0 || --left > 0)
 		return;
 	size_t hdr = sizeof(struct rlog_block_header);
 	size_t start = k > 1 ? lf->staged[k - 2].end : 0;
