@@ -259,6 +259,13 @@ static void flight_recorder(bool gone, bool still)
 		writers_stop();
 	h_ringlog(&r, "snapshot", name, "-o", snap, "--since-last", NULL);
 	ASSERT_EQ(r.status, 0);
+	/* A snapshot's events_lost: the events of its DATA_LOSS records,
+	 * overwritten ones included (docs/SESSIONS.md, "Statistics"). */
+	uint64_t snap_lost = h_kv(r.out, "events_lost");
+	struct num_check c;
+	num_check_file(set, snap, &c);
+	ASSERT_EQ_U64(snap_lost, c.loss_events);
+	ok(c.loss_by_cause[RLOG_LOSS_OVERWRITTEN] > 0, "the snapshot counts overwritten events");
 	if (gone) {
 		/* One gone after it: its losses no snapshot reported (the
 		 * journal's third part). */
@@ -278,7 +285,6 @@ static void flight_recorder(bool gone, bool still)
 	uint64_t written = h_kv(r.out, "events_written"), lost = h_kv(r.out, "events_lost");
 	uint64_t overwritten = h_kv(r.out, "events_overwritten");
 	const char *files[2] = { snap, out };
-	struct num_check c;
 	num_check_files(set, files, 2, &c);
 	ASSERT_EQ(c.open_err, 0);
 	ASSERT_EQ_U64(c.damage, 0);
@@ -362,8 +368,19 @@ static void flight_recorder_other(bool resume)
 	unlink(snap2);
 }
 
+/* One word for one thing: the help says overwritten events are losses. */
+static void help_words(void)
+{
+	h_ringlog(&r, "help", "snapshot", NULL);
+	ASSERT_EQ(r.status, 0);
+	ok(strstr(r.out, "are not losses") == NULL, "help snapshot: overwritten events are losses");
+	ASSERT_CONTAINS(r.out, "events_lost (the events its\nDATA_LOSS records count, "
+			       "overwritten ones included");
+}
+
 int main(void)
 {
+	help_words();
 	flight_recorder_other(false);
 	flight_recorder_other(true);
 	flight_recorder(false, false);
