@@ -21,7 +21,8 @@
  *      losses, which no snapshot reported, are F2's: the journal's
  *      ledger, src/daemon/journal.c);
  *   5. the same flight recorder, then `stop --force`, or `start --resume`,
- *      another snapshot and `stop`: emitted = written + lost exactly.
+ *      another snapshot and `stop`, or `--resume`, a snapshot, killed
+ *      again and `recover -o`: emitted = written + lost exactly.
  */
 #include "harness.h"
 #include "numbered.h"
@@ -368,6 +369,58 @@ static void flight_recorder_other(bool resume)
 	unlink(snap2);
 }
 
+/* A flight recorder whose daemon dies twice: a thread gone before the
+ * first snapshot (its losses in it), the daemon killed, --resume, a second
+ * snapshot, killed again, recover -o: the resumed daemon's journal keeps
+ * the first one's ledger, so the count is exact over the three files. */
+static void flight_recorder_twice(void)
+{
+	const char *name = h_session("rcf2");
+	char s1[256], s2[256], out[256];
+	snprintf(s1, sizeof s1, "%s", h_path("rcf2-1"));
+	snprintf(s2, sizeof s2, "%s", h_path("rcf2-2"));
+	snprintf(out, sizeof out, "%s", h_path("rcf2-out"));
+	unlink(s1);
+	unlink(s2);
+	unlink(out);
+	start_flight_recorder(name);
+	sleep_ms(100);
+	writer_end(3);
+	sleep_ms(60);
+	h_ringlog(&r, "snapshot", name, "-o", s1, "--since-last", NULL);
+	ASSERT_EQ(r.status, 0);
+	sleep_ms(50);
+	h_kill_daemon(name);
+	sleep_ms(20);
+	h_ringlog(&r, "start", name, "--resume", NULL);
+	ASSERT_EQ(r.status, 0);
+	sleep_ms(50);
+	h_ringlog(&r, "snapshot", name, "-o", s2, "--since-last", NULL);
+	ASSERT_EQ(r.status, 0);
+	sleep_ms(50);
+	h_kill_daemon(name);
+	sleep_ms(20);
+	writers_stop();
+	h_ringlog(&r, "recover", name, "-o", out, NULL);
+	ASSERT_EQ(r.status, 0);
+	rlog_detach();
+	uint64_t written = h_kv(r.out, "events_written"), lost = h_kv(r.out, "events_lost");
+	const char *files[3] = { s1, s2, out };
+	struct num_check c;
+	num_check_files(set, files, 3, &c);
+	ASSERT_EQ(c.open_err, 0);
+	ASSERT_EQ_U64(c.extras, 0);
+	ASSERT_EQ_U64(c.duplicates, 0);
+	ASSERT_EQ_U64(c.loss_by_cause[RLOG_LOSS_OVERWRITTEN], c.missing);
+	ASSERT_EQ_U64(written, c.present);
+	ASSERT_EQ_U64(lost, c.missing + num_lost(set));
+	ASSERT_EQ_U64(h_kv(r.out, "events_overwritten"), c.missing);
+	ASSERT_EQ_U64(written + lost, num_attempts(set));
+	unlink(s1);
+	unlink(s2);
+	unlink(out);
+}
+
 /* One word for one thing: the help says overwritten events are losses. */
 static void help_words(void)
 {
@@ -383,6 +436,7 @@ int main(void)
 	help_words();
 	flight_recorder_other(false);
 	flight_recorder_other(true);
+	flight_recorder_twice();
 	flight_recorder(false, false);
 	flight_recorder(true, false);
 	flight_recorder(false, true);

@@ -593,6 +593,27 @@ static void report_gone(struct adopt *a, uint64_t gone[2])
 	}
 }
 
+/* A flight recorder's daemon that goes on (--resume): the ledger's losses,
+ * those it reported for the gone threads too, are what snapshots and this
+ * recovery counted; its own journal goes on from them (journal.c: what
+ * is not a live slot's is the gone threads'). */
+static void seed_ledger(struct adopt *a)
+{
+	struct rlog__drain *d = &a->d;
+	for (size_t i = 0; i < a->x.nl; i++) {
+		const struct lossum *s = &a->x.l[i];
+		if (s->cause == RLOG_LOSS_OVERWRITTEN) {
+			d->snap_total_ow.events += s->events;
+			d->snap_total_ow.bytes += s->bytes;
+			d->snap_total_ow.buffers += s->blocks;
+		} else if (s->cause == RLOG_LOSS_NO_BUFFER || s->cause == RLOG_LOSS_NESTED) {
+			int c = s->cause == RLOG_LOSS_NESTED;
+			d->snap_total.events[c] += s->events;
+			d->snap_total.bytes[c] += s->bytes;
+		}
+	}
+}
+
 /* A new sequential file at to->path for what the session's own output
  * does not hold: the session's file, if it reads, says what that is. */
 static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
@@ -743,6 +764,8 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 		return a->x.err;
 	uint64_t gone[2];
 	report_gone(a, gone);
+	if (a->x.journal && a->d.keep)
+		seed_ledger(a);
 	/* A buffer the dead daemon was reading (overwrite mode) is nobody's
 	 * now: producers may take it again. */
 	for (uint32_t i = 0; i < a->r.buffer_count; i++)
