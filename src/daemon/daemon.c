@@ -414,7 +414,6 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 	struct rlog__snap_state snap;
 	rlog__snap_init(&snap, d, h->daemon_pid, tid);
 	bool watching = false; /* a snapshot trigger waits for an event */
-	uint64_t journaled = 0;  /* the metadata cache's version in the journal */
 	/* The sampled counters (counters.h); without memory for them, the
 	 * session goes on without (said in last_error). */
 	struct rlog__counters *ctr = NULL;
@@ -467,6 +466,11 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		else
 			rlog__drain_report_log_losses(d, false);
 		d->flush_failed = false;
+		/* Without a file, the names and schemas seen so far, and what the
+		 * snapshots reported, live only here: journaled for `ringlog
+		 * recover` (journal.h), before the slots the pass reaped are
+		 * freed (commit) and their losses known nowhere else. */
+		rlog__journal_update(d, name);
 		rlog__drain_commit(d);
 		/* An idle pool gives its written pages back (trim.c), once the
 		 * pass's buffers are given back. */
@@ -476,10 +480,6 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 			 rlog__trim_pending(d))
 			rlog__trim(d);
 		rlog__drain_publish(d);
-		/* Without a file, the names and schemas seen so far live only
-		 * here: journaled for `ringlog recover` (journal.h). */
-		if (h->log_file_mode & RLOG_MODE_NO_FILE)
-			rlog__journal_update(r, out, name, &journaled);
 		/* Snapshots read the buffers between passes, none held. */
 		watching = rlog__snap_poll(&snap, d, now);
 		if (flush_req != flush_served) {

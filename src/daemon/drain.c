@@ -808,7 +808,7 @@ void rlog__drain_publish(struct rlog__drain *d)
 	store_relaxed(&st->events_written, b->events + o->events_written + d->snap_events);
 	store_relaxed(&st->bytes_written, b->bytes + o->bytes_written + d->snap_bytes);
 	store_relaxed(&st->buffers_written, b->buffers + o->buffers_written);
-	store_relaxed(&st->events_overwritten, rlog__ow_total(d));
+	store_relaxed(&st->events_overwritten, b->events_overwritten + rlog__ow_total(d));
 	store_relaxed(&st->events_discarded, d->discarded_events);
 	store_relaxed(&st->events_lost, b->lost_events + ev);
 	store_relaxed(&st->bytes_lost, b->lost_bytes + by);

@@ -108,6 +108,7 @@ struct rlog__drain {
 	struct rlog__drain_base {
 		uint64_t events, bytes, buffers, lost_events, lost_bytes;
 		uint64_t log_buffers_lost, realtime_buffers_lost, corrupt_buffers;
+		uint64_t events_overwritten; /* of threads whose slots are gone */
 	} base;
 	uint64_t reported_events;    /* events in every DATA_LOSS written */
 	uint64_t reported_bytes;
@@ -129,6 +130,12 @@ struct rlog__drain {
 	uint64_t snap_bytes;
 	uint64_t discarded_events;   /* flight recorder: events no snapshot took, at stop */
 	uint64_t discarded_bytes;
+	/* Every loss the snapshots' DATA_LOSS records counted since the
+	 * session began, per cause (journal.c keeps it for recovery). */
+	struct rlog__reported snap_total;
+	struct rlog__ow_reported snap_total_ow;
+	uint64_t journal_version;    /* the metadata cache's version the journal holds */
+	uint64_t journal_sum;        /* a digest of the loss ledger the journal holds */
 	struct rlog__snap_state *snap; /* snapshot.c's state, or NULL */
 	uint32_t test_hold_stop;     /* RINGLOG_TEST_HOLD_STOP (a test hook, drain.c) */
 	uint64_t start_ticks;        /* the session's time origin (the header's sync_ticks,

@@ -1,6 +1,21 @@
 /*
  * journal.c - the metadata journal of a session without a log file
- * (journal.h).
+ * (journal.h): its names and schemas, and the ledger of the losses its
+ * snapshots reported (docs/FORMAT.md, "The metadata journal").
+ *
+ *   file header, block 0 (LOG_MARKER)
+ *   copy blocks              the metadata cache
+ *   per live slot            DATA_LOSS records (thread's pid/tid): the
+ *                            losses of the thread all snapshots reported,
+ *                            cumulative (NO_BUFFER, NESTED, OVERWRITTEN
+ *                            with its buffers)
+ *   the daemon's pid/tid     DATA_LOSS records: those of threads whose
+ *                            slots are gone
+ *   per gone thread          DATA_LOSS records: its losses no snapshot
+ *                            reported yet (the next one would have)
+ *
+ * With it, `ringlog recover` counts a flight recorder's losses exactly:
+ * the snapshots hold the ledger's, the recovered file the rest.
  */
 #define _GNU_SOURCE
 #include "journal.h"
@@ -10,10 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomics.h"
 #include "daemon.h"
+#include "drain.h"
 #include "sink.h"
 #include "sink_file.h"
 #include "io.h"
+#include "snapshot.h"
 
 int rlog__journal_path(const char *name, char *out, size_t n)
 {
@@ -25,10 +43,114 @@ int rlog__journal_path(const char *name, char *out, size_t n)
 	return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
-void rlog__journal_update(struct rlog__region *r, struct rlog__output *out, const char *name,
-			  uint64_t *version)
+/* A digest of the ledger: a change of any of its numbers changes it
+ * (FNV-1a over the words). */
+static void mix(uint64_t *h, uint64_t v)
 {
-	if (out->meta.version == *version)
+	for (int i = 0; i < 8; i++, v >>= 8)
+		*h = (*h ^ (v & 0xff)) * UINT64_C(0x100000001b3);
+}
+
+static bool slot_live(const struct rlog__drain *d, uint32_t i)
+{
+	uint32_t st = load_relaxed(&d->r->slots[i].state);
+	return (st == RLOG_SLOT_ACTIVE || st == RLOG_SLOT_EXITED) && !d->slots[i].reaped;
+}
+
+static uint64_t ledger_sum(const struct rlog__drain *d)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (int c = 0; c < 2; c++)
+		mix(&h, d->snap_total.events[c] + (d->snap_total.bytes[c] << 1));
+	mix(&h, d->snap_total_ow.events + (d->snap_total_ow.buffers << 1));
+	for (uint32_t i = 0; i < d->r->slot_count; i++) {
+		const struct rlog__dslot *s = &d->slots[i];
+		if (!slot_live(d, i) || (s->snap_ow.buffers == 0 && s->snap_rep.events[0] == 0 &&
+					 s->snap_rep.events[1] == 0))
+			continue;
+		mix(&h, i);
+		mix(&h, d->r->slots[i].tid);
+		mix(&h, s->snap_rep.events[0] + (s->snap_rep.events[1] << 1));
+		mix(&h, s->snap_ow.events + (s->snap_ow.buffers << 1));
+	}
+	for (size_t k = 0; d->snap && k < d->snap->ngone; k++) {
+		const struct rlog__snap_gone *g = &d->snap->gone[k];
+		mix(&h, g->tid);
+		mix(&h, g->events[0] + (g->events[1] << 1) + (g->ow_events << 2));
+	}
+	return h;
+}
+
+/* Writes the DATA_LOSS records of losses rep (NO_BUFFER, NESTED) and ow
+ * (OVERWRITTEN, from first to last) of thread pid/tid into fs. */
+static void put_ledger(struct rlog__sink *fs, uint32_t pid, uint32_t tid, uint64_t first,
+		       uint64_t last, const struct rlog__reported *rep,
+		       const struct rlog__ow_reported *ow)
+{
+	static const uint32_t causes[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
+	struct rlog__loss_rec rec;
+	struct rlog__out_block b;
+	for (int c = 0; c < 2; c++) {
+		if (rep->events[c] == 0 && rep->bytes[c] == 0)
+			continue;
+		struct rlog_data_loss dl = { .events = rep->events[c], .bytes = rep->bytes[c],
+					     .cause = causes[c] };
+		rlog__loss_block_make(&rec, pid, tid, first, &dl, sizeof dl, &b);
+		fs->ops->block(fs, &b);
+	}
+	if (ow->buffers == 0 && ow->events == 0)
+		return;
+	struct rlog_data_loss_range dr = {
+		.loss = { .events = ow->events, .bytes = ow->bytes, .cause = RLOG_LOSS_OVERWRITTEN },
+		.blocks = ow->buffers, .first_time = first, .last_time = last > first ? last : first,
+	};
+	rlog__loss_block_make(&rec, pid, tid, first, &dr, sizeof dr, &b);
+	fs->ops->block(fs, &b);
+}
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* The ledger (the file's comment above). */
+static void put_ledgers(struct rlog__drain *d, struct rlog__sink *fs, uint32_t pid)
+{
+	struct rlog__region *r = d->r;
+	struct rlog__reported gone = d->snap_total;
+	struct rlog__ow_reported gone_ow = d->snap_total_ow;
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		if (!slot_live(d, i))
+			continue;
+		const struct rlog__dslot *s = &d->slots[i];
+		uint64_t t = s->snap_time ? s->snap_time : d->start_ticks;
+		put_ledger(fs, r->slots[i].pid, r->slots[i].tid, t, t, &s->snap_rep, &s->snap_ow);
+		for (int c = 0; c < 2; c++) {
+			gone.events[c] = minus(gone.events[c], s->snap_rep.events[c]);
+			gone.bytes[c] = minus(gone.bytes[c], s->snap_rep.bytes[c]);
+		}
+		gone_ow.events = minus(gone_ow.events, s->snap_ow.events);
+		gone_ow.bytes = minus(gone_ow.bytes, s->snap_ow.bytes);
+		gone_ow.buffers = minus(gone_ow.buffers, s->snap_ow.buffers);
+	}
+	put_ledger(fs, pid, pid, d->start_ticks, d->start_ticks, &gone, &gone_ow);
+	for (size_t k = 0; d->snap && k < d->snap->ngone; k++) {
+		const struct rlog__snap_gone *g = &d->snap->gone[k];
+		struct rlog__reported rep = { { g->events[0], g->events[1] },
+					      { g->bytes[0], g->bytes[1] } };
+		struct rlog__ow_reported ow = { g->ow_events, g->ow_bytes, g->ow_buffers };
+		put_ledger(fs, g->pid, g->tid, g->ow_first, g->ow_last, &rep, &ow);
+	}
+}
+
+void rlog__journal_update(struct rlog__drain *d, const char *name)
+{
+	struct rlog__region *r = d->r;
+	struct rlog__output *out = d->out;
+	if (!(r->hdr->log_file_mode & RLOG_MODE_NO_FILE))
+		return;
+	uint64_t sum = ledger_sum(d);
+	if (out->meta.version == d->journal_version && sum == d->journal_sum)
 		return;
 	char path[160], tmp[176];
 	if (rlog__journal_path(name, path, sizeof path) < 0)
@@ -48,6 +170,7 @@ void rlog__journal_update(struct rlog__region *r, struct rlog__output *out, cons
 	if (rlog__sink_file_open(&fo, &fs) < 0)
 		return; /* the sink closed fd */
 	rlog__sink_file_copies(fs, out);
+	put_ledgers(d, fs, pid);
 	struct rlog_log_marker m;
 	rlog__daemon_marker(r, &m);
 	int err = fs->ops->flush(fs);
@@ -57,7 +180,37 @@ void rlog__journal_update(struct rlog__region *r, struct rlog__output *out, cons
 		unlink(tmp);
 		return;
 	}
-	*version = out->meta.version;
+	d->journal_version = out->meta.version;
+	d->journal_sum = sum;
+}
+
+void rlog__journal_snapshot_loss(struct rlog__drain *d, const void *pl, uint32_t len)
+{
+	struct rlog_data_loss dl;
+	if (len < sizeof dl)
+		return;
+	memcpy(&dl, pl, sizeof dl);
+	if (dl.cause == RLOG_LOSS_NO_BUFFER || dl.cause == RLOG_LOSS_NESTED) {
+		int c = dl.cause == RLOG_LOSS_NESTED;
+		d->snap_total.events[c] += dl.events;
+		d->snap_total.bytes[c] += dl.bytes;
+	} else if (dl.cause == RLOG_LOSS_OVERWRITTEN) {
+		d->snap_total_ow.events += dl.events;
+		d->snap_total_ow.bytes += dl.bytes;
+		if (len >= sizeof(struct rlog_data_loss_range)) {
+			struct rlog_data_loss_range dr;
+			memcpy(&dr, pl, sizeof dr);
+			d->snap_total_ow.buffers += dr.blocks;
+		}
+	}
+}
+
+void rlog__journal_snapshot_done(struct rlog__drain *d)
+{
+	char name[RLOG_NAME_MAX + 1];
+	snprintf(name, sizeof name, "%.*s", RLOG_NAME_MAX, d->r->hdr->name);
+	rlog__drain_publish(d);
+	rlog__journal_update(d, name);
 }
 
 void rlog__journal_remove(const char *name)

@@ -4,8 +4,9 @@
  * the region (/dev/shm/ringlog-meta.<name>), so that `ringlog recover`
  * can still name a flight recorder's threads and decode its events after
  * the daemon died, when the buffers that carried them were overwritten
- * long before (docs/SESSIONS.md "Orphans", docs/FORMAT.md "Metadata
- * journal").
+ * long before; and the ledger of the losses its snapshots reported, so
+ * that the recovery reports and counts only the rest (docs/SESSIONS.md
+ * "Orphans", docs/FORMAT.md "The metadata journal").
  */
 #ifndef RLOG_DAEMON_JOURNAL_H
 #define RLOG_DAEMON_JOURNAL_H
@@ -15,7 +16,7 @@
 
 #include "shm.h"
 
-struct rlog__output;
+struct rlog__drain;
 
 #define RLOG_JOURNAL_PREFIX "/dev/shm/ringlog-meta."
 
@@ -23,14 +24,24 @@ struct rlog__output;
 int rlog__journal_path(const char *name, char *out, size_t n);
 
 /*
- * Writes the journal again if out's metadata cache changed since *version
- * (then updates *version): a sequential log file (file header, LOG_MARKER,
- * the cache's copy blocks) written to a temporary name and renamed over
- * the journal, so that a reader never sees half of one.  Errors are
- * ignored: the journal is a help for recovery, not part of the output.
+ * Writes the journal of d's session (named name) again if its metadata
+ * cache or its loss ledger changed since it was last written: a sequential
+ * log file (file header, LOG_MARKER, the cache's copy blocks, the ledger's
+ * DATA_LOSS records, journal.c) written to a temporary name and renamed
+ * over the journal, so that a reader never sees half of one.  Nothing for
+ * a session with a log file.  Errors are ignored: the journal is a help
+ * for recovery, not part of the output.
  */
-void rlog__journal_update(struct rlog__region *r, struct rlog__output *out, const char *name,
-			  uint64_t *version);
+void rlog__journal_update(struct rlog__drain *d, const char *name);
+
+/* Adds a DATA_LOSS record a snapshot wrote (payload pl, len bytes) to the
+ * ledger (d->snap_total). */
+void rlog__journal_snapshot_loss(struct rlog__drain *d, const void *pl, uint32_t len);
+
+/* After a snapshot, before it is answered: the statistics published and
+ * the journal written, so that a daemon that dies after the answer leaves
+ * what `ringlog recover` needs to count exactly. */
+void rlog__journal_snapshot_done(struct rlog__drain *d);
 
 /* Removes session name's journal (the session ends). */
 void rlog__journal_remove(const char *name);

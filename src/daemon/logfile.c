@@ -2,6 +2,7 @@
 #include "logfile.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,10 +183,42 @@ int rlog__logfile_block_ref(struct rlog__logfile *lf, uint16_t flags, uint32_t p
 			   true);
 }
 
+/* tests/test_recover_once.c: RINGLOG_TEST_DIE_IN_WRITE=N kills the
+ * process (SIGKILL) in its Nth write that holds a block of application
+ * events, once half of the last such block's data reached the file: what
+ * a daemon killed in writev(2) leaves behind (the kernel ends a write to
+ * a file early, between pages, when a fatal signal is pending). */
+static void test_die_in_write(struct rlog__logfile *lf)
+{
+	static long left = -1;
+	if (left < 0) {
+		const char *e = getenv("RINGLOG_TEST_DIE_IN_WRITE");
+		left = e ? atol(e) : 0;
+	}
+	if (left <= 0)
+		return;
+	size_t k = lf->nstaged;
+	while (k > 0 && !(lf->staged[k - 1].thread && lf->staged[k - 1].events > 0))
+		k--;
+	if (k == 0 || --left > 0)
+		return;
+	size_t hdr = sizeof(struct rlog_block_header);
+	size_t start = k > 1 ? lf->staged[k - 2].end : 0;
+	size_t cut = start + hdr + (lf->staged[k - 1].end - start - hdr) / 2;
+	for (size_t i = 0; i < lf->niov && cut > 0; i++) {
+		size_t n = lf->iov[i].iov_len < cut ? lf->iov[i].iov_len : cut;
+		if (write(lf->fd, lf->iov[i].iov_base, n) != (ssize_t)n)
+			break;
+		cut -= n;
+	}
+	raise(SIGKILL);
+}
+
 int rlog__logfile_flush(struct rlog__logfile *lf)
 {
 	if (lf->used == 0)
 		return 0;
+	test_die_in_write(lf);
 	size_t done;
 	int err = rlog__writev_all(lf->fd, lf->iov, lf->niov, &done);
 	size_t whole = 0; /* bytes of the blocks written entirely */

@@ -45,6 +45,7 @@
 #include "clock.h"
 #include "daemon.h"
 #include "futex.h"
+#include "journal.h"
 #include "overwrite.h"
 #include "record.h"
 #include "sink_file.h"
@@ -80,6 +81,7 @@ static void put_loss(struct snap_job *j, uint32_t pid, uint32_t tid, uint64_t ti
 		return;
 	j->fs->ops->block(j->fs, &b);
 	j->lost += dl.events;
+	rlog__journal_snapshot_loss(j->d, pl, len);
 }
 
 /* The DATA_LOSS records of a thread's losses since the previous snapshot:
@@ -341,6 +343,7 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	j.fs->ops->free(j.fs);
 	free(j.told);
 	free(j.gap);
+	rlog__journal_snapshot_done(d);
 }
 
 /* Publishes a snapshot's result and wakes `ringlog snapshot --wait`. */

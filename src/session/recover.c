@@ -52,6 +52,8 @@ struct cand {
 	uint64_t seq;            /* its place in the slot's sequence */
 	uint32_t committed;      /* write_off when recovery began */
 	uint32_t matched;        /* bytes of it found in the file */
+	bool past_snapshots;     /* a flight recorder's: taken from where its
+				    snapshots left it (skip_delivered) */
 };
 
 /* DATA_LOSS records of the file, per thread and cause. */
@@ -59,6 +61,8 @@ struct lossum {
 	uint32_t pid, tid, cause;
 	uint64_t events, bytes;
 	uint64_t blocks;         /* OVERWRITTEN: buffers overwritten */
+	uint64_t first, last;    /* the time of its first record; OVERWRITTEN: its range */
+	bool live;               /* a live slot's or process entry's (losses_known) */
 };
 
 /* The last time of a thread's records in the file. */
@@ -77,6 +81,11 @@ struct rctx {
 	struct last *t;
 	size_t nt, tcap;
 	uint64_t events, lost;   /* events and lost events the file holds */
+	uint64_t bytes, lost_bytes; /* their record bytes */
+	bool journal;            /* a flight recorder's journal was read (its ledger) */
+	uint32_t jpid, jtid;     /* the journal's block 0: its losses of gone threads */
+	bool keep_cut;           /* the file keeps its block cut short (recover -o):
+				    its readable records are the file's */
 	int err;
 };
 
@@ -87,7 +96,7 @@ static struct lossum *lossum_of(struct rctx *x, uint32_t pid, uint32_t tid, uint
 			return &x->l[i];
 	if (rlog__vec_room(&x->l, x->nl, &x->lcap, sizeof *x->l, 16) < 0)
 		return NULL;
-	x->l[x->nl] = (struct lossum){ pid, tid, cause, 0, 0, 0 };
+	x->l[x->nl] = (struct lossum){ .pid = pid, .tid = tid, .cause = cause };
 	return &x->l[x->nl++];
 }
 
@@ -125,8 +134,10 @@ static int count_record(void *arg, const struct rlog__record *rec, uint64_t tick
 	(void)ticks;
 	(void)off;
 	int kind = rlog__record_kind(rec->id, rec->flagged);
-	if (kind == RLOG_RECORD_EVENT && !(w->b->flags & RLOG_BLOCK_FLAG_DAEMON))
+	if (kind == RLOG_RECORD_EVENT && !(w->b->flags & RLOG_BLOCK_FLAG_DAEMON)) {
 		x->events++;
+		x->bytes += rec->size;
+	}
 	if (kind != RLOG_RECORD_LOSS || rec->length < sizeof(struct rlog_data_loss))
 		return 0;
 	struct rlog_data_loss dl;
@@ -138,12 +149,16 @@ static int count_record(void *arg, const struct rlog__record *rec, uint64_t tick
 	}
 	s->events += dl.events;
 	s->bytes += dl.bytes;
+	if (s->first == 0)
+		s->first = s->last = w->b->base_time;
 	if (dl.cause == RLOG_LOSS_OVERWRITTEN && rec->length >= sizeof(struct rlog_data_loss_range)) {
 		struct rlog_data_loss_range dr;
 		memcpy(&dr, rec->payload, sizeof dr);
 		s->blocks += dr.blocks;
+		s->last = dr.last_time > s->last ? dr.last_time : s->last;
 	}
 	x->lost += dl.events;
+	x->lost_bytes += dl.bytes;
 	return 0;
 }
 
@@ -157,6 +172,12 @@ static int visit(void *arg, const struct rlog_block *b)
 			x->err = -ENOMEM;
 		return 0;
 	}
+	/* A block cut short (a daemon killed in its write) is either the
+	 * file's, its readable records counted and skipped in the buffer like
+	 * any block's, or cut off below and written again whole: never both
+	 * (docs/SESSIONS.md, "Orphans"). */
+	if (b->truncated && !x->keep_cut)
+		return 0;
 	rlog__records_walk(d, b->size, b->base_time, count_record, &(struct count_walk){ x, b });
 	if (x->err < 0)
 		return 0;
@@ -165,8 +186,6 @@ static int visit(void *arg, const struct rlog_block *b)
 	if (rlog__metacache_block(x->meta, b->pid, b->tid, b->base_time, d, b->size) < 0)
 		x->err = -ENOMEM;
 	last_set(x, b->pid, b->tid, b->last_ticks);
-	if (b->truncated)
-		return 0; /* cut off below: it is not in the file any more */
 	/* The buffer it came from, if still held: a prefix that goes on. */
 	for (size_t i = 0; i < x->nc; i++) {
 		struct cand *c = &x->c[i];
@@ -193,7 +212,7 @@ static int candidates(struct rctx *x, uint32_t pool)
 		if (rlog__vec_room(&x->c, x->nc, &x->ccap, sizeof *x->c, 16) < 0)
 			return -ENOMEM;
 		x->c[x->nc++] = (struct cand){ i, d->slot, d->pid, d->tid, d->base_time, d->seq,
-					       load_acquire(&d->write_off), 0 };
+					       load_acquire(&d->write_off), 0, false };
 	}
 	return 0;
 }
@@ -233,12 +252,26 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			if (s) {
 				ev[c] = s->events;
 				by[c] = s->bytes;
+				s->live = true;
 			}
 		}
 		rlog__drain_resume_slot(d, i, ev, by, last_of(x, sl->pid, sl->tid));
 		struct lossum *ow = lossum_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
-		if (ow)
+		if (ow) {
 			rlog__drain_resume_ow(d, i, ow->events, ow->bytes, ow->blocks);
+			ow->live = true;
+		}
+		if (x->journal) {
+			/* A flight recorder's snapshots reported these: the next
+			 * snapshot (--resume) reports only what came after. */
+			struct rlog__dslot *ds = &d->slots[i];
+			for (int c = 0; c < 2; c++) {
+				ds->snap_rep.events[c] = ev[c];
+				ds->snap_rep.bytes[c] = by[c];
+			}
+			if (ow)
+				ds->snap_ow = (struct rlog__ow_reported){ ow->events, ow->bytes, ow->blocks };
+		}
 		/* The next buffer of the slot to drain: its oldest one still
 		 * held, or, if none, the next it takes. */
 		uint64_t next = load_relaxed(&sl->buffers_taken);
@@ -263,6 +296,7 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			if (s) {
 				ev[c] = s->events;
 				by[c] = s->bytes;
+				s->live = true;
 			}
 		}
 		rlog__drain_resume_proc(d, i, ev, by);
@@ -295,8 +329,10 @@ static void null_free(struct rlog__sink *s)
 static const struct rlog__sink_ops null_ops = { "none", null_block, null_flush, NULL,
 					       null_finish, null_free };
 
-/* Events and lost events of the newfile files before the current one. */
-static void count_earlier(const char *pattern, uint64_t index, uint64_t *events, uint64_t *lost)
+/* Events and lost events of the newfile files before the current one,
+ * and their bytes. */
+static void count_earlier(const char *pattern, uint64_t index, uint64_t *events, uint64_t *lost,
+			  uint64_t *bytes, uint64_t *lost_bytes)
 {
 	for (uint64_t i = 1; i < index; i++) {
 		char name[RLOG_PATH_MAX + 24];
@@ -308,6 +344,8 @@ static void count_earlier(const char *pattern, uint64_t index, uint64_t *events,
 		if (rlog_reader_count(rd, &c) == 0) {
 			*events += c.events;
 			*lost += c.lost_events;
+			*bytes += c.bytes;
+			*lost_bytes += c.lost_bytes;
 		}
 		rlog_reader_close(rd);
 	}
@@ -459,22 +497,135 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 	return err;
 }
 
+/* The dead daemon's journal (journal.h): the names and schemas it had
+ * seen, and, of a flight recorder, the ledger of what its snapshots
+ * reported (x->journal). */
+static void read_journal(struct adopt *a)
+{
+	char path[160];
+	struct rlog_reader *rd;
+	struct rlog__layout lay;
+	if (rlog__journal_path(a->r.hdr->name, path, sizeof path) < 0 ||
+	    rlog__reader_open_layout(path, visit, &a->x, &rd, &lay) < 0)
+		return;
+	rlog_reader_close(rd);
+	if (a->x.err < 0 || !a->r.overwrite) {
+		/* Not a flight recorder: its names only. */
+		a->x.nl = 0;
+		a->x.lost = a->x.lost_bytes = 0;
+		return;
+	}
+	a->x.journal = true;
+	a->x.jpid = lay.block0_pid;
+	a->x.jtid = lay.block0_tid;
+}
+
+/* Where the first `left` events of a buffer end (what snapshots took of
+ * it), and the time after them. */
+struct delivered_walk {
+	uint32_t left, off;
+	uint64_t cursor;
+};
+
+static int delivered_step(void *arg, const struct rlog__record *rec, uint64_t ticks, uint32_t off)
+{
+	struct delivered_walk *w = arg;
+	if (w->left == 0)
+		return 1;
+	if (rlog__record_kind(rec->id, rec->flagged) == RLOG_RECORD_EVENT)
+		w->left--;
+	w->off = off + rec->size;
+	w->cursor = ticks;
+	return 0;
+}
+
+/*
+ * A flight recorder's buffers: what its snapshots took of each (the
+ * descriptor's delivered_events, overwrite.c: its first events) is written
+ * and counted already, in the snapshots.  The drain takes each buffer from
+ * there (recover -o: FILE does not repeat them; stop --force: they are not
+ * counted lost); a daemon that goes on (--resume) knows it as a snapshot's
+ * position, for the next --since-last and for what is discarded at stop.
+ */
+static void skip_delivered(struct adopt *a)
+{
+	struct rlog__region *r = &a->r;
+	for (size_t i = 0; i < a->x.nc; i++) {
+		struct cand *c = &a->x.c[i];
+		struct rlog_shm_desc *desc = &r->desc[c->idx];
+		uint32_t de = load_relaxed(&desc->delivered_events);
+		if (de == 0 || c->matched > 0)
+			continue;
+		struct delivered_walk w = { de, 0, c->base_time };
+		rlog__records_walk(rlog__region_buffer(r, c->idx), c->committed, c->base_time,
+				   delivered_step, &w);
+		if (w.left > 0)
+			continue; /* not there (scribbled): the buffer goes whole */
+		c->past_snapshots = true;
+		if (a->d.keep)
+			a->d.bufs[c->idx].snap = (struct rlog__dsnap){
+				.gen = load_relaxed(&desc->gen), .off = w.off, .events = de,
+				.event_bytes = load_relaxed(&desc->delivered_bytes), .cursor = w.cursor,
+			};
+		else
+			rlog__drain_resume_buffer(&a->d, c->idx, c->slot, w.off, w.cursor);
+	}
+}
+
+/* A flight recorder's losses of threads gone that no snapshot reported
+ * (the journal's third part): reported now.  Returns their events and
+ * bytes in gone[0], gone[1]. */
+static void report_gone(struct adopt *a, uint64_t gone[2])
+{
+	struct rctx *x = &a->x;
+	gone[0] = gone[1] = 0;
+	for (size_t i = 0; x->journal && i < x->nl; i++) {
+		struct lossum *s = &x->l[i];
+		if (s->live || (s->pid == x->jpid && s->tid == x->jtid) ||
+		    (s->events == 0 && s->bytes == 0))
+			continue;
+		if (s->cause == RLOG_LOSS_OVERWRITTEN) {
+			rlog__drain_range_block(&a->d, s->pid, s->tid, s->first, s->events, s->bytes,
+						s->blocks, s->last);
+		} else {
+			rlog__drain_loss_block(&a->d, s->pid, s->tid, s->first, s->events, s->bytes,
+					       s->cause);
+		}
+		gone[0] += s->events;
+		gone[1] += s->bytes;
+	}
+}
+
+/* A flight recorder's daemon that goes on (--resume): the ledger's losses,
+ * those it reported for the gone threads too, are what snapshots and this
+ * recovery counted; its own journal goes on from them (journal.c: what
+ * is not a live slot's is the gone threads'). */
+static void seed_ledger(struct adopt *a)
+{
+	struct rlog__drain *d = &a->d;
+	for (size_t i = 0; i < a->x.nl; i++) {
+		const struct lossum *s = &a->x.l[i];
+		if (s->cause == RLOG_LOSS_OVERWRITTEN) {
+			d->snap_total_ow.events += s->events;
+			d->snap_total_ow.bytes += s->bytes;
+			d->snap_total_ow.buffers += s->blocks;
+		} else if (s->cause == RLOG_LOSS_NO_BUFFER || s->cause == RLOG_LOSS_NESTED) {
+			int c = s->cause == RLOG_LOSS_NESTED;
+			d->snap_total.events[c] += s->events;
+			d->snap_total.bytes[c] += s->bytes;
+		}
+	}
+}
+
 /* A new sequential file at to->path for what the session's own output
  * does not hold: the session's file, if it reads, says what that is. */
 static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 			 struct rlog__sink **sink)
 {
-	if (a->mode & RLOG_MODE_NO_FILE) {
-		/* The names and schemas the dead daemon had seen (journal.h). */
-		char path[160];
-		struct rlog_reader *rd;
-		struct rlog__layout lay;
-		if (rlog__journal_path(a->r.hdr->name, path, sizeof path) == 0 &&
-		    rlog__reader_open_layout(path, visit, &a->x, &rd, &lay) == 0)
-			rlog_reader_close(rd);
-	} else {
+	if (!(a->mode & RLOG_MODE_NO_FILE)) {
 		char path[RLOG_PATH_MAX + 24];
 		struct rlog__layout lay;
+		a->x.keep_cut = true; /* the session's file stays as it is */
 		if (current_file(a, path, sizeof path) == 0 && read_file(a, path, &lay) < 0) {
 			/* Unreadable: the new file holds every buffer whole. */
 			a->x.nl = a->x.nt = 0;
@@ -502,32 +653,53 @@ static int sink_new_file(struct adopt *a, const struct rlog__recover_to *to,
 
 /* What the dead daemon wrote and lost, which this process's output does
  * not hold: the drain adds it to its statistics. */
-static void set_base(struct adopt *a, bool new_file)
+static void set_base(struct adopt *a, bool new_file, const uint64_t gone[2])
 {
 	struct rlog__drain_base *b = &a->d.base;
 	const struct rlog__stats *s = &a->before;
-	if (a->file_read && !(a->mode & RLOG_MODE_CIRCULAR)) {
+	/* Overwritten events of threads without a live slot: the live ones'
+	 * the drain counts from their slots (overwrite.c). */
+	for (size_t i = 0; i < a->x.nl; i++)
+		if (!a->x.l[i].live && a->x.l[i].cause == RLOG_LOSS_OVERWRITTEN)
+			b->events_overwritten += a->x.l[i].events;
+	if (a->x.journal) {
+		/* A flight recorder: what its snapshots reported (the
+		 * journal's ledger), the drain the rest, each once; gone's
+		 * losses are the drain's, reported by report_gone. */
+		b->events = s->events_written;
+		b->bytes = s->bytes_written;
+		b->lost_events = a->x.lost - gone[0];
+		b->lost_bytes = a->x.lost_bytes - gone[1];
+	} else if (a->file_read && !(a->mode & RLOG_MODE_CIRCULAR)) {
 		/* What the files hold: the dead daemon's part counted there. */
-		uint64_t ev = a->x.events, ls = a->x.lost;
+		uint64_t ev = a->x.events, ls = a->x.lost, by = a->x.bytes, lb = a->x.lost_bytes;
 		if (a->mode & RLOG_MODE_NEWFILE)
-			count_earlier(a->r.hdr->log_file, a->index, &ev, &ls);
+			count_earlier(a->r.hdr->log_file, a->index, &ev, &ls, &by, &lb);
 		b->events = ev;
 		b->lost_events = ls;
+		b->bytes = by;
+		b->lost_bytes = lb;
 	} else {
 		/* A circular file has lost its oldest part, a session without
 		 * a file has none: the dead daemon's last statistics. */
 		b->events = s->events_written;
 		b->lost_events = s->events_lost;
+		b->bytes = s->bytes_written;
+		b->lost_bytes = s->bytes_lost;
 	}
 	if (new_file && (a->mode & RLOG_MODE_NO_FILE)) {
-		/* A flight recorder's buffers go to the new file whole; the
-		 * events of them a snapshot took are written already. */
+		/* A buffer that goes to the new file whole although a snapshot
+		 * took events of it (skip_delivered could not find them): those
+		 * are written already. */
 		for (size_t i = 0; i < a->x.nc; i++) {
+			if (a->x.c[i].past_snapshots)
+				continue;
 			uint32_t de = load_relaxed(&a->r.desc[a->x.c[i].idx].delivered_events);
+			uint32_t db = load_relaxed(&a->r.desc[a->x.c[i].idx].delivered_bytes);
 			b->events -= de < b->events ? de : b->events;
+			b->bytes -= db < b->bytes ? db : b->bytes;
 		}
 	}
-	b->bytes = s->bytes_written;
 	b->buffers = s->buffers_written;
 	b->log_buffers_lost = s->log_buffers_lost;
 	b->realtime_buffers_lost = s->realtime_buffers_lost;
@@ -551,6 +723,8 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 	int err = candidates(&a->x, a->pool);
 	if (err < 0)
 		return err;
+	if (a->mode & RLOG_MODE_NO_FILE)
+		read_journal(a);
 	struct rlog__sink *sink = NULL;
 	bool primary = true;
 	if (to) {
@@ -585,15 +759,21 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 		if (a->x.c[i].matched > 0)
 			rlog__drain_resume_buffer(&a->d, a->x.c[i].idx, a->x.c[i].slot,
 						  a->x.c[i].matched, cursor_after(&a->r, &a->x.c[i]));
+	if (a->x.journal)
+		skip_delivered(a);
 	losses_known(&a->x, &a->d);
 	if (a->x.err < 0)
 		return a->x.err;
+	uint64_t gone[2];
+	report_gone(a, gone);
+	if (a->x.journal && a->d.keep)
+		seed_ledger(a);
 	/* A buffer the dead daemon was reading (overwrite mode) is nobody's
 	 * now: producers may take it again. */
 	for (uint32_t i = 0; i < a->r.buffer_count; i++)
 		if (load_relaxed(&a->r.desc[i].reader))
 			store_release(&a->r.desc[i].reader, 0);
-	set_base(a, to != NULL);
+	set_base(a, to != NULL, gone);
 	return 0;
 }
 
