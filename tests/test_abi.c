@@ -213,7 +213,7 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_slot, lost_bytes),
 	F(rlog_shm_slot, buffers_taken),
 	F(rlog_shm_slot, taking),
-	F(rlog_shm_slot, reserved),
+	F(rlog_shm_slot, claimer),
 	F(rlog_shm_slot, ow_events),
 	F(rlog_shm_slot, ow_bytes),
 	F(rlog_shm_slot, ow_buffers),

@@ -15,9 +15,15 @@
  * (another start time) is dead.  A slot is dead when its pid's entry is;
  * a slot whose pid has no entry (hostile, or a process that was refused
  * one) is checked by itself.  kill(pid, 0) alone sees zombies as alive
- * (issue 12, item 9).
+ * (issue 12, item 9).  A slot ACTIVE without its pid yet is its claimer's
+ * (the pid stamped in `claimer` before the claim), dead when the claimer
+ * is.  A pid no process can have (0 where one is required, above
+ * INT32_MAX or at or above the kernel's pid_max) is region damage: counted
+ * at once as a corrupt buffer (a CORRUPT DATA_LOSS record, last_error),
+ * and its slot or entry treated as dead, never waited for.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,10 +39,34 @@ static int by_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void rlog__drain_damaged_pid(struct rlog__drain *d, const char *what, uint32_t i, uint32_t pid,
+			     uint32_t tid)
+{
+	struct rlog_shm_header *h = d->r->hdr;
+	d->corrupt_buffers++;
+	rlog__drain_loss_block(d, pid, tid, rlog__drain_now(d), 0, 0, RLOG_LOSS_CORRUPT);
+	if (h->last_error[0] == '\0')
+		snprintf(h->last_error, sizeof h->last_error,
+			 "the region is damaged: %s %u names pid %u, which no process can have "
+			 "(pid_max %u); counted in corrupt_buffers, not waited for",
+			 what, i, pid, rlog__pid_max());
+}
+
+/* Whose claim slot i is, if it is ACTIVE without a pid yet: the process
+ * that stamped it (src/lib/thread.c), dead or alive as its entry says, or
+ * as /proc says without one. */
+static bool claimer_dead(uint32_t claimer, const struct pid_verdict *v, size_t n)
+{
+	struct pid_verdict key = { claimer, false };
+	const struct pid_verdict *hit = bsearch(&key, v, n, sizeof *v, by_pid);
+	return hit ? hit->dead : rlog__process_dead((pid_t)claimer, 0);
+}
+
 void rlog__drain_check_dead(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
 	struct pid_verdict *v = d->verdicts;
+	uint32_t pid_max = rlog__pid_max();
 	size_t n = 0;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
@@ -44,8 +74,14 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 		if (st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED)
 			continue;
 		uint32_t pid = load_acquire(&p->pid);
-		if (pid == 0 || pid > INT32_MAX)
-			continue; /* being claimed, or nonsense */
+		if (pid == 0)
+			continue; /* being claimed: its claimer stores its pid next */
+		if (!d->procs[i].dead && !rlog__pid_possible(pid, pid_max)) {
+			/* No process has it: damage, dead at once (never
+			 * kill(0, 0), never a wait on it at stop). */
+			d->procs[i].dead = true;
+			rlog__drain_damaged_pid(d, "process entry", i, pid, 0);
+		}
 		if (!d->procs[i].dead)
 			d->procs[i].dead = rlog__process_dead((pid_t)pid, load_relaxed(&p->start_time));
 		v[n].pid = pid;
@@ -53,27 +89,47 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 		n++;
 	}
 	qsort(v, n, sizeof *v, by_pid);
-	bool any_live = false;
-	for (size_t k = 0; k < n; k++)
-		any_live |= !v[k].dead;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
-		bool was_unclaimed = d->unclaimed[i];
-		d->unclaimed[i] = 0;
-		if (load_acquire(&r->slots[i].state) != RLOG_SLOT_ACTIVE || d->dead[i])
-			continue;
-		uint32_t pid = r->slots[i].pid;
-		if (pid == 0) {
-			/* Being claimed: its claimer stores its pid right after
-			 * the CAS.  Still 0 a check later, with no live process
-			 * entry (the claimer had one: rlog__proc_get comes
-			 * first), the claimer died in between: the slot is dead. */
-			d->unclaimed[i] = 1;
-			if (was_unclaimed && !any_live)
-				d->dead[i] = 1;
+		struct rlog_shm_slot *s = &r->slots[i];
+		/* A stamp on a FREE slot is a claimer's that has not made it
+		 * ACTIVE yet, or one that died before it could: nobody else
+		 * may claim the slot until the stamp is gone.  Only the daemon
+		 * clears a stamp it did not make, and only a dead process's:
+		 * found dead before the state is read FREE, it cannot have
+		 * made the slot ACTIVE since. */
+		uint32_t claimer = load_acquire(&s->claimer);
+		bool gone = claimer != 0 && (!rlog__pid_possible(claimer, pid_max) ||
+					     claimer_dead(claimer, v, n));
+		uint32_t st = load_seq_cst(&s->state);
+		if (st == RLOG_SLOT_FREE) {
+			if (gone)
+				atomic_compare_exchange_strong(&s->claimer, &claimer, 0);
 			continue;
 		}
-		if (pid > INT32_MAX)
-			continue; /* nonsense: never kill(0, 0) */
+		if (st != RLOG_SLOT_ACTIVE || d->dead[i])
+			continue;
+		uint32_t pid = s->pid;
+		if (pid == 0) {
+			/* Being claimed: the claimer stamped the slot before it
+			 * made it ACTIVE (read again after the state: the stamp
+			 * read above may be older), and stores its pid right
+			 * after.  It is dead if that process is (killed
+			 * between its CAS and its pid store); a slot ACTIVE
+			 * without a stamp was not claimed by the protocol. */
+			claimer = load_acquire(&s->claimer);
+			if (!rlog__pid_possible(claimer, pid_max)) {
+				d->dead[i] = 1;
+				rlog__drain_damaged_pid(d, "thread slot", i, claimer, s->tid);
+			} else {
+				d->dead[i] = claimer_dead(claimer, v, n);
+			}
+			continue;
+		}
+		if (!rlog__pid_possible(pid, pid_max)) {
+			d->dead[i] = 1;
+			rlog__drain_damaged_pid(d, "thread slot", i, pid, s->tid);
+			continue;
+		}
 		struct pid_verdict key = { pid, false };
 		const struct pid_verdict *hit = bsearch(&key, v, n, sizeof *v, by_pid);
 		d->dead[i] = hit ? hit->dead : rlog__process_dead((pid_t)pid, 0);

@@ -97,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 #undef TAKE
 	for (int i = 0; i < SLOTS; i++) {
 		slots[i].pid = 0; /* no /proc or kill(2) on fuzzed pids */
+		slots[i].claimer = 0;
 		procs[i].pid = 0;
 	}
 	/* The counters' owners: none, this process, or nonsense above 2^31
