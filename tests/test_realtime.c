@@ -333,7 +333,7 @@ static void slow_consumer(bool at_stop)
 
 /* 3b: the writers of numbered events, {thread, sequence}: ok[i] is 1 if
  * the write of sequence i returned 1. */
-#define TH_N 100000u
+#define TH_N 40000u
 struct th_writer {
 	pthread_t id;
 	uint64_t th, written;
