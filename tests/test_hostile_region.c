@@ -69,14 +69,13 @@ static void forge_records(struct rlog__region *r, uint32_t idx, uint64_t base, u
 	memcpy(p, w, sizeof w);
 }
 
-static void hostile_buffers(void)
+/* Starts session tag (its file's path into path), attached, with GOOD
+ * events of ours written into it; returns its name. */
+static const char *start_with_good(const char *tag, char *path, size_t cap)
 {
-	const char *name = h_session("hr");
-	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("hr"));
+	const char *name = h_session(tag);
+	snprintf(path, cap, "%s", h_path(tag));
 	h_start(name, path, "4", "16");
-
-	/* Good events first: G events of ours, handed over. */
 	ASSERT_EQ(rlog_attach(name), 0);
 	uint64_t ones = 0;
 	for (uint64_t i = 1; i <= GOOD; i++) {
@@ -84,6 +83,14 @@ static void hostile_buffers(void)
 		ones += rlog_write(1024, v, sizeof v) == 1;
 	}
 	ASSERT_EQ_U64(ones, GOOD);
+	return name;
+}
+
+static void hostile_buffers(void)
+{
+	char path[256];
+	/* Good events first: G events of ours, handed over. */
+	const char *name = start_with_good("hr", path, sizeof path);
 	ASSERT_EQ(rlog_flush_thread(), 0);
 
 	struct rlog__region r;
@@ -298,17 +305,8 @@ static uint64_t mono_ms(void)
  */
 static void impossible_pids(void)
 {
-	const char *name = h_session("ip");
 	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("ip"));
-	h_start(name, path, "4", "16");
-	ASSERT_EQ(rlog_attach(name), 0);
-	uint64_t ones = 0;
-	for (uint64_t i = 1; i <= GOOD; i++) {
-		uint64_t v[2] = { i, 0 };
-		ones += rlog_write(1024, v, sizeof v) == 1;
-	}
-	ASSERT_EQ_U64(ones, GOOD);
+	const char *name = start_with_good("ip", path, sizeof path);
 	ASSERT_EQ(rlog_detach(), 0);
 
 	struct rlog__region r;

@@ -264,6 +264,23 @@ static void no_file(void)
 /* 3: a consumer that does not keep up; at_stop: resumed just before the
  * session stops, so the daemon tells it of its last misses in a DATA_LOSS
  * of its own at the end of the stream. */
+/* The end of a consumer that missed blocks: its stderr is the one line
+ * that sums what it was told it missed, and the file holds every event
+ * written. */
+static void missed_end(const char *name, const char *err, uint64_t blocks, uint64_t missed,
+		       const char *path, uint64_t written)
+{
+	char line[256];
+	snprintf(line, sizeof line, "ringlog: tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): "
+		 "this consumer did not keep up (the daemon counts them in realtime_buffers_lost)\n",
+		 name, blocks, missed);
+	ASSERT_STREQ(err, line);
+	struct h_summary s;
+	h_summarize(path, &s);
+	ASSERT_EQ_U64(s.events, written);
+	ASSERT_EQ(s.damage, 0);
+}
+
 static void slow_consumer(bool at_stop)
 {
 	const char *name = h_session(at_stop ? "rtslow2" : "rtslow");
@@ -314,18 +331,9 @@ static void slow_consumer(bool at_stop)
 	uint64_t got = count_text(ao, &sum, &blocks, &missed);
 	ASSERT_EQ_U64(blocks, rtbl);
 	ASSERT_EQ_U64(got + missed, written);
-	char line[256];
-	snprintf(line, sizeof line, "ringlog: tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): "
-		 "this consumer did not keep up (the daemon counts them in realtime_buffers_lost)\n",
-		 name, blocks, missed);
-	ASSERT_STREQ(ae, line);
+	missed_end(name, ae, blocks, missed, path, written);
 	free(ao);
 	free(ae);
-	/* The file has them all. */
-	struct h_summary s;
-	h_summarize(path, &s);
-	ASSERT_EQ_U64(s.events, written);
-	ASSERT_EQ(s.damage, 0);
 	unlink(path);
 	unlink(a.out);
 	unlink(a.err);
@@ -434,18 +442,9 @@ static void stopped_through_stop(void)
 	diag("end: printed %" PRIu64 ", told missed %" PRIu64 ", written %" PRIu64, got, missed,
 	     written);
 	ASSERT_EQ_U64(got + missed, written);
-	char line[256];
-	snprintf(line, sizeof line, "ringlog: tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): "
-		 "this consumer did not keep up (the daemon counts them in realtime_buffers_lost)\n",
-		 name, blocks, missed);
-	ASSERT_STREQ(ae, line);
+	missed_end(name, ae, blocks, missed, path, written);
 	free(ao);
 	free(ae);
-	/* The file has every event written, once. */
-	struct h_summary sum;
-	h_summarize(path, &sum);
-	ASSERT_EQ_U64(sum.events, written);
-	ASSERT_EQ(sum.damage, 0);
 	for (int k = 0; k < 3; k++)
 		free(w[k].ok);
 	unlink(path);
