@@ -259,7 +259,7 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_proc, state),
 	F(rlog_shm_proc, gate),
 	F(rlog_shm_proc, pid),
-	F(rlog_shm_proc, reserved0),
+	F(rlog_shm_proc, claimer),
 	F(rlog_shm_proc, start_time),
 	F(rlog_shm_proc, lost_events),
 	F(rlog_shm_proc, lost_bytes),

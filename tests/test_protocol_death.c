@@ -227,25 +227,28 @@ static void case_claim(void)
 	unlink(path);
 }
 
-/* The slots (state, claimer) of session name stamped by process pid. */
-static int slots_stamped_by(struct rlog__region *r, pid_t pid, uint32_t state)
+/* The slots and process entries of region r stamped by process pid. */
+static int stamped_by(struct rlog__region *r, pid_t pid)
 {
 	int n = 0;
 	for (uint32_t i = 0; i < r->slot_count; i++)
-		n += atomic_load(&r->slots[i].claimer) == (uint32_t)pid &&
-		     atomic_load(&r->slots[i].state) == state;
+		n += (atomic_load(&r->slots[i].claimer) == (uint32_t)pid) +
+		     (atomic_load(&r->procs[i].claimer) == (uint32_t)pid);
 	return n;
 }
 
 /*
- * The same kill (point RLOG__HOOK_SLOT_CLAIMED: slot ACTIVE, pid 0), and
- * the one before it (RLOG__HOOK_SLOT_STAMPED: slot FREE, claimer stamped,
- * which no other thread may claim), while this process stays attached and
- * writes numbered events: the daemon frees the slot (or clears the stamp)
- * within a few liveness checks, not only once the session is empty; every
- * event written is in the file once.
+ * The same kill (point RLOG__HOOK_SLOT_CLAIMED: slot ACTIVE, pid 0), the
+ * one before it (RLOG__HOOK_SLOT_STAMPED: slot FREE, claimer stamped,
+ * which no other thread may claim), and the same for the process entry
+ * (RLOG__HOOK_PROC_CLAIMED), while this process stays attached and writes
+ * numbered events: the daemon frees the slot and entry (or clears the
+ * stamp) within a few liveness checks, not only once the session is empty;
+ * every event written is in the file once.  stamped: the slots and
+ * entries the child left stamped (its entry is stamped too, but at
+ * PROC_CLAIMED, where it has no slot yet).
  */
-static void case_claim_attached(int point, const char *tag)
+static void case_claim_attached(int point, const char *tag, int stamped)
 {
 	const char *name = h_session(tag);
 	char path[256];
@@ -263,15 +266,14 @@ static void case_claim_attached(int point, const char *tag)
 	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "%s: the child died in its claim", tag);
 	struct rlog__region reg;
 	ASSERT_EQ(rlog__region_open(name, &reg), 0);
-	uint32_t state = point == RLOG__HOOK_SLOT_CLAIMED ? RLOG_SLOT_ACTIVE : RLOG_SLOT_FREE;
-	ASSERT_EQ(slots_stamped_by(&reg, pid, state), 1);
+	ASSERT_EQ(stamped_by(&reg, pid), stamped);
 	/* Bounded: the daemon checks liveness once a second. */
 	uint64_t t0 = mono_ms(), threads = UINT64_MAX;
 	int left = 1;
 	while (mono_ms() - t0 < 6000) {
 		++seq;
 		ones += rlog_write(1024, &seq, sizeof seq) == 1;
-		left = slots_stamped_by(&reg, pid, state);
+		left = stamped_by(&reg, pid);
 		struct h_run q;
 		h_ringlog(&q, "query", name, NULL);
 		threads = h_kv(q.out, "producer_threads");
@@ -280,7 +282,7 @@ static void case_claim_attached(int point, const char *tag)
 		sleep_ms(20);
 	}
 	uint64_t ms = mono_ms() - t0;
-	ok(left == 0 && ms < 4000, "%s: the dead claimer's slot is released in %" PRIu64
+	ok(left == 0 && ms < 4000, "%s: what the dead claimer stamped is released in %" PRIu64
 	   " ms with this process attached", tag, ms);
 	ASSERT_EQ_U64(threads, 1); /* this thread's slot only */
 	rlog__region_close(&reg);
@@ -550,8 +552,9 @@ int main(void)
 	case_taking(RLOG__HOOK_TAKE_CLAIMED, "claimed");
 	case_taking(RLOG__HOOK_TAKE_OWNED, "owned");
 	case_claim();
-	case_claim_attached(RLOG__HOOK_SLOT_CLAIMED, "claimatt");
-	case_claim_attached(RLOG__HOOK_SLOT_STAMPED, "stampatt");
+	case_claim_attached(RLOG__HOOK_SLOT_CLAIMED, "claimatt", 2);
+	case_claim_attached(RLOG__HOOK_SLOT_STAMPED, "stampatt", 2);
+	case_claim_attached(RLOG__HOOK_PROC_CLAIMED, "procatt", 1);
 	case_fork_attach();
 	case_scribbled();
 	case_scribbled_restored();

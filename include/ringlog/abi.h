@@ -542,7 +542,8 @@ struct rlog_shm_proc {
 	_Atomic uint32_t state;          /* RLOG_PROC_* */
 	_Atomic uint32_t gate;           /* threads inside a loss count here (fetch_add/sub) */
 	_Atomic uint32_t pid;            /* owner process; 0 while being claimed */
-	uint32_t reserved0;              /* 0 */
+	_Atomic uint32_t claimer;        /* pid of the process claiming it, stamped (CAS 0 -> pid)
+	                                    before the state's CAS; 0 once the daemon frees it */
 	_Atomic uint64_t start_time;     /* owner's start, /proc/PID/stat field 22; 0: unknown */
 	_Atomic uint64_t lost_events[2]; /* cumulative: [0] no slot, [1] nested while unbound */
 	_Atomic uint64_t lost_bytes[2];

@@ -15,9 +15,9 @@
  * (another start time) is dead.  A slot is dead when its pid's entry is;
  * a slot whose pid has no entry (hostile, or a process that was refused
  * one) is checked by itself.  kill(pid, 0) alone sees zombies as alive
- * (issue 12, item 9).  A slot ACTIVE without its pid yet is its claimer's
- * (the pid stamped in `claimer` before the claim), dead when the claimer
- * is.  A pid no process can have (0 where one is required, above
+ * (issue 12, item 9).  A slot or entry ACTIVE without its pid yet is its
+ * claimer's (the pid stamped in `claimer` before the claim), dead when the
+ * claimer is.  A pid no process can have (0 where one is required, above
  * INT32_MAX or at or above the kernel's pid_max) is region damage: counted
  * at once as a corrupt buffer (a CORRUPT DATA_LOSS record, last_error),
  * and its slot or entry treated as dead, never waited for.
@@ -52,14 +52,53 @@ void rlog__drain_damaged_pid(struct rlog__drain *d, const char *what, uint32_t i
 			 what, i, pid, rlog__pid_max());
 }
 
-/* Whose claim slot i is, if it is ACTIVE without a pid yet: the process
- * that stamped it (src/lib/thread.c), dead or alive as its entry says, or
- * as /proc says without one. */
+/* Whether the process that stamped a claim (src/lib/thread.c,
+ * src/lib/proc.c) is dead: as its entry says, or as /proc says without
+ * one. */
 static bool claimer_dead(uint32_t claimer, const struct pid_verdict *v, size_t n)
 {
 	struct pid_verdict key = { claimer, false };
 	const struct pid_verdict *hit = bsearch(&key, v, n, sizeof *v, by_pid);
 	return hit ? hit->dead : rlog__process_dead((pid_t)claimer, 0);
+}
+
+/*
+ * A slot or process entry whose state word reads free_state: a stamp on it
+ * is a claimer's that has not made it ACTIVE yet, or one that died before
+ * it could, and nobody else may claim it until the stamp is gone.  Only
+ * the daemon clears a stamp it did not make, and only a dead process's:
+ * found dead before the state is read FREE again, it cannot have made it
+ * ACTIVE since.  Returns true if the state was free_state.
+ */
+static bool clear_dead_stamp(_Atomic uint32_t *state, _Atomic uint32_t *claimer,
+			     uint32_t free_state, uint32_t pid_max, const struct pid_verdict *v,
+			     size_t n)
+{
+	if (load_seq_cst(state) != free_state)
+		return false;
+	uint32_t c = load_acquire(claimer);
+	if (c != 0 && (!rlog__pid_possible(c, pid_max) || claimer_dead(c, v, n)) &&
+	    load_seq_cst(state) == free_state)
+		atomic_compare_exchange_strong(claimer, &c, 0);
+	return true;
+}
+
+/*
+ * Slot or entry what i, ACTIVE with pid 0: being claimed by the process
+ * that stamped it before it made it ACTIVE (acquire: the stamp came first),
+ * which stores its pid right after.  Dead if that process is (killed
+ * between its CAS and its pid store); one ACTIVE without a stamp was not
+ * claimed by the protocol: damage.
+ */
+static bool claim_dead(struct rlog__drain *d, const char *what, uint32_t i,
+		       _Atomic uint32_t *claimer, uint32_t tid, uint32_t pid_max,
+		       const struct pid_verdict *v, size_t n)
+{
+	uint32_t c = load_acquire(claimer);
+	if (rlog__pid_possible(c, pid_max))
+		return claimer_dead(c, v, n);
+	rlog__drain_damaged_pid(d, what, i, c, tid);
+	return true;
 }
 
 void rlog__drain_check_dead(struct rlog__drain *d)
@@ -75,7 +114,7 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 			continue;
 		uint32_t pid = load_acquire(&p->pid);
 		if (pid == 0)
-			continue; /* being claimed: its claimer stores its pid next */
+			continue; /* being claimed: below */
 		if (!d->procs[i].dead && !rlog__pid_possible(pid, pid_max)) {
 			/* No process has it: damage, dead at once (never
 			 * kill(0, 0), never a wait on it at stop). */
@@ -90,39 +129,21 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 	}
 	qsort(v, n, sizeof *v, by_pid);
 	for (uint32_t i = 0; i < r->slot_count; i++) {
-		struct rlog_shm_slot *s = &r->slots[i];
-		/* A stamp on a FREE slot is a claimer's that has not made it
-		 * ACTIVE yet, or one that died before it could: nobody else
-		 * may claim the slot until the stamp is gone.  Only the daemon
-		 * clears a stamp it did not make, and only a dead process's:
-		 * found dead before the state is read FREE, it cannot have
-		 * made the slot ACTIVE since. */
-		uint32_t claimer = load_acquire(&s->claimer);
-		bool gone = claimer != 0 && (!rlog__pid_possible(claimer, pid_max) ||
-					     claimer_dead(claimer, v, n));
-		uint32_t st = load_seq_cst(&s->state);
-		if (st == RLOG_SLOT_FREE) {
-			if (gone)
-				atomic_compare_exchange_strong(&s->claimer, &claimer, 0);
+		struct rlog_shm_proc *p = &r->procs[i];
+		if (clear_dead_stamp(&p->state, &p->claimer, RLOG_PROC_FREE, pid_max, v, n) ||
+		    d->procs[i].dead || load_acquire(&p->state) != RLOG_PROC_ACTIVE ||
+		    load_acquire(&p->pid) != 0)
 			continue;
-		}
-		if (st != RLOG_SLOT_ACTIVE || d->dead[i])
+		d->procs[i].dead = claim_dead(d, "process entry", i, &p->claimer, 0, pid_max, v, n);
+	}
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_slot *s = &r->slots[i];
+		if (clear_dead_stamp(&s->state, &s->claimer, RLOG_SLOT_FREE, pid_max, v, n) ||
+		    d->dead[i] || load_acquire(&s->state) != RLOG_SLOT_ACTIVE)
 			continue;
 		uint32_t pid = s->pid;
 		if (pid == 0) {
-			/* Being claimed: the claimer stamped the slot before it
-			 * made it ACTIVE (read again after the state: the stamp
-			 * read above may be older), and stores its pid right
-			 * after.  It is dead if that process is (killed
-			 * between its CAS and its pid store); a slot ACTIVE
-			 * without a stamp was not claimed by the protocol. */
-			claimer = load_acquire(&s->claimer);
-			if (!rlog__pid_possible(claimer, pid_max)) {
-				d->dead[i] = 1;
-				rlog__drain_damaged_pid(d, "thread slot", i, claimer, s->tid);
-			} else {
-				d->dead[i] = claimer_dead(claimer, v, n);
-			}
+			d->dead[i] = claim_dead(d, "thread slot", i, &s->claimer, s->tid, pid_max, v, n);
 			continue;
 		}
 		if (!rlog__pid_possible(pid, pid_max)) {
@@ -191,6 +212,7 @@ void rlog__drain_free_procs(struct rlog__drain *d)
 		}
 		store_relaxed(&p->start_time, 0);
 		store_relaxed(&p->pid, 0);
+		store_relaxed(&p->claimer, 0);
 		if (dead)
 			store_relaxed(&p->gate, 0); /* a dead process's gate is void */
 		/* Release: the next claimer (CAS FREE -> ACTIVE) sees the
