@@ -15,12 +15,14 @@
  * (another start time) is dead.  A slot is dead when its pid's entry is;
  * a slot whose pid has no entry (hostile, or a process that was refused
  * one) is checked by itself.  kill(pid, 0) alone sees zombies as alive
- * (issue 12, item 9).  A slot or entry ACTIVE without its pid yet is its
- * claimer's (the pid stamped in `claimer` before the claim), dead when the
- * claimer is.  A pid no process can have (0 where one is required, above
- * INT32_MAX or at or above the kernel's pid_max) is region damage: counted
- * at once as a corrupt buffer (a CORRUPT DATA_LOSS record, last_error),
- * and its slot or entry treated as dead, never waited for.
+ * (issue 12, item 9).
+ *
+ * A slot or entry ACTIVE without its pid yet is its claimer's (the pid
+ * stamped in `claimer` before the claim), dead when the claimer is.  A
+ * pid no process can have (0 where one is required, above INT32_MAX or at
+ * or above the kernel's pid_max) is region damage: counted at once as a
+ * corrupt buffer (a CORRUPT DATA_LOSS record, last_error), and its slot
+ * or entry treated as dead, never waited for.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
