@@ -40,7 +40,7 @@
 #define RT_FIELDS(F) F(U64, seq) F(STRING, tag)
 RLOG_DEFINE_EVENT(rt_ev, 3100, "rt.ev", 0, RT_FIELDS)
 
-#define TH_FIELDS(F) F(U64, th) F(U64, seq)
+#define TH_FIELDS(F) F(U64, th) F(U64, seq) F(BYTES(40), pad)
 RLOG_DEFINE_EVENT(rt_th, 3101, "rt.th", 0, TH_FIELDS)
 
 static struct h_run r;
@@ -339,9 +339,12 @@ static void slow_consumer(bool at_stop)
 	unlink(a.err);
 }
 
-/* 3b: the writers of numbered events, {thread, sequence}: ok[i] is 1 if
- * the write of sequence i returned 1. */
+/* 3b: the writers of numbered events, {thread, sequence} and 40 bytes
+ * (64-byte records: 5 MB in all, more than twice what the stopped
+ * consumer's socket can hold, its send buffer at most 2 MiB): ok[i] is 1
+ * if the write of sequence i returned 1. */
 #define TH_N 40000u
+static const uint8_t th_pad[40];
 struct th_writer {
 	pthread_t id;
 	uint64_t th, written;
@@ -352,7 +355,7 @@ static void *th_write(void *arg)
 {
 	struct th_writer *w = arg;
 	for (uint64_t i = 1; i <= TH_N; i++) {
-		int rc = RLOG_EVENT(rt_th, w->th, i);
+		int rc = RLOG_EVENT(rt_th, w->th, i, th_pad);
 		w->ok[i] = rc == 1;
 		w->written += rc == 1;
 	}
@@ -381,7 +384,7 @@ static void stopped_through_stop(void)
 	}
 	/* Thread 0 (this one): 100 events, seen by the consumer. */
 	for (uint64_t i = 1; i <= 100; i++) {
-		int rc = RLOG_EVENT(rt_th, 0, i);
+		int rc = RLOG_EVENT(rt_th, 0, i, th_pad);
 		w[0].ok[i] = rc == 1;
 		w[0].written += rc == 1;
 	}
