@@ -14,8 +14,10 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "atomics.h"
+#include "procstat.h"
 #include "record.h"
 #include "shm.h"
 #include "tap.h"
@@ -67,14 +69,13 @@ static void forge_records(struct rlog__region *r, uint32_t idx, uint64_t base, u
 	memcpy(p, w, sizeof w);
 }
 
-static void hostile_buffers(void)
+/* Starts session tag (its file's path into path), attached, with GOOD
+ * events of ours written into it; returns its name. */
+static const char *start_with_good(const char *tag, char *path, size_t cap)
 {
-	const char *name = h_session("hr");
-	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("hr"));
+	const char *name = h_session(tag);
+	snprintf(path, cap, "%s", h_path(tag));
 	h_start(name, path, "4", "16");
-
-	/* Good events first: G events of ours, handed over. */
 	ASSERT_EQ(rlog_attach(name), 0);
 	uint64_t ones = 0;
 	for (uint64_t i = 1; i <= GOOD; i++) {
@@ -82,6 +83,14 @@ static void hostile_buffers(void)
 		ones += rlog_write(1024, v, sizeof v) == 1;
 	}
 	ASSERT_EQ_U64(ones, GOOD);
+	return name;
+}
+
+static void hostile_buffers(void)
+{
+	char path[256];
+	/* Good events first: G events of ours, handed over. */
+	const char *name = start_with_good("hr", path, sizeof path);
 	ASSERT_EQ(rlog_flush_thread(), 0);
 
 	struct rlog__region r;
@@ -277,8 +286,75 @@ static void hostile_headers(void)
 	ASSERT_EQ(shm_unlink(shm), 0);
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * Slots and a process entry whose pids no process can have: a slot inside
+ * a write (busy 1) whose pid is above INT32_MAX, one inside a write whose
+ * pid is pid_max, one ACTIVE with pid 0 and no claimer's stamp, and a
+ * process entry with its gate raised and pid 0.  The daemon once waited
+ * its whole 10 s at stop for the first and the last; now each is damage,
+ * counted at once: stop returns in well under 2 s, corrupt_buffers is 4,
+ * the file has four CORRUPT records and every good event, and stop says
+ * the region is damaged (exit 1).
+ */
+static void impossible_pids(void)
+{
+	char path[256];
+	const char *name = start_with_good("ip", path, sizeof path);
+	ASSERT_EQ(rlog_detach(), 0);
+
+	struct rlog__region r;
+	ASSERT_EQ(rlog__region_open(name, &r), 0);
+	BAIL_IF(r.hdr == NULL, "cannot map the region");
+	uint32_t pids[3] = { UINT32_C(0xfffffff0), rlog__pid_max(), 0 };
+	for (uint32_t k = 0; k < 3; k++) {
+		uint32_t i = claim_slot(&r, k);
+		BAIL_IF(i == UINT32_MAX, "no free slot");
+		r.slots[i].pid = pids[k];
+		store_seq_cst(&r.slots[i].busy, k < 2);
+	}
+	uint32_t e = UINT32_MAX;
+	for (uint32_t i = r.slot_count; i-- > 0 && e == UINT32_MAX;) {
+		uint32_t expect = RLOG_PROC_FREE;
+		if (atomic_compare_exchange_strong(&r.procs[i].state, &expect, RLOG_PROC_ACTIVE))
+			e = i;
+	}
+	BAIL_IF(e == UINT32_MAX, "no free process entry");
+	store_seq_cst(&r.procs[e].gate, 1);
+	rlog__region_close(&r);
+
+	struct h_run run;
+	uint64_t t0 = mono_ms();
+	h_ringlog(&run, "stop", name, NULL);
+	uint64_t ms = mono_ms() - t0;
+	ok(ms < 2000, "stop returned in %" PRIu64 " ms (under 2 s; the wait limit is 10 s)", ms);
+	ASSERT_EQ(run.status, 1);
+	ok(strstr(run.err, "ringlog: stop: ") == run.err &&
+	   strstr(run.err, "the region is damaged: ") != NULL &&
+	   strstr(run.err, "which no process can have") != NULL,
+	   "stop says the region is damaged: %s", run.err);
+	ASSERT_EQ_U64(h_kv(run.out, "corrupt_buffers"), 4);
+	ASSERT_EQ_U64(h_kv(run.out, "events_written"), GOOD);
+	ASSERT_EQ_U64(h_kv(run.out, "events_lost"), 0);
+	struct h_summary sum;
+	h_summarize(path, &sum);
+	ASSERT_EQ(sum.open_err, 0);
+	ASSERT_EQ_U64(sum.damage, 0);
+	ASSERT_EQ_U64(sum.events, GOOD);
+	ASSERT_EQ_U64(sum.loss_records, 4);
+	ASSERT_EQ_U64(sum.loss_events, 0);
+	unlink(path);
+}
+
 int main(void)
 {
+	impossible_pids();
 	hostile_buffers();
 	hostile_headers();
 	return done_testing();

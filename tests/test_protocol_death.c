@@ -205,8 +205,8 @@ static void case_taking(int point, const char *tag)
 }
 
 /* A producer killed between claiming a slot and storing its pid there:
- * the daemon finds the slot ACTIVE with pid 0 at two liveness checks and
- * no live process entry, and frees it (procs.c). */
+ * the slot is ACTIVE with pid 0, stamped with the claimer's pid; the
+ * daemon finds that process dead and frees the slot (procs.c). */
 static void case_claim(void)
 {
 	const char *name = h_session("claim");
@@ -224,6 +224,84 @@ static void case_claim(void)
 	ASSERT_STREQ(r.err, "");
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 0);
 	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), 0);
+	unlink(path);
+}
+
+/* The slots and process entries of region r stamped by process pid. */
+static int stamped_by(struct rlog__region *r, pid_t pid)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < r->slot_count; i++)
+		n += (atomic_load(&r->slots[i].claimer) == (uint32_t)pid) +
+		     (atomic_load(&r->procs[i].claimer) == (uint32_t)pid);
+	return n;
+}
+
+/*
+ * The same kill (point RLOG__HOOK_SLOT_CLAIMED: slot ACTIVE, pid 0), the
+ * one before it (RLOG__HOOK_SLOT_STAMPED: slot FREE, claimer stamped,
+ * which no other thread may claim), and the same for the process entry
+ * (RLOG__HOOK_PROC_CLAIMED), while this process stays attached and writes
+ * numbered events: the daemon frees the slot and entry (or clears the
+ * stamp) within a few liveness checks, not only once the session is empty;
+ * every event written is in the file once.  stamped: the slots and
+ * entries the child left stamped (its entry is stamped too, but at
+ * PROC_CLAIMED, where it has no slot yet).
+ */
+static void case_claim_attached(int point, const char *tag, int stamped)
+{
+	const char *name = h_session(tag);
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path(tag));
+	h_start(name, path, "4", "16");
+	ASSERT_EQ(rlog_attach(name), 0);
+	uint64_t seq = 0, ones = 0;
+	for (int k = 0; k < 100; k++) {
+		++seq;
+		ones += rlog_write(1024, &seq, sizeof seq) == 1;
+	}
+	pid_t pid = child_dies_at(name, die_hook, point);
+	int st;
+	waitpid(pid, &st, 0);
+	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "%s: the child died in its claim", tag);
+	struct rlog__region reg;
+	ASSERT_EQ(rlog__region_open(name, &reg), 0);
+	ASSERT_EQ(stamped_by(&reg, pid), stamped);
+	/* Bounded: the daemon checks liveness once a second. */
+	uint64_t t0 = mono_ms(), threads = UINT64_MAX;
+	int left = 1;
+	while (mono_ms() - t0 < 6000) {
+		++seq;
+		ones += rlog_write(1024, &seq, sizeof seq) == 1;
+		left = stamped_by(&reg, pid);
+		struct h_run q;
+		h_ringlog(&q, "query", name, NULL);
+		threads = h_kv(q.out, "producer_threads");
+		if (left == 0 && threads == 1)
+			break;
+		sleep_ms(20);
+	}
+	uint64_t ms = mono_ms() - t0;
+	ok(left == 0 && ms < 4000, "%s: what the dead claimer stamped is released in %" PRIu64
+	   " ms with this process attached", tag, ms);
+	ASSERT_EQ_U64(threads, 1); /* this thread's slot only */
+	rlog__region_close(&reg);
+	for (int k = 0; k < 100; k++) {
+		++seq;
+		ones += rlog_write(1024, &seq, sizeof seq) == 1;
+	}
+	ASSERT_EQ_U64(ones, seq);
+	rlog_detach();
+	struct h_run r;
+	stop_prompt(name, &r);
+	ASSERT_STREQ(r.err, "");
+	h_check_identity(&r, path, ones, 0);
+	struct h_summary sum;
+	h_summarize(path, &sum);
+	ASSERT_EQ_U64(sum.nthreads, 1);
+	ASSERT_EQ_U64(sum.th[0].events, seq);
+	ASSERT_EQ_U64(sum.th[0].last_seq, seq);
+	ASSERT_EQ_U64(sum.th[0].order_errors, 0);
 	unlink(path);
 }
 
@@ -474,6 +552,9 @@ int main(void)
 	case_taking(RLOG__HOOK_TAKE_CLAIMED, "claimed");
 	case_taking(RLOG__HOOK_TAKE_OWNED, "owned");
 	case_claim();
+	case_claim_attached(RLOG__HOOK_SLOT_CLAIMED, "claimatt", 2);
+	case_claim_attached(RLOG__HOOK_SLOT_STAMPED, "stampatt", 2);
+	case_claim_attached(RLOG__HOOK_PROC_CLAIMED, "procatt", 1);
 	case_fork_attach();
 	case_scribbled();
 	case_scribbled_restored();

@@ -15,11 +15,20 @@
  *      missed = events written; it exits 1 with its line; the same when
  *      it is resumed only as the session stops (its last DATA_LOSS then
  *      ends its stream);
+ *   3b. a consumer stopped while two threads write numbered events and
+ *      still stopped when the session stops (its socket full: the daemon
+ *      cannot send it the DATA_LOSS of the end), resumed after: it prints
+ *      a DATA_LOSS of cause real_time for what it missed at the end (from
+ *      the daemon's end account), the blocks of its DATA_LOSS lines add up
+ *      to realtime_buffers_lost, each event it prints was written once and
+ *      printed once, and events printed + events it was told it missed =
+ *      events written; it exits 1;
  *   4. a real-time session without a consumer keeps its file;
  *   5. tail's errors: no session, not a real-time session, a bad name, a
  *      usage error: one line each, exact.
  * Every session: events emitted = events written + events lost.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -30,6 +39,9 @@
 
 #define RT_FIELDS(F) F(U64, seq) F(STRING, tag)
 RLOG_DEFINE_EVENT(rt_ev, 3100, "rt.ev", 0, RT_FIELDS)
+
+#define TH_FIELDS(F) F(U64, th) F(U64, seq) F(BYTES(40), pad)
+RLOG_DEFINE_EVENT(rt_th, 3101, "rt.th", 0, TH_FIELDS)
 
 static struct h_run r;
 
@@ -252,6 +264,23 @@ static void no_file(void)
 /* 3: a consumer that does not keep up; at_stop: resumed just before the
  * session stops, so the daemon tells it of its last misses in a DATA_LOSS
  * of its own at the end of the stream. */
+/* The end of a consumer that missed blocks: its stderr is the one line
+ * that sums what it was told it missed, and the file holds every event
+ * written. */
+static void missed_end(const char *name, const char *err, uint64_t blocks, uint64_t missed,
+		       const char *path, uint64_t written)
+{
+	char line[256];
+	snprintf(line, sizeof line, "ringlog: tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): "
+		 "this consumer did not keep up (the daemon counts them in realtime_buffers_lost)\n",
+		 name, blocks, missed);
+	ASSERT_STREQ(err, line);
+	struct h_summary s;
+	h_summarize(path, &s);
+	ASSERT_EQ_U64(s.events, written);
+	ASSERT_EQ(s.damage, 0);
+}
+
 static void slow_consumer(bool at_stop)
 {
 	const char *name = h_session(at_stop ? "rtslow2" : "rtslow");
@@ -302,18 +331,125 @@ static void slow_consumer(bool at_stop)
 	uint64_t got = count_text(ao, &sum, &blocks, &missed);
 	ASSERT_EQ_U64(blocks, rtbl);
 	ASSERT_EQ_U64(got + missed, written);
-	char line[256];
-	snprintf(line, sizeof line, "ringlog: tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): "
-		 "this consumer did not keep up (the daemon counts them in realtime_buffers_lost)\n",
-		 name, blocks, missed);
-	ASSERT_STREQ(ae, line);
+	missed_end(name, ae, blocks, missed, path, written);
 	free(ao);
 	free(ae);
-	/* The file has them all. */
-	struct h_summary s;
-	h_summarize(path, &s);
-	ASSERT_EQ_U64(s.events, written);
-	ASSERT_EQ(s.damage, 0);
+	unlink(path);
+	unlink(a.out);
+	unlink(a.err);
+}
+
+/* 3b: the writers of numbered events, {thread, sequence} and 40 bytes
+ * (64-byte records: 5 MB in all, more than twice what the stopped
+ * consumer's socket can hold, its send buffer at most 2 MiB): ok[i] is 1
+ * if the write of sequence i returned 1. */
+#define TH_N 40000u
+static const uint8_t th_pad[40];
+struct th_writer {
+	pthread_t id;
+	uint64_t th, written;
+	uint8_t *ok;
+};
+
+static void *th_write(void *arg)
+{
+	struct th_writer *w = arg;
+	for (uint64_t i = 1; i <= TH_N; i++) {
+		int rc = RLOG_EVENT(rt_th, w->th, i, th_pad);
+		w->ok[i] = rc == 1;
+		w->written += rc == 1;
+	}
+	rlog_flush_thread();
+	return NULL;
+}
+
+static void stopped_through_stop(void)
+{
+	const char *name = h_session("rtend");
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path("rtend"));
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
+		  "--buffer-size", "4", "--buffers", "2048", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct tailer a;
+	tail_start(&a, name, "end", NULL, NULL);
+	ok(tail_wait_for(&a, "LOG_MARKER"), "end: connected");
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct th_writer w[3];
+	memset(w, 0, sizeof w);
+	for (int k = 0; k < 3; k++) {
+		w[k].th = (uint64_t)k;
+		w[k].ok = calloc(TH_N + 1, 1);
+	}
+	/* Thread 0 (this one): 100 events, seen by the consumer. */
+	for (uint64_t i = 1; i <= 100; i++) {
+		int rc = RLOG_EVENT(rt_th, 0, i, th_pad);
+		w[0].ok[i] = rc == 1;
+		w[0].written += rc == 1;
+	}
+	rlog_flush_thread();
+	ok(tail_wait_for(&a, "th=0 seq=100"), "end: first events delivered");
+	kill(a.pid, SIGSTOP);
+	for (int k = 1; k < 3; k++)
+		pthread_create(&w[k].id, NULL, th_write, &w[k]);
+	for (int k = 1; k < 3; k++)
+		pthread_join(w[k].id, NULL);
+	rlog_detach();
+	uint64_t written = w[0].written + w[1].written + w[2].written;
+	/* Stopped while the consumer still sleeps, its socket full. */
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), written);
+	uint64_t rtbl = h_kv(r.out, "realtime_buffers_lost");
+	ok(rtbl > 0 && rtbl != UINT64_MAX, "end: realtime_buffers_lost %" PRIu64, rtbl);
+	kill(a.pid, SIGCONT);
+	tail_end(&a);
+	ASSERT_EQ(a.status, 1);
+	char *ao = slurp_path(a.out), *ae = slurp_path(a.err);
+	/* Every event printed was written (returned 1), and printed once. */
+	uint64_t got = 0, extra = 0, dup = 0, blocks = 0, missed = 0, loss_lines = 0;
+	for (const char *p = ao; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(len < 511 ? len : 511), p);
+		const char *q = strstr(line, " rt.th ");
+		q = q ? strstr(q, " th=") : NULL;
+		if (q) {
+			char *end;
+			uint64_t th = strtoull(q + 4, &end, 10);
+			const char *sq = strstr(end, " seq=");
+			uint64_t seq = sq ? strtoull(sq + 5, NULL, 10) : 0;
+			if (th > 2 || seq == 0 || seq > TH_N || w[th].ok[seq] == 0) {
+				extra++;
+			} else if (w[th].ok[seq] == 2) {
+				dup++;
+			} else {
+				w[th].ok[seq] = 2;
+				got++;
+			}
+		}
+		if (strstr(line, "cause=real_time")) {
+			loss_lines++;
+			const char *ev = strstr(line, "events="), *b = strstr(line, "blocks=");
+			missed += ev ? strtoull(ev + 7, NULL, 10) : 0;
+			blocks += b ? strtoull(b + 7, NULL, 10) : 0;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	ASSERT_EQ_U64(extra, 0); /* never written */
+	ASSERT_EQ_U64(dup, 0);   /* printed twice */
+	ok(loss_lines > 0, "end: %" PRIu64 " DATA_LOSS lines of cause real_time", loss_lines);
+	ASSERT_EQ_U64(blocks, rtbl);
+	diag("end: printed %" PRIu64 ", told missed %" PRIu64 ", written %" PRIu64, got, missed,
+	     written);
+	ASSERT_EQ_U64(got + missed, written);
+	missed_end(name, ae, blocks, missed, path, written);
+	free(ao);
+	free(ae);
+	for (int k = 0; k < 3; k++)
+		free(w[k].ok);
 	unlink(path);
 	unlink(a.out);
 	unlink(a.err);
@@ -397,6 +533,7 @@ int main(void)
 	no_file();
 	slow_consumer(false);
 	slow_consumer(true);
+	stopped_through_stop();
 	no_consumer();
 	errors();
 	return done_testing();

@@ -302,7 +302,7 @@ _Static_assert(offsetof(struct rlog_block_header, crc32) == 40, "crc32 at +40");
 /* ------------------------------------------------------------------ */
 
 #define RLOG_SHM_MAGIC         0x314d4853474f4c52ull /* "RLOGSHM1" */
-#define RLOG_SHM_ABI_VERSION   5
+#define RLOG_SHM_ABI_VERSION   6
 #define RLOG_SHM_PREFIX        "/ringlog."   /* shm_open name = prefix + lower-case name */
 #define RLOG_NAME_MAX          64
 #define RLOG_PATH_MAX          1024
@@ -514,7 +514,8 @@ struct rlog_shm_slot {
 	_Atomic uint64_t lost_bytes[2];
 	_Atomic uint64_t buffers_taken;  /* next descriptor seq */
 	_Atomic uint32_t taking;         /* buffer index + 1 from before its bit's CAS to OWNED, else 0 */
-	uint32_t reserved;               /* 0 */
+	_Atomic uint32_t claimer;        /* pid of the process claiming it, stamped (CAS 0 -> pid)
+	                                    before the state's CAS; 0 once the daemon frees it */
 	/* +64: overwrite mode, cumulative, added by the producers that took
 	 * this thread's full buffers (fetch_add) */
 	_Atomic uint64_t ow_events;      /* events overwritten before the daemon delivered them */
@@ -541,7 +542,8 @@ struct rlog_shm_proc {
 	_Atomic uint32_t state;          /* RLOG_PROC_* */
 	_Atomic uint32_t gate;           /* threads inside a loss count here (fetch_add/sub) */
 	_Atomic uint32_t pid;            /* owner process; 0 while being claimed */
-	uint32_t reserved0;              /* 0 */
+	_Atomic uint32_t claimer;        /* pid of the process claiming it, stamped (CAS 0 -> pid)
+	                                    before the state's CAS; 0 once the daemon frees it */
 	_Atomic uint64_t start_time;     /* owner's start, /proc/PID/stat field 22; 0: unknown */
 	_Atomic uint64_t lost_events[2]; /* cumulative: [0] no slot, [1] nested while unbound */
 	_Atomic uint64_t lost_bytes[2];

@@ -15,7 +15,14 @@
  * Blocks the daemon could not deliver (this consumer did not keep up) are
  * announced in the stream by a DATA_LOSS record of cause real_time, which
  * prints as dump prints it (with blocks=N); at the end one line on stderr
- * sums them, and the exit status is 1.
+ * sums them, and the exit status is 1.  What it missed at the very end,
+ * when it was not reading as the session stopped (its socket full: the
+ * daemon could not send the DATA_LOSS), it learns from the daemon's end
+ * account (struct rlog_rt_end, passed with the stream's first bytes): the
+ * blocks the account counts beyond the DATA_LOSS records read are printed
+ * as one more DATA_LOSS of cause real_time, as the daemon would have sent
+ * it.  A stream that ends without its account (the daemon died) says that
+ * what it missed at the end is unknown.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,7 +64,8 @@ struct tail {
 	struct tail_stream s;
 	bool shown;              /* the first image was shown (header, LOG_MARKER) */
 	int64_t since, until;
-	uint64_t missed_blocks, missed_events;
+	uint64_t missed_blocks, missed_events, missed_bytes;
+	int endfd;               /* the daemon's end account, or -1 */
 	int status;
 	struct rlog_reader *prev; /* the last delivery's reader: what it knew of the counters */
 };
@@ -116,6 +124,7 @@ static void show(struct tail *t, const uint8_t *img, size_t len)
 		    l.cause == RLOG_LOSS_REAL_TIME && dump_loss_blocks(&ev, &blocks)) {
 			t->missed_blocks += blocks;
 			t->missed_events += l.events;
+			t->missed_bytes += l.bytes;
 		}
 		dump_event(d, &ev, t->since, t->until);
 	}
@@ -160,6 +169,84 @@ static void stream_end(struct tail *t, const char *name)
 	t->status = cli_error("tail %s: the daemon closed the stream while the session runs", name);
 }
 
+/* Reads what the socket has: like read(2), keeping the end account's
+ * descriptor when it comes (SCM_RIGHTS, with the stream's first bytes). */
+static ssize_t stream_read(struct tail *t, int fd, void *buf, size_t n)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { buf, n };
+	struct msghdr m;
+	memset(&m, 0, sizeof m);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.buf;
+	m.msg_controllen = sizeof u.buf;
+	ssize_t got = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+	if (got < 0 || m.msg_controllen == 0)
+		return got;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int passed;
+			memcpy(&passed, CMSG_DATA(c) + i * sizeof(int), sizeof passed);
+			if (t->endfd < 0)
+				t->endfd = passed;
+			else
+				close(passed);
+		}
+	}
+	return got;
+}
+
+/*
+ * The stream ended (end of file): what the daemon's end account says it
+ * missed beyond the DATA_LOSS records it read is shown as one more, and
+ * the bytes read are checked against what the daemon sent.
+ */
+static void end_account(struct tail *t, const char *name)
+{
+	struct rlog_rt_end e;
+	if (t->endfd < 0 || pread(t->endfd, &e, sizeof e, 0) != (ssize_t)sizeof e ||
+	    memcmp(e.magic, RLOG_RT_END_MAGIC, sizeof e.magic) != 0 ||
+	    e.version < RLOG_RT_END_VERSION || e.state != RLOG_RT_END_FINAL) {
+		if (t->status == 0)
+			t->status = cli_error("tail %s: the stream ended without the daemon's end "
+					      "account: what this consumer missed at its end is not "
+					      "known", name);
+		return;
+	}
+	uint64_t read_bytes = t->s.offset + tail_stream_pending(&t->s);
+	if (read_bytes != e.stream_bytes)
+		t->status = cli_error("tail %s: read %" PRIu64 " bytes of the stream; the daemon "
+				      "sent %" PRIu64, name, read_bytes, e.stream_bytes);
+	if (e.lost_blocks < t->missed_blocks || e.lost_events < t->missed_events ||
+	    e.lost_bytes < t->missed_bytes) {
+		t->status = cli_error("tail %s: the daemon's end account counts fewer missed blocks "
+				      "(%" PRIu64 ") than the stream told (%" PRIu64 ")", name,
+				      e.lost_blocks, t->missed_blocks);
+		return;
+	}
+	if (t->s.blocks != e.blocks_whole)
+		t->status = cli_error("tail %s: framed %" PRIu64 " blocks; the daemon sent %" PRIu64
+				      " whole", name, t->s.blocks, e.blocks_whole);
+	uint64_t blocks = e.lost_blocks - t->missed_blocks;
+	if (blocks == 0 && e.lost_events == t->missed_events) {
+		if (tail_stream_pending(&t->s) > 0)
+			t->status = cli_error("tail %s: the stream ended inside a block (%zu bytes): "
+					      "the daemon stopped before it could send it whole",
+					      name, tail_stream_pending(&t->s));
+		return;
+	}
+	if (tail_stream_end_loss(&t->s, blocks, e.lost_events - t->missed_events,
+				 e.lost_bytes - t->missed_bytes, e.last_time) < 0)
+		t->status = cli_error("tail %s: out of memory", name);
+}
+
 /* Shows every image the stream holds.  Returns 0 or -ENOMEM. */
 static int show_all(struct tail *t)
 {
@@ -175,6 +262,7 @@ int cmd_tail(int argc, char **argv)
 {
 	struct tail t;
 	memset(&t, 0, sizeof t);
+	t.endfd = -1;
 	int rc = dump_parse_args(&t.d, argc, argv, "tail", "session NAME");
 	if (rc != 0) {
 		dump_free_args(&t.d);
@@ -239,7 +327,7 @@ int cmd_tail(int argc, char **argv)
 			break;
 		/* Read what is there, then show it. */
 		for (;;) {
-			ssize_t n = read(fd, buf, READ_CHUNK);
+			ssize_t n = stream_read(&t, fd, buf, READ_CHUNK);
 			if (n == 0) {
 				eof = true;
 				break;
@@ -267,20 +355,24 @@ int cmd_tail(int argc, char **argv)
 			break;
 		}
 	}
-	if (eof && t.s.error[0] == '\0' && tail_stream_pending(&t.s) > 0)
-		t.status = cli_error("tail %s: the stream ended inside a block (%zu bytes): the "
-				     "daemon stopped before it could send it whole", name,
-				     tail_stream_pending(&t.s));
 	if (eof && !t.shown && t.s.error[0] == '\0' && t.status == 0)
 		t.status = cli_error("tail %s: the stream ended before its LOG_MARKER", name);
-	if (eof && t.s.error[0] == '\0')
+	if (eof && t.s.error[0] == '\0') {
 		stream_end(&t, name);
+		if (t.shown) {
+			end_account(&t, name);
+			if (show_all(&t) < 0)
+				t.status = cli_error("tail %s: out of memory", name);
+		}
+	}
 	if (t.missed_blocks > 0)
 		t.status = cli_error("tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): this "
 				     "consumer did not keep up (the daemon counts them in "
 				     "realtime_buffers_lost)", name, t.missed_blocks, t.missed_events);
 	free(buf);
 	close(fd);
+	if (t.endfd >= 0)
+		close(t.endfd);
 	rlog_reader_close(t.prev);
 	tail_stream_free(&t.s);
 	rlog__buf_free(&t.d.out);

@@ -52,6 +52,7 @@ static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_siz
 	size_t size = BLOCK_HDR + data_size;
 	uint16_t flags = (uint16_t)(rlog__get32(p + 4) >> 16);
 	bool ok = crc_ok(t, p, data_size);
+	t->blocks++;
 	if (t->block0 == NULL) {
 		t->block0 = malloc(size);
 		if (!t->block0)
@@ -154,6 +155,29 @@ static void header_at(const struct tail_stream *t, uint8_t *p, uint16_t flags, u
 	memcpy(p + 36, &records, 4);
 	w = rlog__block_crc(t->major, p, p + BLOCK_HDR, size);
 	memcpy(p + 40, &w, 4);
+}
+
+int tail_stream_end_loss(struct tail_stream *t, uint64_t blocks, uint64_t events, uint64_t bytes,
+			 uint64_t time)
+{
+	/* The block cut short is among the blocks missed (the daemon counts
+	 * every thread block it did not send whole). */
+	t->offset += t->in_len;
+	t->in_len = 0;
+	uint8_t blk[BLOCK_HDR + 8 + sizeof(struct rlog_data_loss_blocks)];
+	uint8_t *rec = blk + BLOCK_HDR;
+	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss_blocks), true),
+			   (uint32_t)time };
+	struct rlog_data_loss_blocks dl = {
+		.loss = { .events = events, .bytes = bytes, .cause = RLOG_LOSS_REAL_TIME },
+		.blocks = blocks,
+	};
+	memcpy(rec, hw, 8);
+	memcpy(rec + 8, &dl, sizeof dl);
+	header_at(t, blk, RLOG_BLOCK_FLAG_DAEMON, 0, 0, 0, time, 8 + sizeof dl, 1);
+	int rc = take_block(t, blk, 8 + sizeof dl);
+	t->blocks--; /* not one of the stream's */
+	return rc;
 }
 
 static int render_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time, const void *data,

@@ -46,6 +46,7 @@ struct tail_stream {
 	uint8_t *img;            /* the last image */
 	size_t img_cap;
 	bool imaged;             /* an image was made (the first comes without blocks) */
+	uint64_t blocks;         /* blocks framed (block 0 included) */
 	char error[160];         /* why the stream cannot be read, after -EBADMSG */
 };
 
@@ -66,6 +67,17 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n);
  * the last image; the first image needs block 0 only), or -ENOMEM.
  */
 int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len);
+
+/*
+ * The end of a stream that its daemon's end account (struct rlog_rt_end)
+ * says missed blocks after the last DATA_LOSS it held: drops the bytes of
+ * a block cut short, and adds a daemon block (pid 0, tid 0, base time
+ * time) holding one DATA_LOSS of cause RLOG_LOSS_REAL_TIME (Length 32,
+ * struct rlog_data_loss_blocks), as the daemon would have sent it, to the
+ * batch.  Returns 0 or -ENOMEM.
+ */
+int tail_stream_end_loss(struct tail_stream *t, uint64_t blocks, uint64_t events, uint64_t bytes,
+			 uint64_t time);
 
 /* Bytes received that do not make a whole block yet (at the end of the
  * stream: a block cut short). */

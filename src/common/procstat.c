@@ -119,6 +119,26 @@ bool rlog__process_dead(pid_t pid, uint64_t start_time)
 	return start_time != 0 && start != start_time;
 }
 
+uint32_t rlog__pid_max(void)
+{
+	/* PID_MAX_LIMIT on 64-bit kernels: no pid_max is above it. */
+	uint32_t limit = UINT32_C(4194304);
+	char buf[32];
+	int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return limit;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return limit;
+	buf[n] = '\0';
+	uint64_t v = 0;
+	ssize_t i = 0;
+	for (; i < n && buf[i] >= '0' && buf[i] <= '9' && v <= limit; i++)
+		v = v * 10 + (uint64_t)(buf[i] - '0');
+	return i > 0 && v > 0 && v <= limit ? (uint32_t)v : limit;
+}
+
 /* The number after "key" in a /proc/PID/status text, or false. */
 static bool status_field(const char *buf, const char *key, uint64_t *v)
 {

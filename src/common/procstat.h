@@ -32,6 +32,20 @@ int rlog__procstat_read(pid_t pid, char *state, uint64_t *start_time);
  */
 bool rlog__process_dead(pid_t pid, uint64_t start_time);
 
+/*
+ * The kernel's largest pid plus one (/proc/sys/kernel/pid_max, read at
+ * every call: root may change it); 4194304, the kernel's limit, if it
+ * cannot be read.  A pid of 0, above INT32_MAX or not below this names no
+ * process that can exist: in a region, that is damage.
+ */
+uint32_t rlog__pid_max(void);
+
+/* True if pid can name a process under pid_max (rlog__pid_max). */
+static inline bool rlog__pid_possible(uint32_t pid, uint32_t pid_max)
+{
+	return pid != 0 && pid <= INT32_MAX && pid < pid_max;
+}
+
 /* A process's figures (the counter catalogue's proc.* sources, indexed by
  * enum rlog__proc_figure of counters.h), as /proc says them now. */
 struct rlog__proc_figures {

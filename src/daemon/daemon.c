@@ -124,8 +124,10 @@ static bool wait_zero(struct rlog__region *r, _Atomic uint32_t *w, uint32_t pid,
 }
 
 /* Waits until every producer that may be inside a write, or inside a loss
- * count without a slot, has left it. */
-static void quiesce_producers(struct rlog__region *r)
+ * count without a slot, has left it.  A slot or entry found dead is not
+ * waited for; one whose pid no process can have (procs.c) is damage,
+ * counted at once and not waited for either. */
+static void quiesce_producers(struct rlog__region *r, struct rlog__drain *d)
 {
 	/* Pairs with the producer's busy = 1 then mask load (ringlog.h):
 	 * membarrier(GLOBAL) runs a full barrier on every CPU that runs a
@@ -134,13 +136,21 @@ static void quiesce_producers(struct rlog__region *r)
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0)
 		sleep_ms(20); /* no membarrier: store buffers drain in far less */
 	uint64_t deadline = rlog__monotonic_ns() + QUIESCE_NS;
+	uint32_t pid_max = rlog__pid_max();
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_slot *s = &r->slots[i];
 		/* seq_cst: a slot claimed after this load sees the mask at 0
 		 * (src/lib/thread.c, rlog__thread_bind).  busy == 0 seen once
 		 * suffices: a later write sees mask 0. */
-		if (load_seq_cst(&s->state) != RLOG_SLOT_ACTIVE)
+		if (load_seq_cst(&s->state) != RLOG_SLOT_ACTIVE || d->dead[i])
 			continue;
+		/* busy is stored after the pid (release): busy seen at 1, the
+		 * pid is its owner's. */
+		if (load_seq_cst(&s->busy) != 0 && !rlog__pid_possible(s->pid, pid_max)) {
+			d->dead[i] = 1;
+			rlog__drain_damaged_pid(d, "thread slot", i, s->pid, s->tid);
+			continue;
+		}
 		wait_zero(r, &s->busy, s->pid, 0, s->tid, RLOG_WAIT_WRITE, deadline);
 	}
 	/* Threads counting a loss without a slot (src/lib/proc.c): seq_cst
@@ -148,10 +158,18 @@ static void quiesce_producers(struct rlog__region *r)
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
 		uint32_t st = load_seq_cst(&p->state);
-		if (st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED)
+		if ((st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED) || d->procs[i].dead)
 			continue;
-		wait_zero(r, &p->gate, load_relaxed(&p->pid), load_relaxed(&p->start_time), 0,
-			  RLOG_WAIT_GATE, deadline);
+		/* The gate is raised only by a thread of a process whose entry
+		 * has its pid (src/lib/proc.c). */
+		uint32_t pid = load_acquire(&p->pid);
+		if (load_seq_cst(&p->gate) != 0 && !rlog__pid_possible(pid, pid_max)) {
+			d->procs[i].dead = true;
+			rlog__drain_damaged_pid(d, "process entry", i, pid, 0);
+			continue;
+		}
+		wait_zero(r, &p->gate, pid, load_relaxed(&p->start_time), 0, RLOG_WAIT_GATE,
+			  deadline);
 	}
 }
 
@@ -307,7 +325,7 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 	struct rlog_shm_header *h = r->hdr;
 	store_release(&h->state, RLOG_STATE_STOPPING);
 	store_seq_cst(&h->enable_mask, 0);
-	quiesce_producers(r);
+	quiesce_producers(r, d);
 	rlog__drain_check_dead(d);
 	rlog__drain_pass(d, RLOG_DRAIN_FINAL);
 	/* Data first, then the loss records in a write of their own: on a full

@@ -71,7 +71,6 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->pass_budget = r->buffer_size < RLOG__PASS_BYTES ? RLOG__PASS_BYTES / r->buffer_size : 1;
 	d->order = malloc(r->buffer_count * sizeof *d->order);
 	d->dead = calloc(r->slot_count, 1);
-	d->unclaimed = calloc(r->slot_count, 1);
 	d->procs = calloc(r->slot_count, sizeof *d->procs);
 	d->verdicts = calloc(r->slot_count, sizeof *d->verdicts);
 	d->scan_slot = calloc(r->buffer_count, sizeof *d->scan_slot);
@@ -86,7 +85,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	if (d->held_seq)
 		for (uint32_t i = 0; i < r->slot_count; i++)
 			d->held_seq[i] = UINT64_MAX;
-	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->unclaimed || !d->procs || !d->verdicts || !d->scan_slot ||
+	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
 	    !d->scan_seq || !d->pending || !d->exited || !d->release || !d->reap_slots ||
 	    !d->reap_procs || !d->dirty) {
 		rlog__drain_free(d);
@@ -102,7 +101,6 @@ void rlog__drain_free(struct rlog__drain *d)
 	free(d->copy);
 	free(d->order);
 	free(d->dead);
-	free(d->unclaimed);
 	free(d->procs);
 	free(d->verdicts);
 	d->procs = NULL;
@@ -128,7 +126,6 @@ void rlog__drain_free(struct rlog__drain *d)
 	d->copy = NULL;
 	d->order = NULL;
 	d->dead = NULL;
-	d->unclaimed = NULL;
 }
 
 struct rlog_data_loss rlog__loss_block_make(struct rlog__loss_rec *rec, uint32_t pid, uint32_t tid,
@@ -537,6 +534,7 @@ static void free_slot(struct rlog__drain *d, uint32_t i)
 	store_relaxed(&sl->ow_bytes, 0);
 	store_relaxed(&sl->ow_buffers, 0);
 	store_relaxed(&sl->ow_last_time, 0);
+	store_relaxed(&sl->claimer, 0);
 	/* The producer that claims it next CASes FREE -> ACTIVE (release:
 	 * the resets above come first). */
 	store_release(&sl->state, RLOG_SLOT_FREE);

@@ -97,8 +97,6 @@ struct rlog__drain {
 	bool *exited;                /* per slot: exited before the scan (pass scratch) */
 	uint64_t *held_seq;          /* per slot: lowest seq held back for order (pass scratch) */
 	uint8_t *dead;               /* per slot: owner process found dead */
-	uint8_t *unclaimed;          /* per slot: ACTIVE with pid 0 at the last liveness
-	                                check (procs.c) */
 	struct rlog__dproc *procs;   /* per process entry */
 	struct pid_verdict *verdicts;/* per process entry: scratch of rlog__drain_check_dead */
 	/* What a daemon that died had written and lost before this one took
@@ -228,6 +226,12 @@ void rlog__drain_resume_ow(struct rlog__drain *d, uint32_t i, uint64_t events, u
  * pids): their slots are reaped and their buffers drained and freed on the
  * next pass, their process entries freed. */
 void rlog__drain_check_dead(struct rlog__drain *d);
+
+/* procs.c: region damage: slot or process entry i (what names which)
+ * holds pid, which no process can have: counted as a corrupt buffer, with
+ * a CORRUPT DATA_LOSS record and last_error (if it is empty). */
+void rlog__drain_damaged_pid(struct rlog__drain *d, const char *what, uint32_t i, uint32_t pid,
+			     uint32_t tid);
 
 /* procs.c: frees process entries that are EXITED (gate 0) or dead, after
  * reporting their losses. */

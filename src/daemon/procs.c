@@ -16,8 +16,16 @@
  * a slot whose pid has no entry (hostile, or a process that was refused
  * one) is checked by itself.  kill(pid, 0) alone sees zombies as alive
  * (issue 12, item 9).
+ *
+ * A slot or entry ACTIVE without its pid yet is its claimer's (the pid
+ * stamped in `claimer` before the claim), dead when the claimer is.  A
+ * pid no process can have (0 where one is required, above INT32_MAX or at
+ * or above the kernel's pid_max) is region damage: counted at once as a
+ * corrupt buffer (a CORRUPT DATA_LOSS record, last_error), and its slot
+ * or entry treated as dead, never waited for.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,10 +41,73 @@ static int by_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void rlog__drain_damaged_pid(struct rlog__drain *d, const char *what, uint32_t i, uint32_t pid,
+			     uint32_t tid)
+{
+	struct rlog_shm_header *h = d->r->hdr;
+	d->corrupt_buffers++;
+	rlog__drain_loss_block(d, pid, tid, rlog__drain_now(d), 0, 0, RLOG_LOSS_CORRUPT);
+	if (h->last_error[0] == '\0')
+		snprintf(h->last_error, sizeof h->last_error,
+			 "the region is damaged: %s %u names pid %u, which no process can have "
+			 "(pid_max %u); counted in corrupt_buffers, not waited for",
+			 what, i, pid, rlog__pid_max());
+}
+
+/* Whether the process that stamped a claim (src/lib/thread.c,
+ * src/lib/proc.c) is dead: as its entry says, or as /proc says without
+ * one. */
+static bool claimer_dead(uint32_t claimer, const struct pid_verdict *v, size_t n)
+{
+	struct pid_verdict key = { claimer, false };
+	const struct pid_verdict *hit = bsearch(&key, v, n, sizeof *v, by_pid);
+	return hit ? hit->dead : rlog__process_dead((pid_t)claimer, 0);
+}
+
+/*
+ * A slot or process entry whose state word reads free_state: a stamp on it
+ * is a claimer's that has not made it ACTIVE yet, or one that died before
+ * it could, and nobody else may claim it until the stamp is gone.  Only
+ * the daemon clears a stamp it did not make, and only a dead process's:
+ * found dead before the state is read FREE again, it cannot have made it
+ * ACTIVE since.  Returns true if the state was free_state.
+ */
+static bool clear_dead_stamp(_Atomic uint32_t *state, _Atomic uint32_t *claimer,
+			     uint32_t free_state, uint32_t pid_max, const struct pid_verdict *v,
+			     size_t n)
+{
+	if (load_seq_cst(state) != free_state)
+		return false;
+	uint32_t c = load_acquire(claimer);
+	if (c != 0 && (!rlog__pid_possible(c, pid_max) || claimer_dead(c, v, n)) &&
+	    load_seq_cst(state) == free_state)
+		atomic_compare_exchange_strong(claimer, &c, 0);
+	return true;
+}
+
+/*
+ * Slot or entry what i, ACTIVE with pid 0: being claimed by the process
+ * that stamped it before it made it ACTIVE (acquire: the stamp came first),
+ * which stores its pid right after.  Dead if that process is (killed
+ * between its CAS and its pid store); one ACTIVE without a stamp was not
+ * claimed by the protocol: damage.
+ */
+static bool claim_dead(struct rlog__drain *d, const char *what, uint32_t i,
+		       _Atomic uint32_t *claimer, uint32_t tid, uint32_t pid_max,
+		       const struct pid_verdict *v, size_t n)
+{
+	uint32_t c = load_acquire(claimer);
+	if (rlog__pid_possible(c, pid_max))
+		return claimer_dead(c, v, n);
+	rlog__drain_damaged_pid(d, what, i, c, tid);
+	return true;
+}
+
 void rlog__drain_check_dead(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
 	struct pid_verdict *v = d->verdicts;
+	uint32_t pid_max = rlog__pid_max();
 	size_t n = 0;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
@@ -44,8 +115,14 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 		if (st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED)
 			continue;
 		uint32_t pid = load_acquire(&p->pid);
-		if (pid == 0 || pid > INT32_MAX)
-			continue; /* being claimed, or nonsense */
+		if (pid == 0)
+			continue; /* being claimed: below */
+		if (!d->procs[i].dead && !rlog__pid_possible(pid, pid_max)) {
+			/* No process has it: damage, dead at once (never
+			 * kill(0, 0), never a wait on it at stop). */
+			d->procs[i].dead = true;
+			rlog__drain_damaged_pid(d, "process entry", i, pid, 0);
+		}
 		if (!d->procs[i].dead)
 			d->procs[i].dead = rlog__process_dead((pid_t)pid, load_relaxed(&p->start_time));
 		v[n].pid = pid;
@@ -53,27 +130,29 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 		n++;
 	}
 	qsort(v, n, sizeof *v, by_pid);
-	bool any_live = false;
-	for (size_t k = 0; k < n; k++)
-		any_live |= !v[k].dead;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
-		bool was_unclaimed = d->unclaimed[i];
-		d->unclaimed[i] = 0;
-		if (load_acquire(&r->slots[i].state) != RLOG_SLOT_ACTIVE || d->dead[i])
+		struct rlog_shm_proc *p = &r->procs[i];
+		if (clear_dead_stamp(&p->state, &p->claimer, RLOG_PROC_FREE, pid_max, v, n) ||
+		    d->procs[i].dead || load_acquire(&p->state) != RLOG_PROC_ACTIVE ||
+		    load_acquire(&p->pid) != 0)
 			continue;
-		uint32_t pid = r->slots[i].pid;
+		d->procs[i].dead = claim_dead(d, "process entry", i, &p->claimer, 0, pid_max, v, n);
+	}
+	for (uint32_t i = 0; i < r->slot_count; i++) {
+		struct rlog_shm_slot *s = &r->slots[i];
+		if (clear_dead_stamp(&s->state, &s->claimer, RLOG_SLOT_FREE, pid_max, v, n) ||
+		    d->dead[i] || load_acquire(&s->state) != RLOG_SLOT_ACTIVE)
+			continue;
+		uint32_t pid = s->pid;
 		if (pid == 0) {
-			/* Being claimed: its claimer stores its pid right after
-			 * the CAS.  Still 0 a check later, with no live process
-			 * entry (the claimer had one: rlog__proc_get comes
-			 * first), the claimer died in between: the slot is dead. */
-			d->unclaimed[i] = 1;
-			if (was_unclaimed && !any_live)
-				d->dead[i] = 1;
+			d->dead[i] = claim_dead(d, "thread slot", i, &s->claimer, s->tid, pid_max, v, n);
 			continue;
 		}
-		if (pid > INT32_MAX)
-			continue; /* nonsense: never kill(0, 0) */
+		if (!rlog__pid_possible(pid, pid_max)) {
+			d->dead[i] = 1;
+			rlog__drain_damaged_pid(d, "thread slot", i, pid, s->tid);
+			continue;
+		}
 		struct pid_verdict key = { pid, false };
 		const struct pid_verdict *hit = bsearch(&key, v, n, sizeof *v, by_pid);
 		d->dead[i] = hit ? hit->dead : rlog__process_dead((pid_t)pid, 0);
@@ -135,6 +214,7 @@ void rlog__drain_free_procs(struct rlog__drain *d)
 		}
 		store_relaxed(&p->start_time, 0);
 		store_relaxed(&p->pid, 0);
+		store_relaxed(&p->claimer, 0);
 		if (dead)
 			store_relaxed(&p->gate, 0); /* a dead process's gate is void */
 		/* Release: the next claimer (CAS FREE -> ACTIVE) sees the

@@ -23,6 +23,15 @@
  * have missed a schema or a name).  At stop the daemon gives consumers up
  * to RT_GRACE_MS in all to take what they have pending; blocks still not
  * sent whole are counted as missed, and the streams are closed.
+ *
+ * A consumer that is not reading at the stop (stopped, its socket full)
+ * cannot be told in its stream what it missed at the end: each consumer
+ * gets, with the first bytes of its stream, the descriptor of its end
+ * account (struct rlog_rt_end, a memfd), which the daemon writes just
+ * before it closes the stream: every thread block the consumer missed,
+ * told in the stream or not, and the stream's length.  What the account
+ * counts beyond the DATA_LOSS records the consumer read, it missed
+ * without being told (docs/FORMAT.md, "The real-time stream").
  */
 #define _GNU_SOURCE
 #include "sink_realtime.h"
@@ -33,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -55,6 +65,7 @@
 struct pend_blk {
 	size_t end;          /* offset in pend just past it */
 	uint32_t events;     /* application events in it */
+	uint32_t event_bytes;/* their record bytes */
 	bool thread;         /* a thread block (a buffer) */
 };
 
@@ -69,6 +80,10 @@ struct consumer {
 	uint64_t missed_blocks;      /* thread blocks missed since then ... */
 	uint64_t missed_events, missed_bytes; /* ... and their events */
 	bool dead;
+	int endfd;                   /* its end account (memfd), or -1 */
+	uint64_t sent;               /* bytes of its stream the socket took */
+	uint64_t lost_blocks;        /* thread blocks it missed since its stream began ... */
+	uint64_t lost_events, lost_bytes; /* ... and their events: its end account */
 };
 
 /* One metadata copy block, rendered once per change of the cache. */
@@ -130,7 +145,7 @@ static int frame_put(struct rtsink *rt, const void *p, size_t n)
 /* Appends a whole block (header made here, seq given) to the frame. */
 static int frame_block(struct rtsink *rt, uint16_t flags, uint64_t seq, uint32_t pid, uint32_t tid,
 		       uint64_t base_time, const void *data, uint32_t size, uint32_t records,
-		       uint32_t events)
+		       uint32_t events, uint32_t event_bytes)
 {
 	struct rlog_block_header h;
 	rlog__block_header_make(&h, RLOG_FILE_VERSION_MAJOR, flags, seq, pid, tid, base_time, data,
@@ -138,7 +153,7 @@ static int frame_block(struct rtsink *rt, uint16_t flags, uint64_t seq, uint32_t
 	if (frame_put(rt, &h, sizeof h) < 0 || frame_put(rt, data, size) < 0 ||
 	    rlog__vec_room(&rt->fblk, rt->nfblk, &rt->fblk_cap, sizeof *rt->fblk, 16) < 0)
 		return -ENOMEM;
-	rt->fblk[rt->nfblk++] = (struct pend_blk){ rt->frame_len, events,
+	rt->fblk[rt->nfblk++] = (struct pend_blk){ rt->frame_len, events, event_bytes,
 						   !(flags & (RLOG_BLOCK_FLAG_DAEMON |
 							      RLOG_BLOCK_FLAG_METADATA)) };
 	return 0;
@@ -179,7 +194,7 @@ static int frame_copies(struct rtsink *rt, uint64_t *seq)
 	for (size_t i = 0; i < rt->ncopy; i++) {
 		const struct copy *c = &rt->copy[i];
 		if (frame_block(rt, RLOG_BLOCK_FLAG_METADATA, (*seq)++, c->pid, c->tid, c->base_time,
-				rt->copies + c->off, c->size, c->records, 0) < 0)
+				rt->copies + c->off, c->size, c->records, 0, 0) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -189,8 +204,59 @@ static int frame_copies(struct rtsink *rt, uint64_t *seq)
 /* Consumers                                                         */
 /* ---------------------------------------------------------------- */
 
+static void consumer_close(struct consumer *c);
+
+/* Counts a thread block of c's stream that was not sent whole: missed. */
+static void lost_block(struct rtsink *rt, struct consumer *c, const struct pend_blk *b)
+{
+	if (!b->thread)
+		return;
+	c->lost_blocks++;
+	c->lost_events += b->events;
+	c->lost_bytes += b->event_bytes;
+	rt->base.st.realtime_buffers_lost++;
+}
+
+/* Writes c's end account, whole (the consumer reads it after the end of
+ * its stream, so one pwrite before the close suffices). */
+static void end_write(const struct rtsink *rt, const struct consumer *c, uint32_t state,
+		      uint64_t blocks_whole)
+{
+	if (c->endfd < 0)
+		return;
+	struct rlog_rt_end e;
+	memset(&e, 0, sizeof e);
+	memcpy(e.magic, RLOG_RT_END_MAGIC, sizeof e.magic);
+	e.version = RLOG_RT_END_VERSION;
+	e.state = state;
+	e.stream_bytes = c->sent;
+	e.blocks_whole = blocks_whole;
+	e.lost_blocks = c->lost_blocks;
+	e.lost_events = c->lost_events;
+	e.lost_bytes = c->lost_bytes;
+	e.last_time = rt->last_time;
+	(void)!pwrite(c->endfd, &e, sizeof e, 0);
+}
+
+/* Ends c's stream: the blocks of its pending bytes not sent whole are
+ * missed, its end account says so, and its socket is closed. */
+static void consumer_end(struct rtsink *rt, struct consumer *c)
+{
+	uint64_t cut = 0;
+	for (size_t k = 0; !c->dead && k < c->nblk; k++)
+		if (c->blk[k].end > c->pend_off) {
+			cut++;
+			lost_block(rt, c, &c->blk[k]);
+		}
+	end_write(rt, c, RLOG_RT_END_FINAL, c->seq - cut);
+	consumer_close(c);
+}
+
 static void consumer_close(struct consumer *c)
 {
+	if (c->endfd >= 0)
+		close(c->endfd);
+	c->endfd = -1;
 	if (c->fd >= 0) {
 		shutdown(c->fd, SHUT_RDWR);
 		close(c->fd);
@@ -222,6 +288,7 @@ static bool pend_send(struct consumer *c)
 			return false;
 		}
 		c->pend_off += (size_t)n;
+		c->sent += (size_t)n;
 	}
 	c->pend_len = c->pend_off = 0;
 	c->nblk = 0;
@@ -260,6 +327,7 @@ static int pend_keep(struct consumer *c, const uint8_t *frame, size_t len, size_
  * (nothing sent: c missed it) or -1 (c is gone). */
 static int frame_send(struct rtsink *rt, struct consumer *c)
 {
+	uint64_t seq0 = c->seq;
 	size_t sent = 0;
 	while (sent < rt->frame_len) {
 		ssize_t n = send(c->fd, rt->frame + sent, rt->frame_len - sent,
@@ -274,12 +342,24 @@ static int frame_send(struct rtsink *rt, struct consumer *c)
 			break;
 		}
 		sent += (size_t)n;
+		c->sent += (size_t)n;
 	}
 	if (sent == 0 && rt->frame_len > 0)
 		return 0;
 	if (sent < rt->frame_len &&
 	    pend_keep(c, rt->frame, rt->frame_len, sent, rt->fblk, rt->nfblk) < 0) {
-		consumer_close(c); /* its stream would have a hole it cannot be told of */
+		/* Its stream ends cut here: the blocks not sent whole are
+		 * missed, and its end account tells it. */
+		uint64_t whole = 0;
+		c->nblk = 0;
+		for (size_t k = 0; k < rt->nfblk; k++) {
+			if (rt->fblk[k].end <= sent)
+				whole++;
+			else
+				lost_block(rt, c, &rt->fblk[k]);
+		}
+		end_write(rt, c, RLOG_RT_END_FINAL, seq0 + whole);
+		consumer_close(c);
 		return -1;
 	}
 	return 1;
@@ -304,7 +384,7 @@ static int frame_loss(struct rtsink *rt, struct consumer *c, uint64_t time, uint
 	};
 	memcpy(rec, hw, 8);
 	memcpy(rec + 8, &dl, sizeof dl);
-	return frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, (*seq)++, 0, 0, time, rec, sizeof rec, 1, 0);
+	return frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, (*seq)++, 0, 0, time, rec, sizeof rec, 1, 0, 0);
 }
 
 static void missed(struct rtsink *rt, struct consumer *c, const struct rlog__out_block *b)
@@ -315,7 +395,44 @@ static void missed(struct rtsink *rt, struct consumer *c, const struct rlog__out
 	c->missed_blocks++;
 	c->missed_events += b->events;
 	c->missed_bytes += b->event_bytes;
+	c->lost_blocks++;
+	c->lost_events += b->events;
+	c->lost_bytes += b->event_bytes;
 	rt->base.st.realtime_buffers_lost++;
+}
+
+/* Sends c's first bytes with its end account's descriptor (SCM_RIGHTS).
+ * Returns false if the socket took nothing (c is closed then). */
+static bool first_send(struct consumer *c)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof u);
+	struct iovec iov = { c->pend, c->pend_len };
+	struct msghdr m;
+	memset(&m, 0, sizeof m);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.buf;
+	m.msg_controllen = sizeof u.buf;
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &c->endfd, sizeof(int));
+	ssize_t n;
+	do
+		n = sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		consumer_close(c);
+		return false;
+	}
+	c->pend_off = (size_t)n;
+	c->sent = (uint64_t)n;
+	return true;
 }
 
 /* A new consumer on fd: the start of its stream. */
@@ -335,18 +452,23 @@ static void consumer_add(struct rtsink *rt, int fd)
 	struct consumer *c = &rt->c[rt->nc++];
 	memset(c, 0, sizeof *c);
 	c->fd = fd;
+	c->endfd = memfd_create("ringlog-rt-end", MFD_CLOEXEC);
 	uint64_t seq = 0;
 	frame_reset(rt);
-	if (frame_put(rt, &rt->fh, sizeof rt->fh) < 0 ||
+	if (c->endfd < 0 || frame_put(rt, &rt->fh, sizeof rt->fh) < 0 ||
 	    frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, seq++, rt->pid, rt->tid,
-			rt->fh.marker.sync_ticks, rt->marker, rt->marker_size, 1, 0) < 0 ||
+			rt->fh.marker.sync_ticks, rt->marker, rt->marker_size, 1, 0, 0) < 0 ||
 	    frame_copies(rt, &seq) < 0 ||
 	    pend_keep(c, rt->frame, rt->frame_len, 0, rt->fblk, rt->nfblk) < 0) {
 		consumer_close(c);
 		return;
 	}
 	c->seq = seq;
-	pend_send(c);
+	/* Open until the stream ends: a consumer that finds it so at the end
+	 * of its stream knows the daemon did not close it (it died). */
+	end_write(rt, c, RLOG_RT_END_OPEN, 0);
+	if (first_send(c))
+		pend_send(c);
 }
 
 /* Drops the consumers that are gone. */
@@ -398,7 +520,7 @@ static void rt_block(struct rlog__sink *s, const struct rlog__out_block *b)
 		}
 		if (err == 0)
 			err = frame_block(rt, b->flags, seq++, b->pid, b->tid, b->base_time, b->data,
-					  b->size, b->records, b->events);
+					  b->size, b->records, b->events, b->event_bytes);
 		if (err < 0) {
 			missed(rt, c, b); /* out of memory: the next frame tells it */
 			continue;
@@ -479,14 +601,11 @@ static int rt_finish(struct rlog__sink *s, const struct rlog_log_marker *refined
 		}
 	}
 	grace(rt, deadline);
-	for (size_t i = 0; i < rt->nc; i++) {
-		struct consumer *c = &rt->c[i];
-		/* Blocks not sent whole: missed, and the stream ends cut. */
-		for (size_t k = 0; !c->dead && k < c->nblk; k++)
-			if (c->blk[k].end > c->pend_off && c->blk[k].thread)
-				s->st.realtime_buffers_lost++;
-		consumer_close(c);
-	}
+	/* Blocks not sent whole: missed, and the stream ends cut; the end
+	 * account says what the stream could not. */
+	for (size_t i = 0; i < rt->nc; i++)
+		if (!rt->c[i].dead)
+			consumer_end(rt, &rt->c[i]);
 	rt->nc = 0;
 	if (rt->lfd >= 0) {
 		close(rt->lfd);

@@ -68,10 +68,18 @@ struct rlog_shm_proc *rlog__proc_get(struct rlog__session *s)
 	}
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
-		uint32_t expect = RLOG_PROC_FREE;
-		if (load_relaxed(&p->state) != RLOG_PROC_FREE ||
-		    !atomic_compare_exchange_strong(&p->state, &expect, RLOG_PROC_ACTIVE))
+		uint32_t expect = RLOG_PROC_FREE, unstamped = 0;
+		/* Stamped with this process's pid before it becomes ACTIVE, as
+		 * a slot is (src/lib/thread.c): a process killed before its pid
+		 * store leaves an entry the daemon can tell is a dead one's. */
+		if (load_relaxed(&p->state) != RLOG_PROC_FREE || load_relaxed(&p->claimer) != 0 ||
+		    !atomic_compare_exchange_strong(&p->claimer, &unstamped, pid))
 			continue;
+		if (!atomic_compare_exchange_strong(&p->state, &expect, RLOG_PROC_ACTIVE)) {
+			store_release(&p->claimer, 0); /* not FREE: a hostile region */
+			continue;
+		}
+		RLOG__HOOK(RLOG__HOOK_PROC_CLAIMED);
 		store_relaxed(&p->start_time, start);
 		/* The daemon reads pid 0 as "being claimed" (never dead). */
 		store_release(&p->pid, pid);

@@ -154,6 +154,8 @@ enum rlog__hook_point {
 	RLOG__HOOK_OVERWRITE,    /* overwrite mode: a FULL buffer taken (TAKING), not yet counted */
 	RLOG__HOOK_LEAVE,        /* the guard has just been released */
 	RLOG__HOOK_SLOT_CLAIMED, /* binding: the slot's state CAS done, its pid not stored yet */
+	RLOG__HOOK_SLOT_STAMPED, /* binding: the slot's claimer stamped, its state still FREE */
+	RLOG__HOOK_PROC_CLAIMED, /* attaching: the process entry's state CAS done, no pid yet */
 	RLOG__HOOK_STARVED,      /* a search of the free bitmap found no buffer */
 };
 extern void (*_Atomic rlog__test_hook)(int point);

@@ -19,8 +19,8 @@
  *     | first write                       blocked), then as UNBOUND
  *     v
  *   UNBOUND   guard = own word          guard free: binds (below) and writes;
- *     | bind: signals blocked;            guard held (the thread is binding, or
- *     |   claim slot FREE->ACTIVE,        failed to): counted lost in the process
+ *     | bind: signals blocked; stamp    guard held (the thread is binding, or
+ *     |   claimer, slot FREE->ACTIVE,     failed to): counted lost in the process
  *     |   slot.busy = 1, guard := slot    entry under its gate (proc.c), -EBUSY
  *     v
  *   BOUND     guard = slot.busy         guard free: writes; guard held: counted in
@@ -396,10 +396,21 @@ int rlog__bind_slot(struct rlog__tpriv *pv, unsigned k, struct rlog__session *se
 	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)syscall(SYS_gettid);
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_slot *s = &r->slots[i];
-		uint32_t expect = RLOG_SLOT_FREE;
-		if (load_relaxed(&s->state) != RLOG_SLOT_FREE ||
-		    !atomic_compare_exchange_strong(&s->state, &expect, RLOG_SLOT_ACTIVE))
+		uint32_t expect = RLOG_SLOT_FREE, none = 0;
+		/* The claim is stamped with this process's pid before the slot
+		 * becomes ACTIVE (CAS claimer 0 -> pid, then state FREE ->
+		 * ACTIVE; only the stamp's holder moves the state): a daemon
+		 * that finds the slot ACTIVE with pid 0 knows whose claim it is
+		 * and frees it once that process is dead (src/daemon/procs.c,
+		 * docs/FORMAT.md "A thread's first write"). */
+		if (load_relaxed(&s->state) != RLOG_SLOT_FREE || load_relaxed(&s->claimer) != 0 ||
+		    !atomic_compare_exchange_strong(&s->claimer, &none, pid))
 			continue;
+		RLOG__HOOK(RLOG__HOOK_SLOT_STAMPED);
+		if (!atomic_compare_exchange_strong(&s->state, &expect, RLOG_SLOT_ACTIVE)) {
+			store_release(&s->claimer, 0); /* not FREE: a hostile region */
+			continue;
+		}
 		RLOG__HOOK(RLOG__HOOK_SLOT_CLAIMED);
 		rlog__tsan_acquire(s); /* the previous owner's unbind, via the daemon */
 		pv->pid = pid;

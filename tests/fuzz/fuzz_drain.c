@@ -97,7 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 #undef TAKE
 	for (int i = 0; i < SLOTS; i++) {
 		slots[i].pid = 0; /* no /proc or kill(2) on fuzzed pids */
+		slots[i].claimer = 0;
 		procs[i].pid = 0;
+		procs[i].claimer = 0;
 	}
 	/* The counters' owners: none, this process, or nonsense above 2^31
 	 * (never a fuzzed pid that /proc or kill(2) would be asked about);
