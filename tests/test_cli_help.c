@@ -252,7 +252,13 @@ int main(void)
 		snprintf(line, sizeof line, "\n  %-9s ", built[i]);
 		ok(strstr(o.out, line) != NULL, "the overview lists %s", built[i]);
 	}
-	ok(strstr(o.out, "not built yet") == NULL, "every command of the design is built");
+	/* The design's commands that are not built: listed as such, and each
+	 * says so when run (docs/DESIGN.md marks their parts). */
+	static const char *const unbuilt[] = { "report", "profile", "collect" };
+	ok(strstr(o.out, "\nnot built yet: report, profile, collect\n") != NULL,
+	   "the overview lists the commands not built yet");
+	for (size_t i = 0; i < sizeof unbuilt / sizeof unbuilt[0]; i++)
+		check_command(unbuilt[i], false, man);
 	const char *spellings[] = { "--help", "-h" };
 	for (int i = 0; i < 2; i++) {
 		rl(&x, spellings[i], NULL, NULL, NULL, NULL);

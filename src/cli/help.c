@@ -437,6 +437,33 @@ static const struct cli_help help[] = {
 		"trigger at a time; a trigger still armed when the session stops is dropped.\n",
 		true,
 	},
+	{
+		"report", "a self-contained HTML report of a trace (not built yet)",
+		"report FILE -o FILE.html",
+		"Not built yet: \"ringlog report\" will write one HTML file, with no network\n"
+		"use, holding a trace's statistics, losses, a zoomable timeline and counter\n"
+		"plots (docs/DESIGN.md, \"Views\").  Today: ringlog stats FILE, and ringlog\n"
+		"convert FILE --to chrome for ui.perfetto.dev.\n",
+		false,
+	},
+	{
+		"profile", "top functions and folded stacks of a sampled profile (not built yet)",
+		"profile FILE",
+		"Not built yet: \"ringlog profile\" will print the top functions and folded\n"
+		"stacks of the cpu-clock samples that a session with system events records\n"
+		"(docs/DESIGN.md, \"System events\"; neither is built yet: today a session\n"
+		"records only what applications write).\n",
+		false,
+	},
+	{
+		"collect", "gather many hosts' traces from Kafka or NATS JetStream (not built yet)",
+		"collect --from URL -o DIR",
+		"Not built yet: \"ringlog collect\" will consume the sealed chunks that hosts'\n"
+		"daemons publish to Kafka or NATS JetStream, drop duplicates, report gaps as\n"
+		"losses and write each host's trace as a log file (docs/DESIGN.md, \"Beyond\n"
+		"one machine\").  Today a session writes files on its own machine only.\n",
+		false,
+	},
 };
 
 const struct cli_help *cli_help_find(const char *name)
