@@ -45,6 +45,131 @@ static void *produce(void *arg)
 	return NULL;
 }
 
+/*
+ * The placement of the OVERWRITTEN records (docs/FORMAT.md, "struct
+ * rlog_data_loss_range"): per writer, walking the file in the reader's
+ * merge order,
+ *   - a record sits only where a gap in the writer's numbers follows it
+ *     (the next event of the thread is not the one after the previous);
+ *   - every gap has a record immediately before it (no event of the
+ *     thread between them) that counts at least its events;
+ *   - a record is never later than the losses it counts: the records'
+ *     events so far are never fewer than the events missing so far, and
+ *     at the end they are equal (the last events' losses included);
+ *   - each record's time is its first_time, the time of the thread's
+ *     event before it, and the thread's time never goes back.
+ * Returns the gaps whose record counted exactly their events.
+ */
+static uint64_t check_placement(const char *path, const char *tag)
+{
+	/* Which thread each writer is (a record may come before its first
+	 * event in the file). */
+	uint32_t tids[THREADS] = { 0 };
+	struct rlog_reader *rd;
+	struct rlog_event ev;
+	BAIL_IF(rlog_reader_open(path, &rd) < 0, "reader open");
+	while (rlog_reader_next(rd, &ev) == 1) {
+		uint64_t v[2];
+		if (ev.from_daemon || ev.id != NUM_ID || ev.length != 16)
+			continue;
+		memcpy(v, ev.payload, sizeof v);
+		if (v[0] < THREADS)
+			tids[v[0]] = ev.tid;
+	}
+	rlog_reader_close(rd);
+	BAIL_IF(rlog_reader_open(path, &rd) < 0, "reader open");
+	struct {
+		uint64_t seq, last, pending, credit, missing, recorded;
+	} th[THREADS] = { 0 };
+	uint64_t stray = 0, uncovered = 0, late = 0, wrong_time = 0, back = 0, exact = 0, gaps = 0;
+	while (rlog_reader_next(rd, &ev) == 1) {
+		if (ev.tid == 0)
+			continue;
+		unsigned k = 0;
+		if (!ev.from_daemon && ev.id == NUM_ID && ev.length == 16) {
+			uint64_t v[2];
+			memcpy(v, ev.payload, sizeof v);
+			BAIL_IF(v[0] >= THREADS, "writer out of range");
+			k = (unsigned)v[0];
+			BAIL_IF(tids[k] != ev.tid, "a writer in two threads");
+			uint64_t gap = v[1] - th[k].seq - 1;
+			if (gap > 0) {
+				gaps++;
+				if (th[k].pending == 0 && uncovered++ < 4)
+					diag("%s: writer %u: seq %" PRIu64 " after %" PRIu64
+					     " with no OVERWRITTEN record just before", tag, k, v[1],
+					     th[k].seq);
+				else if (th[k].pending > 0 && th[k].pending < gap && uncovered++ < 4)
+					diag("%s: writer %u: %" PRIu64 " events missing before seq %"
+					     PRIu64 ", the record just before counts %" PRIu64, tag, k,
+					     gap, v[1], th[k].pending);
+				exact += th[k].pending == gap;
+			} else if (th[k].pending > 0 && stray++ < 4) {
+				diag("%s: writer %u: an OVERWRITTEN record of %" PRIu64
+				     " events between seq %" PRIu64 " and %" PRIu64, tag, k,
+				     th[k].pending, th[k].seq, v[1]);
+			}
+			th[k].credit += th[k].pending;
+			if (th[k].credit < gap && late++ < 4)
+				diag("%s: writer %u: %" PRIu64 " events missing before seq %" PRIu64
+				     " were not counted before it", tag, k, gap, v[1]);
+			th[k].credit -= th[k].credit < gap ? th[k].credit : gap;
+			th[k].missing += gap;
+			th[k].pending = 0;
+			th[k].seq = v[1];
+		} else if (ev.from_daemon && !ev.flagged && ev.id == RLOG_ID_DATA_LOSS &&
+			   ev.length >= sizeof(struct rlog_data_loss_range)) {
+			struct rlog_data_loss_range dl;
+			memcpy(&dl, ev.payload, sizeof dl);
+			if (dl.loss.cause != RLOG_LOSS_OVERWRITTEN)
+				continue;
+			while (k < THREADS && tids[k] != ev.tid)
+				k++;
+			BAIL_IF(k == THREADS, "an OVERWRITTEN record of no writer");
+			th[k].pending += dl.loss.events;
+			th[k].recorded += dl.loss.events;
+			if ((!ev.has_time || ev.ticks != dl.first_time ||
+			     (th[k].last && ev.ticks != th[k].last)) && wrong_time++ < 4)
+				diag("%s: writer %u: OVERWRITTEN at %" PRIu64 ", first_time %" PRIu64
+				     ", the thread's time %" PRIu64, tag, k, ev.ticks, dl.first_time,
+				     th[k].last);
+		} else {
+			continue;
+		}
+		if (ev.ticks < th[k].last && back++ < 4)
+			diag("%s: writer %u: time goes back from %" PRIu64 " to %" PRIu64, tag, k,
+			     th[k].last, ev.ticks);
+		if (ev.ticks > th[k].last)
+			th[k].last = ev.ticks;
+	}
+	ASSERT_EQ_U64(rlog_reader_damage_count(rd), 0);
+	rlog_reader_close(rd);
+	uint64_t unequal = 0;
+	for (unsigned k = 0; k < THREADS; k++) {
+		/* The events after the last one in the file. */
+		uint64_t tail = set->w[k].seq - th[k].seq;
+		th[k].missing += tail;
+		if (th[k].credit + th[k].pending != tail || th[k].recorded != th[k].missing) {
+			unequal++;
+			diag("%s: writer %u: %" PRIu64 " events missing, OVERWRITTEN records count %"
+			     PRIu64 " (%" PRIu64 " after the last event, %" PRIu64 " missing there)",
+			     tag, k, th[k].missing, th[k].recorded, th[k].credit + th[k].pending, tail);
+		}
+	}
+	diag("%s: %" PRIu64 " gaps, %" PRIu64 " with a record of exactly their events just "
+	     "before", tag, gaps, exact);
+	ok(stray == 0, "%s: no OVERWRITTEN record where no gap follows (%" PRIu64 ")", tag, stray);
+	ok(uncovered == 0, "%s: every gap has a record counting it just before (%" PRIu64 " not)",
+	   tag, uncovered);
+	ok(late == 0, "%s: no record after a loss it counts (%" PRIu64 ")", tag, late);
+	ok(unequal == 0, "%s: per writer, OVERWRITTEN events = events missing (%" PRIu64
+	   " writers not)", tag, unequal);
+	ok(wrong_time == 0, "%s: each record at its first_time, the thread's time before it (%"
+	   PRIu64 " not)", tag, wrong_time);
+	ok(back == 0, "%s: no writer's time goes back (%" PRIu64 ")", tag, back);
+	return exact;
+}
+
 static void run(const char *tag, const char *buffers, int ms, int stop_ms)
 {
 	const char *name = h_session(tag);
@@ -113,6 +238,7 @@ static void run(const char *tag, const char *buffers, int ms, int stop_ms)
 	ASSERT_EQ_U64(h_kv(stop.out, "events_lost"), c.loss_events);
 	ASSERT_EQ_U64(h_kv(stop.out, "events_overwritten"), ow);
 	ASSERT_EQ_U64(h_kv(stop.out, "corrupt_buffers"), 0);
+	check_placement(path, tag);
 	unlink(path);
 }
 
