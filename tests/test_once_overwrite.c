@@ -3,8 +3,9 @@
  * (docs/FORMAT.md, "Overwrite mode"): two threads write numbered events
  * (tests/numbered.h) flat out for a while into a small pool of 4 KiB
  * buffers, so that the daemon falls behind and producers reuse full
- * buffers.  Three runs: 16 buffers, 64 buffers, and 16 buffers with the
- * daemon stopped (SIGSTOP) for a moment in the middle.  In each:
+ * buffers.  Four runs: 16 buffers, 64 buffers, 16 buffers with the
+ * daemon stopped (SIGSTOP) for a moment in the middle, and 16 buffers
+ * with no flush timer (the daemon reads no buffer in part).  In each:
  *
  *   - no event is in the file twice, none that was not written, no block
  *     is damaged;
@@ -13,7 +14,8 @@
  *     holds at most half the pool; two threads own two buffers), nor did
  *     the file count any other loss;
  *   - `ringlog stop`'s events_written and events_lost are the file's, and
- *     events_overwritten its OVERWRITTEN losses.
+ *     events_overwritten its OVERWRITTEN losses;
+ *   - the OVERWRITTEN records are where they lost events (check_placement).
  */
 #include "harness.h"
 #include "numbered.h"
@@ -50,17 +52,20 @@ static void *produce(void *arg)
  * rlog_data_loss_range"): per writer, walking the file in the reader's
  * merge order,
  *   - a record sits only where a gap in the writer's numbers follows it
- *     (the next event of the thread is not the one after the previous);
- *   - every gap has a record immediately before it (no event of the
- *     thread between them) that counts at least its events;
+ *     (the next event of the thread is not the one after the previous),
+ *     when the daemon read no buffer in part (no flush timer): the
+ *     unread rest of one it did may turn out to hold no event;
  *   - a record is never later than the losses it counts: the records'
  *     events so far are never fewer than the events missing so far, and
- *     at the end they are equal (the last events' losses included);
+ *     at the end they are equal (the last events' losses included), so
+ *     every gap has records before it that count it;
  *   - each record's time is its first_time, the time of the thread's
  *     event before it, and the thread's time never goes back.
- * Returns the gaps whose record counted exactly their events.
+ * A gap with no record of its own just before it is allowed (the record
+ * before an earlier gap counted it, the slot's counters not saying on
+ * which side of a block a loss was); how many are diagnosed.
  */
-static uint64_t check_placement(const char *path, const char *tag)
+static void check_placement(const char *path, const char *tag, bool partial)
 {
 	/* Which thread each writer is (a record may come before its first
 	 * event in the file). */
@@ -95,14 +100,7 @@ static uint64_t check_placement(const char *path, const char *tag)
 			uint64_t gap = v[1] - th[k].seq - 1;
 			if (gap > 0) {
 				gaps++;
-				if (th[k].pending == 0 && uncovered++ < 4)
-					diag("%s: writer %u: seq %" PRIu64 " after %" PRIu64
-					     " with no OVERWRITTEN record just before", tag, k, v[1],
-					     th[k].seq);
-				else if (th[k].pending > 0 && th[k].pending < gap && uncovered++ < 4)
-					diag("%s: writer %u: %" PRIu64 " events missing before seq %"
-					     PRIu64 ", the record just before counts %" PRIu64, tag, k,
-					     gap, v[1], th[k].pending);
+				uncovered += th[k].pending == 0;
 				exact += th[k].pending == gap;
 			} else if (th[k].pending > 0 && stray++ < 4) {
 				diag("%s: writer %u: an OVERWRITTEN record of %" PRIu64
@@ -156,21 +154,23 @@ static uint64_t check_placement(const char *path, const char *tag)
 			     tag, k, th[k].missing, th[k].recorded, th[k].credit + th[k].pending, tail);
 		}
 	}
-	diag("%s: %" PRIu64 " gaps, %" PRIu64 " with a record of exactly their events just "
-	     "before", tag, gaps, exact);
-	ok(stray == 0, "%s: no OVERWRITTEN record where no gap follows (%" PRIu64 ")", tag, stray);
-	ok(uncovered == 0, "%s: every gap has a record counting it just before (%" PRIu64 " not)",
-	   tag, uncovered);
+	diag("%s: %" PRIu64 " gaps: %" PRIu64 " with a record of exactly their events just "
+	     "before, %" PRIu64 " counted by the record before an earlier gap", tag, gaps, exact,
+	     uncovered);
+	if (partial)
+		diag("%s: %" PRIu64 " records where no gap follows", tag, stray);
+	else
+		ok(stray == 0, "%s: no OVERWRITTEN record where no gap follows (%" PRIu64 ")", tag,
+		   stray);
 	ok(late == 0, "%s: no record after a loss it counts (%" PRIu64 ")", tag, late);
 	ok(unequal == 0, "%s: per writer, OVERWRITTEN events = events missing (%" PRIu64
 	   " writers not)", tag, unequal);
 	ok(wrong_time == 0, "%s: each record at its first_time, the thread's time before it (%"
 	   PRIu64 " not)", tag, wrong_time);
 	ok(back == 0, "%s: no writer's time goes back (%" PRIu64 ")", tag, back);
-	return exact;
 }
 
-static void run(const char *tag, const char *buffers, int ms, int stop_ms)
+static void run(const char *tag, const char *buffers, const char *timer, int ms, int stop_ms)
 {
 	const char *name = h_session(tag);
 	char path[256];
@@ -178,7 +178,7 @@ static void run(const char *tag, const char *buffers, int ms, int stop_ms)
 	unlink(path);
 	struct h_run r;
 	h_ringlog(&r, "start", name, "-o", path, "--mode", "overwrite", "--buffer-size", "4",
-		  "--buffers", buffers, NULL);
+		  "--buffers", buffers, "--flush-timer", timer, NULL);
 	if (r.status != 0) {
 		printf("Bail out! ringlog start %s: %s\n", name, r.err);
 		exit(1);
@@ -238,14 +238,15 @@ static void run(const char *tag, const char *buffers, int ms, int stop_ms)
 	ASSERT_EQ_U64(h_kv(stop.out, "events_lost"), c.loss_events);
 	ASSERT_EQ_U64(h_kv(stop.out, "events_overwritten"), ow);
 	ASSERT_EQ_U64(h_kv(stop.out, "corrupt_buffers"), 0);
-	check_placement(path, tag);
+	check_placement(path, tag, strcmp(timer, "0") != 0);
 	unlink(path);
 }
 
 int main(void)
 {
-	run("ow16", "16", 1500, 0);
-	run("ow64", "64", 1000, 0);
-	run("owstop", "16", 1500, 300);
+	run("ow16", "16", "1000", 1500, 0);
+	run("ow64", "64", "1000", 1000, 0);
+	run("owstop", "16", "1000", 1500, 300);
+	run("ownotimer", "16", "0", 1000, 0);
 	return done_testing();
 }
