@@ -242,11 +242,63 @@ static void run(const char *tag, const char *buffers, const char *timer, int ms,
 	unlink(path);
 }
 
+/*
+ * A buffer the daemon read in part (`ringlog flush`) and a producer then
+ * reused is other contents: the drain must not take it for the one it had
+ * started and write it ahead of the thread's older buffers.  One thread
+ * writes into a pool of 4 buffers, the daemon reads its first in part,
+ * then, the daemon stopped, the thread goes round the pool a few times;
+ * a second flush drains what is left (a pass in order, not the final one).
+ * Several lengths, so that the reused buffer is not always the oldest.
+ */
+static void run_reused(const char *tag, unsigned laps)
+{
+	const char *name = h_session(tag);
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path(tag));
+	unlink(path);
+	struct h_run r;
+	h_ringlog(&r, "start", name, "-o", path, "--mode", "overwrite", "--buffer-size", "4",
+		  "--buffers", "4", "--flush-timer", "0", NULL);
+	BAIL_IF(r.status != 0, "ringlog start");
+	h_ringlog(&r, "query", name, NULL);
+	pid_t daemon = (pid_t)h_kv(r.out, "daemon_pid");
+	BAIL_IF(daemon <= 0, "no daemon pid");
+	ASSERT_EQ(rlog_attach(name), 0);
+	set = num_new(THREADS, CAP);
+	for (int i = 0; i < 50; i++)
+		num_write(set, 0);
+	h_ringlog(&r, "flush", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	kill(daemon, SIGSTOP);
+	/* About 170 events a 4 KiB buffer: laps buffers and a part. */
+	for (unsigned i = 0; i < laps * 170 + 60; i++)
+		num_write(set, 0);
+	kill(daemon, SIGCONT);
+	h_ringlog(&r, "flush", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(rlog_detach(), 0);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(num_lost(set), 0);
+	struct num_check c;
+	num_check_file(set, path, &c);
+	ASSERT_EQ(c.open_err, 0);
+	num_assert_once(set, &c, c.loss_by_cause[RLOG_LOSS_OVERWRITTEN], tag);
+	check_placement(path, tag, false);
+	unlink(path);
+}
+
 int main(void)
 {
 	run("ow16", "16", "1000", 1500, 0);
 	run("ow64", "64", "1000", 1000, 0);
 	run("owstop", "16", "1000", 1500, 300);
 	run("ownotimer", "16", "0", 1000, 0);
+	for (unsigned laps = 9; laps < 13; laps++) {
+		char tag[32];
+		snprintf(tag, sizeof tag, "owreused%u", laps);
+		run_reused(tag, laps);
+	}
 	return done_testing();
 }
