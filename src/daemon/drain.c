@@ -318,7 +318,14 @@ static void start_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 		by[c] = desc->lost_bytes[c];
 	}
 	rlog__drain_report_increase(d, b->pid, b->tid, b->cursor, ev, by, &s->rep, loss_cause);
-	rlog__ow_report(d, slot, b->pid, b->tid, s->last_time ? s->last_time : d->start_ticks);
+	/* Overwritten events go right before the thread's first block after
+	 * them (docs/FORMAT.md, "struct rlog_data_loss_range").  Before its
+	 * first buffer, or right after one drained whole, none of this
+	 * thread's was lost: what its counters gained was lost further on,
+	 * and waits for the block after that gap. */
+	uint64_t seq = d->scan_seq[idx];
+	if (seq != 0 && seq != s->ow_whole)
+		rlog__ow_report(d, slot, b->pid, b->tid, s->last_time ? s->last_time : d->start_ticks);
 }
 
 /*
@@ -685,6 +692,16 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 			pending[slot] = true;
 			continue;
 		}
+		if (mode != RLOG_DRAIN_FINAL && !d->bufs[idx].started && seq > s->next_seq) {
+			/* The hold found other contents than the ones a read in
+			 * part had started (overwrite.c): a newer buffer of the
+			 * thread, which waits for its predecessors as above. */
+			pending[slot] = true;
+			if (seq < d->held_seq[slot])
+				d->held_seq[slot] = seq;
+			rlog__ow_release(d, idx);
+			continue;
+		}
 		/* Re-read: it may have become FULL since the scan. */
 		uint32_t st = load_acquire(&desc->state);
 		bool owner_dead = d->dead[slot] || (exited[slot] && st == RLOG_BUF_OWNED);
@@ -708,6 +725,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 			d->bufs[idx].giving_back = true;
 			if (seq >= s->next_seq)
 				s->next_seq = seq + 1;
+			s->ow_whole = seq + 1;
 			released++;
 			if (d->overwrite) {
 				rlog__ow_publish(d, idx);

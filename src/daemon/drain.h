@@ -62,6 +62,8 @@ struct rlog__dslot {
 	bool seen;
 	bool reaped;                          /* its losses are reported; freed at commit */
 	struct rlog__ow_reported ow;          /* overwritten events in DATA_LOSS records */
+	uint64_t ow_whole;                    /* overwrite mode: seq + 1 of the last buffer
+	                                         drained whole to the file, or 0 */
 	/* Snapshots (snapshot.c): what the last one reported of this slot. */
 	struct rlog__reported snap_rep;
 	struct rlog__ow_reported snap_ow;
