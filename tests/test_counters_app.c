@@ -1,5 +1,6 @@
 /*
- * test_counters_app - application counters (issue 10, parts 1, 2 and 5),
+ * test_counters_app - application counters (docs/FORMAT.md,
+ * "Application counters"),
  * through a real session and daemon:
  *   - a counter changed by known amounts between the daemon's readings
  *     gives one COUNTER record per reading, with exactly those deltas, in

@@ -1,6 +1,6 @@
 /*
  * test_counters_hostile - the counter table is hostile input to the daemon
- * (issue 10, part 2): the test maps a live session's region and forges
+ * (docs/FORMAT.md, "struct rlog_shm_counter"): the test maps a live session's region and forges
  * entries, then scribbles the whole table and the counter period while the
  * daemon samples.  The daemon must:
  *   - skip entries whose state is no state, and SET entries without a

@@ -1,6 +1,6 @@
 /*
- * test_counters_period - the counter period and live changes (issue 10,
- * parts 3 and 5), through a real session and daemon:
+ * test_counters_period - the counter period and live changes (docs/SESSIONS.md,
+ * "Every member"), through a real session and daemon:
  *   - over about a second, the daemon makes about one sampling pass per
  *     counter period: never more than the elapsed time allows (it does not
  *     catch up in bursts), and at least a quarter of them (what a loaded

@@ -1,6 +1,6 @@
 /*
  * test_counters_sources - the counters the daemon reads from the kernel
- * (issue 10, parts 2, 3 and 5), through a real session and daemon:
+ * (docs/FORMAT.md, "The counter sources"), through a real session and daemon:
  *   - a process that touches N fresh pages between two readings has
  *     proc.minflt deltas (/proc/PID/stat) adding up to at least N, and so
  *     perf.page-faults (perf_event_open) where the machine has it; at the

@@ -1,6 +1,6 @@
 /*
  * test_file_modes - ETW's log file modes, through the real path (this
- * process's producers, a real daemon, the reader), issue 7:
+ * process's producers, a real daemon, the reader), docs/SESSIONS.md "Log file modes":
  *
  *   1. sequential with a maximum size: the file stops at it; every block it
  *      could not take counts in log_buffers_lost and its events in

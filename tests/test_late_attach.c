@@ -1,7 +1,7 @@
 /*
  * test_late_attach - an application started before its session records
  * into it once it starts, with no restart and no thread of ringlog's
- * (issue 7, item 3).  A process attaches (RINGLOG_SESSION) to a session
+ * (docs/SESSIONS.md, "Late attach").  A process attaches (RINGLOG_SESSION) to a session
  * that does not exist: -ENOENT, and its writes return 0.  Once `ringlog
  * start` has returned, its very next write goes in:
  *   1. from the thread that attached;

@@ -1,6 +1,6 @@
 /*
- * test_memory - an idle session gives its pool's pages back (issue 9,
- * part 4; src/daemon/trim.c).  Page counts, not times:
+ * test_memory - an idle session gives its pool's pages back (docs/FORMAT.md,
+ * "Trimming an idle pool"; src/daemon/trim.c).  Page counts, not times:
  *
  *   1. A new session with the default pool (16 KiB buffers, 32 growing to
  *      1024) has no page of its buffer space allocated in its

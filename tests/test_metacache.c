@@ -1,7 +1,7 @@
 /*
  * test_metacache - the daemon's cache of metadata records
  * (src/common/metacache.h), which the file modes, the real-time streams
- * and (issue 8) snapshots write again as copy blocks:
+ * and snapshots write again as copy blocks:
  *
  *   1. it keeps the latest record per key (schema: pid and event ID;
  *      thread name: pid and tid; process name: pid), by time, whatever

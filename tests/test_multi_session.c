@@ -1,6 +1,6 @@
 /*
  * test_multi_session - one process recording into several sessions at once
- * (issue 7, item 3; ETW lets a provider feed up to 8 sessions):
+ * (docs/SESSIONS.md, "Several sessions"; ETW lets a provider feed up to 8 sessions):
  *   - A enables category 2, B category 5: declared events of category 2
  *     reach A only, category 5 B only, raw writes both; each file has the
  *     schema and the thread and process names of what it holds;

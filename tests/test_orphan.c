@@ -1,5 +1,5 @@
 /*
- * test_orphan - a session whose daemon died (SIGKILL), issue 7 item 3:
+ * test_orphan - a session whose daemon died (SIGKILL), docs/SESSIONS.md "Orphans":
  *
  *   1. `ringlog list` and `ringlog query` say orphaned (exact line);
  *   2. `ringlog stop NAME` leaves it as it is, with its line, exit 1;

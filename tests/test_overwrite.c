@@ -1,5 +1,5 @@
 /*
- * test_overwrite - overwrite mode (issue 8, part 1; docs/FORMAT.md
+ * test_overwrite - overwrite mode (docs/FORMAT.md
  * "Overwrite mode").
  *
  *   1. The daemon stops (SIGSTOP, through its test hook) while it holds a

@@ -1,7 +1,7 @@
 /*
  * test_protocol_death - producers that die, fork, or scribble, at named
  * steps of the protocol (forced with rlog__test_hook) and at random.
- * Issue 12, items 5 to 9.  In every case `ringlog stop` exits promptly
+ * docs/FORMAT.md, "Dead processes" and "Stop".  In every case `ringlog stop` exits promptly
  * (well under its 10 s limit for a producer stuck in a write), the pool
  * gets every buffer back, and the survivors' accounting is exact.
  *

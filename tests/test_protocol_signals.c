@@ -2,7 +2,7 @@
  * test_protocol_signals - a signal handler's write at each named step of
  * the producer protocol (src/lib/thread.c draws the states), forced with
  * the library's test hook (rlog__test_hook), plus re-attaching with bound
- * threads.  Issue 12, items 1 to 4 and 10.  Every case checks the return
+ * threads (docs/FORMAT.md, "A thread's states and its guard").  Every case checks the return
  * values against the session's statistics and its file: emitted = written
  * + lost, exactly, and `ringlog stop` exits 0.
  *

@@ -1,7 +1,7 @@
 /*
  * test_reader_counters - the reader on COUNTER and COUNTER_NAME records
  * crafted byte by byte (tests/filegen.h), as docs/FORMAT.md specifies
- * them (issue 10, part 4):
+ * them (docs/FORMAT.md, "COUNTER and COUNTER_NAME"):
  *   - the value of a record without one follows from the previous record
  *     of its counter; a gap in seq makes it unknown (and says gap) until a
  *     record that carries it; a RESET gives the value itself;

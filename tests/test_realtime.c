@@ -1,6 +1,6 @@
 /*
  * test_realtime - real-time consumers (`ringlog tail`) of real sessions,
- * issue 7 item 4:
+ * docs/SESSIONS.md "Real-time consumers":
  *
  *   1. two consumers at once, text and JSON: each prints every event
  *      exactly once, the same events the file holds (as `ringlog dump`

@@ -1,7 +1,7 @@
 /*
  * test_resume - a session whose daemon was killed (SIGKILL) goes on, and
- * its buffers are saved, while its producers keep running (issue 8 item 4,
- * docs/SESSIONS.md "Orphans"):
+ * its buffers are saved, while its producers keep running
+ * (docs/SESSIONS.md, "Orphans"):
  *
  *   1. `ringlog start NAME --resume`: a new daemon takes the session over
  *      while a thread writes all along (never re-attached); after stop,

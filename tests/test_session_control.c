@@ -1,5 +1,5 @@
 /*
- * test_session_control - changing a running session (issue 7, item 3):
+ * test_session_control - changing a running session (docs/SESSIONS.md):
  *   - `ringlog update --mask/--enable`: the running producer's next write
  *     sees the new EnableFlags (declared events of a category off return 0
  *     and are not in the file; on, they are), without a restart;

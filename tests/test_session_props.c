@@ -3,7 +3,7 @@
  * every flag as `ringlog query` shows it (text and --json), the pool that
  * grows from MinimumBuffers to MaximumBuffers under load (NumberOfBuffers
  * and FreeBuffers checked), a fixed pool, and every refused combination
- * with its exact line (issue 7, items 1 and 2).
+ * with its exact line (docs/SESSIONS.md, "Every member").
  */
 #include <pthread.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 /*
  * test_signal_churn - the accounting identity with signal handlers that
- * write while threads come and go (issue 11's workload).
+ * write while threads come and go (docs/DECISIONS.md, "One guard per thread").
  *
  * 4 worker threads, re-created ROUNDS times, each write PER_THREAD 16-byte
  * events with rlog_write, while an interval timer (setitimer, every 200 us)

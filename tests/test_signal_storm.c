@@ -2,7 +2,7 @@
  * test_signal_storm - writes from signal handlers never wedge a thread and
  * never make a thread hold a slot past its exit.
  *
- * Part 1 (issue 12, item 1): two writer threads write as fast as they can
+ * Part 1: two writer threads write as fast as they can
  * while a third thread sends them SIGUSR1 as fast as it can; the handler
  * writes an event big enough that it often changes buffers (the slow
  * path), so it lands in every step of the interrupted write.  Afterwards,
@@ -10,7 +10,7 @@
  * whose in-write flag stayed set would get -EBUSY forever), `ringlog stop`
  * must exit 0 with no producer reported stuck, and the identity must hold.
  *
- * Part 2 (issue 12, item 4): short-lived threads (writing, exiting) under a
+ * Part 2: short-lived threads (writing, exiting) under a
  * SIGUSR1 storm.  A handler that runs during a thread's exit must not bind
  * the thread again: once every thread has exited, no slot and no buffer
  * may stay held, so a fresh process can write a pool's worth of events

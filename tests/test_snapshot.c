@@ -1,5 +1,5 @@
 /*
- * test_snapshot - `ringlog snapshot` (issue 8, part 3; docs/FORMAT.md
+ * test_snapshot - `ringlog snapshot` (docs/FORMAT.md
  * "Snapshots").
  *
  *   1. A flight recorder (overwrite mode, no file) and a thread writing

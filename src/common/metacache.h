@@ -3,7 +3,7 @@
  * THREAD_NAME, PROCESS_NAME, and the daemon's COUNTER_NAME), kept so that
  * they can be written again where a reader needs them: at the start of every new file (newfile), after
  * every wrap of a circular file, at the start of a real-time consumer's
- * stream, and in a snapshot (issue 8).  docs/FORMAT.md, "Metadata copies".
+ * stream, and in a snapshot.  docs/FORMAT.md, "Metadata copies".
  *
  *   thread blocks ──► rlog__metacache_add (one record at a time, with its
  *                     64-bit time and its block's pid/tid)

@@ -466,8 +466,8 @@ static int by_slot_seq(const void *a, const void *b)
  * its bit clear and no live slot is taking it, and it is still FREE after
  * that scan: a live taker's mark is stored before its CAS and cleared only
  * after its OWNED store, so a taker that won the bit is seen either by its
- * mark or by the second look at the state (issue 12, item 6, and the
- * suspected two-owner case).  All seq_cst, pairing with the taker's.
+ * mark or by the second look at the state (docs/FORMAT.md, "Dead processes",
+ * and the suspected two-owner case).  All seq_cst, pairing with the taker's.
  */
 static void reclaim_taking(struct rlog__drain *d, uint32_t i)
 {

@@ -15,7 +15,7 @@
  * (another start time) is dead.  A slot is dead when its pid's entry is;
  * a slot whose pid has no entry (hostile, or a process that was refused
  * one) is checked by itself.  kill(pid, 0) alone sees zombies as alive
- * (issue 12, item 9).
+ * (docs/FORMAT.md, "Dead processes").
  *
  * A slot or entry ACTIVE without its pid yet is its claimer's (the pid
  * stamped in `claimer` before the claim), dead when the claimer is.  A

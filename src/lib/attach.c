@@ -352,8 +352,8 @@ int rlog_detach(void)
 void rlog__attach_fork_child(void)
 {
 	/* The child's only thread: an attach that another thread of the
-	 * parent was making is gone, maybe holding the lock (issue 12, item
-	 * 7).  The entries, and the name and schema records in the sessions,
+	 * parent was making is gone, maybe holding the lock (docs/FORMAT.md,
+	 * "Attaching").  The entries, and the name and schema records in the sessions,
 	 * are the parent's: the child claims and writes its own. */
 	pthread_mutex_init(&attach_lock, NULL);
 	rlog__categories_fork_child();

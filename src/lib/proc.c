@@ -18,8 +18,8 @@
  * Either the daemon sees the gate raised and waits, or the thread sees the
  * mask at 0: no loss is counted after the final statistics.  A process
  * that dies with its gate raised cannot stall the stop: the daemon knows
- * the entry's pid and start time and skips dead processes (issue 12, item
- * 5; a single global counter, as before, could not tell whose it was).
+ * the entry's pid and start time and skips dead processes (docs/FORMAT.md,
+ * "Stop"; a single global counter, as before, could not tell whose it was).
  *
  * Entries are claimed by CAS FREE -> ACTIVE: by rlog_attach, or, in a fork
  * child (which forgets its parent's), by its first write; a process that

@@ -11,7 +11,8 @@
  * handler that interrupted a write of the same thread (a nested write),
  * and is counted lost.  The guard moves between the two words only while
  * it is held and signals are blocked, so a handler never sees a half-moved
- * guard, and there is never a second flag to forget (issue 12, item 1).
+ * guard, and there is never a second flag to forget (docs/FORMAT.md,
+ * "A thread's states and its guard").
  *
  *   thread states                       what a signal handler's write does there
  *   -------------                       ----------------------------------------
@@ -54,7 +55,8 @@
  *   exit:  handover, busy = 0, slot EXITED -------------------->  reports losses, slot FREE
  *
  * taking is stored before the CAS, so a process killed between the CAS and
- * OWNED leaves a mark the daemon finds (issue 12, item 6); the daemon gives
+ * OWNED leaves a mark the daemon finds (docs/FORMAT.md,
+ * "Dead processes"); the daemon gives
  * the buffer back only if no live slot is taking it and it is still FREE
  * (src/daemon/drain.c).
  *

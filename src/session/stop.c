@@ -14,7 +14,7 @@
  * A session whose header fails validation is stopped through the same
  * words, mapped as they are, if a daemon runs for it: the daemon reads
  * them from its own mapping and keeps a private copy of what it validated
- * at start (issue 12, item 8).
+ * at start (docs/FORMAT.md, "Stop").
  */
 #define _GNU_SOURCE
 #include "session.h"
