@@ -284,17 +284,10 @@ int main(int argc, char **argv)
 	rlog__props_default(&p);
 	struct bench_session s;
 	struct bench_counter_figures cf;
-	struct rlog__stop_result res;
-	int err = bench_session_start(&s, NULL, &p);
-	if (err == 0 && (err = rlog_attach(s.name)) == 0) {
-		bench_counters_measure(o.runs, &cf);
-		rlog_detach();
-	}
-	bench_session_stop(&s, &res);
-	if (err < 0) {
-		fprintf(stderr, "bench_counters: session %s: %s\n", s.name, strerror(-err));
+	if (prog_session_open(&s, NULL, &p) < 0)
 		return 1;
-	}
+	bench_counters_measure(o.runs, &cf);
+	prog_session_close(&s, NULL);
 	bench_counters_print(&cf);
 	return cf.measured ? 0 : 1;
 }

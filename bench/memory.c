@@ -134,40 +134,32 @@ int main(int argc, char **argv)
 	struct rlog__region_params p;
 	rlog__props_default(&p);
 	struct bench_session s;
-	struct rlog__stop_result res;
 	struct bench_memory start, busy, idle;
-	double trim_wait_ms = 0, touch_ns = 0, retouch_ns = 0;
-	int err = bench_session_start(&s, NULL, &p);
-	if (err == 0 && (err = rlog_attach(s.name)) == 0) {
-		pid_t daemon = s.started.daemon_pid;
-		bench_memory_sample(s.name, daemon, &start);
-		for (unsigned r = 0; r < o.runs; r++) {
-			bench_write16(1, o.events, false);
-			bench_settle();
-			bench_write16(2, o.events, false);
-			bench_settle();
-		}
-		/* After the bursts, and once the idle pool is trimmed (the
-		 * daemon waits RLOG_TRIM_IDLE_MS, 1 s, after its last drained
-		 * buffer). */
-		bench_memory_sample(s.name, daemon, &busy);
-		uint64_t t0 = bench_now_ns();
-		for (int i = 0; i < 100; i++) {
-			struct timespec ts = { 0, 50 * 1000000L };
-			nanosleep(&ts, NULL);
-			bench_memory_sample(s.name, daemon, &idle);
-			if (idle.pool_kb == 0)
-				break;
-		}
-		trim_wait_ms = (double)(bench_now_ns() - t0) / 1e6;
-		touch_ns = bench_page_touch((size_t)p.buffer_size * p.max_buffers, &retouch_ns);
-		rlog_detach();
-	}
-	bench_session_stop(&s, &res);
-	if (err < 0) {
-		fprintf(stderr, "bench_memory: session %s: %s\n", s.name, strerror(-err));
+	if (prog_session_open(&s, NULL, &p) < 0)
 		return 1;
+	pid_t daemon = s.started.daemon_pid;
+	bench_memory_sample(s.name, daemon, &start);
+	for (unsigned r = 0; r < o.runs; r++) {
+		bench_write16(1, o.events, false);
+		bench_settle();
+		bench_write16(2, o.events, false);
+		bench_settle();
 	}
+	/* After the bursts, and once the idle pool is trimmed (the
+	 * daemon waits RLOG_TRIM_IDLE_MS, 1 s, after its last drained
+	 * buffer). */
+	bench_memory_sample(s.name, daemon, &busy);
+	uint64_t t0 = bench_now_ns();
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts = { 0, 50 * 1000000L };
+		nanosleep(&ts, NULL);
+		bench_memory_sample(s.name, daemon, &idle);
+		if (idle.pool_kb == 0)
+			break;
+	}
+	double trim_wait_ms = (double)(bench_now_ns() - t0) / 1e6, retouch_ns = 0;
+	double touch_ns = bench_page_touch((size_t)p.buffer_size * p.max_buffers, &retouch_ns);
+	prog_session_close(&s, NULL);
 	bench_memory_print("start", &start);
 	bench_memory_print("busy", &busy);
 	bench_memory_print("idle", &idle);

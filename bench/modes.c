@@ -95,15 +95,15 @@ int main(int argc, char **argv)
 	struct pair two = { 0 }, ovw = { 0 };
 	double ref = 0;
 	struct bench_session s, s2, sow;
-	struct rlog__stop_result res2, resow, res;
+	struct rlog__stop_result res2, resow;
 	memset(&s, 0, sizeof s);
 	memset(&s2, 0, sizeof s2);
 	memset(&sow, 0, sizeof sow);
 	memset(&resow, 0, sizeof resow);
 	int err = pair_alloc(&two, o.runs) && pair_alloc(&ovw, o.runs) ? 0 : -ENOMEM;
 	if (err == 0)
-		err = bench_session_start(&s, NULL, &p);
-	if (err == 0 && (err = rlog_attach(s.name)) == 0) {
+		err = prog_session_open(&s, NULL, &p);
+	if (err == 0) {
 		double *rs = calloc(o.runs, sizeof *rs);
 		for (unsigned r = 0; rs && r < o.runs; r++)
 			rs[r] = bench_ref_rdtsc_store(o.events);
@@ -115,11 +115,11 @@ int main(int argc, char **argv)
 		ovw.ok &= bench_session_start(&sow, "ow", &pow) == 0;
 		overwrite(&ovw, s.name, sow.name, o.runs, o.events);
 		bench_session_stop(&sow, &resow);
-		rlog_detach();
+		prog_session_close(&s, NULL);
 	}
-	bench_session_stop(&s, &res);
 	if (err < 0) {
-		fprintf(stderr, "bench_modes: session %s: %s\n", s.name, strerror(-err));
+		if (err == -ENOMEM)
+			fprintf(stderr, "bench_modes: out of memory\n");
 		pair_free(&two);
 		pair_free(&ovw);
 		return 1;

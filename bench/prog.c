@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "prog.h"
+#include "ringlog.h"
+
+static const char *prog_name = "bench";
 
 static void usage(const char *prog, const char *what, const char *arg)
 {
@@ -34,6 +37,7 @@ void prog_args(int argc, char **argv, struct prog_opts *o)
 	const char *prog = argc > 0 ? argv[0] : "bench";
 	const char *slash = strrchr(prog, '/');
 	prog = slash ? slash + 1 : prog;
+	prog_name = prog;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			o->quick = true;
@@ -58,4 +62,24 @@ void prog_quick(struct prog_opts *o, unsigned runs, uint64_t events)
 		o->runs = runs;
 	if (!o->events_given)
 		o->events = events;
+}
+
+int prog_session_open(struct bench_session *s, const char *tag,
+		      const struct rlog__region_params *p)
+{
+	int err = bench_session_start(s, tag, p);
+	if (err == 0 && (err = rlog_attach(s->name)) < 0) {
+		struct rlog__stop_result res;
+		bench_session_stop(s, &res);
+	}
+	if (err < 0)
+		fprintf(stderr, "%s: session %s: %s\n", prog_name, s->name, strerror(-err));
+	return err;
+}
+
+void prog_session_close(struct bench_session *s, struct rlog__stop_result *res)
+{
+	struct rlog__stop_result unused;
+	rlog_detach();
+	bench_session_stop(s, res ? res : &unused);
 }

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench/session.h"
+
 struct prog_opts {
 	unsigned runs;   /* the program's default unless given */
 	uint64_t events;
@@ -28,5 +30,15 @@ void prog_args(int argc, char **argv, struct prog_opts *o);
 
 /* Under --quick, what runs and events become unless given. */
 void prog_quick(struct prog_opts *o, unsigned runs, uint64_t events);
+
+/* Starts session s (bench_session_start: tag, properties p) and attaches
+ * this process to it.  Returns 0, or -errno, printed on stderr as
+ * "PROGRAM: session NAME: why" (s is then stopped). */
+int prog_session_open(struct bench_session *s, const char *tag,
+		      const struct rlog__region_params *p);
+
+/* Detaches this process and stops s; *res (if not NULL) gets its final
+ * statistics. */
+void prog_session_close(struct bench_session *s, struct rlog__stop_result *res);
 
 #endif

@@ -153,18 +153,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct bench_session s;
-	int err = bench_session_start(&s, NULL, &p);
-	if (err == 0 && (err = rlog_attach(s.name)) == 0) {
+	int err = prog_session_open(&s, NULL, &p);
+	if (err == 0) {
 		for (unsigned r = 0; r < o.runs; r++)
 			scaling_run(&sc, r, o.events, (uint64_t)p.buffer_size * p.max_buffers);
-		rlog_detach();
-	}
-	struct rlog__stop_result res;
-	bench_session_stop(&s, &res);
-	if (err < 0)
-		fprintf(stderr, "bench_scaling: session %s: %s\n", s.name, strerror(-err));
-	else
+		prog_session_close(&s, NULL);
 		scaling_print(&sc, o.runs);
+	}
 	scaling_free(&sc);
 	return err < 0;
 }

@@ -233,17 +233,10 @@ int main(int argc, char **argv)
 	double tmpfs_cpu = 0, tmpfs = ref_tmpfs_write(ref, set.file_mb, false, &tmpfs_cpu);
 	struct ladder lad = { .limit = "ladder" }, circ = { .limit = "ladder" };
 	struct bench_session s;
-	struct rlog__stop_result res;
-	int err = bench_session_start(&s, NULL, &p);
-	if (err == 0 && (err = rlog_attach(s.name)) == 0) {
-		ladder_run(&set, s.started.daemon_pid, &lad);
-		rlog_detach();
-	}
-	bench_session_stop(&s, &res);
-	if (err < 0) {
-		fprintf(stderr, "bench_sustained: session %s: %s\n", s.name, strerror(-err));
+	if (prog_session_open(&s, NULL, &p) < 0)
 		return 1;
-	}
+	ladder_run(&set, s.started.daemon_pid, &lad);
+	prog_session_close(&s, NULL);
 
 	/* Then into a circular file on tmpfs, whose pages are written again
 	 * lap after lap, against write(2) over an existing file: both
@@ -256,28 +249,21 @@ int main(int argc, char **argv)
 	pc.max_file_size = (uint64_t)set.file_mb << 20;
 	double rewrite_cpu = 0, rewrite = 0;
 	struct bench_session sc;
-	int circ_err = bench_session_start(&sc, "circ", &pc);
+	int circ_err = prog_session_open(&sc, "circ", &pc);
 	if (circ_err == 0) {
 		rewrite = ref_tmpfs_write(ref, set.file_mb, true, &rewrite_cpu);
-		circ_err = rlog_attach(sc.name);
-	}
-	if (circ_err == 0) {
 		/* One lap first (576 MB of records at 12 M/s into 512 MiB): a
 		 * preallocated page of tmpfs is only reserved, and its first
 		 * write can cost what a new one does. */
 		write_paced(12e6, set.lap_ms, sc.started.daemon_pid);
 		ladder_run(&set, sc.started.daemon_pid, &circ);
-		rlog_detach();
+		prog_session_close(&sc, NULL);
 	}
-	bench_session_stop(&sc, &res);
 
 	printf("ref_tmpfs_write_mb_per_s: %.1f\n", tmpfs);
 	ladder_print("", &lad, "ref_tmpfs_write", tmpfs, tmpfs_cpu);
-	if (circ_err < 0) {
-		fprintf(stderr, "bench_sustained: the circular session %s: %s (no circular_* figures)\n",
-			sc.name, strerror(-circ_err));
-		return 1;
-	}
+	if (circ_err < 0)
+		return 1; /* no circular_* figures */
 	printf("circular_file_mb: %u\n", set.file_mb);
 	printf("ref_tmpfs_rewrite_mb_per_s: %.1f\n", rewrite);
 	ladder_print("circular_", &circ, "ref_tmpfs_rewrite", rewrite, rewrite_cpu);

@@ -22,7 +22,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,40 +38,53 @@ static const struct cli_opt opts[] = {
 	{ "--buffer-size", NULL, true }, { "--quick", NULL, false }, { NULL, NULL, false },
 };
 
+/* One figure: "KEY: VALUE" with decimals digits. */
+struct figure {
+	const char *key;
+	double value;
+	int decimals;
+};
+
 static void print_figures(const struct rlog__region_params *p, unsigned runs, uint64_t events,
 			  const struct bench_write_figures *f, const struct rlog__stop_result *st)
 {
-	printf("runs: %u\n", runs);
-	printf("events_per_run: %" PRIu64 "\n", events);
-	printf("buffer_size: %u\nmin_buffers: %u\nmax_buffers: %u\n", p->buffer_size,
-	       p->min_buffers, p->max_buffers);
+	cli_kv_u64("runs", runs);
+	cli_kv_u64("events_per_run", events);
+	cli_kv_u64("buffer_size", p->buffer_size);
+	cli_kv_u64("min_buffers", p->min_buffers);
+	cli_kv_u64("max_buffers", p->max_buffers);
 	printf("tick_source: %s\n", rlog__tick_source_pick() == RLOG_TICK_TSC ? "tsc" : "monotonic");
-	printf("cpus: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
-	printf("disabled_ns: %.2f\n", f->disabled);
-	printf("write_1t_ns: %.2f\n", f->write_1t);
-	printf("write_2t_ns: %.2f\n", f->write_2t);
-	printf("write_untimed_ns: %.2f\n", f->untimed);
-	printf("ref_rdtsc_store_ns: %.2f\n", f->ref_rdtsc_store);
-	printf("ref_store_ns: %.2f\n", f->ref_store);
-	printf("ref_clock_gettime_ns: %.2f\n", f->ref_clock_gettime);
-	printf("write_1t_vs_rdtsc_store: %.2f\n", f->write_1t / f->ref_rdtsc_store);
-	printf("write_untimed_vs_store: %.2f\n", f->untimed / f->ref_store);
-	printf("write_untimed_n_batch: %d\n", BENCH_BATCH_N);
-	printf("write_untimed_n_ns: %.2f\n", f->untimed_n);
-	printf("write_untimed_n_vs_store: %.2f\n", f->untimed_n / f->ref_store);
-	printf("write_1t_events_per_s: %.0f\n", 1e9 / f->write_1t);
-	printf("write_1t_mb_per_s: %.1f\n", 1e9 / f->write_1t * BENCH_RECORD_BYTES / 1e6);
-	printf("write_2t_events_per_s: %.0f\n", 2e9 / f->write_2t);
-	printf("write_2t_mb_per_s: %.1f\n", 2e9 / f->write_2t * BENCH_RECORD_BYTES / 1e6);
-	printf("write_untimed_events_per_s: %.0f\n", 1e9 / f->untimed);
-	printf("write_untimed_mb_per_s: %.1f\n", 1e9 / f->untimed * BENCH_UNTIMED_RECORD_BYTES / 1e6);
-	printf("events_emitted: %" PRIu64 "\n", f->emitted);
-	printf("events_lost: %" PRIu64 "\n", f->lost);
+	cli_kv_u64("cpus", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
+	double e1 = 1e9 / f->write_1t, e2 = 2e9 / f->write_2t, eu = 1e9 / f->untimed;
+	const struct figure fig[] = {
+		{ "disabled_ns", f->disabled, 2 },
+		{ "write_1t_ns", f->write_1t, 2 },
+		{ "write_2t_ns", f->write_2t, 2 },
+		{ "write_untimed_ns", f->untimed, 2 },
+		{ "ref_rdtsc_store_ns", f->ref_rdtsc_store, 2 },
+		{ "ref_store_ns", f->ref_store, 2 },
+		{ "ref_clock_gettime_ns", f->ref_clock_gettime, 2 },
+		{ "write_1t_vs_rdtsc_store", f->write_1t / f->ref_rdtsc_store, 2 },
+		{ "write_untimed_vs_store", f->untimed / f->ref_store, 2 },
+		{ "write_untimed_n_batch", BENCH_BATCH_N, 0 },
+		{ "write_untimed_n_ns", f->untimed_n, 2 },
+		{ "write_untimed_n_vs_store", f->untimed_n / f->ref_store, 2 },
+		{ "write_1t_events_per_s", e1, 0 },
+		{ "write_1t_mb_per_s", e1 * BENCH_RECORD_BYTES / 1e6, 1 },
+		{ "write_2t_events_per_s", e2, 0 },
+		{ "write_2t_mb_per_s", e2 * BENCH_RECORD_BYTES / 1e6, 1 },
+		{ "write_untimed_events_per_s", eu, 0 },
+		{ "write_untimed_mb_per_s", eu * BENCH_UNTIMED_RECORD_BYTES / 1e6, 1 },
+	};
+	for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++)
+		printf("%s: %.*f\n", fig[i].key, fig[i].decimals, fig[i].value);
+	cli_kv_u64("events_emitted", f->emitted);
+	cli_kv_u64("events_lost", f->lost);
 	if (st == NULL) /* the stop failed: no final statistics */
 		return;
-	printf("events_written: %" PRIu64 "\n", st->stats.events_written);
-	printf("session_events_lost: %" PRIu64 "\n", st->stats.events_lost);
-	printf("daemon_wakeups: %" PRIu64 "\n", st->stats.wakeups);
+	cli_kv_u64("events_written", st->stats.events_written);
+	cli_kv_u64("session_events_lost", st->stats.events_lost);
+	cli_kv_u64("daemon_wakeups", st->stats.wakeups);
 }
 
 int cmd_bench(int argc, char **argv)
