@@ -51,7 +51,7 @@ void bench_settle(void)
 
 /* The reference arrays are mapped and unmapped, not malloc'd: glibc would
  * keep a freed 16 MiB block in the heap (its mmap threshold grows), and the
- * memory figures (--memory) would count it as the producer's. */
+ * memory figures (bench/memory.c) would count it as the producer's. */
 static uint64_t *ref_array(void)
 {
 	void *a = mmap(NULL, BENCH_REF_ARRAY, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
