@@ -1,25 +1,36 @@
 #!/usr/bin/env bash
-# bench/bench.sh [N [ARGS...]] - run `ringlog bench ARGS` N times (default 5:
-# `bench/bench.sh 5 --scaling --memory`) and print, for
-# every figure, the median of the N invocations and their range: the table
-# in docs/PERFORMANCE.md.  Each invocation already reports medians of 11
-# interleaved runs; this adds the spread between invocations, which on a
-# noisy 2-core machine is the honest error bar.
+# bench/bench.sh [N [PROGRAM] [ARGS...]] - run a benchmark N times (default
+# 5) and print, for every figure, the median of the N invocations and their
+# range: the tables in docs/PERFORMANCE.md.  PROGRAM is `ringlog` (the
+# default: `ringlog bench ARGS`) or one of the bench/ programs, with or
+# without its bench_ prefix (`bench/bench.sh 5 sustained`,
+# `bench/bench.sh 5 scaling --runs 5`); ARGS go to it.  Each invocation
+# already reports medians of interleaved runs; this adds the spread between
+# invocations, which on a noisy 2-core machine is the honest error bar.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-5}
 shift || true
-bin=build/src/cli/ringlog
-if [ ! -x "$bin" ]; then
-	echo "bench.sh: $bin is not built (run scripts/test.sh or scripts/demo.sh first)" >&2
+prog=ringlog
+case "${1:-}" in
+"" | -*) ;;
+*) prog=$1; shift ;;
+esac
+case "$prog" in
+ringlog) cmd=(build/src/cli/ringlog bench) ;;
+bench_*) cmd=("build/bench/$prog") ;;
+*) cmd=("build/bench/bench_$prog") ;;
+esac
+if [ ! -x "${cmd[0]}" ]; then
+	echo "bench.sh: ${cmd[0]} is not built (run scripts/test.sh or scripts/build.sh first)" >&2
 	exit 1
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cpus, $(uname -r)"
-echo "command: $bin bench $*  (x$n)"
+echo "command: ${cmd[*]} $*  (x$n)"
 for i in $(seq "$n"); do
-	"$bin" bench "$@" >>"$out"
+	"${cmd[@]}" "$@" >>"$out"
 done
 awk -F': ' '
 	$2 ~ /^[0-9.]+$/ { if (!($1 in n)) order[++k] = $1; v[$1, ++n[$1]] = $2 }

@@ -255,34 +255,23 @@ static const struct cli_help help[] = {
 	},
 	{
 		"bench", "what an event costs on this machine",
-		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick] [--scaling] "
-		"[--memory]",
+		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
 		"threads at once, an untimed 16-byte event, alone and in batches of 32\n"
-		"(write_untimed_n_ns), the same event written into a single ring\n"
-		"(ring_write_ns, a flush thread draining it), and reference costs\n"
-		"(rdtsc and a store, a store alone, clock_gettime); then, unless --quick, the\n"
-		"highest sustained rate without loss, against write(2) into tmpfs in the same\n"
-		"run (sustained_vs_tmpfs), and the daemon's CPU time per MB against that\n"
-		"write's, once into a file that grows and once into a circular, preallocated\n"
-		"file against write(2) over an existing file (circular_*); then what an\n"
-		"application counter's increment costs and the daemon's sampling pass per\n"
-		"counter (application counters, /proc figures, performance counters).\n"
-		"Prints \"key: value\" lines; takes about 25 seconds, 5 with --quick\n"
-		"(docs/PERFORMANCE.md).\n"
+		"(write_untimed_n_ns), and reference costs measured in the same runs (rdtsc\n"
+		"and a store, a store alone, clock_gettime); then events/s, MB/s and the\n"
+		"events lost.  Prints \"key: value\" lines; takes about 3 seconds, 1 with\n"
+		"--quick.  The daemon's sustained rate, the single ring, overwrite mode,\n"
+		"memory and counters are measured by the programs of the source tree's\n"
+		"bench/ directory (docs/PERFORMANCE.md).\n"
 		"\n"
 		"  --runs N              report the median of N runs, 1 to 101 (default 11)\n"
 		"  --events N            events per write run, 1000 to 4294967296 (default 250000)\n"
 		"  --buffers N           buffers in the pool: 2 to 65536 (default 1024)\n"
-		"  --buffer-size KB      size of each buffer in KiB: 4 to 16384, a multiple of 4\n"
-		"                        (default 16)\n"
-		"  --quick               skip the search for the sustained rate\n"
-		"  --scaling             also payload sizes 0 to 1024 bytes against memcpy, and\n"
-		"                        1, 2 and 4 threads (per thread and in all)\n"
-		"  --memory              also what the daemon, this process and the session keep\n"
-		"                        resident, before and after a burst and once the idle\n"
-		"                        pool is trimmed, and what touching fresh pages costs\n",
+		"  --buffer-size KB      size of each buffer in KiB: a power of two from 4 to\n"
+		"                        1024 (default 16)\n"
+		"  --quick               3 runs unless --runs says otherwise\n",
 		true,
 	},
 	{

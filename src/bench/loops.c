@@ -1,9 +1,9 @@
 /*
- * bench_loops.c - the measuring loops of `ringlog bench`: the write path
- * (timed and untimed, any payload size, 1 to 4 threads at once, a steady
- * rate), the disabled check, and the references the same invocation
- * measures them against (rdtsc + store, a store alone, memcpy,
- * clock_gettime; write(2) into tmpfs is in bench_ladder.c).
+ * loops.c - the measuring loops under `ringlog bench` and the bench/
+ * programs (loops.h): the write path (timed and untimed, any payload size,
+ * 1 to 4 threads at once), the disabled check, and the references the same
+ * invocation measures them against (rdtsc + store, a store alone, memcpy,
+ * clock_gettime; write(2) into tmpfs is in bench/sustained.c).
  *
  * The references write into a 16 MiB array, as the write path writes into
  * a 16 MiB pool: both pay for the same cache misses.
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench/loops.h"
 #include "clock.h"
 #include "ringlog.h"
 
@@ -43,9 +43,15 @@ double bench_median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+void bench_settle(void)
+{
+	struct timespec ts = { 0, 50 * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
 /* The reference arrays are mapped and unmapped, not malloc'd: glibc would
  * keep a freed 16 MiB block in the heap (its mmap threshold grows), and the
- * memory figures (--memory) would count it as the producer's. */
+ * memory figures (bench/memory.c) would count it as the producer's. */
 static uint64_t *ref_array(void)
 {
 	void *a = mmap(NULL, BENCH_REF_ARRAY, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -246,53 +252,8 @@ struct bench_result bench_write_run(const struct bench_write *w)
 	return res;
 }
 
-/* Seconds of CPU time (user and system) of process pid, from
- * /proc/PID/stat (fields 14 and 15, after the command's parenthesis); < 0
- * if it cannot be read. */
-static double proc_cpu_s(pid_t pid)
+struct bench_result bench_write16(int threads, uint64_t n, bool untimed)
 {
-	char path[64], line[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	bool got = fgets(line, sizeof line, f) != NULL;
-	fclose(f);
-	char *p = got ? strrchr(line, ')') : NULL;
-	unsigned long long ut, st;
-	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-			 &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	struct bench_write w = { .threads = threads, .events = n, .len = 16, .untimed = untimed };
+	return bench_write_run(&w);
 }
-
-struct bench_paced bench_write_paced(double rate, unsigned ms, pid_t daemon)
-{
-	struct bench_paced res = { .achieved = rate };
-	uint64_t total = (uint64_t)(rate * ms / 1000.0), lost = 0, v[2] = { 0, 0 };
-	double cpu0 = proc_cpu_s(daemon);
-	uint64_t t0 = bench_now_ns();
-	for (uint64_t i = 0; i < total;) {
-		for (uint64_t k = 0; k < 1000 && i < total; k++, i++) {
-			v[0] = i;
-			lost += rlog_write(1024, v, sizeof v) < 0;
-		}
-		uint64_t due = t0 + (uint64_t)((double)i / rate * 1e9);
-		while (bench_now_ns() < due)
-			;
-	}
-	rlog_flush_thread();
-	uint64_t t1 = bench_now_ns();
-	if (t1 > t0)
-		res.achieved = (double)total / ((double)(t1 - t0) / 1e9);
-	/* The daemon drains what is left within its 10 ms poll. */
-	struct timespec ts = { 0, 50 * 1000000L };
-	nanosleep(&ts, NULL);
-	double cpu1 = proc_cpu_s(daemon);
-	res.daemon_cpu_s = cpu0 >= 0 && cpu1 >= cpu0 ? cpu1 - cpu0 : -1;
-	res.events = total;
-	res.lost = lost;
-	return res;
-}
-

@@ -1,6 +1,5 @@
 /*
- * bench_counters.c - `ringlog bench`'s figures for the counters part
- * (docs/PERFORMANCE.md, "Counters"):
+ * counters.c - the counters' figures (docs/PERFORMANCE.md, "Counters"):
  *
  *   counter_add_ns              ++*c on an application counter (a plain add to the
  *                               session's shared memory), the daemon sampling it
@@ -17,7 +16,7 @@
  *   ref_proc_stat_read_ns       reference: open, read and close /proc/PID/stat once
  *                               (a proc.* pass reads it and /proc/PID/status)
  *
- * The increments run in the bench's live session (its daemon samples at
+ * The increments run in a live session of its own (its daemon samples at
  * the default period, 100 ms).  The sampling passes run the daemon's own
  * code (src/daemon/counters.c) in this process, over a region laid out in
  * ordinary memory whose process table holds this process, into the
@@ -25,6 +24,10 @@
  * counter blocks for snapshots, counter_keep.c): what is measured is the
  * reading, the records and the daemon's own copies, not the file.
  * Medians of --runs runs.
+ *
+ *   build/bench/bench_counters [--runs N] [--quick]
+ *
+ * --quick: 1 run of 1 M increments and 10 passes (the test suite's).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -33,28 +36,33 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_counters.h"
+#include "bench/loops.h"
+#include "bench/session.h"
 #include "clock.h"
 #include "counter_catalog.h"
 #include "daemon/counters.h"
 #include "daemon/sink.h"
 #include "procstat.h"
+#include "prog.h"
 #include "ringlog.h"
 
-#define ADDS 20000000u   /* increments per run */
-#define PASSES 200u      /* sampling passes per run */
 #define SLOTS 65u        /* process entries of the fake region */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
+static uint32_t adds_per_run = 20000000u; /* increments per run */
+static unsigned passes_per_run = 200u;    /* sampling passes per run */
+
+/* Medians, ns; < 0: not measured. */
+struct bench_counter_figures {
+	bool measured;        /* false: out of memory */
+	bool in_session;      /* the counter was registered in the session */
+	double add, atomic_add, local_add;
+	double sample_app, sample_app_unchanged, sample_proc, sample_perf;
+	double stat_read;     /* reference: one read of /proc/PID/stat */
+};
 
 static double median(double *v, unsigned n)
 {
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return bench_median(v, (int)n);
 }
 
 /* ns per increment of c: volatile, so that each is a load, an add and a
@@ -62,17 +70,17 @@ static double median(double *v, unsigned n)
 static double adds(volatile uint64_t *c)
 {
 	uint64_t t0 = rlog__monotonic_ns();
-	for (uint32_t i = 0; i < ADDS; i++)
+	for (uint32_t i = 0; i < adds_per_run; i++)
 		++*c;
-	return (double)(rlog__monotonic_ns() - t0) / ADDS;
+	return (double)(rlog__monotonic_ns() - t0) / adds_per_run;
 }
 
 static double atomic_adds(uint64_t *c)
 {
 	uint64_t t0 = rlog__monotonic_ns();
-	for (uint32_t i = 0; i < ADDS; i++)
+	for (uint32_t i = 0; i < adds_per_run; i++)
 		__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
-	return (double)(rlog__monotonic_ns() - t0) / ADDS;
+	return (double)(rlog__monotonic_ns() - t0) / adds_per_run;
 }
 
 /* ns per read of this process's /proc/PID/stat (open, read, close). */
@@ -163,7 +171,7 @@ static double passes(struct fake *f, uint64_t mask, unsigned n, bool change)
 	}
 	rlog__counters_pass(c);
 	uint64_t ns = 0;
-	for (unsigned p = 0; p < PASSES; p++) {
+	for (unsigned p = 0; p < passes_per_run; p++) {
 		for (uint32_t i = 0; change && i < RLOG_SHM_COUNTERS; i++)
 			atomic_store_explicit(&f->counters[i].value, (uint64_t)(p + 1) * (i + 1),
 					      memory_order_relaxed);
@@ -173,7 +181,7 @@ static double passes(struct fake *f, uint64_t mask, unsigned n, bool change)
 	}
 	rlog__counters_close(c);
 	rlog__output_free(&out);
-	return (double)ns / PASSES / n;
+	return (double)ns / passes_per_run / n;
 }
 
 /* The software performance counters (per process) this machine has. */
@@ -192,7 +200,8 @@ static uint64_t perf_available(unsigned *n)
 	return mask;
 }
 
-void bench_counters_measure(unsigned runs, struct bench_counter_figures *out)
+/* Measures, as medians of runs runs; the process is attached to a session. */
+static void bench_counters_measure(unsigned runs, struct bench_counter_figures *out)
 {
 	double *add = calloc(runs, sizeof *add), *atom = calloc(runs, sizeof *atom),
 	       *local = calloc(runs, sizeof *local), *app = calloc(runs, sizeof *app),
@@ -240,7 +249,7 @@ void bench_counters_measure(unsigned runs, struct bench_counter_figures *out)
 	free(mine);
 }
 
-void bench_counters_print(const struct bench_counter_figures *f)
+static void bench_counters_print(const struct bench_counter_figures *f)
 {
 	if (!f->measured) {
 		printf("counters: not measured (out of memory)\n");
@@ -260,4 +269,25 @@ void bench_counters_print(const struct bench_counter_figures *f)
 	else
 		printf("sample_perf_ns_per_counter: not available (no performance counter on this "
 		       "machine)\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct prog_opts o = { .runs = 11, .events = 0 };
+	prog_args(argc, argv, &o);
+	if (o.quick) {
+		o.runs = o.runs_given ? o.runs : 1;
+		adds_per_run = 1000000u;
+		passes_per_run = 10u;
+	}
+	struct rlog__region_params p;
+	rlog__props_default(&p);
+	struct bench_session s;
+	struct bench_counter_figures cf;
+	if (prog_session_open(&s, NULL, &p) < 0)
+		return 1;
+	bench_counters_measure(o.runs, &cf);
+	prog_session_close(&s, NULL);
+	bench_counters_print(&cf);
+	return cf.measured ? 0 : 1;
 }

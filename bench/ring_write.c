@@ -1,10 +1,16 @@
 /*
- * bench_ring.c - the single ring's figure for `ringlog bench` (bench_ring.h).
+ * ring_write.c - the single ring's figure (docs/PERFORMANCE.md, "The
+ * single ring: ring_write_ns"): the cost of rlog_ring_write of a 16-byte
+ * event, time-stamped by the caller with the session's clock, while a
+ * flush thread drains the ring into a log file on tmpfs as `ringlog
+ * ring-flush` does (the fill event on the futex, src/ring/flush.c), against
+ * rdtsc and a 16-byte store measured run by run in the same invocation.
+ *
+ *   build/bench/bench_ring_write [--runs N] [--events N] [--quick]
  */
 #define _GNU_SOURCE
-#include "bench_ring.h"
-
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,12 +20,14 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "bench/loops.h"
 #include "clock.h"
 #include "futex.h"
 #include "ring/flush.h"
 #include "ring/map.h"
 #include "ringlog.h"
 #include "ringlog/ring.h"
+#include "prog.h"
 
 struct bench_ring {
 	void *mem;
@@ -36,7 +44,7 @@ struct bench_ring {
 	uint64_t written, lost; /* by the writer */
 };
 
-/* The flush loop of cmd_ring_flush.c, with a stop flag for a signal. */
+/* The flush loop of `ringlog ring-flush`, with a stop flag for a signal. */
 static void *flusher(void *arg)
 {
 	struct bench_ring *b = arg;
@@ -64,8 +72,12 @@ static void *flusher(void *arg)
 	return NULL;
 }
 
-int bench_ring_open(struct bench_ring **out, uint64_t events, uint32_t tick_source,
-		    const char *log_path)
+/* A ring large enough for a whole run of `events` 24-byte records (so the
+ * flush thread's speed cannot turn writes into cheaper discards), its
+ * clock tick_source, and its flush thread writing log_path.  Returns 0 or
+ * -errno. */
+static int bench_ring_open(struct bench_ring **out, uint64_t events, uint32_t tick_source,
+			   const char *log_path)
 {
 	struct bench_ring *b = calloc(1, sizeof *b);
 	if (b == NULL)
@@ -119,7 +131,9 @@ fail_free:
 	return err;
 }
 
-double bench_ring_run(struct bench_ring *b, uint64_t n)
+/* Writes n events; returns ns per event.  Then waits until the flush
+ * thread has drained them. */
+static double bench_ring_run(struct bench_ring *b, uint64_t n)
 {
 	struct rlog_ring *r = b->r;
 	uint64_t v[2] = { 0, 0 }, ones = 0;
@@ -141,8 +155,11 @@ double bench_ring_run(struct bench_ring *b, uint64_t n)
 	return (double)(t1 - t0) / (double)n;
 }
 
-void bench_ring_close(struct bench_ring *b, uint64_t *written, uint64_t *lost,
-		      uint64_t *wakeups)
+/* Stops the flush thread (a last drain), removes the log file, frees b.
+ * *written, *lost: events the file took and the writes that were
+ * discarded; *wakeups: fill events the flush thread received. */
+static void bench_ring_close(struct bench_ring *b, uint64_t *written, uint64_t *lost,
+			     uint64_t *wakeups)
 {
 	atomic_store(&b->stop, 1);
 	if (exchange_acq_rel(&b->r->set_event, 0) == 1)
@@ -157,4 +174,42 @@ void bench_ring_close(struct bench_ring *b, uint64_t *written, uint64_t *lost,
 	unlink(b->path);
 	munmap(b->mem, b->len);
 	free(b);
+}
+
+int main(int argc, char **argv)
+{
+	struct prog_opts o = { .runs = 11, .events = 250000 };
+	prog_args(argc, argv, &o);
+	prog_quick(&o, 1, 20000);
+	char log[160];
+	snprintf(log, sizeof log, "/dev/shm/ringlog-bench-ring-%d.rlog", (int)getpid());
+	struct bench_ring *br = NULL;
+	double *rs = calloc(o.runs, sizeof *rs), *rw = calloc(o.runs, sizeof *rw);
+	int err = rs && rw ? bench_ring_open(&br, o.events, rlog__tick_source_pick(), log) : -ENOMEM;
+	if (err < 0) {
+		fprintf(stderr, "bench_ring_write: the single ring: %s\n", strerror(-err));
+		free(rs);
+		free(rw);
+		return 1;
+	}
+	/* Run by run with the reference, so that a noisy moment of the
+	 * machine spreads over both. */
+	for (unsigned r = 0; r < o.runs; r++) {
+		rs[r] = bench_ref_rdtsc_store(o.events);
+		rw[r] = bench_ring_run(br, o.events);
+	}
+	uint64_t written = 0, lost = 0, wakeups = 0;
+	bench_ring_close(br, &written, &lost, &wakeups);
+	double mrs = bench_median(rs, (int)o.runs), mrw = bench_median(rw, (int)o.runs);
+	printf("runs: %u\n", o.runs);
+	printf("events_per_run: %" PRIu64 "\n", o.events);
+	printf("ref_rdtsc_store_ns: %.2f\n", mrs);
+	printf("ring_write_ns: %.2f\n", mrw);
+	printf("ring_write_vs_rdtsc_store: %.2f\n", mrw / mrs);
+	printf("ring_events_written: %" PRIu64 "\n", written);
+	printf("ring_events_lost: %" PRIu64 "\n", lost);
+	printf("ring_wakeups: %" PRIu64 "\n", wakeups);
+	free(rs);
+	free(rw);
+	return 0;
 }

@@ -1,0 +1,193 @@
+/*
+ * test_bench.c - the benchmarks run briefly (docs/PERFORMANCE.md, "How to
+ * measure"): `ringlog bench --quick --runs 1` and each bench/ program with
+ * --quick exit 0 and print their documented keys, every line "key: value";
+ * the counts they print add up (events emitted = written + lost).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc_run.h"
+#include "tap.h"
+
+/* The value of key's line in out ("key: value\n"), or NULL; *count the
+ * lines of that key. */
+static const char *value_of(const char *out, const char *key, char *buf, size_t n, int *count)
+{
+	size_t kl = strlen(key);
+	const char *found = NULL;
+	*count = 0;
+	for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ':' && p[kl + 1] == ' ') {
+			(*count)++;
+			found = p + kl + 2;
+		}
+	}
+	if (found == NULL)
+		return NULL;
+	size_t l = strcspn(found, "\n");
+	l = l < n - 1 ? l : n - 1;
+	memcpy(buf, found, l);
+	buf[l] = '\0';
+	return buf;
+}
+
+/* key's value as a number; -1 (and a failed check) if missing or not a number. */
+static double number(const char *out, const char *key)
+{
+	char buf[256], *end;
+	int count;
+	const char *v = value_of(out, key, buf, sizeof buf, &count);
+	errno = 0;
+	double d = v ? strtod(v, &end) : 0;
+	bool good = v && count == 1 && end != v && *end == '\0' && errno == 0;
+	ok(good, "%s: one line, a number (%s)", key, v ? v : "missing");
+	return good ? d : -1;
+}
+
+/* Every line of out is "key: value": key of [a-z0-9_], a value. */
+static void lines_are_figures(const char *what, const char *out)
+{
+	int lines = 0, bad = 0;
+	for (const char *p = out; *p;) {
+		size_t l = strcspn(p, "\n"), k = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		if (k == 0 || k + 2 >= l || p[k] != ':' || p[k + 1] != ' ') {
+			if (bad++ == 0)
+				diag("%s: not a figure: %.*s", what, (int)l, p);
+		}
+		lines++;
+		p += l + (p[l] == '\n');
+	}
+	ok(lines > 0 && bad == 0, "%s: %d lines, each \"key: value\"", what, lines);
+}
+
+static struct run run_prog(const char *dir, const char *prog, const char *const *args)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, prog);
+	const char *argv[16] = { path };
+	int n = 1;
+	for (int i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	struct run r = proc_run(argv);
+	ok(r.status == 0, "%s exits 0 (%d)", prog, r.status);
+	if (r.status != 0)
+		diag("stderr: %s", r.err);
+	lines_are_figures(prog, r.out);
+	return r;
+}
+
+#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static void numbers(const char *out, const char *const *keys)
+{
+	for (int i = 0; keys[i]; i++)
+		number(out, keys[i]);
+}
+
+int main(void)
+{
+	const char *bin = getenv("RINGLOG_BIN"), *dir = getenv("RINGLOG_BENCH_DIR");
+	if (!bin || !dir || access(bin, X_OK) != 0)
+		skip_all("RINGLOG_BIN and RINGLOG_BENCH_DIR name the built programs");
+
+	/* `ringlog bench`: the write path, 5 write runs of 10000 events each
+	 * (1 thread timed, untimed, in batches, 2 threads). */
+	struct run r = proc_run((const char *const[]){ bin, "bench", "--quick", "--runs", "1",
+						       "--events", "10000", NULL });
+	ok(r.status == 0, "ringlog bench exits 0 (%d)", r.status);
+	if (r.status != 0)
+		diag("stderr: %s", r.err);
+	lines_are_figures("ringlog bench", r.out);
+	ASSERT_EQ(number(r.out, "runs"), 1);
+	ASSERT_EQ(number(r.out, "events_per_run"), 10000);
+	numbers(r.out, KEYS("disabled_ns", "write_1t_ns", "write_2t_ns", "write_untimed_ns",
+			    "write_untimed_n_ns", "ref_rdtsc_store_ns", "ref_store_ns",
+			    "ref_clock_gettime_ns", "write_1t_vs_rdtsc_store",
+			    "write_untimed_vs_store", "write_untimed_n_vs_store",
+			    "write_1t_events_per_s", "write_1t_mb_per_s", "write_2t_events_per_s",
+			    "write_2t_mb_per_s", "write_untimed_events_per_s",
+			    "write_untimed_mb_per_s"));
+	ASSERT_EQ(number(r.out, "events_emitted"), 50000);
+	double lost = number(r.out, "events_lost"), written = number(r.out, "events_written");
+	double session_lost = number(r.out, "session_events_lost");
+	ok(written + session_lost == 50000, "written %.0f + lost %.0f = emitted 50000", written,
+	   session_lost);
+	ASSERT_EQ(lost, session_lost);
+	run_free(&r);
+
+	/* The figures that moved to bench/ are refused by the CLI. */
+	r = proc_run((const char *const[]){ bin, "bench", "--scaling", NULL });
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "--scaling");
+	run_free(&r);
+
+	const char *const quick[] = { "--quick", NULL };
+	r = run_prog(dir, "bench_ring_write", quick);
+	ASSERT_EQ(number(r.out, "events_per_run"), 20000);
+	numbers(r.out, KEYS("ref_rdtsc_store_ns", "ring_write_ns", "ring_write_vs_rdtsc_store",
+			    "ring_wakeups"));
+	double rw = number(r.out, "ring_events_written"), rl = number(r.out, "ring_events_lost");
+	ok(rw + rl == 20000, "ring: written %.0f + lost %.0f = 20000", rw, rl);
+	run_free(&r);
+
+	r = run_prog(dir, "bench_modes", quick);
+	numbers(r.out, KEYS("ref_rdtsc_store_ns", "write_2sessions_ns",
+			    "write_2sessions_vs_1session", "write_2sessions_events_lost",
+			    "write_overwrite_ns", "write_overwrite_vs_rdtsc_store",
+			    "write_overwrite_vs_1t", "overwrite_events_lost",
+			    "overwrite_events_overwritten"));
+	run_free(&r);
+
+	r = run_prog(dir, "bench_scaling", quick);
+	ASSERT_EQ(number(r.out, "payload_0_events_per_run"), 20000);
+	ASSERT_EQ(number(r.out, "threads_4_events_per_thread"), 10000);
+	numbers(r.out, KEYS("payload_16_write_ns", "payload_1024_write_vs_memcpy",
+			    "payload_1024_ref_memcpy_gb_per_s", "threads_1_ns_per_thread",
+			    "threads_2_aggregate_events_per_s", "threads_4_aggregate_mb_per_s",
+			    "scaling_events_lost"));
+	run_free(&r);
+
+	r = run_prog(dir, "bench_memory", quick);
+	numbers(r.out, KEYS("mem_start_daemon_rss_kb", "mem_start_pool_kb", "mem_busy_object_kb",
+			    "mem_busy_producer_session_kb", "mem_idle_pool_kb",
+			    "mem_idle_daemon_anon_kb", "mem_trim_wait_ms", "page_touch_ns",
+			    "page_retouch_ns", "pool_first_touch_ms",
+			    "pool_first_touch_ns_per_event"));
+	ASSERT_EQ(number(r.out, "mem_start_pool_kb"), 0);
+	run_free(&r);
+
+	r = run_prog(dir, "bench_counters", quick);
+	char buf[256];
+	int count;
+	ASSERT_STREQ(value_of(r.out, "counter_in_session", buf, sizeof buf, &count), "yes");
+	numbers(r.out, KEYS("counter_add_ns", "counter_atomic_add_ns", "ref_local_add_ns",
+			    "counter_add_vs_local", "sample_app_ns_per_counter",
+			    "sample_app_unchanged_ns_per_counter", "sample_proc_ns_per_counter",
+			    "ref_proc_stat_read_ns"));
+	ok(value_of(r.out, "sample_perf_ns_per_counter", buf, sizeof buf, &count) && count == 1,
+	   "sample_perf_ns_per_counter: one line");
+	run_free(&r);
+
+	/* The ladders, 3 rungs of 50 ms each and files of 16 MiB. */
+	r = run_prog(dir, "bench_sustained", quick);
+	numbers(r.out, KEYS("ref_tmpfs_write_mb_per_s", "sustained_events_per_s",
+			    "sustained_mb_per_s", "sustained_vs_tmpfs", "sustained_vs_tmpfs_write",
+			    "ref_tmpfs_write_mb_per_cpu_s", "drain_mb_per_cpu_s",
+			    "drain_cpu_ns_per_event", "drain_cpu_vs_tmpfs", "paced_events_lost",
+			    "ref_tmpfs_rewrite_mb_per_s", "circular_sustained_events_per_s",
+			    "circular_sustained_vs_tmpfs", "circular_drain_cpu_vs_tmpfs",
+			    "circular_paced_events_lost"));
+	ASSERT_EQ(number(r.out, "circular_file_mb"), 16);
+	const char *limit = value_of(r.out, "sustained_limit", buf, sizeof buf, &count);
+	ok(limit && (strcmp(limit, "daemon") == 0 || strcmp(limit, "writer") == 0 ||
+		     strcmp(limit, "ladder") == 0),
+	   "sustained_limit: daemon, writer or ladder (%s)", limit ? limit : "missing");
+	run_free(&r);
+	return done_testing();
+}
