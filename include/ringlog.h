@@ -64,7 +64,7 @@
 #define RLOG__HAVE_TSC 0
 #endif
 
-#include "ringlog/abi.h"
+#include "ringlog/format.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,7 @@
 /*
  * shm.h - the session region: a POSIX shared-memory object named after the
  * session, holding the header, buffer descriptors, producer slots, process
- * entries, the counter table, the free bitmap and the buffer pool (layout in include/ringlog/abi.h and
+ * entries, the counter table, the free bitmap and the buffer pool (layout in src/common/region_abi.h and
  * docs/FORMAT.md).
  *
  * Every size and offset is validated when a region is opened, and the
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 #define RLOG_DEFAULT_BUFFER_SIZE  16384u
 #define RLOG_DEFAULT_BUFFER_COUNT 1024u   /* MaximumBuffers */

@@ -21,7 +21,7 @@
 
 #include <sys/uio.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 struct rlog__staged {
 	uint32_t end;        /* offset in the bytes staged just past the block */

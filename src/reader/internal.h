@@ -38,7 +38,7 @@
 
 #include "map.h"
 #include "record.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 #include "ringlog/reader.h"
 
 #define RLOG__BLOCK_HDR_SIZE 48u
