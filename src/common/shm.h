@@ -142,7 +142,7 @@ static inline uint8_t *rlog__region_buffer(const struct rlog__region *r, uint32_
 }
 
 /*
- * Invariant checkers (STYLE.md).  The daemon calls them on what it reads
+ * Invariant checkers (docs/CONTRIBUTING.md).  The daemon calls them on what it reads
  * from the region, which is hostile input, as validation; the producer
  * calls them inside assert() on its own buffer, so test builds check every
  * take and handover.

@@ -12,6 +12,7 @@
 #include "crc32c.h"
 #include "io.h"
 #include "record.h"
+#include "test_hooks.h"
 
 void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
 			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
@@ -191,10 +192,10 @@ int rlog__logfile_block_ref(struct rlog__logfile *lf, uint16_t flags, uint32_t p
 static void test_die_in_write(struct rlog__logfile *lf)
 {
 	static long left = -1;
-	if (left < 0) {
-		const char *e = getenv("RINGLOG_TEST_DIE_IN_WRITE");
-		left = e ? atol(e) : 0;
-	}
+	if (!RLOG_TEST_HOOKS)
+		return;
+	if (left < 0)
+		left = (long)RLOG__TEST_ENV(RINGLOG_TEST_DIE_IN_WRITE);
 	if (left <= 0)
 		return;
 	size_t k = lf->nstaged;
