@@ -25,6 +25,7 @@
 #include "ringlog/reader.h"
 #include "tap.h"
 
+#ifndef NDEBUG
 /* Runs fn(arg) in a child with stderr closed; returns the signal that
  * ended it, or 0 if it exited. */
 static int child_signal(void (*fn)(void *), void *arg)
@@ -48,6 +49,7 @@ static void flush_it(void *lf)
 {
 	rlog__logfile_flush(lf);
 }
+#endif
 
 static void logfile_checks(void)
 {
@@ -104,6 +106,7 @@ static void logfile_checks(void)
 	rlog__logfile_close(&lf);
 }
 
+#ifndef NDEBUG
 struct add_arg {
 	struct rlog_reader *r;
 	uint64_t offset, length;
@@ -114,6 +117,7 @@ static void add_it(void *p)
 	struct add_arg *a = p;
 	rlog__region_add(a->r, a->offset, a->length, RLOG_DAMAGE_BLOCK);
 }
+#endif
 
 static void reader_checks(void)
 {
