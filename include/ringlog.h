@@ -64,7 +64,8 @@
 #define RLOG__HAVE_TSC 0
 #endif
 
-#include "ringlog/abi.h"
+#include "ringlog/format.h"
+#include "ringlog/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -294,6 +295,23 @@ RLOG__EXPORT int rlog_process_name(const char *name);
  * Not async-signal-safe.
  */
 RLOG__EXPORT int rlog_counter_register(const char *name, uint64_t **out);
+
+/* ------------------------------------------------------------------ */
+/* Version                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * rlog_version - the version of the library the program runs with, as
+ * RLOG_VERSION_HEX (<ringlog/version.h>): 0xMMmmpp.
+ * rlog_version_string - the same as "MAJOR.MINOR.PATCH", a static string.
+ *
+ * The macros of <ringlog/version.h> are the headers' version, fixed when
+ * the program was compiled; these are the shared library's, which may be
+ * newer.  Since 0.2 (version node RINGLOG_0.2): a program that calls them
+ * needs libringlog 0.2 or later to start.  Async-signal-safe.
+ */
+RLOG__EXPORT unsigned int rlog_version(void);
+RLOG__EXPORT const char *rlog_version_string(void);
 
 /* ------------------------------------------------------------------ */
 /* Internals the inline write path needs.  Not API: may change with the  */

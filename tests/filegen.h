@@ -2,7 +2,7 @@
  * filegen.h - a test-side writer of ringlog log files, header only.
  *
  * It crafts files byte by byte from the layout in docs/FORMAT.md and
- * include/ringlog/abi.h (offsets written out here, not taken from the
+ * include/ringlog/format.h (offsets written out here, not taken from the
  * structs), independently of the daemon's writer and of the reader, so that
  * tests can build exact files, valid or damaged on purpose:
  *
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 #define FG_FILE_HDR 64u   /* file header bytes */
 #define FG_BLOCK_HDR 48u  /* block header bytes */
@@ -220,7 +220,7 @@ struct fg_field {
 };
 
 /*
- * An EVENT_SCHEMA payload, byte by byte (include/ringlog/abi.h):
+ * An EVENT_SCHEMA payload, byte by byte (include/ringlog/format.h):
  *   +0 u16 event_id, +2 u8 kind, +3 u8 category, +4 u8 name_len,
  *   +5 u8 field_count, +6 name; then per field u8 type, u8 name_len,
  *   u16 count, name.

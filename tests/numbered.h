@@ -37,7 +37,7 @@
 #include <sys/mman.h>
 
 #include "ringlog.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 #include "ringlog/reader.h"
 #include "tap.h"
 

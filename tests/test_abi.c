@@ -1,5 +1,6 @@
 /*
- * test_abi.c - the layouts in include/ringlog/abi.h against docs/FORMAT.md.
+ * test_abi.c - the layouts in include/ringlog/format.h (the files) and
+ *   src/common/region_abi.h (the session region) against docs/FORMAT.md.
  *
  * FORMAT.md is the ABI document; this test reads it (path in the
  * environment variable RINGLOG_FORMAT_MD, or argv[1]) and parses its
@@ -17,7 +18,7 @@
  *   - every documented constant exists below with that value, and every
  *     constant below is documented.
  * The tables below are the C side: offsetof/sizeof of every member.  Each
- * structure's rows must tile it too, so a member added to abi.h without a
+ * structure's rows must tile it too, so a member added to a header without a
  * row here fails the test.
  */
 #include <ctype.h>
@@ -28,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 #include "ringlog/ring.h"
 #include "record.h"
 #include "daemon/journal.h"
@@ -632,14 +633,14 @@ static void parse_field_row(struct section *sec, char **cells, int n, int lineno
 	sec->rows++;
 	struct c_field *cf = find_field(sec->strct, name);
 	if (cf == NULL) {
-		ok(0, "FORMAT.md:%d documents %s.%s, which is not a member in abi.h (or not in this test)",
+		ok(0, "FORMAT.md:%d documents %s.%s, which is not a member in the headers (or not in this test)",
 		   lineno, sec->strct, name);
 		return;
 	}
 	cf->seen++;
-	if (!ok(cf->off == off && cf->size == size, "%s.%s: FORMAT.md +%llu size %llu, abi.h +%zu size %zu",
+	if (!ok(cf->off == off && cf->size == size, "%s.%s: FORMAT.md +%llu size %llu, C +%zu size %zu",
 		sec->strct, name, off, size, cf->off, cf->size))
-		diag("FORMAT.md:%d disagrees with abi.h about %s.%s", lineno, sec->strct, name);
+		diag("FORMAT.md:%d disagrees with the headers about %s.%s", lineno, sec->strct, name);
 }
 
 static void parse_const_row(char **cells, int n, int lineno)
@@ -710,7 +711,7 @@ static int check_document(FILE *f)
 			struct c_struct *cs = find_struct(sec.strct);
 			sec.total_seen = 1;
 			if (cs)
-				ok(cs->size == total, "sizeof(struct %s): FORMAT.md %llu, abi.h %zu",
+				ok(cs->size == total, "sizeof(struct %s): FORMAT.md %llu, C %zu",
 				   sec.strct, total, cs->size);
 			continue;
 		}
@@ -756,7 +757,7 @@ int main(int argc, char **argv)
 		path = "docs/FORMAT.md";
 	FILE *f = fopen(path, "r");
 	BAIL_IF(f == NULL, "cannot open %s (set RINGLOG_FORMAT_MD): %s", path, strerror(errno));
-	diag("checking %s against abi.h", path);
+	diag("checking %s against the C layouts", path);
 
 	check_c_tables();
 	int lines = check_document(f);

@@ -91,7 +91,7 @@ static const char *cause_name(uint32_t c)
 }
 
 /* Whether ev matches its schema s, by the rules of `ringlog dump`
- * (include/ringlog/abi.h): a span's record is FLAGGED with flag BEGIN (the
+ * (include/ringlog/format.h): a span's record is FLAGGED with flag BEGIN (the
  * fields) or END (no payload); any other holds exactly the fields. */
 static bool matches(const struct rlog_schema *s, const struct rlog_event *ev,
 		    struct rlog_value *v, bool *end)

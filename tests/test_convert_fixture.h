@@ -52,7 +52,7 @@ struct fx_field {
 	const char *name;
 };
 
-/* An EVENT_SCHEMA record at time t (layout: include/ringlog/abi.h). */
+/* An EVENT_SCHEMA record at time t (layout: include/ringlog/format.h). */
 static inline void fx_schema(struct fg_block *b, uint64_t t, uint16_t id, uint8_t kind,
 			     uint8_t cat, const char *name, const struct fx_field *f, unsigned n)
 {

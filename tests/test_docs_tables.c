@@ -820,7 +820,7 @@ static void test_names(const struct doc *fmt, const struct doc *dump)
 		size_t want = row->value == RLOG_LOSS_REAL_TIME ? sizeof(struct rlog_data_loss_blocks)
 			      : row->value == RLOG_LOSS_OVERWRITTEN ? sizeof(struct rlog_data_loss_range)
 								    : sizeof(struct rlog_data_loss);
-		ok(row->length == want, "DUMP.md: cause %s has Length %u (abi.h: %zu)", row->name,
+		ok(row->length == want, "DUMP.md: cause %s has Length %u (format.h: %zu)", row->name,
 		   row->length, want);
 	}
 	unsigned lens[3] = { sizeof(struct rlog_data_loss), sizeof(struct rlog_data_loss_blocks),

@@ -90,6 +90,11 @@ for f in "$RINGLOG_BINDIR/ringlog" "$RINGLOG_LIBDIR/libringlog.so.0" \
 done
 [ -x "$root$RINGLOG_BINDIR/ringlog" ]
 ok $? "the installed ringlog is executable"
+# The installed headers are the public API's and no more: the session
+# region's layout (src/common/region_abi.h) is private to ringlog.
+is "$(cd "$root$RINGLOG_INCLUDEDIR" && find . -type f | sort | tr '\n' ' ')" \
+	"./ringlog.h ./ringlog/event.h ./ringlog/format.h ./ringlog/reader.h ./ringlog/ring.h ./ringlog/schema.h ./ringlog/version.h " \
+	"the installed headers"
 
 # ---------------------------------------------------------------------
 # 2. The README's example, against the installed tree
@@ -121,6 +126,15 @@ esac
 # sanitizer runtime if it has one, and warnings as errors.
 # shellcheck disable=SC2086 # CC may be a command with arguments (ccache cc)
 cc() { command ${CC:-cc} "${san[@]}" -Wall -Wextra -Werror "$@"; }
+
+# Each installed header compiles alone against the installed tree: none
+# includes a header that is not installed.
+for h in $(cd "$root$RINGLOG_INCLUDEDIR" && find . -name '*.h' | sort); do
+	printf '#include "%s"\n' "${h#./}" >"$tmp/h.c"
+	cc -fsyntax-only -I"$root$RINGLOG_INCLUDEDIR" "$tmp/h.c" >"$tmp/h.err" 2>&1
+	ok $? "${h#./} compiles alone against the installed tree"
+	[ -s "$tmp/h.err" ] && sed 's/^/# /' "$tmp/h.err" | head -n 5
+done
 
 # Runs README command number $1 in $tmp: output in $tmp/out.$1, $tmp/err.$1.
 i=0

@@ -74,7 +74,7 @@
  *   RLOG_COUNTER(queue_depth, 5);        // each field: a counter track's new value
  *
  * (The span macros are not called RLOG_SPAN_BEGIN/RLOG_SPAN_END: those
- * are the flag values of <ringlog/abi.h>.)
+ * are the flag values of <ringlog/format.h>.)
  *
  * Everything here is C11; the one trick is how BYTES(n) works: the type
  * token is pasted onto a prefix (RLOG__CTYPE_ ## BYTES(16) gives

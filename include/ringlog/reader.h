@@ -43,7 +43,7 @@
  * reading goes on.
  *
  * Event IDs and payload layouts (LOG_MARKER, DATA_LOSS, RAW_*) are in
- * <ringlog/abi.h> and docs/FORMAT.md.
+ * <ringlog/format.h> and docs/FORMAT.md.
  *
  * The reader never prints.  A reader is not thread-safe: use one per thread.
  */
@@ -309,7 +309,7 @@ struct rlog_block {
 				 * complete records only */
 	uint32_t record_count;  /* records in data, TIME_SYNC included */
 	uint32_t size;          /* bytes of records at data */
-	const void *data;       /* the records (layout in <ringlog/abi.h>), valid
+	const void *data;       /* the records (layout in <ringlog/format.h>), valid
 				 * during the call only */
 	uint64_t base_time;     /* 64-bit ticks before the first record */
 	uint64_t first_ticks;   /* time of its first record (base_time if none) */
@@ -345,7 +345,7 @@ RLOG__READER_EXPORT int rlog_reader_open_mem_visit(const void *data, size_t size
 
 /*
  * rlog_record_kind - what a record of real ID id is (RLOG_RECORD_* of
- * <ringlog/abi.h>): an application event, TIME_SYNC, metadata, LOG_MARKER,
+ * <ringlog/format.h>): an application event, TIME_SYNC, metadata, LOG_MARKER,
  * DATA_LOSS or COUNTER.  Every FLAGGED record is an application event.
  * This is the definition behind the accounting identity (emitted =
  * written + lost), which counts events only.

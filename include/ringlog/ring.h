@@ -112,7 +112,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ringlog/abi.h"
+#include "ringlog/format.h"
 
 #if __STDC_HOSTED__
 #include <errno.h>

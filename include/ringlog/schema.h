@@ -4,7 +4,7 @@
  *
  * Producers declare event types with the macros of <ringlog/event.h>,
  * which build a struct rlog_schema; the library writes it into the trace
- * as an EVENT_SCHEMA record (layout in <ringlog/abi.h>, docs/FORMAT.md)
+ * as an EVENT_SCHEMA record (layout in <ringlog/format.h>, docs/FORMAT.md)
  * before the first event of the type.  Readers get the same struct back
  * from rlog_reader_schema() and decode payloads field by field.
  */
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ringlog/abi.h"
+#include "ringlog/format.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -40,7 +40,7 @@
 
 #include "cli.h"
 #include "dump.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 #include "ringlog/reader.h"
 
 /* Output is large: it goes out a MiB at a time. */

@@ -41,7 +41,7 @@
 #include "cli.h"
 #include "daemon/sink_realtime.h"
 #include "dump.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 #include "ringlog/reader.h"
 #include "session/session.h"
 #include "tail_stream.h"

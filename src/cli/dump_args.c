@@ -10,7 +10,7 @@
 #include "args.h"
 #include "cli.h"
 #include "dump.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 static int bad_value(const struct dump *d, const char *opt, const char *v, const char *want)
 {

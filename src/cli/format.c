@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 void fmt_rfc3339(char *buf, size_t n, uint64_t ns)
 {

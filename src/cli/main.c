@@ -15,6 +15,7 @@
 #include "args.h"
 #include "cli.h"
 #include "help.h"
+#include "ringlog/version.h"
 
 int cli_error(const char *fmt, ...)
 {
@@ -107,7 +108,7 @@ int main(int argc, char **argv)
 	if (is_help_flag(cmd) || strcmp(cmd, "help") == 0)
 		return cmd_help(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0) {
-		printf("ringlog 0.1.0\n");
+		printf("ringlog %s\n", RLOG_VERSION_STRING);
 		return 0;
 	}
 	const struct cli_help *h = cli_help_find(cmd);

@@ -13,7 +13,7 @@
 #include "crc32c.h"
 #include "record.h"
 #include "vec.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 #define BLOCK_HDR 48u
 

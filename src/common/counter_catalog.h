@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 /* The process figures (bits RLOG_CTR_BIT_PROC + k). */
 enum rlog__proc_figure {

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 /* "LOG_MARKER", "RAW_U32", ... for ringlog's own IDs; NULL for IDs that
  * are printed as numbers (application IDs, unassigned reserved ones). */

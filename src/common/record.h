@@ -3,7 +3,7 @@
  *
  * Shared by the producer's slow path, the daemon (which validates every
  * record it drains from shared memory) and the reader.  The byte layout is
- * drawn in include/ringlog/abi.h and specified in docs/FORMAT.md.
+ * drawn in include/ringlog/format.h and specified in docs/FORMAT.md.
  */
 #ifndef RLOG_COMMON_RECORD_H
 #define RLOG_COMMON_RECORD_H
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 /* Time-stamped records must be less than this many ticks after the previous
  * record of the same thread; otherwise the producer writes a TIME_SYNC. */

@@ -1,6 +1,6 @@
 /*
  * schema.h - encoding and decoding EVENT_SCHEMA records and schema'd
- * payloads (layout in include/ringlog/abi.h).  Shared by the producer
+ * payloads (layout in include/ringlog/format.h).  Shared by the producer
  * library, the reader and the converters.
  */
 #ifndef RLOG_COMMON_SCHEMA_H

@@ -324,7 +324,7 @@ int rlog__region_owner(const char *name, uint32_t *uid, uint32_t *mode)
 
 int rlog__region_open(const char *name, struct rlog__region *out)
 {
-	size_t size;
+	size_t size = 0; /* set when object_open succeeds (GCC -O3 cannot tell) */
 	int fd = object_open(name, &size);
 	if (fd < 0)
 		return fd;
@@ -360,7 +360,7 @@ fail:
 
 int rlog__region_map_header(const char *name, struct rlog_shm_header **out)
 {
-	size_t size;
+	size_t size = 0; /* set when object_open succeeds (GCC -O3 cannot tell) */
 	int fd = object_open(name, &size);
 	if (fd < 0)
 		return fd;

@@ -1,7 +1,7 @@
 /*
  * shm.h - the session region: a POSIX shared-memory object named after the
  * session, holding the header, buffer descriptors, producer slots, process
- * entries, the counter table, the free bitmap and the buffer pool (layout in include/ringlog/abi.h and
+ * entries, the counter table, the free bitmap and the buffer pool (layout in src/common/region_abi.h and
  * docs/FORMAT.md).
  *
  * Every size and offset is validated when a region is opened, and the
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 #define RLOG_DEFAULT_BUFFER_SIZE  16384u
 #define RLOG_DEFAULT_BUFFER_COUNT 1024u   /* MaximumBuffers */
@@ -142,7 +142,7 @@ static inline uint8_t *rlog__region_buffer(const struct rlog__region *r, uint32_
 }
 
 /*
- * Invariant checkers (STYLE.md).  The daemon calls them on what it reads
+ * Invariant checkers (docs/CONTRIBUTING.md).  The daemon calls them on what it reads
  * from the region, which is hostile input, as validation; the producer
  * calls them inside assert() on its own buffer, so test builds check every
  * take and handover.

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 /* FNV-1a (32 bits) of the lower-cased name, modulo RLOG_WAKE_WORDS. */
 uint32_t rlog__wake_hash(const char *name);

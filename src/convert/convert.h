@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 #include "ringlog/reader.h"
 
 /* What a conversion did; every counter starts at 0. */

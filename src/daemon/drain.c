@@ -48,6 +48,7 @@
 #include "overwrite.h"
 #include "snapshot.h"
 #include "record.h"
+#include "test_hooks.h"
 #include "trim.h"
 
 int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__output *out,
@@ -63,8 +64,7 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->start_ticks = r->hdr->sync_ticks;
 	/* tests/test_overwrite.c: the daemon stops itself (SIGSTOP) when it
 	 * holds the Nth full buffer in overwrite mode, before reading it. */
-	const char *hold = getenv("RINGLOG_TEST_HOLD_STOP");
-	d->test_hold_stop = hold ? (uint32_t)atoi(hold) : 0;
+	d->test_hold_stop = (uint32_t)RLOG__TEST_ENV(RINGLOG_TEST_HOLD_STOP);
 	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
 	d->slots = calloc(r->slot_count, sizeof *d->slots);
 	d->copy = malloc(r->buffer_size);
@@ -716,7 +716,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 			pending[slot] = true;
 			rlog__ow_release(d, idx);
 		} else if (st == RLOG_BUF_FULL || owner_dead) {
-			if (d->test_hold_stop && d->overwrite && --d->test_hold_stop == 0)
+			if (RLOG_TEST_HOOKS && d->test_hold_stop && d->overwrite && --d->test_hold_stop == 0)
 				raise(SIGSTOP); /* test hook: stopped holding a full buffer */
 			drain_buffer(d, idx, slot, UINT32_MAX, true);
 			/* Given back once its blocks are written (commit); held

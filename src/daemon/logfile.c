@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "logfile.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include "crc32c.h"
 #include "io.h"
 #include "record.h"
+#include "test_hooks.h"
 
 void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
 			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
@@ -191,10 +193,10 @@ int rlog__logfile_block_ref(struct rlog__logfile *lf, uint16_t flags, uint32_t p
 static void test_die_in_write(struct rlog__logfile *lf)
 {
 	static long left = -1;
-	if (left < 0) {
-		const char *e = getenv("RINGLOG_TEST_DIE_IN_WRITE");
-		left = e ? atol(e) : 0;
-	}
+	if (!RLOG_TEST_HOOKS)
+		return;
+	if (left < 0)
+		left = (long)RLOG__TEST_ENV(RINGLOG_TEST_DIE_IN_WRITE);
 	if (left <= 0)
 		return;
 	size_t k = lf->nstaged;
@@ -214,8 +216,28 @@ static void test_die_in_write(struct rlog__logfile *lf)
 	raise(SIGKILL);
 }
 
+bool rlog__logfile_sane(const struct rlog__logfile *lf)
+{
+	if (lf->nstaged > lf->staged_cap || lf->niov > lf->iov_cap || lf->used > lf->cap ||
+	    lf->stage_used > lf->used)
+		return false;
+	size_t prev = 0;
+	for (size_t i = 0; i < lf->nstaged; i++) {
+		if (lf->staged[i].end < prev + sizeof(struct rlog_block_header))
+			return false;
+		prev = lf->staged[i].end;
+	}
+	if (prev != lf->used)
+		return false;
+	size_t sum = 0;
+	for (size_t i = 0; i < lf->niov; i++)
+		sum += lf->iov[i].iov_len;
+	return sum == lf->used;
+}
+
 int rlog__logfile_flush(struct rlog__logfile *lf)
 {
+	assert(rlog__logfile_sane(lf));
 	if (lf->used == 0)
 		return 0;
 	test_die_in_write(lf);
@@ -259,6 +281,7 @@ int rlog__logfile_flush(struct rlog__logfile *lf)
 	lf->stage_used = 0;
 	lf->niov = 0;
 	lf->nstaged = 0;
+	assert(rlog__logfile_sane(lf));
 	return err;
 }
 

@@ -21,7 +21,7 @@
 
 #include <sys/uio.h>
 
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 struct rlog__staged {
 	uint32_t end;        /* offset in the bytes staged just past the block */
@@ -57,6 +57,15 @@ struct rlog__logfile {
 	                              wrapped: bytes past the write position are
 	                              still in use); the position goes back instead */
 };
+
+/* Invariant checker (docs/CONTRIBUTING.md), for assert(): what is staged
+ * for the next write holds together.  The staged blocks' ends increase by
+ * at least a block header each and the last is the bytes staged (used);
+ * the pieces to write (iov) add up to the same bytes; the copied bytes
+ * (stage_used) are among them; no count passes its capacity.  Asserted
+ * before a flush writes (so that a staging error never reaches the file)
+ * and after it. */
+bool rlog__logfile_sane(const struct rlog__logfile *lf);
 
 /* Starts a file on fd (positioned at 0): the file header, which holds a
  * copy of the LOG_MARKER (version 1.1), and the LOG_MARKER block.

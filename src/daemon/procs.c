@@ -2,7 +2,7 @@
  * procs.c - the daemon's view of the attached processes: which are dead,
  * the losses counted in their process entries, and freeing the entries.
  *
- * A process entry (include/ringlog/abi.h, struct rlog_shm_proc) holds the
+ * A process entry (src/common/region_abi.h, struct rlog_shm_proc) holds the
  * losses of the process's threads that had no slot, counted under the
  * entry's gate (src/lib/proc.c).  The daemon reports them as DATA_LOSS
  * records (the entry's pid, tid 0; causes NO_SLOT and NESTED) when it

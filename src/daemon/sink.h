@@ -34,7 +34,7 @@
 
 #include "counter_keep.h"
 #include "metacache.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 
 /* One block, as the drain hands it to the output. */
 struct rlog__out_block {

@@ -42,7 +42,9 @@
 #include "drain.h"
 #include "trim.h"
 
+#if RLOG_TEST_HOOKS
 void (*_Atomic rlog__trim_test_hook)(uint32_t first, uint32_t last);
+#endif
 
 void rlog__trim_dirty(struct rlog__drain *d, uint32_t idx)
 {
@@ -52,10 +54,12 @@ void rlog__trim_dirty(struct rlog__drain *d, uint32_t idx)
 /* Removes the pages of buffers first .. last - 1.  False on failure. */
 static bool remove_pages(struct rlog__region *r, uint32_t first, uint32_t last)
 {
+#if RLOG_TEST_HOOKS
 	void (*hook)(uint32_t, uint32_t) = atomic_load_explicit(&rlog__trim_test_hook,
 								 memory_order_relaxed);
 	if (hook)
 		hook(first, last);
+#endif
 	uint8_t *p = rlog__region_buffer(r, first);
 	size_t len = (size_t)(last - first) * r->buffer_size;
 	return madvise(p, len, MADV_REMOVE) == 0;

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "test_hooks.h"
+
 struct rlog__drain;
 
 /* Nothing drained for this long: the pool is idle, trim it. */
@@ -28,6 +30,8 @@ uint32_t rlog__trim(struct rlog__drain *d);
 /* Test hook (not API; tests/test_trim.c): when set, called with buffers
  * first .. last - 1 held (their free bits cleared by the daemon), just
  * before their pages are removed. */
+#if RLOG_TEST_HOOKS
 extern void (*_Atomic rlog__trim_test_hook)(uint32_t first, uint32_t last);
+#endif
 
 #endif

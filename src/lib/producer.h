@@ -23,6 +23,7 @@
 #include "ringlog.h"
 #include "ringlog/schema.h"
 #include "shm.h"
+#include "test_hooks.h"
 
 /* One attached session: a mapping of its region.  Never freed or unmapped
  * (a thread may still be writing into one); attach.c keeps them in a list. */
@@ -140,8 +141,9 @@ void __tsan_release(void *addr);
  * Test hooks (not API): when rlog__test_hook is set, the slow path calls it
  * with one of these points, so that a test can raise a signal, or kill the
  * process, at an exact step of the protocol.  One relaxed load per point,
- * on the rare path only.  Not exported from libringlog.so: the tests link
- * the static producer library.
+ * on the rare path only, and nothing at all without RLOG_TEST_HOOKS
+ * (src/common/test_hooks.h: a release build).  Not exported from
+ * libringlog.so: the tests link the static producer library.
  */
 enum rlog__hook_point {
 	RLOG__HOOK_SLOW = 1,     /* slow path entered: guard held, signals not blocked */
@@ -158,6 +160,7 @@ enum rlog__hook_point {
 	RLOG__HOOK_PROC_CLAIMED, /* attaching: the process entry's state CAS done, no pid yet */
 	RLOG__HOOK_STARVED,      /* a search of the free bitmap found no buffer */
 };
+#if RLOG_TEST_HOOKS
 extern void (*_Atomic rlog__test_hook)(int point);
 #define RLOG__HOOK(point)                                                                 \
 	do {                                                                              \
@@ -166,6 +169,9 @@ extern void (*_Atomic rlog__test_hook)(int point);
 		if (rlog__h_)                                                             \
 			rlog__h_(point);                                                  \
 	} while (0)
+#else
+#define RLOG__HOOK(point) ((void)0) /* no test hooks (src/common/test_hooks.h) */
+#endif
 
 /* Registers the thread-exit, atfork and atexit hooks once per process. */
 void rlog__hooks_init(void);
@@ -200,7 +206,7 @@ int rlog__bind_slot(struct rlog__tpriv *pv, unsigned k, struct rlog__session *s,
  * detaching. */
 void rlog__thread_release(bool exiting);
 
-/* Invariant checker (STYLE.md), for assert(): the thread's guard, mask,
+/* Invariant checker (docs/CONTRIBUTING.md), for assert(): the thread's guard, mask,
  * slots and buffer pointers agree with each other.  It reads the thread's
  * own state only, never the region: a hostile process scribbling a
  * descriptor must not be able to make an assert abort the application

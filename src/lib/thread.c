@@ -88,7 +88,9 @@
 #include "futex.h"
 #include "producer.h"
 
+#if RLOG_TEST_HOOKS
 void (*_Atomic rlog__test_hook)(int point);
+#endif
 
 static pthread_key_t exit_key;
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;

@@ -10,6 +10,7 @@
  * read.  The open pass finds missing blocks only at its end (a block may
  * turn up later), so the reports are sorted into file order then.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -96,5 +97,20 @@ int rlog__region_add(struct rlog_reader *r, uint64_t offset, uint64_t length, in
 	if (rlog__vec_room(&r->regions, r->nregions, &r->regions_cap, sizeof(*r->regions), 8) < 0)
 		return -ENOMEM;
 	r->regions[r->nregions++] = (struct rlog__region){ offset, length, kind };
+	assert(rlog__regions_sane(r, r->nregions - 1));
 	return 0;
+}
+
+bool rlog__regions_sane(const struct rlog_reader *r, size_t from)
+{
+	if (r->nregions > r->regions_cap)
+		return false;
+	for (size_t i = from; i < r->nregions; i++) {
+		const struct rlog__region *g = &r->regions[i];
+		if (g->length == 0 || g->offset > r->size || g->length > r->size - g->offset)
+			return false;
+		if (i > 0 && g->offset < r->regions[i - 1].offset + r->regions[i - 1].length)
+			return false;
+	}
+	return true;
 }

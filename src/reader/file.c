@@ -32,6 +32,7 @@
  * region, per gap in the block sequence and per schema change.
  */
 #define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -587,5 +588,6 @@ int rlog__file_index(struct rlog_reader *r)
 	r->info.thread_count = r->nthreads;
 	if (r->count && (rc = rlog__count_finish(r)) < 0)
 		return rc;
+	assert(rlog__regions_sane(r, 0));
 	return 0;
 }

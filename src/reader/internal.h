@@ -38,7 +38,7 @@
 
 #include "map.h"
 #include "record.h"
-#include "ringlog/abi.h"
+#include "region_abi.h"
 #include "ringlog/reader.h"
 
 #define RLOG__BLOCK_HDR_SIZE 48u
@@ -415,6 +415,14 @@ void rlog__damage_sort(struct rlog_reader *r);
 
 /* Appends a region the walk steps over.  Returns 0 or -ENOMEM. */
 int rlog__region_add(struct rlog_reader *r, uint64_t offset, uint64_t length, int kind);
+
+/* Invariant checker (docs/CONTRIBUTING.md), for assert(): the regions from
+ * index from on are not empty, lie inside the file's bytes, and each
+ * starts at or after the end of the one before (the list is the tiling in
+ * file order that the walk, the damage reports and the count rely on).
+ * Asserted for the new region by rlog__region_add and for the whole list
+ * at the end of the open pass. */
+bool rlog__regions_sane(const struct rlog_reader *r, size_t from);
 
 /* ---- seq.c ---- */
 

@@ -2,7 +2,7 @@
  * records.c - the decoders of ringlog's own records (LOG_MARKER,
  * DATA_LOSS, TIME_SYNC, the RAW_* arrays) and the record kinds, for the
  * reader and its users: `ringlog dump`, `ringlog stats` and the converters
- * know no byte layout of their own.  Layouts: <ringlog/abi.h>,
+ * know no byte layout of their own.  Layouts: <ringlog/format.h>,
  * docs/FORMAT.md.
  */
 #include <errno.h>

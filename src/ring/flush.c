@@ -86,12 +86,15 @@ static uint64_t rec_time(struct rlog__ring_flush *f, uint64_t cursor, uint32_t t
 }
 
 /* The flush side's own state holds together (its private read offset is an
- * offset of the ring).  Checked in assert(), on in test builds. */
+ * offset of the ring).  Checked in assert(), on in test builds; absent
+ * with NDEBUG (a release build). */
+#ifndef NDEBUG
 static bool flush_sane(const struct rlog__ring_flush *f)
 {
 	return f->v != NULL && f->copy != NULL && f->block != NULL && f->read_off < f->v->size &&
 	       (f->read_off & 3u) == 0 && f->block_used <= RLOG_RING_BLOCK_MAX;
 }
+#endif
 
 static uint32_t ring_pid(struct rlog__ring_flush *f)
 {
