@@ -361,19 +361,12 @@ int main(void)
 
 	/* Help that cannot be written is an error, not a silent success. */
 	if (access("/dev/full", W_OK) == 0) {
-		fflush(NULL);
-		pid_t pid = fork();
-		if (pid == 0) {
-			int fd = open("/dev/full", O_WRONLY);
-			int null = open("/dev/null", O_WRONLY);
-			dup2(fd, 1);
-			dup2(null, 2);
-			execl(h_bin(), h_bin(), "help", "start", (char *)NULL);
-			_exit(127);
-		}
-		int status;
-		waitpid(pid, &status, 0);
-		ok(WIFEXITED(status) && WEXITSTATUS(status) == 1, "help into a full disk exits 1");
+		struct proc_bg p;
+		proc_start_ex(&p, (const char *const[]){ h_bin(), "help", "start", NULL }, -1,
+			      "/dev/full");
+		struct run f = proc_reap(&p);
+		ok(f.status == 1, "help into a full disk exits 1");
+		run_free(&f);
 	}
 
 	check_manual_renders(man1);
