@@ -144,11 +144,12 @@ static inline void proc_start(struct proc_bg *p, const char *const *argv)
 	proc_start_ex(p, argv, -1, NULL);
 }
 
-static inline void proc_sleep_ms(int ms)
+/* Sleeps ms milliseconds, or less if a signal comes: every caller waits
+ * in a loop that checks what it waits for. */
+static inline void proc_sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
 }
 
 static inline long long proc_now_ms(void)
