@@ -50,8 +50,9 @@ struct run {
 };
 
 /* A program started by proc_start: its stdout and stderr go to unlinked
- * temporary files, opened O_APPEND so that the reads of a proc_wait
- * (pread, at no offset of the child's) never move where it writes. */
+ * temporary files.  proc_wait reads them while it runs with pread, which
+ * moves no offset, and O_APPEND keeps the writes of the program and of
+ * any process it forks (a daemon) from overwriting each other. */
 struct proc_bg {
 	pid_t pid;     /* -1 if it could not be forked, or once reaped */
 	int out, err;
