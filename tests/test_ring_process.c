@@ -266,6 +266,10 @@ static void test_handler_only(void)
 		for (volatile int spin = 0; spin < 1000; spin++)
 			;
 	ASSERT_EQ(WIFEXITED(st) && WEXITSTATUS(st) == 0, 1);
+	/* ring-flush waits again (set_event 1) once it has taken the last
+	 * fill event: a stop before that, on a loaded machine, would leave
+	 * that fill counted by the producer and not in its wakeups. */
+	t_wait_word(&t.r->set_event, 1);
 	struct run r = proc_stop(&bg, SIGINT);
 	uint64_t calls = atomic_load(&h_calls), ones = atomic_load(&h_ones),
 		 nobufs = atomic_load(&h_nobufs);
