@@ -1,8 +1,8 @@
 /*
  * ring_util.h - helpers for the single ring's tests: a ring in a file
  * (mapped shared, as ring-flush maps it), the log files ring-flush writes
- * read back through the reader library, and `ringlog ring-flush` run in
- * the background.
+ * read back through the reader library.  (`ringlog ring-flush` in the
+ * background: proc_run.h's proc_start.)
  */
 #ifndef RLOG_TEST_RING_UTIL_H
 #define RLOG_TEST_RING_UTIL_H
@@ -131,61 +131,6 @@ static inline void t_file_free(struct t_file *f)
 	f->e = NULL;
 }
 
-/* `ringlog ring-flush ARGS...` in the background, stdout and stderr to
- * files; t_bg_stop sends SIGINT (t_bg_stop_sig another signal), waits, and
- * reads them. */
-struct t_bg {
-	pid_t pid;
-	char outp[64], errp[64];
-};
-
-static inline void t_bg_start(struct t_bg *b, const char *a0, const char *a1, const char *a2,
-			      const char *a3, const char *a4, const char *a5)
-{
-	snprintf(b->outp, sizeof b->outp, "/tmp/rlog-test-bg-out-%d", (int)getpid());
-	snprintf(b->errp, sizeof b->errp, "/tmp/rlog-test-bg-err-%d", (int)getpid());
-	fflush(NULL);
-	b->pid = fork();
-	if (b->pid == 0) {
-		int o = open(b->outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(b->errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(o, 1);
-		dup2(e, 2);
-		const char *argv[] = { h_bin(), a0, a1, a2, a3, a4, a5, NULL };
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-}
-
-static inline void t_bg_stop_sig(struct t_bg *b, struct h_run *res, int sig)
-{
-	kill(b->pid, sig);
-	int st;
-	waitpid(b->pid, &st, 0);
-	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	int o = open(b->outp, O_RDONLY), e = open(b->errp, O_RDONLY);
-	char *out = proc_slurp_fd(o, NULL), *err = proc_slurp_fd(e, NULL);
-	h_copy(res->out, sizeof res->out, out);
-	h_copy(res->err, sizeof res->err, err);
-	free(out);
-	free(err);
-	close(o);
-	close(e);
-	unlink(b->outp);
-	unlink(b->errp);
-}
-
-static inline void t_bg_stop(struct t_bg *b, struct h_run *res)
-{
-	t_bg_stop_sig(b, res, SIGINT);
-}
-
-static inline void t_sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* Waits until *word == want; false after about 30 s (a hung flush
  * application fails the test instead of hanging it). */
 static inline bool t_wait_word(_Atomic uint32_t *word, uint32_t want)
@@ -193,7 +138,7 @@ static inline bool t_wait_word(_Atomic uint32_t *word, uint32_t want)
 	for (int i = 0; i < 30000; i++) {
 		if (atomic_load(word) == want)
 			return true;
-		t_sleep_ms(1);
+		proc_sleep_ms(1);
 	}
 	return false;
 }

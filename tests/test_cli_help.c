@@ -22,7 +22,7 @@
  */
 #include "harness.h"
 #include "tap.h"
-#include "test_convert_util.h"
+#include "proc_run.h"
 
 #include <sys/stat.h>
 
@@ -31,11 +31,11 @@ static const char *const built[] = { "start", "stop", "query", "list", "emit", "
 				     "ring-flush", "help" };
 
 /* The ringlog binary with arguments (NULL-terminated). */
-static void rl(struct cmd *c, const char *a0, const char *a1, const char *a2, const char *a3,
+static void rl(struct run *c, const char *a0, const char *a1, const char *a2, const char *a3,
 	       const char *a4)
 {
 	const char *argv[] = { h_bin(), a0, a1, a2, a3, a4, NULL };
-	run(c, argv);
+	*c = proc_run(argv);
 }
 
 /* Line 0 of text, without the newline. */
@@ -123,7 +123,7 @@ static int options_of(const char *usage, char opts[][32], int max)
 
 static void check_command(const char *name, bool is_built, const char *man)
 {
-	struct cmd a, b, c;
+	struct run a, b, c;
 	rl(&a, "help", name, NULL, NULL, NULL);
 	ASSERT_EQ(a.status, 0);
 	ASSERT_STREQ(a.err, "");
@@ -146,8 +146,8 @@ static void check_command(const char *name, bool is_built, const char *man)
 	ASSERT_STREQ(c.out, a.out);
 	ASSERT_STREQ(b.err, "");
 	ASSERT_STREQ(c.err, "");
-	cmd_free(&b);
-	cmd_free(&c);
+	run_free(&b);
+	run_free(&c);
 
 	if (is_built && strcmp(name, "help") != 0) {
 		/* A usage error prints the same usage line. */
@@ -158,7 +158,7 @@ static void check_command(const char *name, bool is_built, const char *man)
 		if (!u || strcmp(u, usage) != 0)
 			diag("stderr: %s", b.err);
 		free(u);
-		cmd_free(&b);
+		run_free(&b);
 
 		/* What it did not understand, named in one line, then the
 		 * usage line, and nothing else. */
@@ -169,13 +169,13 @@ static void check_command(const char *name, bool is_built, const char *man)
 		ASSERT_EQ(b.status, 2);
 		ASSERT_STREQ(b.err, line);
 		ASSERT_STREQ(b.out, "");
-		cmd_free(&b);
+		run_free(&b);
 		rl(&b, name, "--bogus=1", NULL, NULL, NULL);
 		snprintf(line, sizeof line, "ringlog: %s: unknown option '--bogus=1' (see 'ringlog "
 			 "help %s')\n", name, name);
 		ASSERT_EQ(b.status, 2);
 		ok(strncmp(b.err, line, strlen(line)) == 0, "%s --bogus=1: %s", name, b.err);
-		cmd_free(&b);
+		run_free(&b);
 		/* An argument too many. */
 		rl(&b, name, "a1", "a2", "a3", "a4");
 		ASSERT_EQ(b.status, 2);
@@ -183,7 +183,7 @@ static void check_command(const char *name, bool is_built, const char *man)
 		ok(strstr(b.err, "unexpected argument '") != NULL && u != NULL,
 		   "%s with four arguments: %s", name, b.err);
 		free(u);
-		cmd_free(&b);
+		run_free(&b);
 
 		/* Every command: a synopsis in the manual; every option: a
 		 * line in the help text and a place in that synopsis. */
@@ -205,21 +205,21 @@ static void check_command(const char *name, bool is_built, const char *man)
 			 name, name);
 		ASSERT_STREQ(b.err, want);
 		ASSERT_STREQ(b.out, "");
-		cmd_free(&b);
+		run_free(&b);
 	}
 	free(usage);
-	cmd_free(&a);
+	run_free(&a);
 }
 
 /* man renders path with warnings on: nothing on stderr. */
 static void check_manual_renders(const char *path)
 {
 	const char *argv[] = { "man", "--warnings", "-l", path, NULL };
-	struct cmd m;
+	struct run m;
 	setenv("MANWIDTH", "80", 1);
 	/* A locale that always exists: a missing one makes man warn. */
 	setenv("LC_ALL", "C.UTF-8", 1);
-	run(&m, argv);
+	m = proc_run(argv);
 	if (m.status == 127) {
 		ok(1, "%s renders # SKIP man is not installed (scripts/deps.sh installs man-db)", path);
 	} else {
@@ -228,7 +228,7 @@ static void check_manual_renders(const char *path)
 		if (m.err[0])
 			diag("stderr: %s", m.err);
 	}
-	cmd_free(&m);
+	run_free(&m);
 }
 
 int main(void)
@@ -240,7 +240,7 @@ int main(void)
 	BAIL_IF(!man, "cannot read %s", man1);
 
 	/* The overview: three spellings, one text, on stdout. */
-	struct cmd o, x;
+	struct run o, x;
 	rl(&o, "help", NULL, NULL, NULL, NULL);
 	ASSERT_EQ(o.status, 0);
 	ASSERT_STREQ(o.err, "");
@@ -264,7 +264,7 @@ int main(void)
 		rl(&x, spellings[i], NULL, NULL, NULL, NULL);
 		ASSERT_EQ(x.status, 0);
 		ASSERT_STREQ(x.out, o.out);
-		cmd_free(&x);
+		run_free(&x);
 	}
 
 	for (size_t i = 0; i < sizeof built / sizeof built[0]; i++)
@@ -285,19 +285,19 @@ int main(void)
 			 needs[i].what);
 		ASSERT_EQ(x.status, 2);
 		ok(strncmp(x.err, want, strlen(want)) == 0, "%s alone: %s", needs[i].cmd, x.err);
-		cmd_free(&x);
+		run_free(&x);
 	}
 	/* An option without its value, named. */
 	rl(&x, "dump", "f.rlog", "--since", NULL, NULL);
 	ASSERT_EQ(x.status, 2);
 	ok(strncmp(x.err, "ringlog: dump: option '--since' needs a value\nusage: ringlog dump ",
 		   66) == 0, "dump --since: %s", x.err);
-	cmd_free(&x);
+	run_free(&x);
 	rl(&x, "query", "--json=yes", "s", NULL, NULL);
 	ASSERT_EQ(x.status, 2);
 	ok(strncmp(x.err, "ringlog: query: option '--json' takes no value\n", 47) == 0,
 	   "query --json=yes: %s", x.err);
-	cmd_free(&x);
+	run_free(&x);
 
 	/* help start: overwrite mode, and the sessions without a file. */
 	rl(&x, "help", "start", NULL, NULL, NULL);
@@ -307,7 +307,7 @@ int main(void)
 	   "help start: --mode describes overwrite");
 	ASSERT_CONTAINS(x.out, "only a real-time session or an overwrite one (a\n"
 			       "                        flight recorder) may have none\n");
-	cmd_free(&x);
+	run_free(&x);
 	/* help list: every state list prints (cli_state_name, orphaned, and
 	 * invalid for a region that fails validation). */
 	rl(&x, "help", "list", NULL, NULL, NULL);
@@ -315,7 +315,7 @@ int main(void)
 				 "orphaned", "invalid", "unknown" };
 	for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
 		ok(describes(x.out, states[i]), "help list documents the state %s", states[i]);
-	cmd_free(&x);
+	run_free(&x);
 
 	/* --help wins over the command's other arguments: start does not
 	 * run (no session, no file). */
@@ -327,58 +327,51 @@ int main(void)
 	ASSERT_CONTAINS(x.out, "usage: ringlog start NAME [-o FILE]");
 	struct stat st;
 	ok(stat(path, &st) < 0 && errno == ENOENT, "start --help created no file");
-	cmd_free(&x);
+	run_free(&x);
 	rl(&x, "query", h_session("help"), NULL, NULL, NULL);
 	ASSERT_EQ(x.status, 1);
-	cmd_free(&x);
+	run_free(&x);
 	rl(&x, "dump", "/nonexistent.rlog", "-h", NULL, NULL);
 	ASSERT_EQ(x.status, 0);
 	ASSERT_CONTAINS(x.out, "usage: ringlog dump FILE");
 	ASSERT_STREQ(x.err, "");
-	cmd_free(&x);
+	run_free(&x);
 
 	/* Errors: one line, exit 2. */
 	rl(&x, "help", "nope", NULL, NULL, NULL);
 	ASSERT_EQ(x.status, 2);
 	ASSERT_STREQ(x.out, "");
 	ASSERT_STREQ(x.err, "ringlog: help: unknown command 'nope' (try 'ringlog help')\n");
-	cmd_free(&x);
+	run_free(&x);
 	rl(&x, "help", "start", "stop", NULL, NULL);
 	ASSERT_EQ(x.status, 2);
 	ASSERT_STREQ(x.err, "ringlog: help: unexpected argument 'stop'\nusage: ringlog help [COMMAND]\n");
-	cmd_free(&x);
+	run_free(&x);
 	rl(&x, "nope", "--help", NULL, NULL, NULL);
 	ASSERT_EQ(x.status, 2);
 	ASSERT_STREQ(x.err, "ringlog: unknown command 'nope' (try 'ringlog help')\n");
-	cmd_free(&x);
+	run_free(&x);
 	/* No command: the error line, then the overview, on stderr. */
 	rl(&x, NULL, NULL, NULL, NULL, NULL);
 	ASSERT_EQ(x.status, 2);
 	ASSERT_STREQ(x.out, "");
 	ok(strncmp(x.err, "ringlog: missing COMMAND\n", 25) == 0 && strcmp(x.err + 25, o.out) == 0,
 	   "no command: the error line and the overview on stderr");
-	cmd_free(&x);
+	run_free(&x);
 
 	/* Help that cannot be written is an error, not a silent success. */
 	if (access("/dev/full", W_OK) == 0) {
-		fflush(NULL);
-		pid_t pid = fork();
-		if (pid == 0) {
-			int fd = open("/dev/full", O_WRONLY);
-			int null = open("/dev/null", O_WRONLY);
-			dup2(fd, 1);
-			dup2(null, 2);
-			execl(h_bin(), h_bin(), "help", "start", (char *)NULL);
-			_exit(127);
-		}
-		int status;
-		waitpid(pid, &status, 0);
-		ok(WIFEXITED(status) && WEXITSTATUS(status) == 1, "help into a full disk exits 1");
+		struct proc_bg p;
+		proc_start_ex(&p, (const char *const[]){ h_bin(), "help", "start", NULL }, -1,
+			      "/dev/full");
+		struct run f = proc_reap(&p);
+		ok(f.status == 1, "help into a full disk exits 1");
+		run_free(&f);
 	}
 
 	check_manual_renders(man1);
 	check_manual_renders(man5);
-	cmd_free(&o);
+	run_free(&o);
 	free(man);
 	return done_testing();
 }

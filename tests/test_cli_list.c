@@ -29,7 +29,7 @@
 
 #include "shm.h"
 #include "tap.h"
-#include "test_convert_util.h"
+#include "proc_run.h"
 
 static bool write_file(const char *path, const char *text)
 {

@@ -16,7 +16,7 @@
 #include "json.h"
 #include "tap.h"
 #include "test_convert_fixture.h"
-#include "test_convert_util.h"
+#include "proc_run.h"
 
 /* The event of phase ph named name at ts (text), on pid/tid; NULL if none,
  * and counted in *n. */

@@ -15,7 +15,7 @@
 
 #include "tap.h"
 #include "test_convert_fixture.h"
-#include "test_convert_util.h"
+#include "proc_run.h"
 
 #define USAGE "usage: ringlog convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]\n"
 
@@ -44,7 +44,7 @@ static void count(const char *path, struct expect *x)
 	rlog_reader_close(r);
 }
 
-static void rl(struct cmd *c, const char *const *args)
+static void rl(struct run *c, const char *const *args)
 {
 	const char *argv[16];
 	int n = 0;
@@ -52,22 +52,22 @@ static void rl(struct cmd *c, const char *const *args)
 	while (*args && n < 15)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	run(c, argv);
+	*c = proc_run(argv);
 }
 #define RL(c, ...) rl(c, (const char *const[]){ __VA_ARGS__, NULL })
 
-static void expect_err(struct cmd *c, int status, const char *err)
+static void expect_err(struct run *c, int status, const char *err)
 {
 	ASSERT_EQ(c->status, status);
 	ASSERT_STREQ(c->err, err);
-	cmd_free(c);
+	run_free(c);
 }
 
 int main(void)
 {
 	char in[64], out[64], dir[80], line[512];
 	struct fg_file f;
-	struct cmd c;
+	struct run c;
 	size_t len;
 
 	fx_build(&f);
@@ -101,7 +101,7 @@ int main(void)
 	ASSERT_EQ_U64(h_kv(c.out, "metadata_records"), x.names_schemas + x.markers);
 	ASSERT_EQ_U64(h_kv(c.out, "span_begins_merged"), x.span_begins);
 	ok(strstr(c.out, "skipped") == NULL, "no 'skipped' line");
-	cmd_free(&c);
+	run_free(&c);
 	char *first = slurp(out, &len);
 	BAIL_IF(!first, "no output %s", out);
 
@@ -124,7 +124,7 @@ int main(void)
 	ASSERT_EQ(c.status, 0);
 	ASSERT_EQ_U64(h_kv(c.out, "metadata_records"), x.names_schemas + x.markers);
 	ok(strstr(c.out, "span_begins_merged") == NULL, "be spans: no span_begins_merged line");
-	cmd_free(&c);
+	run_free(&c);
 	again = slurp(out, &len);
 	ok(again && strncmp(again, "{\"displayTimeUnit\"", 18) == 0 && strcmp(again, first) != 0,
 	   "--force replaced the file with the B/E conversion");
@@ -146,7 +146,7 @@ int main(void)
 	ASSERT_EQ_U64(h_kv(c.out, "metadata_records"), x.names_schemas);
 	ok(strstr(c.out, "span_begins_merged") == NULL && strstr(c.out, "skipped") == NULL,
 	   "ctf: neither span_begins_merged nor skipped");
-	cmd_free(&c);
+	run_free(&c);
 	int streams = count_files(dir, "stream_");
 	ok(streams > 0, "ctf wrote %d streams", streams);
 	RL(&c, "convert", in, "--to", "ctf", "-o", dir);
@@ -157,12 +157,12 @@ int main(void)
 	ok(strlen(c.err) > strlen(tail) &&
 		   strcmp(c.err + strlen(c.err) - strlen(tail), tail) == 0,
 	   "ctf again: '...%s'", "); use --force to overwrite an earlier conversion");
-	cmd_free(&c);
+	run_free(&c);
 	ASSERT_EQ(count_files(dir, "stream_"), streams);
 	RL(&c, "convert", in, "--to", "ctf", "-o", dir, "--force");
 	ASSERT_EQ(c.status, 0);
 	ASSERT_STREQ(c.err, "");
-	cmd_free(&c);
+	run_free(&c);
 	ASSERT_EQ(count_files(dir, "stream_"), streams);
 
 	rm_dir(dir);

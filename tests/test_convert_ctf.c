@@ -17,7 +17,7 @@
 #include "record.h"
 #include "tap.h"
 #include "test_convert_fixture.h"
-#include "test_convert_util.h"
+#include "proc_run.h"
 
 /* ------------------------------------------------------------------ */
 /* What babeltrace2 should print for an event: built from the reader     */
@@ -236,7 +236,7 @@ int main(void)
 	char in[64], dir[128];
 	struct fg_file f;
 	struct h_run r;
-	struct cmd bt;
+	struct run bt;
 
 	fx_build(&f);
 	fg_tmpname(in, "cvt");
@@ -278,7 +278,7 @@ int main(void)
 
 	/* babeltrace2 reads it; wall-clock seconds, no deltas. */
 	const char *argv[] = { "babeltrace2", "--clock-seconds", "--no-delta", dir, NULL };
-	run(&bt, argv);
+	bt = proc_run(argv);
 	ASSERT_EQ(bt.status, 0);
 	if (bt.status != 0)
 		diag("babeltrace2: %s", bt.err);
@@ -328,26 +328,26 @@ int main(void)
 				"[1700000000.123459389]");
 	ASSERT_CONTAINS(bt.err, "Tracer discarded 3 events between [1700000000.123459489] and "
 				"[1700000000.123459489]");
-	cmd_free(&bt);
+	run_free(&bt);
 
 	/* Relative times: clock cycles are time_ns (ns since the start). */
 	const char *argv_c[] = { "babeltrace2", "--clock-cycles", "--no-delta", dir, NULL };
-	run(&bt, argv_c);
+	bt = proc_run(argv_c);
 	ASSERT_EQ(bt.status, 0);
 	ok(strncmp(bt.out, "[00000000000000000000] LOG_MARKER", 33) == 0,
 	   "the LOG_MARKER is at cycle 0 (%.40s)", bt.out);
 	ASSERT_CONTAINS(bt.out, "[00000000000000002160] all.types");
-	cmd_free(&bt);
+	run_free(&bt);
 
 	/* The counter sink. */
 	const char *argv_n[] = { "babeltrace2", dir, "-c", "sink.utils.counter", NULL };
-	run(&bt, argv_n);
+	bt = proc_run(argv_n);
 	ASSERT_EQ(bt.status, 0);
 	ASSERT_EQ_U64(counter_value(bt.out, " Event messages"), 30);
 	ASSERT_EQ_U64(counter_value(bt.out, " Discarded event messages"), 2);
 	ASSERT_EQ_U64(counter_value(bt.out, " Packet beginning messages"), 7);
 	ASSERT_EQ_U64(counter_value(bt.out, " Stream beginning messages"), 5);
-	cmd_free(&bt);
+	run_free(&bt);
 
 	/* A directory that is not empty: refused, or cleaned with --force. */
 	h_ringlog(&r, "convert", in, "--to", "ctf", "-o", dir, NULL);

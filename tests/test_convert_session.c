@@ -16,7 +16,7 @@
 
 #include "json.h"
 #include "tap.h"
-#include "test_convert_util.h"
+#include "proc_run.h"
 
 #define EVENTS 20000u
 #define OVL_THREADS 2
@@ -125,7 +125,7 @@ static void check_ctf(const char *path, const struct expect *x)
 {
 	char dir[300];
 	struct h_run r;
-	struct cmd bt;
+	struct run bt;
 	snprintf(dir, sizeof dir, "%s.ctf", path);
 	h_ringlog(&r, "convert", path, "--to", "ctf", "-o", dir, NULL);
 	ASSERT_EQ(r.status, 0);
@@ -137,19 +137,19 @@ static void check_ctf(const char *path, const struct expect *x)
 	}
 	/* The text sink prints the loss warnings; the counter sink counts. */
 	const char *argv_t[] = { "babeltrace2", dir, NULL };
-	run(&bt, argv_t);
+	bt = proc_run(argv_t);
 	ASSERT_EQ(bt.status, 0);
 	int lines, may;
 	ASSERT_EQ_U64(discarded_total(bt.err, &lines, &may), x->lost);
 	ASSERT_EQ(may, 0);
-	cmd_free(&bt);
+	run_free(&bt);
 	const char *argv[] = { "babeltrace2", dir, "-c", "sink.utils.counter", NULL };
-	run(&bt, argv);
+	bt = proc_run(argv);
 	ASSERT_EQ(bt.status, 0);
 	ASSERT_EQ_U64(counter_value(bt.out, " Event messages"), x->ctf_events);
 	ASSERT_EQ_U64(counter_value(bt.out, " Discarded event messages"), (uint64_t)lines);
 	diag("ctf: %" PRIu64 " events, %d discarded-events reports", x->ctf_events, lines);
-	cmd_free(&bt);
+	run_free(&bt);
 	rm_dir(dir);
 }
 

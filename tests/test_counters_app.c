@@ -533,39 +533,19 @@ static void test_newfile(void)
 /* ringlog tail: names and values across deliveries. */
 static void test_tail(void)
 {
-	char name[64], out[256];
+	char name[64];
 	snprintf(name, sizeof name, "%s", h_session("cntt"));
-	snprintf(out, sizeof out, "/tmp/rlog-test-cntt-%d.out", (int)getpid());
 	h_ringlog(&r, "start", name, "--mode", "real-time", "--counters", "app", "--counter-period",
 		  "10ms", NULL);
 	cr_started(&r, name);
-	fflush(NULL);
-	pid_t tail = fork();
-	if (tail == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 1) < 0)
-			_exit(126);
-		execl(h_bin(), h_bin(), "tail", name, (char *)NULL);
-		_exit(127);
-	}
+	struct proc_bg tail;
+	proc_start(&tail, (const char *const[]){ h_bin(), "tail", name, NULL });
 	ASSERT_EQ(rlog_attach(name), 0);
 	struct rlog__region reg;
 	cr_open(name, &reg);
 	/* The consumer is connected once the daemon counts it (its socket):
 	 * wait for its LOG_MARKER line rather than for a time. */
-	uint64_t give_up = cr_now_ns() + UINT64_C(60000000000);
-	for (;;) {
-		FILE *f = fopen(out, "r");
-		char line[512] = "";
-		bool marker = false;
-		while (f && fgets(line, sizeof line, f))
-			marker |= strstr(line, "LOG_MARKER") != NULL;
-		if (f)
-			fclose(f);
-		if (marker || cr_now_ns() > give_up)
-			break;
-		cr_passes(&reg, 1);
-	}
+	(void)proc_wait(&tail, "LOG_MARKER", 60000);
 	uint64_t *c;
 	ASSERT_EQ(rlog_counter_register("rt.counter", &c), 1);
 	for (int i = 0; i < 20; i++) {
@@ -576,13 +556,15 @@ static void test_tail(void)
 	rlog__region_close(&reg);
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
-	int st;
-	ASSERT_EQ(waitpid(tail, &st, 0), tail);
-	ASSERT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
-	FILE *f = fopen(out, "r");
-	char line[512];
+	struct run tr = proc_reap(&tail);
+	ASSERT_EQ(tr.status, 0);
 	int n = 0, bad = 0;
-	while (f && fgets(line, sizeof line, f)) {
+	for (const char *p = tr.out; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e + 1 - p) : strlen(p);
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(len < 511 ? len : 511), p);
+		p += len;
 		if (!strstr(line, " COUNTER "))
 			continue;
 		char want[96];
@@ -590,11 +572,9 @@ static void test_tail(void)
 		snprintf(want, sizeof want, "COUNTER      rt.counter delta=1 value=%d\n", n);
 		bad += strstr(line, want) == NULL;
 	}
-	if (f)
-		fclose(f);
+	run_free(&tr);
 	ASSERT_EQ(n, 20);
 	ASSERT_EQ(bad, 0);
-	unlink(out);
 }
 
 int main(void)

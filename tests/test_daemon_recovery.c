@@ -17,12 +17,6 @@
 #include "shm.h"
 #include "tap.h"
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 static void *lossy_thread(void *arg)
 {
 	(void)arg;
@@ -48,7 +42,7 @@ int main(void)
 	pthread_join(th, NULL);
 	int reaped = -1;
 	for (int tries = 0; tries < 300 && reaped < 0; tries++) {
-		sleep_ms(10);
+		proc_sleep_ms(10);
 		bool any = false;
 		for (uint32_t i = 0; i < r.slot_count; i++)
 			any |= load_acquire(&r.slots[i].state) != RLOG_SLOT_FREE;
@@ -96,7 +90,7 @@ int main(void)
 	store_release(&d->state, RLOG_BUF_FULL);
 
 	uint64_t p0 = load_relaxed(&r.hdr->stats.passes);
-	sleep_ms(500);
+	proc_sleep_ms(500);
 	uint64_t passes = load_relaxed(&r.hdr->stats.passes) - p0;
 	ok(passes < 500, "the daemon does not spin on the held-back buffer (%" PRIu64
 	   " passes in 500 ms; it polls every 10 ms)", passes);

@@ -25,7 +25,7 @@
 #include "harness.h"
 
 #include "tap.h"
-#include "test_convert_util.h"
+#include "proc_run.h"
 
 #define JOBS 400
 #define WORKERS 4
@@ -125,14 +125,14 @@ int main(void)
 
 	h_start(name, path, NULL, NULL);
 	setenv("RINGLOG_SESSION", name, 1);
-	struct cmd d;
+	struct run d;
 	const char *argv[] = { demo, "400", NULL };
-	run(&d, argv);
+	d = proc_run(argv);
 	ASSERT_EQ(d.status, 0);
 	ASSERT_STREQ(d.err, "");
 	ok(strncmp(d.out, "ringlog-demo: 400 jobs on 4 workers in ", 39) == 0, "the demo ran: %s",
 	   d.out);
-	cmd_free(&d);
+	run_free(&d);
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
 	/* put, get, begin, hash, end per job; a counter per 100 jobs. */
@@ -248,7 +248,7 @@ int main(void)
 
 	/* What a user sees: the first event decoded, nothing raw. */
 	const char *dargv[] = { h_bin(), "dump", path, NULL };
-	run(&d, dargv);
+	d = proc_run(dargv);
 	ASSERT_EQ(d.status, 0);
 	const char *l = d.out;
 	for (int i = 0; i < 3 && l; i++)
@@ -260,7 +260,7 @@ int main(void)
 	ok(strlen(line) > strlen(want) && strcmp(line + strlen(line) - strlen(want), want) == 0,
 	   "the first event: '%s'", line);
 	ok(strstr(d.out, "!mismatch") == NULL, "no payload fails its schema");
-	cmd_free(&d);
+	run_free(&d);
 	unlink(path);
 	return done_testing();
 }

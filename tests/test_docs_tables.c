@@ -28,7 +28,7 @@
 
 #include "ringlog.h"
 #include "ringlog/reader.h"
-#include "cli_run.h"
+#include "proc_run.h"
 #include "filegen.h"
 #include "md_table.h"
 #include "names.h"

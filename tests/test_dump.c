@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_run.h"
+#include "proc_run.h"
 #include "filegen.h"
 #include "tap.h"
 

@@ -9,7 +9,8 @@
  * file with the schema's block damaged: its events print raw, one error
  * line names the block, exit 1.
  */
-#include "cli_run.h"
+#include "filegen.h"
+#include "proc_run.h"
 #include "tap.h"
 #include "test_dump_fixture.h"
 

@@ -6,7 +6,8 @@
  * times, the half-open window, RFC 3339 times in UTC and with an offset;
  * filters with --format json; bad values rejected with one line, exit 2.
  */
-#include "cli_run.h"
+#include "filegen.h"
+#include "proc_run.h"
 #include "tap.h"
 
 #define S 1000000ull

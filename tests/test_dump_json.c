@@ -9,7 +9,8 @@
  * "wall" member with --time wall; then every byte value and the awkward
  * UTF-8 cases through a RAW_STRING.
  */
-#include "cli_run.h"
+#include "filegen.h"
+#include "proc_run.h"
 #include "json.h"
 #include "tap.h"
 #include "test_dump_fixture.h"

@@ -42,12 +42,6 @@ static bool read_geometry(int fd, struct geometry *g)
 	return true;
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* Waits (at most 30 s) until the pool has no allocated page. */
 static uint64_t wait_for_trim(int fd, const struct geometry *g)
 {
@@ -56,7 +50,7 @@ static uint64_t wait_for_trim(int fd, const struct geometry *g)
 		n = shm_pages_allocated(fd, g->buffers_offset, g->region_size);
 		if (n == 0)
 			break;
-		sleep_ms(100);
+		proc_sleep_ms(100);
 	}
 	return n;
 }
@@ -78,7 +72,7 @@ static void *bursts(void *arg)
 			h_tally_add(&b->tally, rlog_write(1024, p, sizeof p));
 		}
 		rlog_flush_thread();
-		sleep_ms(b->pause_ms + (unsigned)round * 40);
+		proc_sleep_ms(b->pause_ms + (unsigned)round * 40);
 	}
 	return NULL;
 }
@@ -108,10 +102,10 @@ int main(void)
 			uint64_t p[2] = { ++seq, 0 };
 			h_tally_add(&t, rlog_write(1024, p, sizeof p));
 		}
-		sleep_ms(5);
+		proc_sleep_ms(5);
 	}
 	rlog_flush_thread();
-	sleep_ms(100); /* less than the idle time: drained, not trimmed */
+	proc_sleep_ms(100); /* less than the idle time: drained, not trimmed */
 	uint64_t busy = shm_pages_allocated(fd, g.buffers_offset, g.region_size);
 	diag("after the writes: %" PRIu64 " pages of the pool allocated, %" PRIu64 " events lost",
 	     busy, t.lost);

@@ -24,12 +24,6 @@
 
 static struct h_run r;
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 static uint64_t write_seq(uint64_t from, uint64_t n, struct h_tally *t)
 {
 	for (uint64_t i = from; i < from + n; i++)
@@ -120,61 +114,29 @@ static void orphan(const char *tag, bool flushed)
 static void consumer_of_orphan(void)
 {
 	const char *name = h_session("orrt");
-	char path[256], out[128], so[128], line[512];
+	char path[256], line[512];
 	snprintf(path, sizeof path, "%s", h_path("orrt"));
-	snprintf(out, sizeof out, "/tmp/rlog-test-orrt-%d.err", (int)getpid());
-	snprintf(so, sizeof so, "/tmp/rlog-test-orrt-%d.out", (int)getpid());
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", NULL);
 	ASSERT_EQ(r.status, 0);
-	fflush(NULL);
-	pid_t t = fork();
-	if (t == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int fo = open(so, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fo, 1);
-		dup2(fd, 2);
-		execl(h_bin(), h_bin(), "tail", name, (char *)NULL);
-		_exit(127);
-	}
+	struct proc_bg t;
+	proc_start(&t, (const char *const[]){ h_bin(), "tail", name, NULL });
 	/* Connected: it has printed the stream's LOG_MARKER. */
-	bool connected = false;
-	for (int i = 0; i < 2000 && !connected; i++) {
-		FILE *f = fopen(so, "r");
-		char buf[1024] = "";
-		if (f) {
-			size_t n = fread(buf, 1, sizeof buf - 1, f);
-			buf[n] = '\0';
-			fclose(f);
-		}
-		connected = strstr(buf, "LOG_MARKER") != NULL;
-		if (!connected)
-			sleep_ms(5);
-	}
-	ok(connected, "the consumer is connected");
+	ok(proc_wait(&t, "LOG_MARKER", PROC_WAIT_MS), "the consumer is connected");
 	h_ringlog(&r, "query", name, NULL);
 	pid_t dpid = (pid_t)h_kv(r.out, "daemon_pid");
 	h_kill_daemon(name);
-	int st;
-	waitpid(t, &st, 0);
-	ASSERT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 1);
-	FILE *f = fopen(out, "r");
-	char err[512] = "";
-	if (f) {
-		size_t n = fread(err, 1, sizeof err - 1, f);
-		err[n] = '\0';
-		fclose(f);
-	}
+	struct run tr = proc_reap(&t);
+	ASSERT_EQ(tr.status, 1);
 	snprintf(line, sizeof line, "ringlog: tail %s: the daemon (pid %d) died: the session is "
 		 "orphaned ('ringlog stop %s --force' recovers it)\n", name, (int)dpid, name);
-	ok(strstr(err, line) != NULL, "tail says the daemon died: %s", err);
+	ok(strstr(tr.err, line) != NULL, "tail says the daemon died: %s", tr.err);
+	run_free(&tr);
 	h_ringlog(&r, "stop", name, "--force", NULL);
 	ASSERT_EQ(r.status, 0);
 	char sock[128];
 	snprintf(sock, sizeof sock, "/dev/shm/ringlog-rt.%s", name);
 	ok(access(sock, F_OK) != 0, "the dead daemon's socket is removed");
-	unlink(out);
-	unlink(so);
 	unlink(path);
 }
 

@@ -30,12 +30,6 @@
 #define BUFS 8
 #define PER_BUF (4096 / 24) /* 16-byte payloads: 24-byte records */
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* Waits until process pid is stopped (T); false after 10 s. */
 static bool wait_stopped(pid_t pid)
 {
@@ -44,7 +38,7 @@ static bool wait_stopped(pid_t pid)
 		uint64_t start;
 		if (rlog__procstat_read(pid, &st, &start) == 0 && (st == 'T' || st == 't'))
 			return true;
-		sleep_ms(10);
+		proc_sleep_ms(10);
 	}
 	return false;
 }

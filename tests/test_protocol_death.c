@@ -38,12 +38,6 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* `ringlog stop`, timed: well under the daemon's 10 s wait for a producer
  * stuck in a write is prompt; the old code waited out the 10 s. */
 static void stop_prompt(const char *name, struct h_run *r)
@@ -70,7 +64,7 @@ static void pool_whole(const char *name, uint64_t buffers)
 			break;
 		if (tries == 399)
 			diag("query after %d tries:\n%s", tries + 1, q.out);
-		sleep_ms(10);
+		proc_sleep_ms(10);
 	}
 	ASSERT_EQ_U64(threads, 0);
 	ASSERT_EQ_U64(free_buffers, buffers);
@@ -279,7 +273,7 @@ static void case_claim_attached(int point, const char *tag, int stamped)
 		threads = h_kv(q.out, "producer_threads");
 		if (left == 0 && threads == 1)
 			break;
-		sleep_ms(20);
+		proc_sleep_ms(20);
 	}
 	uint64_t ms = mono_ms() - t0;
 	ok(left == 0 && ms < 4000, "%s: what the dead claimer stamped is released in %" PRIu64
@@ -415,7 +409,7 @@ static void case_scribbled(void)
 	for (int i = 0; i < 300 && !gone; i++) {
 		gone = rlog__process_dead(daemon, 0);
 		if (!gone)
-			sleep_ms(10);
+			proc_sleep_ms(10);
 	}
 	ok(gone, "the daemon (pid %d) has exited", (int)daemon);
 	struct h_summary sum;
@@ -441,7 +435,7 @@ static void case_scribbled_restored(void)
 	close(fd);
 	uint32_t saved = h->high_water_pct;
 	h->high_water_pct = 101;
-	sleep_ms(2500);
+	proc_sleep_ms(2500);
 	h->high_water_pct = saved;
 	munmap(h, 4096);
 	struct h_run r;

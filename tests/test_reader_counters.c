@@ -20,7 +20,7 @@
 
 #include "ringlog/reader.h"
 #include "filegen.h"
-#include "cli_run.h"
+#include "proc_run.h"
 #include "tap.h"
 
 #define S 1000000u    /* sync ticks */

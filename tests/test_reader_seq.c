@@ -13,7 +13,8 @@
 #include <errno.h>
 
 #include "ringlog/reader.h"
-#include "cli_run.h"
+#include "filegen.h"
+#include "proc_run.h"
 #include "json.h"
 #include "tap.h"
 

@@ -45,76 +45,10 @@ RLOG_DEFINE_EVENT(rt_th, 3101, "rt.th", 0, TH_FIELDS)
 
 static struct h_run r;
 
-static void sleep_ms(int ms)
+/* `ringlog tail name args...` in the background. */
+static void tail_start(struct proc_bg *t, const char *name, const char *a0, const char *a1)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-/* `ringlog tail name args...` in the background, stdout and stderr to
- * files. */
-struct tailer {
-	pid_t pid;
-	char out[128], err[128];
-	int status;
-};
-
-static void tail_start(struct tailer *t, const char *name, const char *tag, const char *a0,
-		       const char *a1)
-{
-	snprintf(t->out, sizeof t->out, "/tmp/rlog-test-tail-%s-%d.out", tag, (int)getpid());
-	snprintf(t->err, sizeof t->err, "/tmp/rlog-test-tail-%s-%d.err", tag, (int)getpid());
-	fflush(NULL);
-	t->pid = fork();
-	if (t->pid == 0) {
-		int o = open(t->out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(t->err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(o, 1);
-		dup2(e, 2);
-		execl(h_bin(), h_bin(), "tail", name, a0, a1, (char *)NULL);
-		_exit(127);
-	}
-}
-
-static char *slurp_path(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return strdup("");
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap + 1);
-	ssize_t k;
-	while ((k = read(fd, b + n, cap - n)) > 0) {
-		n += (size_t)k;
-		if (n == cap) {
-			cap *= 2;
-			b = realloc(b, cap + 1);
-		}
-	}
-	close(fd);
-	b[n] = '\0';
-	return b;
-}
-
-/* Waits (bounded) until the consumer's output holds needle. */
-static bool tail_wait_for(const struct tailer *t, const char *needle)
-{
-	for (int i = 0; i < 2000; i++) {
-		char *o = slurp_path(t->out);
-		bool found = strstr(o, needle) != NULL;
-		free(o);
-		if (found)
-			return true;
-		sleep_ms(5);
-	}
-	return false;
-}
-
-static void tail_end(struct tailer *t)
-{
-	int st;
-	waitpid(t->pid, &st, 0);
-	t->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	proc_start(t, (const char *const[]){ h_bin(), "tail", name, a0, a1, NULL });
 }
 
 /* Lines of text whose id column is "rt.ev"; their seq values summed. */
@@ -176,25 +110,23 @@ static void two_consumers(void)
 	unlink(path);
 	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "50ms", NULL);
 	ASSERT_EQ(r.status, 0);
-	struct tailer a, b;
-	tail_start(&a, name, "text", NULL, NULL);
-	tail_start(&b, name, "json", "--format", "json");
-	ok(tail_wait_for(&a, "LOG_MARKER"), "the text consumer is connected");
-	ok(tail_wait_for(&b, "\"log_marker\""), "the JSON consumer is connected");
+	struct proc_bg a, b;
+	tail_start(&a, name, NULL, NULL);
+	tail_start(&b, name, "--format", "json");
+	ok(proc_wait(&a, "LOG_MARKER", PROC_WAIT_MS), "the text consumer is connected");
+	ok(proc_wait(&b, "\"log_marker\"", PROC_WAIT_MS), "the JSON consumer is connected");
 	ASSERT_EQ(rlog_attach(name), 0);
 	struct h_tally t = { 0, 0, 0, 0 };
 	uint64_t next = write_events(1, 5000, &t);
 	rlog_flush_thread();
-	ok(tail_wait_for(&a, "seq=5000 "), "the text consumer printed event 5000 live");
+	ok(proc_wait(&a, "seq=5000 ", PROC_WAIT_MS), "the text consumer printed event 5000 live");
 	next = write_events(next, 5000, &t);
 	rlog_detach();
 	stop_exact(name, &t, 10000);
-	tail_end(&a);
-	tail_end(&b);
-	ASSERT_EQ(a.status, 0);
-	ASSERT_EQ(b.status, 0);
-	char *ao = slurp_path(a.out), *ae = slurp_path(a.err), *bo = slurp_path(b.out),
-	     *be = slurp_path(b.err);
+	struct run ar = proc_reap(&a), br = proc_reap(&b);
+	ASSERT_EQ(ar.status, 0);
+	ASSERT_EQ(br.status, 0);
+	char *ao = ar.out, *ae = ar.err, *bo = br.out, *be = br.err;
 	ASSERT_STREQ(ae, "");
 	ASSERT_STREQ(be, "");
 	uint64_t sum, lb, le;
@@ -213,19 +145,13 @@ static void two_consumers(void)
 	h_ringlog(&r, "dump", path, "--id", "3100", NULL);
 	ASSERT_EQ(r.status, 0);
 	(void)next;
-	free(ao);
-	free(ae);
-	free(bo);
-	free(be);
+	run_free(&ar);
+	run_free(&br);
 	struct h_summary s;
 	h_summarize(path, &s);
 	ASSERT_EQ_U64(s.events, t.written);
 	ASSERT_EQ(s.damage, 0);
 	unlink(path);
-	unlink(a.out);
-	unlink(a.err);
-	unlink(b.out);
-	unlink(b.err);
 }
 
 /* 2: no file. */
@@ -238,9 +164,9 @@ static void no_file(void)
 	h_ringlog(&r, "query", name, NULL);
 	ASSERT_CONTAINS(r.out, "log_file_mode: no-file,real-time\n");
 	ASSERT_EQ_U64(h_kv(r.out, "flush_timer_ms"), 1000);
-	struct tailer a;
-	tail_start(&a, name, "nofile", NULL, NULL);
-	ok(tail_wait_for(&a, "LOG_MARKER"), "connected");
+	struct proc_bg a;
+	tail_start(&a, name, NULL, NULL);
+	ok(proc_wait(&a, "LOG_MARKER", PROC_WAIT_MS), "connected");
 	ASSERT_EQ(rlog_attach(name), 0);
 	struct h_tally t = { 0, 0, 0, 0 };
 	write_events(1, 3000, &t);
@@ -251,14 +177,11 @@ static void no_file(void)
 	ASSERT_EQ_U64(h_kv(r.out, "events_written") + h_kv(r.out, "events_lost"), 3000);
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), t.written);
 	ASSERT_EQ_U64(h_kv(r.out, "realtime_buffers_lost"), 0);
-	tail_end(&a);
-	ASSERT_EQ(a.status, 0);
-	char *ao = slurp_path(a.out);
+	struct run ar = proc_reap(&a);
+	ASSERT_EQ(ar.status, 0);
 	uint64_t sum, lb, le;
-	ASSERT_EQ_U64(count_text(ao, &sum, &lb, &le), t.written);
-	free(ao);
-	unlink(a.out);
-	unlink(a.err);
+	ASSERT_EQ_U64(count_text(ar.out, &sum, &lb, &le), t.written);
+	run_free(&ar);
 }
 
 /* 3: a consumer that does not keep up; at_stop: resumed just before the
@@ -291,21 +214,21 @@ static void slow_consumer(bool at_stop)
 	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
 		  "--buffer-size", "4", "--buffers", "2048", NULL);
 	ASSERT_EQ(r.status, 0);
-	struct tailer a;
-	tail_start(&a, name, at_stop ? "slow2" : "slow", NULL, NULL);
-	ok(tail_wait_for(&a, "LOG_MARKER"), "connected");
+	struct proc_bg a;
+	tail_start(&a, name, NULL, NULL);
+	ok(proc_wait(&a, "LOG_MARKER", PROC_WAIT_MS), "connected");
 	ASSERT_EQ(rlog_attach(name), 0);
 	struct h_tally t = { 0, 0, 0, 0 };
 	uint64_t next = write_events(1, 100, &t);
 	rlog_flush_thread();
-	ok(tail_wait_for(&a, "seq=100 "), "first events delivered");
-	kill(a.pid, SIGSTOP);
+	ok(proc_wait(&a, "seq=100 ", PROC_WAIT_MS), "first events delivered");
+	proc_signal(&a, SIGSTOP);
 	/* 6 MB while it sleeps: far more than a socket holds. */
 	for (int k = 0; k < 30; k++) {
 		next = write_events(next, 10000, &t);
 		h_ringlog(&r, "flush", name, NULL);
 	}
-	kill(a.pid, SIGCONT);
+	proc_signal(&a, SIGCONT);
 	/* More, so that the consumer is told of what it missed. */
 	char want[64];
 	for (int k = 0; k < 100 && !at_stop; k++) {
@@ -313,7 +236,7 @@ static void slow_consumer(bool at_stop)
 		next = write_events(next, 100, &t);
 		h_ringlog(&r, "flush", name, NULL);
 		snprintf(want, sizeof want, "seq=%" PRIu64 " ", last);
-		if (tail_wait_for(&a, want))
+		if (proc_wait(&a, want, 10000))
 			break;
 	}
 	rlog_detach();
@@ -324,19 +247,16 @@ static void slow_consumer(bool at_stop)
 	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), 0);
 	ASSERT_EQ_U64(t.lost, 0);
 	ok(rtbl > 0, "realtime_buffers_lost %" PRIu64, rtbl);
-	tail_end(&a);
-	ASSERT_EQ(a.status, 1);
-	char *ao = slurp_path(a.out), *ae = slurp_path(a.err);
+	struct run ar = proc_reap(&a);
+	ASSERT_EQ(ar.status, 1);
+	char *ao = ar.out, *ae = ar.err;
 	uint64_t sum, blocks, missed;
 	uint64_t got = count_text(ao, &sum, &blocks, &missed);
 	ASSERT_EQ_U64(blocks, rtbl);
 	ASSERT_EQ_U64(got + missed, written);
 	missed_end(name, ae, blocks, missed, path, written);
-	free(ao);
-	free(ae);
+	run_free(&ar);
 	unlink(path);
-	unlink(a.out);
-	unlink(a.err);
 }
 
 /* 3b: the writers of numbered events, {thread, sequence} and 40 bytes
@@ -372,9 +292,9 @@ static void stopped_through_stop(void)
 	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
 		  "--buffer-size", "4", "--buffers", "2048", NULL);
 	ASSERT_EQ(r.status, 0);
-	struct tailer a;
-	tail_start(&a, name, "end", NULL, NULL);
-	ok(tail_wait_for(&a, "LOG_MARKER"), "end: connected");
+	struct proc_bg a;
+	tail_start(&a, name, NULL, NULL);
+	ok(proc_wait(&a, "LOG_MARKER", PROC_WAIT_MS), "end: connected");
 	ASSERT_EQ(rlog_attach(name), 0);
 	struct th_writer w[3];
 	memset(w, 0, sizeof w);
@@ -389,8 +309,8 @@ static void stopped_through_stop(void)
 		w[0].written += rc == 1;
 	}
 	rlog_flush_thread();
-	ok(tail_wait_for(&a, "th=0 seq=100"), "end: first events delivered");
-	kill(a.pid, SIGSTOP);
+	ok(proc_wait(&a, "th=0 seq=100", PROC_WAIT_MS), "end: first events delivered");
+	proc_signal(&a, SIGSTOP);
 	for (int k = 1; k < 3; k++)
 		pthread_create(&w[k].id, NULL, th_write, &w[k]);
 	for (int k = 1; k < 3; k++)
@@ -403,10 +323,10 @@ static void stopped_through_stop(void)
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), written);
 	uint64_t rtbl = h_kv(r.out, "realtime_buffers_lost");
 	ok(rtbl > 0 && rtbl != UINT64_MAX, "end: realtime_buffers_lost %" PRIu64, rtbl);
-	kill(a.pid, SIGCONT);
-	tail_end(&a);
-	ASSERT_EQ(a.status, 1);
-	char *ao = slurp_path(a.out), *ae = slurp_path(a.err);
+	proc_signal(&a, SIGCONT);
+	struct run ar = proc_reap(&a);
+	ASSERT_EQ(ar.status, 1);
+	char *ao = ar.out, *ae = ar.err;
 	/* Every event printed was written (returned 1), and printed once. */
 	uint64_t got = 0, extra = 0, dup = 0, blocks = 0, missed = 0, loss_lines = 0;
 	for (const char *p = ao; p && *p;) {
@@ -446,13 +366,10 @@ static void stopped_through_stop(void)
 	     written);
 	ASSERT_EQ_U64(got + missed, written);
 	missed_end(name, ae, blocks, missed, path, written);
-	free(ao);
-	free(ae);
+	run_free(&ar);
 	for (int k = 0; k < 3; k++)
 		free(w[k].ok);
 	unlink(path);
-	unlink(a.out);
-	unlink(a.err);
 }
 
 /* 4: nobody listening: the file has everything, nothing is counted lost. */

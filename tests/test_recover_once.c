@@ -37,12 +37,6 @@ static struct num_set *set;
 static _Atomic bool stop_writers;
 static _Atomic bool stop_one[WRITERS];
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* Writes until told to stop, about a million events a second in all: the
  * pool fills quickly without a daemon. */
 static void *writer_main(void *arg)
@@ -52,7 +46,7 @@ static void *writer_main(void *arg)
 	       set->w[w].seq + 2 < CAP) {
 		num_write(set, w);
 		if ((set->w[w].seq & 255) == 0)
-			sleep_ms(1);
+			proc_sleep_ms(1);
 	}
 	return NULL;
 }
@@ -87,7 +81,7 @@ static void wait_orphaned(const char *name)
 		h_ringlog(&r, "query", name, NULL);
 		orphaned = strstr(r.out, "state: orphaned\n") != NULL;
 		if (!orphaned)
-			sleep_ms(10);
+			proc_sleep_ms(10);
 	}
 	ok(orphaned, "%s: the daemon died in its write", name);
 }
@@ -165,7 +159,7 @@ static void recover_new_file(void)
 	snprintf(out, sizeof out, "%s", h_path("rco-out"));
 	unlink(out);
 	const char *name = start_and_die("rco", path, sizeof path);
-	sleep_ms(50); /* on without a daemon: the pool fills */
+	proc_sleep_ms(50); /* on without a daemon: the pool fills */
 	writers_stop();
 	ok(num_lost(set) > 0, "%" PRIu64 " writes lost while the daemon was dead", num_lost(set));
 	check_cut(path);
@@ -187,7 +181,7 @@ static void stop_force(void)
 {
 	char path[256];
 	const char *name = start_and_die("rcf", path, sizeof path);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	writers_stop();
 	check_cut(path);
 	h_ringlog(&r, "stop", name, "--force", NULL);
@@ -211,7 +205,7 @@ static void resume_twice(void)
 	check_cut(path);
 	h_ringlog(&r, "start", name, "--resume", NULL);
 	ASSERT_EQ(r.status, 0);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	writers_stop();
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
@@ -250,11 +244,11 @@ static void flight_recorder(bool gone, bool still)
 	unlink(snap);
 	unlink(out);
 	start_flight_recorder(name);
-	sleep_ms(100); /* many laps of the ring */
+	proc_sleep_ms(100); /* many laps of the ring */
 	if (gone) {
 		/* A thread gone before the snapshot, whose losses it reports. */
 		writer_end(3);
-		sleep_ms(60);
+		proc_sleep_ms(60);
 	}
 	if (still)
 		writers_stop();
@@ -270,14 +264,14 @@ static void flight_recorder(bool gone, bool still)
 	if (gone) {
 		/* One gone after it: its losses no snapshot reported (the
 		 * journal's third part). */
-		sleep_ms(50);
+		proc_sleep_ms(50);
 		writer_end(2);
 	}
 	if (!still)
-		sleep_ms(100);
+		proc_sleep_ms(100);
 	h_kill_daemon(name);
 	if (!still) {
-		sleep_ms(20);
+		proc_sleep_ms(20);
 		writers_stop();
 	}
 	h_ringlog(&r, "recover", name, "-o", out, NULL);
@@ -321,21 +315,21 @@ static void flight_recorder_other(bool resume)
 	unlink(snap);
 	unlink(snap2);
 	start_flight_recorder(name);
-	sleep_ms(100);
+	proc_sleep_ms(100);
 	h_ringlog(&r, "snapshot", name, "-o", snap, "--since-last", NULL);
 	ASSERT_EQ(r.status, 0);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	h_kill_daemon(name);
-	sleep_ms(20);
+	proc_sleep_ms(20);
 	size_t nfiles = 1;
 	if (resume) {
 		h_ringlog(&r, "start", name, "--resume", NULL);
 		ASSERT_EQ(r.status, 0);
-		sleep_ms(50);
+		proc_sleep_ms(50);
 		h_ringlog(&r, "snapshot", name, "-o", snap2, "--since-last", NULL);
 		ASSERT_EQ(r.status, 0);
 		nfiles = 2;
-		sleep_ms(20);
+		proc_sleep_ms(20);
 		writers_stop();
 		h_ringlog(&r, "stop", name, NULL);
 	} else {
@@ -384,22 +378,22 @@ static void flight_recorder_twice(void)
 	unlink(s2);
 	unlink(out);
 	start_flight_recorder(name);
-	sleep_ms(100);
+	proc_sleep_ms(100);
 	writer_end(3);
-	sleep_ms(60);
+	proc_sleep_ms(60);
 	h_ringlog(&r, "snapshot", name, "-o", s1, "--since-last", NULL);
 	ASSERT_EQ(r.status, 0);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	h_kill_daemon(name);
-	sleep_ms(20);
+	proc_sleep_ms(20);
 	h_ringlog(&r, "start", name, "--resume", NULL);
 	ASSERT_EQ(r.status, 0);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	h_ringlog(&r, "snapshot", name, "-o", s2, "--since-last", NULL);
 	ASSERT_EQ(r.status, 0);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	h_kill_daemon(name);
-	sleep_ms(20);
+	proc_sleep_ms(20);
 	writers_stop();
 	h_ringlog(&r, "recover", name, "-o", out, NULL);
 	ASSERT_EQ(r.status, 0);

@@ -29,12 +29,6 @@
 
 static struct h_run r;
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* A producer thread writing 1, 2, 3, ... until told to stop. */
 struct writer {
 	pthread_t th;
@@ -52,7 +46,7 @@ static void *writer_main(void *arg)
 		i++;
 		atomic_store(&w->next, i);
 		if ((i & 1023) == 0)
-			sleep_ms(1); /* about 1 M events/s: the pool fills without a daemon */
+			proc_sleep_ms(1); /* about 1 M events/s: the pool fills without a daemon */
 	}
 	return NULL;
 }
@@ -62,7 +56,7 @@ static void wait_writes(struct writer *w, uint64_t n)
 {
 	uint64_t to = atomic_load(&w->next) + n;
 	while (atomic_load(&w->next) < to)
-		sleep_ms(1);
+		proc_sleep_ms(1);
 }
 
 static void resume_under_writes(void)
@@ -234,7 +228,7 @@ static void recover_flight_recorder(void)
 	char jpath[128];
 	snprintf(jpath, sizeof jpath, "/dev/shm/ringlog-meta.%s", name);
 	for (int k = 0; k < 1000 && access(jpath, F_OK) != 0; k++)
-		sleep_ms(2);
+		proc_sleep_ms(2);
 	ok(access(jpath, F_OK) == 0, "the daemon journals the names it has seen");
 	/* 8 buffers of 4 KiB hold 2,048 of these 16-byte records: 40 laps. */
 	const uint64_t n = 8 * 4096 / 16 * 40;

@@ -337,7 +337,7 @@ static void test_fill_wakes(void)
 	pthread_create(&th, NULL, waiter, r);
 	int i = 0;
 	while (i++ < 30000 && !(atomic_load(&waiter_tid) && sleeping(atomic_load(&waiter_tid))))
-		t_sleep_ms(1);
+		proc_sleep_ms(1);
 	ok(i < 30000, "the waiter sleeps on set_event");
 	uint64_t v = 1;
 	for (int k = 0; k < 14; k++)

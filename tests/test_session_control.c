@@ -25,12 +25,6 @@ RLOG_DEFINE_EVENT(ping_disk, 1101, "ping.disk", 5, PING_FIELDS)
 
 static struct h_run r;
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* Events with the given ID in a log file (read while it is being written:
  * a partial last block is not an error here). */
 static uint64_t events_with_id(const char *path, unsigned id)
@@ -109,7 +103,7 @@ static void names(void)
 		char *m = strstr(r.out, "enable_mask: ");
 		mask = m ? strtoull(m + 13, NULL, 16) : 0;
 		if (mask != 0x20)
-			sleep_ms(10);
+			proc_sleep_ms(10);
 	}
 	ASSERT_EQ_U64(mask, 0x20);
 	ASSERT_CONTAINS(r.out, "enabled: disk\n");
@@ -157,7 +151,7 @@ static void flush_and_timer(void)
 	ASSERT_EQ(rlog_attach(name), 0);
 	uint64_t v = 1;
 	ASSERT_EQ(rlog_write(1030, &v, sizeof v), 1);
-	sleep_ms(50); /* the daemon passes: a partly filled buffer stays put */
+	proc_sleep_ms(50); /* the daemon passes: a partly filled buffer stays put */
 	ASSERT_EQ_U64(events_with_id(path, 1030), 0);
 	h_ringlog(&r, "flush", name, NULL);
 	ASSERT_EQ(r.status, 0);
@@ -178,7 +172,7 @@ static void flush_and_timer(void)
 	ASSERT_EQ(rlog_write(1031, &v, sizeof v), 1);
 	uint64_t seen = 0;
 	for (int i = 0; i < 500 && seen == 0; i++) {
-		sleep_ms(10);
+		proc_sleep_ms(10);
 		seen = events_with_id(path, 1031);
 	}
 	ASSERT_EQ_U64(seen, 1);

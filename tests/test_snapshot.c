@@ -33,12 +33,6 @@
 #define ORDER_FIELDS(F) F(U64, order) F(STRING, item)
 RLOG_DEFINE_EVENT(order, 3000, "shop.order", 1, ORDER_FIELDS)
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 static void start_recorder(const char *name, const char *bufs)
 {
 	struct h_run r;
@@ -102,7 +96,7 @@ static void *writer(void *arg)
 				atomic_fetch_add(&written, UINT64_C(1) << 40); /* never: poisons */
 		}
 		atomic_store(&written, n);
-		sleep_ms(1);
+		proc_sleep_ms(1);
 	}
 	return NULL;
 }
@@ -126,7 +120,7 @@ static void since_last(void)
 	struct snap s[K];
 	char path[K][128];
 	for (int k = 0; k < K; k++) {
-		sleep_ms(k == 0 ? 20 : 5 + 15 * (k % 3));
+		proc_sleep_ms(k == 0 ? 20 : 5 + 15 * (k % 3));
 		if (k == K - 1) {
 			atomic_store(&writing, 0);
 			pthread_join(th, NULL);
@@ -186,7 +180,7 @@ static void metadata_and_repeat(void)
 		uint64_t v[2] = { i, 0 };
 		ones += rlog_write(1024, v, sizeof v) == 1;
 		if (i % 50000 == 0)
-			sleep_ms(20); /* the daemon reads the names while the ring turns */
+			proc_sleep_ms(20); /* the daemon reads the names while the ring turns */
 	}
 	ASSERT_EQ_U64(ones, 20 * 8 * 4096 / 24);
 	ASSERT_EQ(RLOG_EVENT(order, 43, "latte"), 1);
@@ -229,7 +223,7 @@ static bool wait_snapshots(const char *name, uint64_t want)
 		h_ringlog(&r, "query", name, NULL);
 		if (h_kv(r.out, "snapshots") == want)
 			return true;
-		sleep_ms(10);
+		proc_sleep_ms(10);
 	}
 	return false;
 }
@@ -260,7 +254,7 @@ static void on_event(void)
 		uint64_t v[2] = { i, 0 };
 		rlog_write(1024, v, sizeof v);
 	}
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	h_ringlog(&r, "query", name, NULL);
 	ASSERT_CONTAINS(r.out, "snapshots: 0\n"); /* not fired by other events */
 	uint64_t mark = 7;

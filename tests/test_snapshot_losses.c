@@ -29,11 +29,6 @@
 static struct num_set *set;
 static _Atomic int running;
 
-static void sleep_ms(int ms)
-{
-	nanosleep(&(struct timespec){ ms / 1000, (long)(ms % 1000) * 1000000L }, NULL);
-}
-
 static void *produce(void *arg)
 {
 	unsigned w = (unsigned)(uintptr_t)arg;
@@ -202,7 +197,7 @@ static void flight_recorder(void)
 	struct h_run r;
 	pthread_t th[THREADS];
 	start_writing(name, NULL, th);
-	sleep_ms(150);
+	proc_sleep_ms(150);
 	snapshot(name, a, false);
 	/* Several: a buffer taken over in the middle of a thread's ones
 	 * while a snapshot goes through the pool is likely, not certain, in
@@ -212,21 +207,21 @@ static void flight_recorder(void)
 		char tag[16];
 		snprintf(tag, sizeof tag, "sl%d", i);
 		path_of(sl[i], sizeof sl[i], tag);
-		sleep_ms(40);
+		proc_sleep_ms(40);
 		snapshot(name, sl[i], true);
 	}
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	h_kill_daemon(name);
-	sleep_ms(100);
+	proc_sleep_ms(100);
 	h_ringlog(&r, "start", name, "--resume", NULL);
 	ok(r.status == 0, "start --resume: %s", r.err);
-	sleep_ms(100);
+	proc_sleep_ms(100);
 	snapshot(name, d, false);
-	sleep_ms(100);
+	proc_sleep_ms(100);
 	snapshot(name, e, true);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	h_kill_daemon(name);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	writers_stop(th);
 	unlink(f);
 	h_ringlog(&r, "recover", name, "-o", f, NULL);
@@ -267,9 +262,9 @@ static void with_file(void)
 	struct h_run r;
 	pthread_t th[THREADS];
 	start_writing(name, file, th);
-	sleep_ms(200);
+	proc_sleep_ms(200);
 	snapshot(name, a, false);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	writers_stop(th);
 	ASSERT_EQ(rlog_detach(), 0);
 	h_ringlog(&r, "stop", name, NULL);

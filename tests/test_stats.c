@@ -7,7 +7,8 @@
  * left, one stderr line per region, exit 1), a trace without events, and
  * usage errors.
  */
-#include "cli_run.h"
+#include "filegen.h"
+#include "proc_run.h"
 #include "json.h"
 #include "tap.h"
 

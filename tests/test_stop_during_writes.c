@@ -46,12 +46,6 @@ static void *produce(void *arg)
 	return NULL;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 static void round_run(int round)
 {
 	char tag[32];
@@ -70,11 +64,11 @@ static void round_run(int round)
 	memset(w, 0, sizeof w);
 	for (int i = 0; i < THREADS; i++)
 		BAIL_IF(pthread_create(&th[i], NULL, produce, &w[i]) != 0, "pthread_create");
-	sleep_ms(100);
+	proc_sleep_ms(100);
 	struct h_run r;
 	h_ringlog(&r, "stop", name, NULL);
 	atomic_store_explicit(&stopped, 1, memory_order_release);
-	sleep_ms(50);
+	proc_sleep_ms(50);
 	atomic_store(&quit, 1);
 	uint64_t written = 0, lost = 0;
 	for (int i = 0; i < THREADS; i++) {

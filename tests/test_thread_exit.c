@@ -49,12 +49,6 @@ static void *flush_then_wait(void *arg)
 	return NULL;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 /* Polls `ringlog query` for up to 2 s until key == want; returns the last value. */
 static uint64_t poll_query(const char *name, const char *key, uint64_t want)
 {
@@ -65,7 +59,7 @@ static uint64_t poll_query(const char *name, const char *key, uint64_t want)
 		v = h_kv(r.out, key);
 		if (v == want)
 			break;
-		sleep_ms(20);
+		proc_sleep_ms(20);
 	}
 	return v;
 }
@@ -85,7 +79,7 @@ static uint32_t poll_slots(struct rlog__region *reg, uint32_t want)
 	for (int i = 0; i < 100; i++) {
 		if ((n = slots_in_use(reg)) == want)
 			break;
-		sleep_ms(20);
+		proc_sleep_ms(20);
 	}
 	return n;
 }

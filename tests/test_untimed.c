@@ -23,7 +23,7 @@
 #include <pthread.h>
 
 #include "tap.h"
-#include "test_convert_util.h"
+#include "proc_run.h"
 
 #define PER_THREAD 6000u
 #define OVL_EVENTS 200000u
@@ -115,12 +115,12 @@ static size_t read_text(const char *path, char *buf, size_t cap)
 /* Runs argv and expects exit status 0. */
 static void run_ok(const char *const argv[])
 {
-	struct cmd c;
-	run(&c, argv);
+	struct run c;
+	c = proc_run(argv);
 	ok(c.status == 0, "%s %s exits 0", argv[1], argv[2]);
 	if (c.status != 0)
 		diag("stderr: %s", c.err);
-	cmd_free(&c);
+	run_free(&c);
 }
 
 static uint8_t file[4 << 20];
@@ -243,17 +243,17 @@ int main(void)
 
 	/* dump and the converters mark exactly the untimed records. */
 	char out[300];
-	struct cmd c;
+	struct run c;
 	const char *dump_text[] = { h_bin(), "dump", path, NULL };
-	run(&c, dump_text);
+	c = proc_run(dump_text);
 	ASSERT_EQ(c.status, 0);
 	ASSERT_EQ(count_marked_lines(c.out), 2 * want_untimed + 1);
-	cmd_free(&c);
+	run_free(&c);
 	const char *dump_json[] = { h_bin(), "dump", path, "--format", "json", NULL };
-	run(&c, dump_json);
+	c = proc_run(dump_json);
 	ASSERT_EQ(c.status, 0);
 	ASSERT_EQ(count_of(c.out, "\"untimed\":true"), 2 * want_untimed + 1);
-	cmd_free(&c);
+	run_free(&c);
 
 	snprintf(out, sizeof out, "%s.json", path);
 	const char *chrome[] = { h_bin(), "convert", path, "--to", "chrome", "-o", out, "--force",
@@ -277,16 +277,16 @@ int main(void)
 	   "CTF: untimed records have classes of their own");
 	if (have_babeltrace()) {
 		const char *bt[] = { "babeltrace2", out, NULL };
-		run(&c, bt);
+		c = proc_run(bt);
 		ASSERT_EQ(c.status, 0);
 		ASSERT_EQ(count_of(c.out, ":untimed:"), 2 * want_untimed + 1);
-		cmd_free(&c);
+		run_free(&c);
 	} else {
 		ok(1, "# SKIP babeltrace2 is not installed");
 	}
 	const char *rm[] = { "rm", "-rf", out, NULL };
-	run(&c, rm);
-	cmd_free(&c);
+	c = proc_run(rm);
+	run_free(&c);
 	unlink(path);
 
 	/* Overload: two 4 KiB buffers, untimed events only, flat out. */
