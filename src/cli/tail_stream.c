@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "format/block.h"
 #include "record.h"
 #include "vec.h"
 #include "ringlog/abi.h"
 
-#define BLOCK_HDR 48u
+#define BLOCK_HDR RLOG__BLOCK_HDR_SIZE
 
 void tail_stream_init(struct tail_stream *t)
 {
@@ -40,18 +40,13 @@ static int bad(struct tail_stream *t, const char *fmt, uint64_t a)
 	return -EBADMSG;
 }
 
-/* True if the block at p (48 + data_size bytes) has a correct checksum. */
-static bool crc_ok(const struct tail_stream *t, const uint8_t *p, uint32_t data_size)
-{
-	return rlog__block_crc(t->major, p, p + BLOCK_HDR, data_size) == rlog__get32(p + 40);
-}
-
 /* A whole block at p: where it goes.  Returns 0 or -ENOMEM. */
 static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_size)
 {
 	size_t size = BLOCK_HDR + data_size;
-	uint16_t flags = (uint16_t)(rlog__get32(p + 4) >> 16);
-	bool ok = crc_ok(t, p, data_size);
+	struct rlog_block_header h;
+	rlog__block_decode(p, &h);
+	bool ok = rlog__block_checksum(t->major, p, data_size) == h.crc32;
 	t->blocks++;
 	if (t->block0 == NULL) {
 		t->block0 = malloc(size);
@@ -61,16 +56,15 @@ static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_siz
 		t->block0_size = size;
 		return 0;
 	}
-	uint32_t pid = rlog__get32(p + 16), tid = rlog__get32(p + 20);
-	uint64_t base = rlog__get64(p + 24);
 	if (ok) {
 		/* Copy blocks, the metadata of thread blocks and the daemon's
 		 * (COUNTER_NAME): the images that follow carry them as copies. */
-		int rc = rlog__metacache_block(&t->meta, pid, tid, base, p + BLOCK_HDR, data_size);
+		int rc = rlog__metacache_block(&t->meta, h.pid, h.tid, h.base_time, p + BLOCK_HDR,
+					       data_size);
 		if (rc < 0)
 			return rc;
 	}
-	if (ok && (flags & RLOG_BLOCK_FLAG_METADATA))
+	if (ok && (h.flags & RLOG_BLOCK_FLAG_METADATA))
 		return 0;
 	if (rlog__bytes_room(&t->batch, &t->batch_cap, t->batch_len + size) < 0)
 		return -ENOMEM;
@@ -116,9 +110,10 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
 		}
 		if (avail < BLOCK_HDR)
 			break;
-		uint32_t data_size = rlog__get32(q + 32), records = rlog__get32(q + 36);
-		if (rlog__get32(q) != RLOG_BLOCK_MAGIC || (rlog__get32(q + 4) & 0xffffu) != BLOCK_HDR ||
-		    data_size % 4 || data_size > RLOG_BLOCK_DATA_MAX || records > data_size / 4)
+		struct rlog_block_header h;
+		rlog__block_decode(q, &h);
+		uint32_t data_size = h.data_size;
+		if (h.magic != RLOG_BLOCK_MAGIC || !rlog__block_sane(&h))
 			return bad(t, "bad block header at stream offset %" PRIu64
 				      " (the stream cannot be followed past it)", t->offset + pos);
 		if (avail < BLOCK_HDR + (size_t)data_size)
@@ -142,19 +137,10 @@ struct render {
 static void header_at(const struct tail_stream *t, uint8_t *p, uint16_t flags, uint64_t seq,
 		      uint32_t pid, uint32_t tid, uint64_t base, uint32_t size, uint32_t records)
 {
-	memset(p, 0, BLOCK_HDR);
-	uint32_t w = RLOG_BLOCK_MAGIC;
-	memcpy(p, &w, 4);
-	w = BLOCK_HDR | (uint32_t)flags << 16;
-	memcpy(p + 4, &w, 4);
-	memcpy(p + 8, &seq, 8);
-	memcpy(p + 16, &pid, 4);
-	memcpy(p + 20, &tid, 4);
-	memcpy(p + 24, &base, 8);
-	memcpy(p + 32, &size, 4);
-	memcpy(p + 36, &records, 4);
-	w = rlog__block_crc(t->major, p, p + BLOCK_HDR, size);
-	memcpy(p + 40, &w, 4);
+	struct rlog_block_header h;
+	rlog__block_header_make(&h, t->major, flags, seq, pid, tid, base, p + BLOCK_HDR, size,
+				records);
+	rlog__block_encode(p, &h);
 }
 
 int tail_stream_end_loss(struct tail_stream *t, uint64_t blocks, uint64_t events, uint64_t bytes,
@@ -202,14 +188,8 @@ static int append_renumbered(struct render *rd, const uint8_t *p, uint32_t data_
 	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + size) < 0)
 		return -ENOMEM;
 	uint8_t *o = t->img + rd->len;
-	bool ok = crc_ok(t, p, data_size);
 	memcpy(o, p, size);
-	uint64_t seq = rd->seq++;
-	memcpy(o + 8, &seq, 8);
-	if (ok) {
-		uint32_t w = rlog__block_crc(t->major, o, o + BLOCK_HDR, data_size);
-		memcpy(o + 40, &w, 4);
-	}
+	rlog__block_renumber(t->major, o, data_size, rd->seq++);
 	rd->len += size;
 	return 0;
 }
@@ -228,7 +208,9 @@ int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len)
 	if (rc == 0)
 		rc = rlog__metacache_render(&t->meta, render_copy, &rd);
 	for (size_t off = 0; rc == 0 && off < t->batch_len;) {
-		uint32_t data_size = rlog__get32(t->batch + off + 32);
+		struct rlog_block_header h;
+		rlog__block_decode(t->batch + off, &h);
+		uint32_t data_size = h.data_size;
 		rc = append_renumbered(&rd, t->batch + off, data_size);
 		off += BLOCK_HDR + data_size;
 	}

@@ -13,23 +13,6 @@
 #include "io.h"
 #include "record.h"
 
-void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
-			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
-			     const void *data, uint32_t size, uint32_t records)
-{
-	memset(h, 0, sizeof *h);
-	h->magic = RLOG_BLOCK_MAGIC;
-	h->header_size = sizeof *h;
-	h->flags = flags;
-	h->seq = seq;
-	h->pid = pid;
-	h->tid = tid;
-	h->base_time = base_time;
-	h->data_size = size;
-	h->record_count = records;
-	h->crc32 = rlog__block_crc(major, h, data, size);
-}
-
 uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m)
 {
 	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_LOG_MARKER, sizeof *m, true), (uint32_t)m->sync_ticks };
@@ -152,9 +135,11 @@ static int stage_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, u
 		return -EMSGSIZE;
 	}
 	struct rlog_block_header h;
+	uint8_t hb[RLOG__BLOCK_HDR_SIZE];
 	rlog__block_header_make(&h, lf->major, flags, lf->seq++, pid, tid, base_time, data, size,
 				records);
-	add_stage(lf, &h, sizeof h);
+	rlog__block_encode(hb, &h);
+	add_stage(lf, hb, sizeof hb);
 	if (ref && size)
 		lf->iov[lf->niov++] = (struct iovec){ .iov_base = (void *)data, .iov_len = size };
 	else
@@ -269,7 +254,7 @@ int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log
 	struct rlog_block_header h;
 	rlog__block_header_make(&h, lf->major, RLOG_BLOCK_FLAG_DAEMON, 0, lf->marker_pid,
 				lf->marker_tid, m->sync_ticks, buf + sizeof h, n, 1);
-	memcpy(buf, &h, sizeof h);
+	rlog__block_encode(buf, &h);
 	ssize_t w = pwrite(lf->fd, buf, sizeof h + n, (off_t)lf->marker_offset);
 	if (w < 0)
 		return -errno;

@@ -21,6 +21,7 @@
 
 #include <sys/uio.h>
 
+#include "format/block.h"
 #include "ringlog/abi.h"
 
 struct rlog__staged {
@@ -98,12 +99,6 @@ int rlog__logfile_flush(struct rlog__logfile *lf);
 /* Rewrites the LOG_MARKER block in place (same size), e.g. with a refined
  * tick frequency, then the file header's copy.  Returns 0 or -errno. */
 int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log_marker *m);
-
-/* Encodes a block header with its checksum over header bytes 0..39 and
- * data, as a file of format major version major has it (crc32c.h). */
-void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
-			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
-			     const void *data, uint32_t size, uint32_t records);
 
 /* Encodes a LOG_MARKER record (header, timestamp, payload) into out
  * (8 + sizeof marker bytes) and returns its size. */

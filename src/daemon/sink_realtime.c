@@ -52,6 +52,7 @@
 
 #include "clock.h"
 #include "crc32c.h"
+#include "format/block.h"
 #include "logfile.h"
 #include "record.h"
 #include "shm.h"
@@ -148,9 +149,11 @@ static int frame_block(struct rtsink *rt, uint16_t flags, uint64_t seq, uint32_t
 		       uint32_t events, uint32_t event_bytes)
 {
 	struct rlog_block_header h;
+	uint8_t hb[RLOG__BLOCK_HDR_SIZE];
 	rlog__block_header_make(&h, RLOG_FILE_VERSION_MAJOR, flags, seq, pid, tid, base_time, data,
 				size, records);
-	if (frame_put(rt, &h, sizeof h) < 0 || frame_put(rt, data, size) < 0 ||
+	rlog__block_encode(hb, &h);
+	if (frame_put(rt, hb, sizeof hb) < 0 || frame_put(rt, data, size) < 0 ||
 	    rlog__vec_room(&rt->fblk, rt->nfblk, &rt->fblk_cap, sizeof *rt->fblk, 16) < 0)
 		return -ENOMEM;
 	rt->fblk[rt->nfblk++] = (struct pend_blk){ rt->frame_len, events, event_bytes,
