@@ -119,10 +119,9 @@ static void show(struct tail *t, const uint8_t *img, size_t len)
 		if (kind == RLOG_RECORD_MARKER && !first)
 			continue;
 		struct rlog_loss l;
-		uint64_t blocks;
 		if (kind == RLOG_RECORD_LOSS && rlog_event_loss(&ev, &l) == 0 &&
-		    l.cause == RLOG_LOSS_REAL_TIME && dump_loss_blocks(&ev, &blocks)) {
-			t->missed_blocks += blocks;
+		    l.cause == RLOG_LOSS_REAL_TIME && (l.fields & RLOG_LOSS_HAS_BLOCKS)) {
+			t->missed_blocks += l.blocks;
 			t->missed_events += l.events;
 			t->missed_bytes += l.bytes;
 		}
