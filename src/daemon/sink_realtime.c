@@ -53,7 +53,7 @@
 #include "clock.h"
 #include "crc32c.h"
 #include "format/block.h"
-#include "logfile.h"
+#include "format/logfile.h"
 #include "record.h"
 #include "shm.h"
 #include "vec.h"

@@ -12,8 +12,8 @@
  * file is cut back to the last whole block so it stays readable, and later
  * blocks are tried again.
  */
-#ifndef RLOG_DAEMON_LOGFILE_H
-#define RLOG_DAEMON_LOGFILE_H
+#ifndef RLOG_FORMAT_LOGFILE_H
+#define RLOG_FORMAT_LOGFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
