@@ -119,15 +119,6 @@ struct rtsink {
 	uint64_t last_time;          /* base time of the last block drained */
 };
 
-int rlog__rt_path(const char *name, char *out, size_t n)
-{
-	char shm[96];
-	if (rlog__shm_name(name, shm, sizeof shm) < 0)
-		return -EINVAL;
-	/* shm is "/ringlog.<lower-case name>" */
-	int k = snprintf(out, n, "%s%s", RLOG_RT_PREFIX, shm + strlen(RLOG_SHM_PREFIX));
-	return k < 0 || (size_t)k >= n ? -EINVAL : 0;
-}
 
 /* ---------------------------------------------------------------- */
 /* Frames                                                            */

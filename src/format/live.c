@@ -1,8 +1,8 @@
 /*
- * tail_stream.c - framing a real-time stream into log file images
- * (tail_stream.h).
+ * live.c - the real-time stream's socket path, and framing a stream into
+ * log file images (live.h).
  */
-#include "tail_stream.h"
+#include "format/live.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,18 +12,29 @@
 
 #include "format/block.h"
 #include "record.h"
+#include "shm.h"
 #include "vec.h"
 #include "ringlog/abi.h"
 
 #define BLOCK_HDR RLOG__BLOCK_HDR_SIZE
 
-void tail_stream_init(struct tail_stream *t)
+int rlog__rt_path(const char *name, char *out, size_t n)
+{
+	char shm[96];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return -EINVAL;
+	/* shm is "/ringlog.<lower-case name>" */
+	int k = snprintf(out, n, "%s%s", RLOG_RT_PREFIX, shm + strlen(RLOG_SHM_PREFIX));
+	return k < 0 || (size_t)k >= n ? -EINVAL : 0;
+}
+
+void rlog__live_init(struct rlog__live *t)
 {
 	memset(t, 0, sizeof *t);
 	rlog__metacache_init(&t->meta, RLOG__META_LIMIT);
 }
 
-void tail_stream_free(struct tail_stream *t)
+void rlog__live_free(struct rlog__live *t)
 {
 	free(t->in);
 	free(t->block0);
@@ -34,14 +45,14 @@ void tail_stream_free(struct tail_stream *t)
 }
 
 
-static int bad(struct tail_stream *t, const char *fmt, uint64_t a)
+static int bad(struct rlog__live *t, const char *fmt, uint64_t a)
 {
 	snprintf(t->error, sizeof t->error, fmt, a);
 	return -EBADMSG;
 }
 
 /* A whole block at p: where it goes.  Returns 0 or -ENOMEM. */
-static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_size)
+static int take_block(struct rlog__live *t, const uint8_t *p, uint32_t data_size)
 {
 	size_t size = BLOCK_HDR + data_size;
 	struct rlog_block_header h;
@@ -74,7 +85,7 @@ static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_siz
 	return 0;
 }
 
-int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
+int rlog__live_feed(struct rlog__live *t, const void *p, size_t n)
 {
 	if (t->error[0])
 		return -EBADMSG;
@@ -99,7 +110,7 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
 				return bad(t, "a stream of another format version (major %" PRIu64 ")",
 					   major);
 			t->major = major;
-			if (hsize < 64 || hsize % 4 || hsize > TAIL_HEADER_MAX)
+			if (hsize < 64 || hsize % 4 || hsize > RLOG__LIVE_HEADER_MAX)
 				return bad(t, "bad file header size %" PRIu64 " in the stream", hsize);
 			if (avail < hsize)
 				break;
@@ -128,13 +139,13 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
 }
 
 struct render {
-	struct tail_stream *t;
+	struct rlog__live *t;
 	size_t len;
 	uint64_t seq;
 };
 
 /* Writes a block header at p for size bytes of data at p + 48. */
-static void header_at(const struct tail_stream *t, uint8_t *p, uint16_t flags, uint64_t seq,
+static void header_at(const struct rlog__live *t, uint8_t *p, uint16_t flags, uint64_t seq,
 		      uint32_t pid, uint32_t tid, uint64_t base, uint32_t size, uint32_t records)
 {
 	struct rlog_block_header h;
@@ -143,7 +154,7 @@ static void header_at(const struct tail_stream *t, uint8_t *p, uint16_t flags, u
 	rlog__block_encode(p, &h);
 }
 
-int tail_stream_end_loss(struct tail_stream *t, uint64_t blocks, uint64_t events, uint64_t bytes,
+int rlog__live_end_loss(struct rlog__live *t, uint64_t blocks, uint64_t events, uint64_t bytes,
 			 uint64_t time)
 {
 	/* The block cut short is among the blocks missed (the daemon counts
@@ -170,7 +181,7 @@ static int render_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time
 		       uint32_t size, uint32_t records)
 {
 	struct render *rd = arg;
-	struct tail_stream *t = rd->t;
+	struct rlog__live *t = rd->t;
 	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + BLOCK_HDR + size) < 0)
 		return -ENOMEM;
 	uint8_t *p = t->img + rd->len;
@@ -183,7 +194,7 @@ static int render_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time
 /* Appends the block at p (whole) with sequence number seq. */
 static int append_renumbered(struct render *rd, const uint8_t *p, uint32_t data_size)
 {
-	struct tail_stream *t = rd->t;
+	struct rlog__live *t = rd->t;
 	size_t size = BLOCK_HDR + data_size;
 	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + size) < 0)
 		return -ENOMEM;
@@ -194,7 +205,7 @@ static int append_renumbered(struct render *rd, const uint8_t *p, uint32_t data_
 	return 0;
 }
 
-int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len)
+int rlog__live_image(struct rlog__live *t, const uint8_t **img, size_t *len)
 {
 	if (t->header_size == 0 || t->block0 == NULL || (t->batch_blocks == 0 && t->imaged))
 		return 0;
