@@ -3,7 +3,9 @@
  * against docs/FORMAT.md's table of struct rlog_block_header: every
  * field the table lists is at its offset with its size in the encoded
  * bytes, the checksum is the one "Block checksum" describes for each
- * major version, and decoding gives back what was encoded.
+ * major version, and decoding gives back what was encoded.  Then the
+ * DATA_LOSS record (src/format/loss.c) of each payload length, byte by
+ * byte as FORMAT.md's "DATA_LOSS" lays it out.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,9 @@
 
 #include "crc32c.h"
 #include "format/block.h"
+#include "format/loss.h"
 #include "md_table.h"
+#include "record.h"
 #include "tap.h"
 
 struct row {
@@ -166,5 +170,28 @@ int main(void)
 	rlog__block_decode(b, &d);
 	ASSERT_EQ_U64(d.seq, 10);
 	ASSERT_EQ(d.crc32, wrong);
+
+	/* DATA_LOSS: header word Length | ID 2 << 16 | fTimeStamp, the low 32
+	 * bits of the time, then the payload as given. */
+	struct rlog_data_loss_range dr = {
+		.loss = { .events = 11, .bytes = 176, .cause = RLOG_LOSS_OVERWRITTEN },
+		.blocks = 3, .first_time = 0x100000005ull, .last_time = 0x100000009ull,
+	};
+	const uint32_t lens[3] = { 24, 32, 48 };
+	for (int i = 0; i < 3; i++) {
+		uint8_t rec[RLOG__LOSS_RECORD_MAX + 4];
+		memset(rec, 0xee, sizeof rec);
+		uint32_t n = rlog__loss_record(rec, 0x700000042ull, &dr, lens[i]);
+		ASSERT_EQ(n, 8 + lens[i]);
+		ASSERT_EQ(le(rec, 4), lens[i] | 2u << 16 | 0x80000000u);
+		ASSERT_EQ(le(rec + 4, 4), 0x00000042u);
+		ok(memcmp(rec + 8, &dr, lens[i]) == 0, "the %u-byte payload follows", lens[i]);
+		ASSERT_EQ(rec[n], 0xee);
+		struct rlog__record r;
+		memset(&r, 0, sizeof r);
+		ASSERT_EQ(rlog__record_decode(rec, n, &r), (int)n);
+		ok(r.id == RLOG_ID_DATA_LOSS && !r.flagged && r.has_time && r.length == lens[i],
+		   "decodes as an unflagged, timestamped DATA_LOSS of Length %u", lens[i]);
+	}
 	return done_testing();
 }

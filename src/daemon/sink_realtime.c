@@ -54,6 +54,7 @@
 #include "crc32c.h"
 #include "format/block.h"
 #include "format/logfile.h"
+#include "format/loss.h"
 #include "record.h"
 #include "shm.h"
 #include "vec.h"
@@ -368,17 +369,14 @@ static void frame_reset(struct rtsink *rt)
 /* A DATA_LOSS (REAL_TIME) record for what c missed, in a daemon block. */
 static int frame_loss(struct rtsink *rt, struct consumer *c, uint64_t time, uint64_t *seq)
 {
-	uint8_t rec[8 + sizeof(struct rlog_data_loss_blocks)];
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss_blocks), true),
-			   (uint32_t)time };
+	uint8_t rec[RLOG__LOSS_RECORD_MAX];
 	struct rlog_data_loss_blocks dl = {
 		.loss = { .events = c->missed_events, .bytes = c->missed_bytes,
 			  .cause = RLOG_LOSS_REAL_TIME },
 		.blocks = c->missed_blocks,
 	};
-	memcpy(rec, hw, 8);
-	memcpy(rec + 8, &dl, sizeof dl);
-	return frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, (*seq)++, 0, 0, time, rec, sizeof rec, 1, 0, 0);
+	uint32_t n = rlog__loss_record(rec, time, &dl, sizeof dl);
+	return frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, (*seq)++, 0, 0, time, rec, n, 1, 0, 0);
 }
 
 static void missed(struct rtsink *rt, struct consumer *c, const struct rlog__out_block *b)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "format/block.h"
+#include "format/loss.h"
 #include "record.h"
 #include "shm.h"
 #include "vec.h"
@@ -161,18 +162,14 @@ int rlog__live_end_loss(struct rlog__live *t, uint64_t blocks, uint64_t events, 
 	 * every thread block it did not send whole). */
 	t->offset += t->in_len;
 	t->in_len = 0;
-	uint8_t blk[BLOCK_HDR + 8 + sizeof(struct rlog_data_loss_blocks)];
-	uint8_t *rec = blk + BLOCK_HDR;
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss_blocks), true),
-			   (uint32_t)time };
+	uint8_t blk[BLOCK_HDR + RLOG__LOSS_RECORD_MAX];
 	struct rlog_data_loss_blocks dl = {
 		.loss = { .events = events, .bytes = bytes, .cause = RLOG_LOSS_REAL_TIME },
 		.blocks = blocks,
 	};
-	memcpy(rec, hw, 8);
-	memcpy(rec + 8, &dl, sizeof dl);
-	header_at(t, blk, RLOG_BLOCK_FLAG_DAEMON, 0, 0, 0, time, 8 + sizeof dl, 1);
-	int rc = take_block(t, blk, 8 + sizeof dl);
+	uint32_t n = rlog__loss_record(blk + BLOCK_HDR, time, &dl, sizeof dl);
+	header_at(t, blk, RLOG_BLOCK_FLAG_DAEMON, 0, 0, 0, time, n, 1);
+	int rc = take_block(t, blk, n);
 	t->blocks--; /* not one of the stream's */
 	return rc;
 }
