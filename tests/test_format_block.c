@@ -5,7 +5,9 @@
  * bytes, the checksum is the one "Block checksum" describes for each
  * major version, and decoding gives back what was encoded.  Then the
  * DATA_LOSS record (src/format/loss.c) of each payload length, byte by
- * byte as FORMAT.md's "DATA_LOSS" lays it out.
+ * byte as FORMAT.md's "DATA_LOSS" lays it out, and the file header the
+ * log file writer and the real-time stream start with
+ * (src/format/logfile.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 #include "crc32c.h"
 #include "format/block.h"
+#include "format/logfile.h"
 #include "format/loss.h"
 #include "md_table.h"
 #include "record.h"
@@ -193,5 +196,24 @@ int main(void)
 		ok(r.id == RLOG_ID_DATA_LOSS && !r.flagged && r.has_time && r.length == lens[i],
 		   "decodes as an unflagged, timestamped DATA_LOSS of Length %u", lens[i]);
 	}
+
+	/* The file header: "RLOGFILE", this version, 176 bytes, the marker's
+	 * copy at +64 with its CRC-32C at +28, the flags at +24. */
+	struct rlog_log_marker mk;
+	memset(&mk, 0, sizeof mk);
+	mk.tick_freq_hz = 1000000000u;
+	mk.sync_ticks = 77;
+	strcpy(mk.session_name, "fh");
+	struct rlog_file_header fh;
+	rlog__file_header_make(&fh, RLOG_FILE_FLAG_CIRCULAR, &mk);
+	const uint8_t *q = (const uint8_t *)&fh;
+	ok(memcmp(q, "RLOGFILE", 8) == 0, "file header magic");
+	ASSERT_EQ(le(q + 8, 2), RLOG_FILE_VERSION_MAJOR);
+	ASSERT_EQ(le(q + 10, 2), RLOG_FILE_VERSION_MINOR);
+	ASSERT_EQ(le(q + 12, 4), 176);
+	ok(le(q + 16, 8) > 0, "created_realtime_ns set");
+	ASSERT_EQ(le(q + 24, 4), RLOG_FILE_FLAG_MARKER | RLOG_FILE_FLAG_CIRCULAR);
+	ASSERT_EQ(le(q + 28, 4), rlog__crc32c(0, &mk, sizeof mk));
+	ok(memcmp(q + 64, &mk, sizeof mk) == 0, "the LOG_MARKER's copy at +64");
 	return done_testing();
 }

@@ -687,17 +687,7 @@ int rlog__sink_realtime_open(const char *name, const struct rlog_log_marker *mar
 	if (err < 0)
 		goto fail;
 	rt->lfd = err;
-	memcpy(rt->fh.magic, RLOG_FILE_MAGIC, 8);
-	rt->fh.version_major = RLOG_FILE_VERSION_MAJOR;
-	rt->fh.version_minor = RLOG_FILE_VERSION_MINOR;
-	rt->fh.header_size = sizeof rt->fh;
-	rt->fh.flags = RLOG_FILE_FLAG_MARKER;
-	rt->fh.marker = *marker;
-	rt->fh.marker_crc32 = rlog__file_crc(RLOG_FILE_VERSION_MAJOR, 0, &rt->fh.marker,
-					      sizeof rt->fh.marker);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	rt->fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	rlog__file_header_make(&rt->fh, 0, marker);
 	rt->marker_size = rlog__marker_record(rt->marker, marker);
 	*out = &rt->base;
 	return 0;

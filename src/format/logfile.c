@@ -13,6 +13,25 @@
 #include "io.h"
 #include "record.h"
 
+void rlog__file_header_make(struct rlog_file_header *fh, uint32_t file_flags,
+			    const struct rlog_log_marker *marker)
+{
+	memset(fh, 0, sizeof *fh);
+	memcpy(fh->magic, RLOG_FILE_MAGIC, 8);
+	fh->version_major = RLOG_FILE_VERSION_MAJOR;
+	fh->version_minor = RLOG_FILE_VERSION_MINOR;
+	fh->header_size = sizeof *fh;
+	/* A copy of the LOG_MARKER, so that the file can be timed even if
+	 * block 0 is damaged (docs/FORMAT.md, "File header"). */
+	fh->flags = RLOG_FILE_FLAG_MARKER | file_flags;
+	fh->marker = *marker;
+	fh->marker_crc32 = rlog__file_crc(RLOG_FILE_VERSION_MAJOR, 0, &fh->marker,
+					  sizeof fh->marker);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fh->created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m)
 {
 	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_LOG_MARKER, sizeof *m, true), (uint32_t)m->sync_ticks };
@@ -75,19 +94,7 @@ int rlog__logfile_open_flags(struct rlog__logfile *lf, int fd, size_t max_block,
 	if (err < 0)
 		return err;
 	struct rlog_file_header fh;
-	memset(&fh, 0, sizeof fh);
-	memcpy(fh.magic, RLOG_FILE_MAGIC, 8);
-	fh.version_major = RLOG_FILE_VERSION_MAJOR;
-	fh.version_minor = RLOG_FILE_VERSION_MINOR;
-	fh.header_size = sizeof fh;
-	/* A copy of the LOG_MARKER, so that the file can be timed even if
-	 * block 0 is damaged (docs/FORMAT.md, "File header"). */
-	fh.flags = RLOG_FILE_FLAG_MARKER | file_flags;
-	fh.marker = *marker;
-	fh.marker_crc32 = rlog__file_crc(lf->major, 0, &fh.marker, sizeof fh.marker);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	rlog__file_header_make(&fh, file_flags, marker);
 	size_t done;
 	err = rlog__write_all(fd, &fh, sizeof fh, &done);
 	if (err < 0)

@@ -100,6 +100,12 @@ int rlog__logfile_flush(struct rlog__logfile *lf);
  * tick frequency, then the file header's copy.  Returns 0 or -errno. */
 int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log_marker *m);
 
+/* The file header of a new file of this version (RLOG_FILE_VERSION_*),
+ * or of a real-time stream: the LOG_MARKER's copy with its checksum,
+ * flags RLOG_FILE_FLAG_MARKER | file_flags, created now. */
+void rlog__file_header_make(struct rlog_file_header *fh, uint32_t file_flags,
+			    const struct rlog_log_marker *marker);
+
 /* Encodes a LOG_MARKER record (header, timestamp, payload) into out
  * (8 + sizeof marker bytes) and returns its size. */
 uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m);
