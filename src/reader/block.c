@@ -4,7 +4,8 @@
  * blocks that the merge uses (docs/FORMAT.md, "Log files").
  *
  *   +0   block header (48 bytes): magic, header_size, flags, seq, pid, tid,
- *        base_time, data_size, record_count, crc32, reserved
+ *        base_time, data_size, record_count, crc32, reserved (decoded and
+ *        checked for sanity by src/format/block.c)
  *   +48  data_size bytes of records
  *
  * A block is valid when its header is sane (magic, header_size 48,
