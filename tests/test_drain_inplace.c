@@ -1,6 +1,7 @@
 /*
  * test_drain_inplace - the daemon decodes producer buffers where they are
- * and writes them to the file from there (src/daemon/drain.c, logfile.c;
+ * and writes them to the file from there (src/daemon/drain.c,
+ * src/format/logfile.c;
  * docs/FORMAT.md "The daemon's drain"):
  *
  *   - the decode (its fast path for the common record, its slow path that

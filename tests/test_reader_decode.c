@@ -4,8 +4,9 @@
  * definition behind the accounting identity); rlog_event_marker(),
  * rlog_event_loss(), rlog_event_time_sync(), rlog_raw_field(),
  * rlog_event_raw_count() and rlog_event_raw_value() on the events of a
- * crafted file, exact values and every -errno; then the totals of
- * rlog_reader_open_count() on the same file, exact numbers.
+ * crafted file, exact values and every -errno; every field of the
+ * DATA_LOSS payloads of 24, 32 and 48 bytes (struct rlog_loss); then the
+ * totals of rlog_reader_open_count() on the same file, exact numbers.
  */
 #include <errno.h>
 
@@ -164,6 +165,93 @@ static void test_decoders(void)
 	fg_file_free(&f);
 }
 
+/* A DATA_LOSS of len bytes (24, 32, 48 or more): events, bytes, cause,
+ * reserved, then blocks, first_time, last_time, then 0xee bytes. */
+static void loss_n(struct fg_block *b, uint32_t time_low, unsigned len, uint32_t cause,
+		   uint64_t blocks, uint64_t first, uint64_t last)
+{
+	struct fg_buf p = { 0 };
+	fg_u64(&p, 7000 + len);
+	fg_u64(&p, 16 * (7000 + len));
+	fg_u32(&p, cause);
+	fg_u32(&p, 0);
+	if (len >= 32)
+		fg_u64(&p, blocks);
+	if (len >= 48) {
+		fg_u64(&p, first);
+		fg_u64(&p, last);
+	}
+	while (p.len < len)
+		fg_u32(&p, 0xeeeeeeeeu);
+	fg_event(b, RLOG_ID_DATA_LOSS, -1, true, time_low, p.p, (unsigned)p.len);
+	free(p.p);
+}
+
+static void test_loss_fields(void)
+{
+	struct fg_file f;
+	struct fg_block b;
+	fg_file_init(&f);
+	fg_marker_block(&f, 7, 8, 1000000000u, S, 1790000000000000000ull, RLOG_TICK_TSC, 16384, 32,
+			"loss-fields");
+	fg_block_begin(&b, 100, 101, S, RLOG_BLOCK_FLAG_DAEMON);
+	loss_n(&b, S + 1, 24, RLOG_LOSS_NO_BUFFER, 0, 0, 0);
+	loss_n(&b, S + 2, 32, RLOG_LOSS_REAL_TIME, 0x0102030405060708ull, 0, 0);
+	loss_n(&b, S + 3, 48, RLOG_LOSS_OVERWRITTEN, 9, 0x1111222233334444ull,
+	       0x5555666677778888ull);
+	loss_n(&b, S + 4, 56, RLOG_LOSS_OVERWRITTEN, 10, S - 5, S + 3);
+	fg_block_end(&f, &b);
+
+	struct rlog_reader *r;
+	struct rlog_event ev;
+	struct rlog_loss l;
+	int n = 0;
+	ASSERT_EQ(fg_open(&f, &r), 0);
+	while (rlog_reader_next(r, &ev) == 1) {
+		if (rlog_record_kind(ev.id, ev.flagged) != RLOG_RECORD_LOSS)
+			continue;
+		memset(&l, 0x5a, sizeof l);
+		ASSERT_EQ(rlog_event_loss(&ev, &l), 0);
+		ASSERT_EQ_U64(l.events, 7000 + ev.length);
+		ASSERT_EQ_U64(l.bytes, 16 * (7000 + ev.length));
+		switch (n++) {
+		case 0:
+			ASSERT_EQ(ev.length, 24);
+			ASSERT_EQ(l.cause, RLOG_LOSS_NO_BUFFER);
+			ASSERT_EQ(l.fields, 0);
+			ok(l.blocks == 0 && l.first_time == 0 && l.last_time == 0,
+			   "24 bytes: blocks and times 0");
+			break;
+		case 1:
+			ASSERT_EQ(ev.length, 32);
+			ASSERT_EQ(l.cause, RLOG_LOSS_REAL_TIME);
+			ASSERT_EQ(l.fields, RLOG_LOSS_HAS_BLOCKS);
+			ASSERT_EQ_U64(l.blocks, 0x0102030405060708ull);
+			ok(l.first_time == 0 && l.last_time == 0, "32 bytes: times 0");
+			break;
+		case 2:
+			ASSERT_EQ(ev.length, 48);
+			ASSERT_EQ(l.cause, RLOG_LOSS_OVERWRITTEN);
+			ASSERT_EQ(l.fields, RLOG_LOSS_HAS_BLOCKS | RLOG_LOSS_HAS_RANGE);
+			ASSERT_EQ_U64(l.blocks, 9);
+			ASSERT_EQ_U64(l.first_time, 0x1111222233334444ull);
+			ASSERT_EQ_U64(l.last_time, 0x5555666677778888ull);
+			break;
+		case 3: /* longer than any payload defined: what is known */
+			ASSERT_EQ(ev.length, 56);
+			ASSERT_EQ(l.fields, RLOG_LOSS_HAS_BLOCKS | RLOG_LOSS_HAS_RANGE);
+			ASSERT_EQ_U64(l.blocks, 10);
+			ASSERT_EQ_U64(l.first_time, S - 5);
+			ASSERT_EQ_U64(l.last_time, S + 3);
+			ASSERT_EQ(rlog_reader_time_ns(r, l.last_time), 3);
+			break;
+		}
+	}
+	ASSERT_EQ(n, 4);
+	rlog_reader_close(r);
+	fg_file_free(&f);
+}
+
 static void test_count(void)
 {
 	struct fg_file f;
@@ -236,6 +324,7 @@ int main(void)
 {
 	test_kinds();
 	test_decoders();
+	test_loss_fields();
 	test_count();
 	return done_testing();
 }

@@ -20,7 +20,7 @@
 
 #include "crc32c.h"
 #include "ringlog/reader.h"
-#include "daemon/logfile.h"
+#include "format/logfile.h"
 #include "filegen.h"
 #include "tap.h"
 

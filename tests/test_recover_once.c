@@ -4,7 +4,7 @@
  * with numbered events (tests/numbered.h) from four threads:
  *
  *   1. the daemon dies in the middle of a write (RINGLOG_TEST_DIE_IN_WRITE,
- *      src/daemon/logfile.c), leaving half a block at the end of the file;
+ *      src/format/logfile.c), leaving half a block at the end of the file;
  *      `ringlog recover NAME -o F2`: the records the session's file keeps
  *      of that block are not in F2 again, F2 starts where the file ends;
  *      across both, no event twice, none extra, none missing, and the

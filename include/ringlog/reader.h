@@ -372,15 +372,34 @@ struct rlog_marker {
  */
 RLOG__READER_EXPORT int rlog_event_marker(const struct rlog_event *ev, struct rlog_marker *out);
 
-/* A decoded DATA_LOSS payload (layout: struct rlog_data_loss). */
+/*
+ * A decoded DATA_LOSS payload, every field of the three lengths
+ * <ringlog/format.h> and docs/FORMAT.md ("DATA_LOSS") define: struct
+ * rlog_data_loss (24 bytes), rlog_data_loss_blocks (32: a block count,
+ * the REAL_TIME cause), rlog_data_loss_range (48: blocks and a time
+ * range, the OVERWRITTEN cause).  `fields` says which the payload had;
+ * the others are 0.  Fields are added at the end only.
+ */
 struct rlog_loss {
 	uint64_t events;  /* events lost */
 	uint64_t bytes;   /* the record bytes they would have taken */
 	uint32_t cause;   /* RLOG_LOSS_*, or a value a later version defines */
+	uint32_t fields;  /* RLOG_LOSS_HAS_*: what the payload carried beyond the first 24 bytes */
+	uint64_t blocks;  /* RLOG_LOSS_HAS_BLOCKS: thread blocks missed (REAL_TIME) or buffers
+	                     overwritten (OVERWRITTEN) */
+	uint64_t first_time; /* RLOG_LOSS_HAS_RANGE: 64-bit ticks; the events lost lie after
+	                        first_time and at or before last_time (rlog_reader_time_ns
+	                        gives their ns) */
+	uint64_t last_time;
 };
 
+#define RLOG_LOSS_HAS_BLOCKS 0x1u /* Length >= 32: blocks */
+#define RLOG_LOSS_HAS_RANGE  0x2u /* Length >= 48: first_time, last_time */
+
 /*
- * rlog_event_loss - decodes the DATA_LOSS event ev into out.
+ * rlog_event_loss - decodes the DATA_LOSS event ev into out (all of
+ * struct rlog_loss: a payload longer than the longest known is read for
+ * what is known).
  * Returns 0, -EINVAL (NULL argument, or ev is not an unflagged DATA_LOSS)
  * or -EBADMSG (payload shorter than 24 bytes: never for an event the
  * reader returned).

@@ -7,22 +7,9 @@
  * fill event (the futex in its header: no polling) and drains each time
  * the producer signals it, until SIGINT or SIGTERM; then it drains what is
  * left, writes the last DATA_LOSS records, closes FILE cleanly and prints
- * its statistics.  The work is src/ring/flush.c's; this file is the loop,
- * the signals and the messages.
- *
- * The sleep, the seed's handshake from the flush side (pairings in
- * ringlog/ring.h):
- *
- *   store_seq_cst(set_event, 1); fence (4)      "I am done flushing"
- *   stop requested?          -> leave
- *   free space at or above the mark? futex_wait(set_event, 1[, flush timer])
- *   exchange(set_event, 0) == 0: the producer signalled (a wake-up)
- *   drain, again
- *
- * SIGINT/SIGTERM set the stop flag and turn set_event to 0 before they
- * wake the futex, so a signal that lands between the check and the wait
- * still ends the wait (the wait finds 0, not 1); a 0 the handler made is
- * not counted as a fill event.
+ * its statistics.  The loop and its handshake with the producer are
+ * src/ring/serve.c's, the drain src/ring/flush.c's; this file parses,
+ * installs SIGINT and SIGTERM (a stop request) and prints.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,9 +27,9 @@
 #include "atomics.h"
 #include "cli.h"
 #include "clock.h"
-#include "futex.h"
 #include "ring/flush.h"
 #include "ring/map.h"
+#include "ring/serve.h"
 #include "io.h"
 
 static const struct cli_opt opts[] = {
@@ -50,45 +37,35 @@ static const struct cli_opt opts[] = {
 	{ "--flush-timer", NULL, true }, { "--create", NULL, true }, { NULL, NULL, false },
 };
 
-static volatile sig_atomic_t stop_flag;
-static volatile sig_atomic_t stop_took_flag; /* the handler turned set_event's 1 into 0 */
-static _Atomic uint32_t *stop_word;          /* the ring's set_event, once mapped */
+static struct rlog__ring_stop stop;
 
 static void on_stop(int sig)
 {
 	(void)sig;
-	int saved = errno;
-	stop_flag = 1;
-	if (stop_word) {
-		/* An exchange, as the producer's: if we take the 1, no fill
-		 * event was signalled, and the loop must not count one. */
-		if (atomic_exchange_explicit(stop_word, 0, memory_order_seq_cst) == 1)
-			stop_took_flag = 1;
-		rlog__futex_wake(stop_word, 1);
-	}
-	errno = saved;
+	rlog__ring_stop_request(&stop);
 }
 
-/* Prints the corruptions found since the last call (one line each; a drain
- * finds at most one). */
-static void print_corruption(const char *path, const struct rlog__ring_flush *f, uint64_t *seen)
-{
-	if (f->corrupt_count != *seen)
-		cli_error("ring-flush: %s: %s", path, f->error);
-	*seen = f->corrupt_count;
-}
+/* What the messages remember between drains. */
+struct said {
+	const char *path, *out;
+	uint64_t seen;   /* corruptions printed */
+	int last_errno;  /* the last failed write's, printed */
+};
 
-/* One drain; a failed write of the log file is said once per errno. */
-static void drain(const char *path, const char *out, struct rlog__ring_flush *f, uint64_t *seen,
-		  int *last_errno)
+/* After each drain: the corruptions found since the last (one line each;
+ * a drain finds at most one), and a failed write of the log file, once
+ * per errno. */
+static void drained(void *arg, const struct rlog__ring_flush *f, int rc)
 {
-	int rc = rlog__ring_flush_drain(f);
-	print_corruption(path, f, seen);
-	if (rc < 0 && rc != -EBADMSG && -rc != *last_errno) {
-		*last_errno = -rc;
+	struct said *s = arg;
+	if (f->corrupt_count != s->seen)
+		cli_error("ring-flush: %s: %s", s->path, f->error);
+	s->seen = f->corrupt_count;
+	if (rc < 0 && rc != -EBADMSG && -rc != s->last_errno) {
+		s->last_errno = -rc;
 		/* Before the file has its header nothing is taken from the
 		 * ring; after, blocks the file refuses are counted lost. */
-		cli_error("ring-flush: %s: %s (%s)", out, strerror(-rc),
+		cli_error("ring-flush: %s: %s (%s)", s->out, strerror(-rc),
 			  f->lf_open ? "the events are counted lost"
 				     : "nothing drained: the events stay in the ring");
 	}
@@ -175,7 +152,6 @@ int cmd_ring_flush(int argc, char **argv)
 		return 1;
 	}
 
-	stop_word = &v.hdr->set_event;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
@@ -183,37 +159,13 @@ int cmd_ring_flush(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	uint64_t seen = 0, wakeups = 0;
-	int last_errno = 0;
-	drain(path, out, &f, &seen, &last_errno);
-	while (!once && !stop_flag) {
-		/* "Done flushing": the producer may signal the next fill.
-		 * (4) pairs with the producer's fence between its store of
-		 * write_off and its load of set_event. */
-		store_seq_cst(&v.hdr->set_event, 1);
-		atomic_thread_fence(memory_order_seq_cst);
-		if (stop_flag)
-			break;
-		/* It filled while we drained: no need to sleep.  Else sleep
-		 * until the producer turns the flag to 0 (or the timer). */
-		if (!rlog__ring_flush_below_mark(&f)) {
-			rlog__futex_wait(&v.hdr->set_event, 1, timer_ms ? (int)timer_ms : -1);
-			if (stop_flag)
-				break;
-		}
-		/* Not waiting while we drain.  A 0 is the producer's fill
-		 * event: it cleared the flag (with an exchange, as we do, so
-		 * each fill is counted on one side only) -- unless our stop
-		 * handler did. */
-		if (exchange_acq_rel(&v.hdr->set_event, 0) == 0 && !stop_took_flag)
-			wakeups++;
-		drain(path, out, &f, &seen, &last_errno);
-	}
-	/* Nobody waits any more: the producer need not signal. */
-	store_seq_cst(&v.hdr->set_event, 0);
-	stop_word = NULL;
-	drain(path, out, &f, &seen, &last_errno);
-	err = rlog__ring_flush_finish(&f);
+	struct said said = { path, out, 0, 0 };
+	struct rlog__ring_serve serve = {
+		.once = once, .timer_ms = timer_ms, .stop = &stop, .drained = drained, .arg = &said,
+	};
+	err = rlog__ring_flush_serve(&f, &serve);
+	int last_errno = said.last_errno;
+	uint64_t wakeups = serve.wakeups;
 	if (err < 0 && -err != last_errno)
 		cli_error("ring-flush: %s: %s", out, strerror(-err));
 

@@ -5,7 +5,7 @@
  * dump's filters (dump_args.c, dump_text.c, dump_json.c), until the
  * session stops (or SIGINT/SIGTERM).
  *
- *   connect /dev/shm/ringlog-rt.NAME ──► bytes ──► tail_stream (framing, the
+ *   connect /dev/shm/ringlog-rt.NAME ──► bytes ──► format/live.c (framing, the
  *   metadata cache) ──► one log file image per delivery ──► the reader
  *   (time merge, schemas, names, damage) ──► dump's printing
  *
@@ -39,12 +39,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "daemon/sink_realtime.h"
 #include "dump.h"
 #include "region_abi.h"
 #include "ringlog/reader.h"
 #include "session/session.h"
-#include "tail_stream.h"
+#include "format/live.h"
 
 /* Bytes read at a time, and the batch past which an image is shown even
  * while more is arriving. */
@@ -61,7 +60,7 @@ static void on_signal(int sig)
 
 struct tail {
 	struct dump d;
-	struct tail_stream s;
+	struct rlog__live s;
 	bool shown;              /* the first image was shown (header, LOG_MARKER) */
 	int64_t since, until;
 	uint64_t missed_blocks, missed_events, missed_bytes;
@@ -119,10 +118,9 @@ static void show(struct tail *t, const uint8_t *img, size_t len)
 		if (kind == RLOG_RECORD_MARKER && !first)
 			continue;
 		struct rlog_loss l;
-		uint64_t blocks;
 		if (kind == RLOG_RECORD_LOSS && rlog_event_loss(&ev, &l) == 0 &&
-		    l.cause == RLOG_LOSS_REAL_TIME && dump_loss_blocks(&ev, &blocks)) {
-			t->missed_blocks += blocks;
+		    l.cause == RLOG_LOSS_REAL_TIME && (l.fields & RLOG_LOSS_HAS_BLOCKS)) {
+			t->missed_blocks += l.blocks;
 			t->missed_events += l.events;
 			t->missed_bytes += l.bytes;
 		}
@@ -220,7 +218,7 @@ static void end_account(struct tail *t, const char *name)
 					      "known", name);
 		return;
 	}
-	uint64_t read_bytes = t->s.offset + tail_stream_pending(&t->s);
+	uint64_t read_bytes = t->s.offset + rlog__live_pending(&t->s);
 	if (read_bytes != e.stream_bytes)
 		t->status = cli_error("tail %s: read %" PRIu64 " bytes of the stream; the daemon "
 				      "sent %" PRIu64, name, read_bytes, e.stream_bytes);
@@ -236,13 +234,13 @@ static void end_account(struct tail *t, const char *name)
 				      " whole", name, t->s.blocks, e.blocks_whole);
 	uint64_t blocks = e.lost_blocks - t->missed_blocks;
 	if (blocks == 0 && e.lost_events == t->missed_events) {
-		if (tail_stream_pending(&t->s) > 0)
+		if (rlog__live_pending(&t->s) > 0)
 			t->status = cli_error("tail %s: the stream ended inside a block (%zu bytes): "
 					      "the daemon stopped before it could send it whole",
-					      name, tail_stream_pending(&t->s));
+					      name, rlog__live_pending(&t->s));
 		return;
 	}
-	if (tail_stream_end_loss(&t->s, blocks, e.lost_events - t->missed_events,
+	if (rlog__live_end_loss(&t->s, blocks, e.lost_events - t->missed_events,
 				 e.lost_bytes - t->missed_bytes, e.last_time) < 0)
 		t->status = cli_error("tail %s: out of memory", name);
 }
@@ -253,7 +251,7 @@ static int show_all(struct tail *t)
 	const uint8_t *img;
 	size_t len;
 	int rc;
-	while ((rc = tail_stream_image(&t->s, &img, &len)) > 0)
+	while ((rc = rlog__live_image(&t->s, &img, &len)) > 0)
 		show(t, img, len);
 	return rc;
 }
@@ -313,7 +311,7 @@ int cmd_tail(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	tail_stream_init(&t.s);
+	rlog__live_init(&t.s);
 
 	uint8_t *buf = malloc(READ_CHUNK);
 	bool eof = false;
@@ -340,7 +338,7 @@ int cmd_tail(int argc, char **argv)
 				}
 				break;
 			}
-			rc = tail_stream_feed(&t.s, buf, (size_t)n);
+			rc = rlog__live_feed(&t.s, buf, (size_t)n);
 			if (rc < 0) {
 				t.status = cli_error("tail %s: %s", name,
 						     rc == -EBADMSG ? t.s.error : strerror(-rc));
@@ -374,7 +372,7 @@ int cmd_tail(int argc, char **argv)
 	if (t.endfd >= 0)
 		close(t.endfd);
 	rlog_reader_close(t.prev);
-	tail_stream_free(&t.s);
+	rlog__live_free(&t.s);
 	rlog__buf_free(&t.d.out);
 	dump_free_args(&t.d);
 	return t.status;

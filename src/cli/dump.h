@@ -64,28 +64,17 @@ int64_t dump_resolve_time(const struct dump *d, const struct cli_time *t);
  * Returns 1 (printed), 0 (filtered out) or -1 (at or past until). */
 int dump_event(struct dump *d, const struct rlog_event *ev, int64_t since, int64_t until);
 
-/* The block count of a DATA_LOSS payload of 32 bytes or more (file 1.2,
- * the REAL_TIME cause); false if it has none. */
-static inline bool dump_loss_blocks(const struct rlog_event *ev, uint64_t *blocks)
-{
-	if (ev->length < 32)
-		return false;
-	memcpy(blocks, (const uint8_t *)ev->payload + 24, 8);
-	return true;
-}
-
 /* A DATA_LOSS with a time range (cause overwritten, struct
  * rlog_data_loss_range): its first and last times, in the trace's ns
  * (rlog_reader_time_ns).  False if ev has none. */
 static inline bool dump_loss_range(const struct dump *d, const struct rlog_event *ev,
 				   int64_t *first, int64_t *last)
 {
-	if (ev->length < 48 || d->r == NULL)
+	struct rlog_loss l;
+	if (d->r == NULL || rlog_event_loss(ev, &l) < 0 || !(l.fields & RLOG_LOSS_HAS_RANGE))
 		return false;
-	uint64_t t[2];
-	memcpy(t, (const uint8_t *)ev->payload + 32, 16);
-	*first = rlog_reader_time_ns(d->r, t[0]);
-	*last = rlog_reader_time_ns(d->r, t[1]);
+	*first = rlog_reader_time_ns(d->r, l.first_time);
+	*last = rlog_reader_time_ns(d->r, l.last_time);
 	return true;
 }
 

@@ -176,10 +176,9 @@ static void put_plain(struct rlog__buf *b, const struct rlog_event *ev)
 		rlog__buf_lit(b, ",\"bytes\":");
 		rlog__buf_u64(b, l.bytes);
 		rlog__buf_printf(b, ",\"cause\":\"%s\"", fmt_loss_cause(l.cause, a, sizeof(a)));
-		uint64_t blocks;
-		if (dump_loss_blocks(ev, &blocks)) {
+		if (l.fields & RLOG_LOSS_HAS_BLOCKS) {
 			rlog__buf_lit(b, ",\"blocks\":");
-			rlog__buf_u64(b, blocks);
+			rlog__buf_u64(b, l.blocks);
 		}
 		return;
 	case RLOG_RECORD_MARKER:

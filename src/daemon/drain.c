@@ -45,6 +45,7 @@
 
 #include "atomics.h"
 #include "clock.h"
+#include "format/loss.h"
 #include "overwrite.h"
 #include "snapshot.h"
 #include "record.h"
@@ -134,12 +135,10 @@ struct rlog_data_loss rlog__loss_block_make(struct rlog__loss_rec *rec, uint32_t
 {
 	struct rlog_data_loss dl;
 	memcpy(&dl, pl, sizeof dl);
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, len, true), (uint32_t)time };
-	memcpy(rec->bytes, hw, 8);
-	memcpy(rec->bytes + 8, pl, len);
+	uint32_t n = rlog__loss_record(rec->bytes, time, pl, len);
 	*b = (struct rlog__out_block){
 		.flags = RLOG_BLOCK_FLAG_DAEMON, .pid = pid, .tid = tid, .base_time = time,
-		.data = rec->bytes, .size = 8 + len, .records = 1, .cause = dl.cause,
+		.data = rec->bytes, .size = n, .records = 1, .cause = dl.cause,
 	};
 	return dl;
 }

@@ -1,7 +1,7 @@
 /*
  * sink_file.c - the log file sink and its modes (sink_file.h).
  *
- * One struct rlog__logfile (logfile.c) is the file being written: it
+ * One struct rlog__logfile (src/format/logfile.c) is the file being written: it
  * stages blocks and writes them in large pieces, counting what the disk
  * refused.  This file decides where each block goes:
  *
@@ -37,7 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "logfile.h"
+#include "format/logfile.h"
 #include "io.h"
 
 struct fsink {

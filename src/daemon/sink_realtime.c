@@ -52,7 +52,9 @@
 
 #include "clock.h"
 #include "crc32c.h"
-#include "logfile.h"
+#include "format/block.h"
+#include "format/logfile.h"
+#include "format/loss.h"
 #include "record.h"
 #include "shm.h"
 #include "vec.h"
@@ -118,15 +120,6 @@ struct rtsink {
 	uint64_t last_time;          /* base time of the last block drained */
 };
 
-int rlog__rt_path(const char *name, char *out, size_t n)
-{
-	char shm[96];
-	if (rlog__shm_name(name, shm, sizeof shm) < 0)
-		return -EINVAL;
-	/* shm is "/ringlog.<lower-case name>" */
-	int k = snprintf(out, n, "%s%s", RLOG_RT_PREFIX, shm + strlen(RLOG_SHM_PREFIX));
-	return k < 0 || (size_t)k >= n ? -EINVAL : 0;
-}
 
 /* ---------------------------------------------------------------- */
 /* Frames                                                            */
@@ -148,9 +141,11 @@ static int frame_block(struct rtsink *rt, uint16_t flags, uint64_t seq, uint32_t
 		       uint32_t events, uint32_t event_bytes)
 {
 	struct rlog_block_header h;
+	uint8_t hb[RLOG__BLOCK_HDR_SIZE];
 	rlog__block_header_make(&h, RLOG_FILE_VERSION_MAJOR, flags, seq, pid, tid, base_time, data,
 				size, records);
-	if (frame_put(rt, &h, sizeof h) < 0 || frame_put(rt, data, size) < 0 ||
+	rlog__block_encode(hb, &h);
+	if (frame_put(rt, hb, sizeof hb) < 0 || frame_put(rt, data, size) < 0 ||
 	    rlog__vec_room(&rt->fblk, rt->nfblk, &rt->fblk_cap, sizeof *rt->fblk, 16) < 0)
 		return -ENOMEM;
 	rt->fblk[rt->nfblk++] = (struct pend_blk){ rt->frame_len, events, event_bytes,
@@ -374,17 +369,14 @@ static void frame_reset(struct rtsink *rt)
 /* A DATA_LOSS (REAL_TIME) record for what c missed, in a daemon block. */
 static int frame_loss(struct rtsink *rt, struct consumer *c, uint64_t time, uint64_t *seq)
 {
-	uint8_t rec[8 + sizeof(struct rlog_data_loss_blocks)];
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss_blocks), true),
-			   (uint32_t)time };
+	uint8_t rec[RLOG__LOSS_RECORD_MAX];
 	struct rlog_data_loss_blocks dl = {
 		.loss = { .events = c->missed_events, .bytes = c->missed_bytes,
 			  .cause = RLOG_LOSS_REAL_TIME },
 		.blocks = c->missed_blocks,
 	};
-	memcpy(rec, hw, 8);
-	memcpy(rec + 8, &dl, sizeof dl);
-	return frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, (*seq)++, 0, 0, time, rec, sizeof rec, 1, 0, 0);
+	uint32_t n = rlog__loss_record(rec, time, &dl, sizeof dl);
+	return frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, (*seq)++, 0, 0, time, rec, n, 1, 0, 0);
 }
 
 static void missed(struct rtsink *rt, struct consumer *c, const struct rlog__out_block *b)
@@ -695,17 +687,7 @@ int rlog__sink_realtime_open(const char *name, const struct rlog_log_marker *mar
 	if (err < 0)
 		goto fail;
 	rt->lfd = err;
-	memcpy(rt->fh.magic, RLOG_FILE_MAGIC, 8);
-	rt->fh.version_major = RLOG_FILE_VERSION_MAJOR;
-	rt->fh.version_minor = RLOG_FILE_VERSION_MINOR;
-	rt->fh.header_size = sizeof rt->fh;
-	rt->fh.flags = RLOG_FILE_FLAG_MARKER;
-	rt->fh.marker = *marker;
-	rt->fh.marker_crc32 = rlog__file_crc(RLOG_FILE_VERSION_MAJOR, 0, &rt->fh.marker,
-					      sizeof rt->fh.marker);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	rt->fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	rlog__file_header_make(&rt->fh, 0, marker);
 	rt->marker_size = rlog__marker_record(rt->marker, marker);
 	*out = &rt->base;
 	return 0;

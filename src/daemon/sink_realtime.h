@@ -26,46 +26,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/live.h"
 #include "sink.h"
-
-/* The directory and prefix of the sockets: the session's lower-case name
- * follows. */
-#define RLOG_RT_PREFIX "/dev/shm/ringlog-rt."
-
-/* The socket path of session name (any case) into out (n bytes, at least
- * 108).  Returns 0 or -EINVAL (not a session name). */
-int rlog__rt_path(const char *name, char *out, size_t n);
 
 /* The socket send buffer the daemon asks for, per consumer. */
 #define RLOG_RT_SNDBUF (1 << 20)
 
-/*
- * The end account (docs/FORMAT.md, "The real-time stream"): a small file
- * (memfd) the daemon passes to each consumer with the first bytes of its
- * stream (SCM_RIGHTS) and writes whole (pwrite) just before it closes the
- * stream.  It says what the stream itself may not have been able to: a
- * consumer that was not reading at the end (its socket full) learns from
- * it what it missed after the last DATA_LOSS it got, and that the bytes it
- * read are all the daemon sent.  Little-endian, 64 bytes.
- */
-#define RLOG_RT_END_MAGIC "RLOGRTE"  /* 8 bytes with its NUL */
-#define RLOG_RT_END_VERSION 1
-#define RLOG_RT_END_OPEN 0           /* state: the stream is still open */
-#define RLOG_RT_END_FINAL 1          /* state: the daemon closed the stream */
-
-struct rlog_rt_end {
-	char magic[8];          /* RLOG_RT_END_MAGIC */
-	uint32_t version;       /* RLOG_RT_END_VERSION */
-	uint32_t state;         /* RLOG_RT_END_OPEN or RLOG_RT_END_FINAL */
-	uint64_t stream_bytes;  /* bytes of the stream the socket took, in all */
-	uint64_t blocks_whole;  /* blocks among them sent whole (seq 0 .. this - 1) */
-	uint64_t lost_blocks;   /* thread blocks this consumer missed since its stream began,
-	                           told in the stream or not */
-	uint64_t lost_events;   /* the application events of those blocks */
-	uint64_t lost_bytes;    /* and their record bytes */
-	uint64_t last_time;     /* base time (ticks) of the last block the daemon drained */
-};
-_Static_assert(sizeof(struct rlog_rt_end) == 64, "the end account is 64 bytes");
 
 /*
  * Starts the real-time sink of session name: creates its socket (a stale

@@ -4,7 +4,8 @@
  * blocks that the merge uses (docs/FORMAT.md, "Log files").
  *
  *   +0   block header (48 bytes): magic, header_size, flags, seq, pid, tid,
- *        base_time, data_size, record_count, crc32, reserved
+ *        base_time, data_size, record_count, crc32, reserved (decoded and
+ *        checked for sanity by src/format/block.c)
  *   +48  data_size bytes of records
  *
  * A block is valid when its header is sane (magic, header_size 48,
@@ -23,30 +24,7 @@
  */
 #include <errno.h>
 
-#include "crc32c.h"
 #include "internal.h"
-
-void rlog__block_hdr_get(const uint8_t *p, struct rlog__block_hdr *h)
-{
-	/* Field by field at the offsets of struct rlog_block_header, so that
-	 * the reader depends on the documented layout only. */
-	h->magic = rlog__get32(p + 0);
-	h->header_size = (uint16_t)(rlog__get32(p + 4) & 0xffffu);
-	h->flags = (uint16_t)(rlog__get32(p + 4) >> 16);
-	h->seq = rlog__get64(p + 8);
-	h->pid = rlog__get32(p + 16);
-	h->tid = rlog__get32(p + 20);
-	h->base_time = rlog__get64(p + 24);
-	h->data_size = rlog__get32(p + 32);
-	h->record_count = rlog__get32(p + 36);
-	h->crc32 = rlog__get32(p + 40);
-}
-
-static bool hdr_sane(const struct rlog__block_hdr *h)
-{
-	return h->header_size == RLOG__BLOCK_HDR_SIZE && h->data_size % 4 == 0 &&
-	       h->data_size <= RLOG_BLOCK_DATA_MAX && h->record_count <= h->data_size / 4;
-}
 
 void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, uint16_t flags,
 		      struct rlog__walk *w)
@@ -97,19 +75,19 @@ void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__che
 {
 	size_t avail = r->seg_end - pos;
 	const uint8_t *p = r->data + pos;
-	struct rlog__block_hdr *h = &c->h;
+	struct rlog_block_header *h = &c->h;
 
 	memset(c, 0, sizeof(*c));
 	if (avail < RLOG__BLOCK_HDR_SIZE) {
 		c->v = BLK_SHORT;
 		return;
 	}
-	rlog__block_hdr_get(p, h);
+	rlog__block_decode(p, h);
 	if (h->magic != RLOG_BLOCK_MAGIC) {
 		c->v = BLK_MAGIC;
 		return;
 	}
-	if (!hdr_sane(h)) {
+	if (!rlog__block_sane(h)) {
 		c->v = BLK_HEADER;
 		return;
 	}
@@ -117,8 +95,7 @@ void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__che
 		c->v = BLK_PAST_EOF;
 		return;
 	}
-	if (rlog__block_crc(r->info.version_major, p, p + RLOG__BLOCK_HDR_SIZE, h->data_size) !=
-	    h->crc32) {
+	if (rlog__block_checksum(r->info.version_major, p, h->data_size) != h->crc32) {
 		c->v = BLK_CRC;
 		return;
 	}
@@ -167,7 +144,7 @@ size_t rlog__resync(const struct rlog_reader *r, size_t from, bool *verified)
 int rlog__block_at(const struct rlog_reader *r, size_t pos, size_t *region,
 		   struct rlog__block *b)
 {
-	struct rlog__block_hdr h;
+	struct rlog_block_header h;
 
 	for (;;) {
 		if (pos >= r->size)
@@ -180,7 +157,7 @@ int rlog__block_at(const struct rlog_reader *r, size_t pos, size_t *region,
 			const struct rlog__region *g = &r->regions[i];
 			if (g->kind == RLOG_DAMAGE_TRUNCATED && r->trunc_walk != 0 &&
 			    r->trunc_offset == pos) {
-				rlog__block_hdr_get(r->data + pos, &h);
+				rlog__block_decode(r->data + pos, &h);
 				b->offset = pos;
 				b->base_time = h.base_time;
 				b->pid = h.pid;
@@ -200,8 +177,8 @@ int rlog__block_at(const struct rlog_reader *r, size_t pos, size_t *region,
 		b->offset = pos; /* where it failed, if it does */
 		if (r->size - pos < RLOG__BLOCK_HDR_SIZE)
 			return -EBADMSG;
-		rlog__block_hdr_get(r->data + pos, &h);
-		if (h.magic != RLOG_BLOCK_MAGIC || !hdr_sane(&h) ||
+		rlog__block_decode(r->data + pos, &h);
+		if (h.magic != RLOG_BLOCK_MAGIC || !rlog__block_sane(&h) ||
 		    h.data_size > r->size - pos - RLOG__BLOCK_HDR_SIZE)
 			return -EBADMSG;
 		b->base_time = h.base_time;

@@ -170,11 +170,11 @@ static int meta_walk(struct rlog_reader *r, struct rlog__thread *t, const struct
 static int block_found(struct rlog_reader *r, size_t pos, uint32_t data_size,
 		       const struct rlog__walk *w, bool truncated)
 {
-	struct rlog__block_hdr h;
+	struct rlog_block_header h;
 	struct rlog__block b;
 	int rc;
 
-	rlog__block_hdr_get(r->data + pos, &h);
+	rlog__block_decode(r->data + pos, &h);
 	b.offset = pos;
 	b.base_time = h.base_time;
 	b.pid = h.pid;

@@ -36,12 +36,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/block.h"
 #include "map.h"
 #include "record.h"
 #include "region_abi.h"
 #include "ringlog/reader.h"
 
-#define RLOG__BLOCK_HDR_SIZE 48u
 #define RLOG__FILE_HDR_MIN 64u    /* a version 1.0 file header */
 #define RLOG__FILE_HDR_MARKER 176u /* a file header with the LOG_MARKER copy */
 #define RLOG__NO_BLOCK SIZE_MAX
@@ -328,20 +328,6 @@ enum rlog__verdict {
 	BLK_COUNT,    /* checksum correct, record_count disagrees with the data */
 };
 
-/* A block header, field by field (struct rlog_block_header). */
-struct rlog__block_hdr {
-	uint32_t magic;
-	uint16_t header_size;
-	uint16_t flags;
-	uint64_t seq;
-	uint32_t pid;
-	uint32_t tid;
-	uint64_t base_time;
-	uint32_t data_size;
-	uint32_t record_count;
-	uint32_t crc32;
-};
-
 /* What walking a block's records found. */
 struct rlog__walk {
 	uint32_t count;       /* well-formed records */
@@ -357,15 +343,13 @@ struct rlog__walk {
 /* Everything rlog__block_check() learnt about a block. */
 struct rlog__check {
 	enum rlog__verdict v;
-	struct rlog__block_hdr h; /* from BLK_MAGIC on: the header as it reads */
+	struct rlog_block_header h; /* from BLK_MAGIC on: the header as it reads
+				     * (src/format/block.h decodes it) */
 	uint32_t walked;      /* records walked (BLK_COUNT) */
 	size_t bad_offset;    /* file offset of the bad record (BLK_RECORD, BLK_TIME,
 			       * BLK_WRAP) */
 	struct rlog__walk w;  /* BLK_OK: the walk */
 };
-
-/* Reads the 48 bytes at p as a block header. */
-void rlog__block_hdr_get(const uint8_t *p, struct rlog__block_hdr *h);
 
 /* Checks the block at file offset pos (see enum rlog__verdict). */
 void rlog__block_check(const struct rlog_reader *r, size_t pos, struct rlog__check *c);

@@ -51,6 +51,19 @@ int rlog__loss_decode(const uint8_t *p, size_t len, struct rlog_loss *out)
 	out->events = rlog__get64(p + offsetof(struct rlog_data_loss, events));
 	out->bytes = rlog__get64(p + offsetof(struct rlog_data_loss, bytes));
 	out->cause = rlog__get32(p + offsetof(struct rlog_data_loss, cause));
+	out->fields = 0;
+	out->blocks = 0;
+	out->first_time = 0;
+	out->last_time = 0;
+	if (len >= sizeof(struct rlog_data_loss_blocks)) {
+		out->fields |= RLOG_LOSS_HAS_BLOCKS;
+		out->blocks = rlog__get64(p + offsetof(struct rlog_data_loss_blocks, blocks));
+	}
+	if (len >= sizeof(struct rlog_data_loss_range)) {
+		out->fields |= RLOG_LOSS_HAS_RANGE;
+		out->first_time = rlog__get64(p + offsetof(struct rlog_data_loss_range, first_time));
+		out->last_time = rlog__get64(p + offsetof(struct rlog_data_loss_range, last_time));
+	}
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "atomics.h"
+#include "format/loss.h"
 #include "record.h"
 
 #define WRAP (UINT64_C(1) << 32)
@@ -119,14 +120,10 @@ static void corrupt(struct rlog__ring_flush *f, const char *fmt, ...)
 static void loss_block(struct rlog__ring_flush *f, uint32_t pid, uint32_t tid, uint64_t time,
 		       uint64_t events, uint64_t bytes, uint32_t cause)
 {
-	uint8_t rec[8 + sizeof(struct rlog_data_loss)];
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss), true),
-			   (uint32_t)time };
+	uint8_t rec[RLOG__LOSS_RECORD_MAX];
 	struct rlog_data_loss dl = { .events = events, .bytes = bytes, .cause = cause };
-	memcpy(rec, hw, 8);
-	memcpy(rec + 8, &dl, sizeof dl);
-	rlog__logfile_block(&f->lf, RLOG_BLOCK_FLAG_DAEMON, pid, tid, time, rec, sizeof rec, 1, 0,
-			    0);
+	uint32_t n = rlog__loss_record(rec, time, &dl, sizeof dl);
+	rlog__logfile_block(&f->lf, RLOG_BLOCK_FLAG_DAEMON, pid, tid, time, rec, n, 1, 0, 0);
 }
 
 int rlog__ring_flush_init(struct rlog__ring_flush *f, struct rlog__ring_view *v, int fd,

@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #include "clock.h"
-#include "daemon/logfile.h"
+#include "format/logfile.h"
 #include "map.h"
 
 /* Largest block of records ring-flush writes, bytes (a drain larger than

@@ -37,7 +37,7 @@
 #include "daemon/journal.h"
 #include "daemon/lock.h"
 #include "daemon/sink_file.h"
-#include "daemon/sink_realtime.h"
+#include "format/live.h"
 #include "metacache.h"
 #include "procstat.h"
 #include "reader/layout.h"

@@ -1,6 +1,6 @@
 /*
  * fuzz_stream.c - libFuzzer target for a real-time stream as `ringlog
- * tail` reads it (src/cli/tail_stream.c): the input, cut into pieces of
+ * tail` reads it (src/format/live.c): the input, cut into pieces of
  * sizes taken from its own bytes, is fed to the framing; every image it
  * makes is opened with the reader, read to the end (events, schemas,
  * names, losses) and its damage walked.  Whatever the bytes, no crash, no
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/tail_stream.h"
+#include "format/live.h"
 #include "ringlog/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
@@ -45,22 +45,22 @@ static void read_image(const uint8_t *img, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
-	struct tail_stream t;
-	tail_stream_init(&t);
+	struct rlog__live t;
+	rlog__live_init(&t);
 	/* Piece sizes: 1 + the low bits of the first byte, times 7. */
 	size_t step = n ? (size_t)(d[0] % 64 + 1) * 7 : 1;
 	for (size_t off = 0; off < n;) {
 		size_t k = n - off < step ? n - off : step;
-		int rc = tail_stream_feed(&t, d + off, k);
+		int rc = rlog__live_feed(&t, d + off, k);
 		off += k;
 		const uint8_t *img;
 		size_t len;
-		while (tail_stream_image(&t, &img, &len) > 0)
+		while (rlog__live_image(&t, &img, &len) > 0)
 			read_image(img, len);
 		if (rc < 0)
 			break;
 	}
-	sink ^= (uint8_t)tail_stream_pending(&t);
-	tail_stream_free(&t);
+	sink ^= (uint8_t)rlog__live_pending(&t);
+	rlog__live_free(&t);
 	return 0;
 }

@@ -1,8 +1,8 @@
 /*
- * tail_stream.c - framing a real-time stream into log file images
- * (tail_stream.h).
+ * live.c - the real-time stream's socket path, and framing a stream into
+ * log file images (live.h).
  */
-#include "tail_stream.h"
+#include "format/live.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,20 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "format/block.h"
+#include "format/loss.h"
 #include "record.h"
+#include "shm.h"
 #include "vec.h"
 #include "region_abi.h"
 
-#define BLOCK_HDR 48u
+#define BLOCK_HDR RLOG__BLOCK_HDR_SIZE
 
-void tail_stream_init(struct tail_stream *t)
+int rlog__rt_path(const char *name, char *out, size_t n)
+{
+	char shm[96];
+	if (rlog__shm_name(name, shm, sizeof shm) < 0)
+		return -EINVAL;
+	/* shm is "/ringlog.<lower-case name>" */
+	int k = snprintf(out, n, "%s%s", RLOG_RT_PREFIX, shm + strlen(RLOG_SHM_PREFIX));
+	return k < 0 || (size_t)k >= n ? -EINVAL : 0;
+}
+
+void rlog__live_init(struct rlog__live *t)
 {
 	memset(t, 0, sizeof *t);
 	rlog__metacache_init(&t->meta, RLOG__META_LIMIT);
 }
 
-void tail_stream_free(struct tail_stream *t)
+void rlog__live_free(struct rlog__live *t)
 {
 	free(t->in);
 	free(t->block0);
@@ -34,24 +46,19 @@ void tail_stream_free(struct tail_stream *t)
 }
 
 
-static int bad(struct tail_stream *t, const char *fmt, uint64_t a)
+static int bad(struct rlog__live *t, const char *fmt, uint64_t a)
 {
 	snprintf(t->error, sizeof t->error, fmt, a);
 	return -EBADMSG;
 }
 
-/* True if the block at p (48 + data_size bytes) has a correct checksum. */
-static bool crc_ok(const struct tail_stream *t, const uint8_t *p, uint32_t data_size)
-{
-	return rlog__block_crc(t->major, p, p + BLOCK_HDR, data_size) == rlog__get32(p + 40);
-}
-
 /* A whole block at p: where it goes.  Returns 0 or -ENOMEM. */
-static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_size)
+static int take_block(struct rlog__live *t, const uint8_t *p, uint32_t data_size)
 {
 	size_t size = BLOCK_HDR + data_size;
-	uint16_t flags = (uint16_t)(rlog__get32(p + 4) >> 16);
-	bool ok = crc_ok(t, p, data_size);
+	struct rlog_block_header h;
+	rlog__block_decode(p, &h);
+	bool ok = rlog__block_checksum(t->major, p, data_size) == h.crc32;
 	t->blocks++;
 	if (t->block0 == NULL) {
 		t->block0 = malloc(size);
@@ -61,16 +68,15 @@ static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_siz
 		t->block0_size = size;
 		return 0;
 	}
-	uint32_t pid = rlog__get32(p + 16), tid = rlog__get32(p + 20);
-	uint64_t base = rlog__get64(p + 24);
 	if (ok) {
 		/* Copy blocks, the metadata of thread blocks and the daemon's
 		 * (COUNTER_NAME): the images that follow carry them as copies. */
-		int rc = rlog__metacache_block(&t->meta, pid, tid, base, p + BLOCK_HDR, data_size);
+		int rc = rlog__metacache_block(&t->meta, h.pid, h.tid, h.base_time, p + BLOCK_HDR,
+					       data_size);
 		if (rc < 0)
 			return rc;
 	}
-	if (ok && (flags & RLOG_BLOCK_FLAG_METADATA))
+	if (ok && (h.flags & RLOG_BLOCK_FLAG_METADATA))
 		return 0;
 	if (rlog__bytes_room(&t->batch, &t->batch_cap, t->batch_len + size) < 0)
 		return -ENOMEM;
@@ -80,7 +86,7 @@ static int take_block(struct tail_stream *t, const uint8_t *p, uint32_t data_siz
 	return 0;
 }
 
-int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
+int rlog__live_feed(struct rlog__live *t, const void *p, size_t n)
 {
 	if (t->error[0])
 		return -EBADMSG;
@@ -105,7 +111,7 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
 				return bad(t, "a stream of another format version (major %" PRIu64 ")",
 					   major);
 			t->major = major;
-			if (hsize < 64 || hsize % 4 || hsize > TAIL_HEADER_MAX)
+			if (hsize < 64 || hsize % 4 || hsize > RLOG__LIVE_HEADER_MAX)
 				return bad(t, "bad file header size %" PRIu64 " in the stream", hsize);
 			if (avail < hsize)
 				break;
@@ -116,9 +122,10 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
 		}
 		if (avail < BLOCK_HDR)
 			break;
-		uint32_t data_size = rlog__get32(q + 32), records = rlog__get32(q + 36);
-		if (rlog__get32(q) != RLOG_BLOCK_MAGIC || (rlog__get32(q + 4) & 0xffffu) != BLOCK_HDR ||
-		    data_size % 4 || data_size > RLOG_BLOCK_DATA_MAX || records > data_size / 4)
+		struct rlog_block_header h;
+		rlog__block_decode(q, &h);
+		uint32_t data_size = h.data_size;
+		if (h.magic != RLOG_BLOCK_MAGIC || !rlog__block_sane(&h))
 			return bad(t, "bad block header at stream offset %" PRIu64
 				      " (the stream cannot be followed past it)", t->offset + pos);
 		if (avail < BLOCK_HDR + (size_t)data_size)
@@ -133,49 +140,36 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n)
 }
 
 struct render {
-	struct tail_stream *t;
+	struct rlog__live *t;
 	size_t len;
 	uint64_t seq;
 };
 
 /* Writes a block header at p for size bytes of data at p + 48. */
-static void header_at(const struct tail_stream *t, uint8_t *p, uint16_t flags, uint64_t seq,
+static void header_at(const struct rlog__live *t, uint8_t *p, uint16_t flags, uint64_t seq,
 		      uint32_t pid, uint32_t tid, uint64_t base, uint32_t size, uint32_t records)
 {
-	memset(p, 0, BLOCK_HDR);
-	uint32_t w = RLOG_BLOCK_MAGIC;
-	memcpy(p, &w, 4);
-	w = BLOCK_HDR | (uint32_t)flags << 16;
-	memcpy(p + 4, &w, 4);
-	memcpy(p + 8, &seq, 8);
-	memcpy(p + 16, &pid, 4);
-	memcpy(p + 20, &tid, 4);
-	memcpy(p + 24, &base, 8);
-	memcpy(p + 32, &size, 4);
-	memcpy(p + 36, &records, 4);
-	w = rlog__block_crc(t->major, p, p + BLOCK_HDR, size);
-	memcpy(p + 40, &w, 4);
+	struct rlog_block_header h;
+	rlog__block_header_make(&h, t->major, flags, seq, pid, tid, base, p + BLOCK_HDR, size,
+				records);
+	rlog__block_encode(p, &h);
 }
 
-int tail_stream_end_loss(struct tail_stream *t, uint64_t blocks, uint64_t events, uint64_t bytes,
+int rlog__live_end_loss(struct rlog__live *t, uint64_t blocks, uint64_t events, uint64_t bytes,
 			 uint64_t time)
 {
 	/* The block cut short is among the blocks missed (the daemon counts
 	 * every thread block it did not send whole). */
 	t->offset += t->in_len;
 	t->in_len = 0;
-	uint8_t blk[BLOCK_HDR + 8 + sizeof(struct rlog_data_loss_blocks)];
-	uint8_t *rec = blk + BLOCK_HDR;
-	uint32_t hw[2] = { rlog__hdr_make(RLOG_ID_DATA_LOSS, sizeof(struct rlog_data_loss_blocks), true),
-			   (uint32_t)time };
+	uint8_t blk[BLOCK_HDR + RLOG__LOSS_RECORD_MAX];
 	struct rlog_data_loss_blocks dl = {
 		.loss = { .events = events, .bytes = bytes, .cause = RLOG_LOSS_REAL_TIME },
 		.blocks = blocks,
 	};
-	memcpy(rec, hw, 8);
-	memcpy(rec + 8, &dl, sizeof dl);
-	header_at(t, blk, RLOG_BLOCK_FLAG_DAEMON, 0, 0, 0, time, 8 + sizeof dl, 1);
-	int rc = take_block(t, blk, 8 + sizeof dl);
+	uint32_t n = rlog__loss_record(blk + BLOCK_HDR, time, &dl, sizeof dl);
+	header_at(t, blk, RLOG_BLOCK_FLAG_DAEMON, 0, 0, 0, time, n, 1);
+	int rc = take_block(t, blk, n);
 	t->blocks--; /* not one of the stream's */
 	return rc;
 }
@@ -184,7 +178,7 @@ static int render_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time
 		       uint32_t size, uint32_t records)
 {
 	struct render *rd = arg;
-	struct tail_stream *t = rd->t;
+	struct rlog__live *t = rd->t;
 	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + BLOCK_HDR + size) < 0)
 		return -ENOMEM;
 	uint8_t *p = t->img + rd->len;
@@ -197,24 +191,18 @@ static int render_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time
 /* Appends the block at p (whole) with sequence number seq. */
 static int append_renumbered(struct render *rd, const uint8_t *p, uint32_t data_size)
 {
-	struct tail_stream *t = rd->t;
+	struct rlog__live *t = rd->t;
 	size_t size = BLOCK_HDR + data_size;
 	if (rlog__bytes_room(&t->img, &t->img_cap, rd->len + size) < 0)
 		return -ENOMEM;
 	uint8_t *o = t->img + rd->len;
-	bool ok = crc_ok(t, p, data_size);
 	memcpy(o, p, size);
-	uint64_t seq = rd->seq++;
-	memcpy(o + 8, &seq, 8);
-	if (ok) {
-		uint32_t w = rlog__block_crc(t->major, o, o + BLOCK_HDR, data_size);
-		memcpy(o + 40, &w, 4);
-	}
+	rlog__block_renumber(t->major, o, data_size, rd->seq++);
 	rd->len += size;
 	return 0;
 }
 
-int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len)
+int rlog__live_image(struct rlog__live *t, const uint8_t **img, size_t *len)
 {
 	if (t->header_size == 0 || t->block0 == NULL || (t->batch_blocks == 0 && t->imaged))
 		return 0;
@@ -228,7 +216,9 @@ int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len)
 	if (rc == 0)
 		rc = rlog__metacache_render(&t->meta, render_copy, &rd);
 	for (size_t off = 0; rc == 0 && off < t->batch_len;) {
-		uint32_t data_size = rlog__get32(t->batch + off + 32);
+		struct rlog_block_header h;
+		rlog__block_decode(t->batch + off, &h);
+		uint32_t data_size = h.data_size;
 		rc = append_renumbered(&rd, t->batch + off, data_size);
 		off += BLOCK_HDR + data_size;
 	}

@@ -12,8 +12,8 @@
  * file is cut back to the last whole block so it stays readable, and later
  * blocks are tried again.
  */
-#ifndef RLOG_DAEMON_LOGFILE_H
-#define RLOG_DAEMON_LOGFILE_H
+#ifndef RLOG_FORMAT_LOGFILE_H
+#define RLOG_FORMAT_LOGFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +21,7 @@
 
 #include <sys/uio.h>
 
+#include "format/block.h"
 #include "region_abi.h"
 
 struct rlog__staged {
@@ -108,11 +109,11 @@ int rlog__logfile_flush(struct rlog__logfile *lf);
  * tick frequency, then the file header's copy.  Returns 0 or -errno. */
 int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log_marker *m);
 
-/* Encodes a block header with its checksum over header bytes 0..39 and
- * data, as a file of format major version major has it (crc32c.h). */
-void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
-			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
-			     const void *data, uint32_t size, uint32_t records);
+/* The file header of a new file of this version (RLOG_FILE_VERSION_*),
+ * or of a real-time stream: the LOG_MARKER's copy with its checksum,
+ * flags RLOG_FILE_FLAG_MARKER | file_flags, created now. */
+void rlog__file_header_make(struct rlog_file_header *fh, uint32_t file_flags,
+			    const struct rlog_log_marker *marker);
 
 /* Encodes a LOG_MARKER record (header, timestamp, payload) into out
  * (8 + sizeof marker bytes) and returns its size. */

@@ -1,8 +1,10 @@
 /*
- * tail_stream.h - the consumer's side of a real-time stream (ringlog
+ * live.h - the real-time stream (docs/FORMAT.md, "The real-time
+ * stream"): the socket a session's consumers connect to, the end account
+ * the daemon hands them, and the consumer's side of the stream (ringlog
  * tail): bytes from the daemon's socket in, memory images of log files
- * out, one per delivery, for the reader (docs/FORMAT.md, "The real-time
- * stream").
+ * out, one per delivery, for the reader.  The daemon's side, which frames
+ * blocks with format/block.h, is src/daemon/sink_realtime.c.
  *
  *   stream   file header | block 0 | copies | block | block | ...
  *   feed()   frames it: the header and block 0 are kept, copy blocks go
@@ -18,8 +20,8 @@
  * block header that cannot be framed ends it with an error; nothing is
  * read out of bounds, memory is bounded by one block and the batch.
  */
-#ifndef RLOG_CLI_TAIL_STREAM_H
-#define RLOG_CLI_TAIL_STREAM_H
+#ifndef RLOG_FORMAT_LIVE_H
+#define RLOG_FORMAT_LIVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,14 +29,50 @@
 
 #include "metacache.h"
 
-/* The largest file header a stream may start with. */
-#define TAIL_HEADER_MAX 4096u
+/* The directory and prefix of the sockets: the session's lower-case name
+ * follows. */
+#define RLOG_RT_PREFIX "/dev/shm/ringlog-rt."
 
-struct tail_stream {
+/* The socket path of session name (any case) into out (n bytes, at least
+ * 108).  Returns 0 or -EINVAL (not a session name). */
+int rlog__rt_path(const char *name, char *out, size_t n);
+
+/*
+ * The end account (docs/FORMAT.md, "The real-time stream"): a small file
+ * (memfd) the daemon passes to each consumer with the first bytes of its
+ * stream (SCM_RIGHTS) and writes whole (pwrite) just before it closes the
+ * stream.  It says what the stream itself may not have been able to: a
+ * consumer that was not reading at the end (its socket full) learns from
+ * it what it missed after the last DATA_LOSS it got, and that the bytes it
+ * read are all the daemon sent.  Little-endian, 64 bytes.
+ */
+#define RLOG_RT_END_MAGIC "RLOGRTE"  /* 8 bytes with its NUL */
+#define RLOG_RT_END_VERSION 1
+#define RLOG_RT_END_OPEN 0           /* state: the stream is still open */
+#define RLOG_RT_END_FINAL 1          /* state: the daemon closed the stream */
+
+struct rlog_rt_end {
+	char magic[8];          /* RLOG_RT_END_MAGIC */
+	uint32_t version;       /* RLOG_RT_END_VERSION */
+	uint32_t state;         /* RLOG_RT_END_OPEN or RLOG_RT_END_FINAL */
+	uint64_t stream_bytes;  /* bytes of the stream the socket took, in all */
+	uint64_t blocks_whole;  /* blocks among them sent whole (seq 0 .. this - 1) */
+	uint64_t lost_blocks;   /* thread blocks this consumer missed since its stream began,
+	                           told in the stream or not */
+	uint64_t lost_events;   /* the application events of those blocks */
+	uint64_t lost_bytes;    /* and their record bytes */
+	uint64_t last_time;     /* base time (ticks) of the last block the daemon drained */
+};
+_Static_assert(sizeof(struct rlog_rt_end) == 64, "the end account is 64 bytes");
+
+/* The largest file header a stream may start with. */
+#define RLOG__LIVE_HEADER_MAX 4096u
+
+struct rlog__live {
 	uint8_t *in;             /* bytes received, not framed yet */
 	size_t in_len, in_cap;
 	uint64_t offset;         /* stream offset of in[0] */
-	uint8_t header[TAIL_HEADER_MAX];
+	uint8_t header[RLOG__LIVE_HEADER_MAX];
 	size_t header_size;      /* 0 until the file header is in */
 	unsigned major;          /* the stream's format major version (its checksum) */
 	uint8_t *block0;         /* the stream's first block (its LOG_MARKER) */
@@ -50,15 +88,15 @@ struct tail_stream {
 	char error[160];         /* why the stream cannot be read, after -EBADMSG */
 };
 
-void tail_stream_init(struct tail_stream *t);
-void tail_stream_free(struct tail_stream *t);
+void rlog__live_init(struct rlog__live *t);
+void rlog__live_free(struct rlog__live *t);
 
 /*
  * Takes n more bytes of the stream.  Returns 0, -EBADMSG (the stream
  * cannot be framed: t->error says why; nothing more can be read from it)
  * or -ENOMEM.
  */
-int tail_stream_feed(struct tail_stream *t, const void *p, size_t n);
+int rlog__live_feed(struct rlog__live *t, const void *p, size_t n);
 
 /*
  * The image of the blocks framed since the last call (see the top of
@@ -66,7 +104,7 @@ int tail_stream_feed(struct tail_stream *t, const void *p, size_t n);
  * call), 0 if there is nothing to show yet (no block 0, or no block since
  * the last image; the first image needs block 0 only), or -ENOMEM.
  */
-int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len);
+int rlog__live_image(struct rlog__live *t, const uint8_t **img, size_t *len);
 
 /*
  * The end of a stream that its daemon's end account (struct rlog_rt_end)
@@ -76,12 +114,12 @@ int tail_stream_image(struct tail_stream *t, const uint8_t **img, size_t *len);
  * struct rlog_data_loss_blocks), as the daemon would have sent it, to the
  * batch.  Returns 0 or -ENOMEM.
  */
-int tail_stream_end_loss(struct tail_stream *t, uint64_t blocks, uint64_t events, uint64_t bytes,
+int rlog__live_end_loss(struct rlog__live *t, uint64_t blocks, uint64_t events, uint64_t bytes,
 			 uint64_t time);
 
 /* Bytes received that do not make a whole block yet (at the end of the
  * stream: a block cut short). */
-static inline size_t tail_stream_pending(const struct tail_stream *t)
+static inline size_t rlog__live_pending(const struct rlog__live *t)
 {
 	return t->in_len;
 }

@@ -15,21 +15,23 @@
 #include "record.h"
 #include "test_hooks.h"
 
-void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
-			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
-			     const void *data, uint32_t size, uint32_t records)
+void rlog__file_header_make(struct rlog_file_header *fh, uint32_t file_flags,
+			    const struct rlog_log_marker *marker)
 {
-	memset(h, 0, sizeof *h);
-	h->magic = RLOG_BLOCK_MAGIC;
-	h->header_size = sizeof *h;
-	h->flags = flags;
-	h->seq = seq;
-	h->pid = pid;
-	h->tid = tid;
-	h->base_time = base_time;
-	h->data_size = size;
-	h->record_count = records;
-	h->crc32 = rlog__block_crc(major, h, data, size);
+	memset(fh, 0, sizeof *fh);
+	memcpy(fh->magic, RLOG_FILE_MAGIC, 8);
+	fh->version_major = RLOG_FILE_VERSION_MAJOR;
+	fh->version_minor = RLOG_FILE_VERSION_MINOR;
+	fh->header_size = sizeof *fh;
+	/* A copy of the LOG_MARKER, so that the file can be timed even if
+	 * block 0 is damaged (docs/FORMAT.md, "File header"). */
+	fh->flags = RLOG_FILE_FLAG_MARKER | file_flags;
+	fh->marker = *marker;
+	fh->marker_crc32 = rlog__file_crc(RLOG_FILE_VERSION_MAJOR, 0, &fh->marker,
+					  sizeof fh->marker);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fh->created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m)
@@ -94,19 +96,7 @@ int rlog__logfile_open_flags(struct rlog__logfile *lf, int fd, size_t max_block,
 	if (err < 0)
 		return err;
 	struct rlog_file_header fh;
-	memset(&fh, 0, sizeof fh);
-	memcpy(fh.magic, RLOG_FILE_MAGIC, 8);
-	fh.version_major = RLOG_FILE_VERSION_MAJOR;
-	fh.version_minor = RLOG_FILE_VERSION_MINOR;
-	fh.header_size = sizeof fh;
-	/* A copy of the LOG_MARKER, so that the file can be timed even if
-	 * block 0 is damaged (docs/FORMAT.md, "File header"). */
-	fh.flags = RLOG_FILE_FLAG_MARKER | file_flags;
-	fh.marker = *marker;
-	fh.marker_crc32 = rlog__file_crc(lf->major, 0, &fh.marker, sizeof fh.marker);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fh.created_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	rlog__file_header_make(&fh, file_flags, marker);
 	size_t done;
 	err = rlog__write_all(fd, &fh, sizeof fh, &done);
 	if (err < 0)
@@ -154,9 +144,11 @@ static int stage_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, u
 		return -EMSGSIZE;
 	}
 	struct rlog_block_header h;
+	uint8_t hb[RLOG__BLOCK_HDR_SIZE];
 	rlog__block_header_make(&h, lf->major, flags, lf->seq++, pid, tid, base_time, data, size,
 				records);
-	add_stage(lf, &h, sizeof h);
+	rlog__block_encode(hb, &h);
+	add_stage(lf, hb, sizeof hb);
 	if (ref && size)
 		lf->iov[lf->niov++] = (struct iovec){ .iov_base = (void *)data, .iov_len = size };
 	else
@@ -292,7 +284,7 @@ int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log
 	struct rlog_block_header h;
 	rlog__block_header_make(&h, lf->major, RLOG_BLOCK_FLAG_DAEMON, 0, lf->marker_pid,
 				lf->marker_tid, m->sync_ticks, buf + sizeof h, n, 1);
-	memcpy(buf, &h, sizeof h);
+	rlog__block_encode(buf, &h);
 	ssize_t w = pwrite(lf->fd, buf, sizeof h + n, (off_t)lf->marker_offset);
 	if (w < 0)
 		return -errno;

@@ -1,0 +1,94 @@
+/*
+ * block.c - the block header codec (block.h; docs/FORMAT.md, "struct
+ * rlog_block_header").
+ */
+#include "format/block.h"
+
+#include <string.h>
+
+#include "crc32c.h"
+#include "record.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, 2); /* the formats are little-endian; so is every target (record.h) */
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+void rlog__block_encode(uint8_t *p, const struct rlog_block_header *h)
+{
+	put32(p + 0, h->magic);
+	put16(p + 4, h->header_size);
+	put16(p + 6, h->flags);
+	put64(p + 8, h->seq);
+	put32(p + 16, h->pid);
+	put32(p + 20, h->tid);
+	put64(p + 24, h->base_time);
+	put32(p + 32, h->data_size);
+	put32(p + 36, h->record_count);
+	put32(p + 40, h->crc32);
+	put32(p + 44, 0);
+}
+
+void rlog__block_decode(const uint8_t *p, struct rlog_block_header *h)
+{
+	h->magic = rlog__get32(p + 0);
+	h->header_size = (uint16_t)(rlog__get32(p + 4) & 0xffffu);
+	h->flags = (uint16_t)(rlog__get32(p + 4) >> 16);
+	h->seq = rlog__get64(p + 8);
+	h->pid = rlog__get32(p + 16);
+	h->tid = rlog__get32(p + 20);
+	h->base_time = rlog__get64(p + 24);
+	h->data_size = rlog__get32(p + 32);
+	h->record_count = rlog__get32(p + 36);
+	h->crc32 = rlog__get32(p + 40);
+	h->reserved = rlog__get32(p + 44);
+}
+
+bool rlog__block_sane(const struct rlog_block_header *h)
+{
+	return h->header_size == RLOG__BLOCK_HDR_SIZE && h->data_size % 4 == 0 &&
+	       h->data_size <= RLOG_BLOCK_DATA_MAX && h->record_count <= h->data_size / 4;
+}
+
+uint32_t rlog__block_checksum(unsigned major, const uint8_t *p, uint32_t size)
+{
+	return rlog__block_crc(major, p, p + RLOG__BLOCK_HDR_SIZE, size);
+}
+
+void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16_t flags,
+			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
+			     const void *data, uint32_t size, uint32_t records)
+{
+	memset(h, 0, sizeof *h);
+	h->magic = RLOG_BLOCK_MAGIC;
+	h->header_size = RLOG__BLOCK_HDR_SIZE;
+	h->flags = flags;
+	h->seq = seq;
+	h->pid = pid;
+	h->tid = tid;
+	h->base_time = base_time;
+	h->data_size = size;
+	h->record_count = records;
+	/* Over the encoded bytes 0..39, as a reader checks it. */
+	uint8_t b[RLOG__BLOCK_HDR_SIZE];
+	rlog__block_encode(b, h);
+	h->crc32 = rlog__block_crc(major, b, data, size);
+}
+
+void rlog__block_renumber(unsigned major, uint8_t *p, uint32_t size, uint64_t seq)
+{
+	bool ok = rlog__block_checksum(major, p, size) == rlog__get32(p + 40);
+	put64(p + 8, seq);
+	if (ok)
+		put32(p + 40, rlog__block_checksum(major, p, size));
+}
