@@ -5,7 +5,7 @@
  * asserts a broken state trips the assert at its transition (the process
  * dies of SIGABRT) instead of reaching a file or a caller:
  *
- *   rlog__logfile_sane (src/daemon/logfile.h): the blocks staged for the
+ *   rlog__logfile_sane (src/format/logfile.h): the blocks staged for the
  *     daemon's next write, asserted when a flush starts and ends;
  *   rlog__regions_sane (src/reader/internal.h): the reader's list of the
  *     regions it steps over, asserted when one is added and at the end of
@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/logfile.h"
+#include "format/logfile.h"
 #include "filegen.h"
 #include "reader/internal.h"
 #include "ringlog/reader.h"
