@@ -272,6 +272,9 @@ static void *worker(void *arg)
 struct proc {
 	uint32_t pid;
 	unsigned schemas[N_TYPES];          /* schema records per type */
+	uint8_t schema_raw[N_TYPES][512];   /* the first schema record's payload */
+	uint16_t schema_len[N_TYPES];
+	unsigned schema_mismatch;           /* later schema records unlike the first */
 	struct rlog__schema_buf schema[N_TYPES];
 	unsigned events[N_TYPES];           /* events per type */
 	unsigned events_before_schema;      /* events with no schema record before them */
@@ -378,8 +381,14 @@ static void view_file(const char *path, struct file_view *f,
 				continue;
 			}
 			unsigned k = sb.s.id - 2000;
-			if (p->schemas[k]++ == 0)
+			if (p->schemas[k]++ == 0) {
 				rlog__schema_decode(ev.payload, ev.length, &p->schema[k]);
+				p->schema_len[k] = ev.length < 512 ? ev.length : 512;
+				memcpy(p->schema_raw[k], ev.payload, p->schema_len[k]);
+			} else if (ev.length != p->schema_len[k] ||
+				   memcmp(ev.payload, p->schema_raw[k], p->schema_len[k]) != 0) {
+				p->schema_mismatch++;
+			}
 			continue;
 		}
 		if (!ev.flagged && ev.id == RLOG_ID_THREAD_NAME) {
@@ -456,7 +465,9 @@ static void check_schema(const struct proc *p, unsigned k, uint8_t kind, uint8_t
 		snprintf(got + n, sizeof got - n, "%s%u:%u:%s", i ? " " : "", s->fields[i].type,
 			 s->fields[i].count, s->fields[i].name);
 	}
-	ok(p->schemas[k] == 1 && s->id == 2000 + k && s->kind == kind && s->category == cat &&
+	/* test.race (k 6) may have several, all alike (see main). */
+	ok((p->schemas[k] == 1 || (k == 6 && p->schemas[k] >= 1 && p->schema_mismatch == 0)) &&
+		   s->id == 2000 + k && s->kind == kind && s->category == cat &&
 		   strcmp(s->name, name) == 0 && strcmp(got, fields) == 0,
 	   "pid %u schema %u: kind %u cat %u \"%s\" {%s}", p->pid, 2000 + k, s->kind, s->category,
 	   s->name, got);
@@ -621,10 +632,20 @@ static void session_full(void)
 	for (unsigned k = 0; k < N_TYPES; k++) {
 		ok(pp->events[k] == want_parent[k], "parent: %u events of %u (want %u)",
 		   pp->events[k], 2000 + k, want_parent[k]);
-		ok(pp->schemas[k] == (want_parent[k] ? 1u : 0u), "parent: %u schema records of %u",
-		   pp->schemas[k], 2000 + k);
+		/* test.race (2006): its first use by THREADS threads at once may
+		 * give more than one schema record, all alike: a thread that
+		 * waited CLAIM_WAIT_NS for a preempted first writer writes its
+		 * own (src/lib/declared.c; seen under TSan on a loaded machine). */
+		if (k == 6)
+			ok(pp->schemas[k] >= 1 && pp->schemas[k] <= THREADS,
+			   "parent: %u schema records of %u (1 to %u)", pp->schemas[k], 2000 + k,
+			   THREADS);
+		else
+			ok(pp->schemas[k] == (want_parent[k] ? 1u : 0u),
+			   "parent: %u schema records of %u", pp->schemas[k], 2000 + k);
 	}
 	ASSERT_EQ(pp->events_before_schema, 0);
+	ASSERT_EQ(pp->schema_mismatch, 0);
 	check_schema(pp, 0, RLOG_KIND_EVENT, 1, "test.all_types",
 		     "1:0:u8 2:0:u16 3:0:u32 4:0:u64 5:0:i8 6:0:i16 7:0:i32 8:0:i64 9:0:f64 "
 		     "11:0:str 10:16:digest");
