@@ -51,6 +51,22 @@ static void tail_start(struct proc_bg *t, const char *name, const char *a0, cons
 	proc_start(t, (const char *const[]){ h_bin(), "tail", name, a0, a1, NULL });
 }
 
+/* A real-time session with 8 MiB of pool (the producers never wait for the
+ * daemon) and a 20 ms flush timer, its log file at path, one `ringlog
+ * tail` connected to it (what: the test point's prefix), and this process
+ * attached. */
+static void start_tailed(const char *name, const char *path, struct proc_bg *a,
+			 const char *what)
+{
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
+		  "--buffer-size", "4", "--buffers", "2048", NULL);
+	ASSERT_EQ(r.status, 0);
+	tail_start(a, name, NULL, NULL);
+	ok(proc_wait(a, "LOG_MARKER", PROC_WAIT_MS), "%sconnected", what);
+	ASSERT_EQ(rlog_attach(name), 0);
+}
+
 /* Lines of text whose id column is "rt.ev"; their seq values summed. */
 static uint64_t count_text(const char *text, uint64_t *seq_sum, uint64_t *loss_blocks,
 			   uint64_t *loss_events)
@@ -209,15 +225,8 @@ static void slow_consumer(bool at_stop)
 	const char *name = h_session(at_stop ? "rtslow2" : "rtslow");
 	char path[256];
 	snprintf(path, sizeof path, "%s", h_path(at_stop ? "rtslow2" : "rtslow"));
-	unlink(path);
-	/* 8 MiB of pool: the producers never wait for the daemon here. */
-	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
-		  "--buffer-size", "4", "--buffers", "2048", NULL);
-	ASSERT_EQ(r.status, 0);
 	struct proc_bg a;
-	tail_start(&a, name, NULL, NULL);
-	ok(proc_wait(&a, "LOG_MARKER", PROC_WAIT_MS), "connected");
-	ASSERT_EQ(rlog_attach(name), 0);
+	start_tailed(name, path, &a, "");
 	struct h_tally t = { 0, 0, 0, 0 };
 	uint64_t next = write_events(1, 100, &t);
 	rlog_flush_thread();
@@ -288,14 +297,8 @@ static void stopped_through_stop(void)
 	const char *name = h_session("rtend");
 	char path[256];
 	snprintf(path, sizeof path, "%s", h_path("rtend"));
-	unlink(path);
-	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
-		  "--buffer-size", "4", "--buffers", "2048", NULL);
-	ASSERT_EQ(r.status, 0);
 	struct proc_bg a;
-	tail_start(&a, name, NULL, NULL);
-	ok(proc_wait(&a, "LOG_MARKER", PROC_WAIT_MS), "end: connected");
-	ASSERT_EQ(rlog_attach(name), 0);
+	start_tailed(name, path, &a, "end: ");
 	struct th_writer w[3];
 	memset(w, 0, sizeof w);
 	for (int k = 0; k < 3; k++) {
