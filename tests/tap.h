@@ -76,6 +76,27 @@ static inline void plan(int n)
 	fflush(stdout);
 }
 
+/* A check of a known, not yet fixed defect (TAP's TODO directive): printed
+ * as ok, or as not ok with "# TODO why", never counted as a failure; the why
+ * names the doc that describes the defect. */
+static inline int todo_ok(int cond, const char *why, const char *fmt, ...)
+{
+	va_list ap;
+	tap_n++;
+	printf("%s %d - ", cond ? "ok" : "not ok", tap_n);
+	va_start(ap, fmt);
+	tap_vput(fmt, ap);
+	va_end(ap);
+	/* Only a failure carries the directive: meson counts "ok ... # TODO"
+	 * as an unexpected pass, a failure of its own. */
+	if (cond)
+		printf("\n");
+	else
+		printf(" # TODO %s\n", why);
+	fflush(stdout);
+	return cond;
+}
+
 static inline int ok_at(int cond, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
