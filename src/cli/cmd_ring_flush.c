@@ -7,30 +7,24 @@
  * fill event (the futex in its header: no polling) and drains each time
  * the producer signals it, until SIGINT or SIGTERM; then it drains what is
  * left, writes the last DATA_LOSS records, closes FILE cleanly and prints
- * its statistics.  The loop and its handshake with the producer are
- * src/ring/serve.c's, the drain src/ring/flush.c's; this file parses,
- * installs SIGINT and SIGTERM (a stop request) and prints.
+ * its statistics.  Opening the ring and the file, the loop and its
+ * handshake with the producer are src/ring/serve.c's, the drain
+ * src/ring/flush.c's; this file parses, installs SIGINT and SIGTERM (a
+ * stop request) and prints.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "args.h"
-#include "atomics.h"
 #include "cli.h"
-#include "clock.h"
 #include "ring/flush.h"
-#include "ring/map.h"
 #include "ring/serve.h"
-#include "io.h"
 
 static const struct cli_opt opts[] = {
 	{ "--output", "-o", true }, { "--once", NULL, false },   { "--force", NULL, false },
@@ -71,22 +65,6 @@ static void drained(void *arg, const struct rlog__ring_flush *f, int rc)
 	}
 }
 
-static int open_output(const char *out, bool force, const struct stat *ring_st)
-{
-	struct stat st;
-	if (stat(out, &st) == 0 && st.st_dev == ring_st->st_dev && st.st_ino == ring_st->st_ino)
-		return cli_error("ring-flush: %s: is the ring itself", out), -1;
-	int fd = rlog__create_output(out, force ? RLOG_OUT_FORCE : 0, NULL);
-	if (fd < 0) {
-		if (fd == -EEXIST)
-			cli_error("ring-flush: %s: file exists (use --force to overwrite)", out);
-		else
-			cli_error("ring-flush: %s: %s", out, strerror(-fd));
-		return -1;
-	}
-	return fd;
-}
-
 int cmd_ring_flush(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -118,39 +96,12 @@ int cmd_ring_flush(int argc, char **argv)
 	if (out == NULL)
 		return cli_usage_error("ring-flush", "missing -o FILE");
 
-	char why[256];
-	if (create_kb) {
-		int err = rlog__ring_create(path, (uint32_t)(create_kb * 1024),
-					    rlog__tick_source_pick(), why, sizeof why);
-		if (err < 0 && err != -EEXIST)
-			return cli_error("ring-flush: %s: cannot create the ring: %s", path, why);
-	}
-	struct rlog__ring_view v;
-	int err = rlog__ring_map(path, &v, why, sizeof why);
-	if (err < 0)
-		return cli_error("ring-flush: %s: %s", path, why);
-	struct stat ring_st;
-	if (stat(path, &ring_st) < 0)
-		memset(&ring_st, 0, sizeof ring_st);
-	int fd = open_output(out, force, &ring_st);
-	if (fd < 0) {
-		rlog__ring_unmap(&v);
-		return 1;
-	}
-	const char *base = strrchr(path, '/');
-	struct rlog__ring_flush f;
-	err = rlog__ring_flush_init(&f, &v, fd, base ? base + 1 : path);
-	if (err < 0) {
-		if (err == -EBADMSG)
-			cli_error("ring-flush: %s: read offset %u is not an offset in the "
-				  "%u-byte ring", path, load_relaxed(&v.hdr->read_off), v.size);
-		else
-			cli_error("ring-flush: %s", strerror(-err));
-		close(fd);
-		unlink(out);
-		rlog__ring_unmap(&v);
-		return 1;
-	}
+	char why[512];
+	struct rlog__ring_app app;
+	if (rlog__ring_app_open(&app, path, out, (uint32_t)(create_kb * 1024), force, why,
+				sizeof why) < 0)
+		return cli_error("ring-flush: %s", why);
+	struct rlog__ring_flush *f = &app.flush;
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -163,7 +114,7 @@ int cmd_ring_flush(int argc, char **argv)
 	struct rlog__ring_serve serve = {
 		.once = once, .timer_ms = timer_ms, .stop = &stop, .drained = drained, .arg = &said,
 	};
-	err = rlog__ring_flush_serve(&f, &serve);
+	int err = rlog__ring_flush_serve(f, &serve);
 	int last_errno = said.last_errno;
 	uint64_t wakeups = serve.wakeups;
 	if (err < 0 && -err != last_errno)
@@ -172,22 +123,21 @@ int cmd_ring_flush(int argc, char **argv)
 	char abs_ring[PATH_MAX], abs_out[PATH_MAX];
 	printf("ring: %s\n", realpath(path, abs_ring) ? abs_ring : path);
 	printf("log_file: %s\n", realpath(out, abs_out) ? abs_out : out);
-	cli_kv_u64("events_written", f.lf.events_written);
-	cli_kv_u64("bytes_written", f.lf.bytes_written);
-	cli_kv_u64("events_lost", f.lost_events + f.nested_events);
-	cli_kv_u64("bytes_lost", f.lost_bytes + f.nested_bytes);
-	cli_kv_u64("corrupt_bytes", f.corrupt_bytes);
-	cli_kv_u64("time_syncs", f.time_syncs);
-	cli_kv_u64("drains", f.drains);
+	cli_kv_u64("events_written", f->lf.events_written);
+	cli_kv_u64("bytes_written", f->lf.bytes_written);
+	cli_kv_u64("events_lost", f->lost_events + f->nested_events);
+	cli_kv_u64("bytes_lost", f->lost_bytes + f->nested_bytes);
+	cli_kv_u64("corrupt_bytes", f->corrupt_bytes);
+	cli_kv_u64("time_syncs", f->time_syncs);
+	cli_kv_u64("drains", f->drains);
 	cli_kv_u64("wakeups", wakeups);
-	cli_kv_u64("file_bytes", f.lf.file_bytes);
+	cli_kv_u64("file_bytes", f->lf.file_bytes);
 	fflush(stdout);
-	bool failed = f.corrupt_count > 0 || err < 0 || last_errno != 0;
-	rlog__ring_flush_free(&f);
-	if (close(fd) < 0 && !failed) {
-		cli_error("ring-flush: %s: %s", out, strerror(errno));
+	bool failed = f->corrupt_count > 0 || err < 0 || last_errno != 0;
+	int rc = rlog__ring_app_close(&app);
+	if (rc < 0 && !failed) {
+		cli_error("ring-flush: %s: %s", out, strerror(-rc));
 		failed = true;
 	}
-	rlog__ring_unmap(&v);
 	return failed ? 1 : 0;
 }

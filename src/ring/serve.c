@@ -4,9 +4,15 @@
 #include "serve.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomics.h"
+#include "clock.h"
 #include "futex.h"
+#include "io.h"
 
 void rlog__ring_stop_request(struct rlog__ring_stop *s)
 {
@@ -65,4 +71,70 @@ int rlog__ring_flush_serve(struct rlog__ring_flush *f, struct rlog__ring_serve *
 	stop->word = NULL;
 	drain(f, s);
 	return rlog__ring_flush_finish(f);
+}
+
+/* Creates out for the flush of the ring mapped from ring_st. */
+static int open_output(const char *out, bool force, const struct stat *ring_st, char *why,
+		       size_t n)
+{
+	struct stat st;
+	if (stat(out, &st) == 0 && st.st_dev == ring_st->st_dev && st.st_ino == ring_st->st_ino) {
+		snprintf(why, n, "%s: is the ring itself", out);
+		return -EINVAL;
+	}
+	int fd = rlog__create_output(out, force ? RLOG_OUT_FORCE : 0, NULL);
+	if (fd == -EEXIST)
+		snprintf(why, n, "%s: file exists (use --force to overwrite)", out);
+	else if (fd < 0)
+		snprintf(why, n, "%s: %s", out, strerror(-fd));
+	return fd;
+}
+
+int rlog__ring_app_open(struct rlog__ring_app *a, const char *path, const char *out,
+			uint32_t create_size, bool force, char *why, size_t n)
+{
+	char msg[256];
+	if (create_size) {
+		int err = rlog__ring_create(path, create_size, rlog__tick_source_pick(), msg,
+					    sizeof msg);
+		if (err < 0 && err != -EEXIST) {
+			snprintf(why, n, "%s: cannot create the ring: %s", path, msg);
+			return err;
+		}
+	}
+	int err = rlog__ring_map(path, &a->view, msg, sizeof msg);
+	if (err < 0) {
+		snprintf(why, n, "%s: %s", path, msg);
+		return err;
+	}
+	struct stat ring_st;
+	if (stat(path, &ring_st) < 0)
+		memset(&ring_st, 0, sizeof ring_st);
+	a->fd = open_output(out, force, &ring_st, why, n);
+	if (a->fd < 0) {
+		rlog__ring_unmap(&a->view);
+		return a->fd;
+	}
+	const char *base = strrchr(path, '/');
+	err = rlog__ring_flush_init(&a->flush, &a->view, a->fd, base ? base + 1 : path);
+	if (err < 0) {
+		if (err == -EBADMSG)
+			snprintf(why, n, "%s: read offset %u is not an offset in the %u-byte ring",
+				 path, load_relaxed(&a->view.hdr->read_off), a->view.size);
+		else
+			snprintf(why, n, "%s: %s", path, strerror(-err));
+		close(a->fd);
+		unlink(out);
+		rlog__ring_unmap(&a->view);
+		return err;
+	}
+	return 0;
+}
+
+int rlog__ring_app_close(struct rlog__ring_app *a)
+{
+	rlog__ring_flush_free(&a->flush);
+	int rc = close(a->fd) < 0 ? -errno : 0;
+	rlog__ring_unmap(&a->view);
+	return rc;
 }

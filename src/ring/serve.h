@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "flush.h"
+#include "map.h"
 
 /* A request to stop, shared with a signal handler. */
 struct rlog__ring_stop {
@@ -57,5 +58,29 @@ struct rlog__ring_serve {
  * what rlog__ring_flush_finish returned.
  */
 int rlog__ring_flush_serve(struct rlog__ring_flush *f, struct rlog__ring_serve *s);
+
+/* The flush application's resources: the ring mapped, its log file open
+ * and the flush started. */
+struct rlog__ring_app {
+	struct rlog__ring_view view;
+	struct rlog__ring_flush flush;
+	int fd;
+};
+
+/*
+ * Creates the ring at path if create_size is not 0 and it does not exist
+ * (a new ring of create_size bytes on this machine's tick clock), maps it
+ * (owner and layout checked: map.h), creates the log file out (0600, no
+ * symlink followed; an existing one replaced only with force; never the
+ * ring itself) and starts the flush (rlog__ring_flush_init).  Returns 0,
+ * or -errno with why (n bytes) saying what failed, naming path or out;
+ * nothing is left open or created then.
+ */
+int rlog__ring_app_open(struct rlog__ring_app *a, const char *path, const char *out,
+			uint32_t create_size, bool force, char *why, size_t n);
+
+/* Frees the flush, closes the log file and unmaps the ring.  Returns 0 or
+ * the -errno of closing the file. */
+int rlog__ring_app_close(struct rlog__ring_app *a);
 
 #endif
