@@ -23,47 +23,6 @@
 #include "record.h"
 #include "tap.h"
 
-struct row {
-	char field[32];
-	unsigned long long off, size;
-};
-
-/* The rows of FORMAT.md's "struct rlog_block_header" table, and its
- * Total line.  Returns the number of rows. */
-static int doc_rows(const char *path, struct row *rows, int max, unsigned long long *total)
-{
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	char line[1024];
-	int in = 0, n = 0;
-	*total = 0;
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, "### struct rlog_block_header", 28) == 0) {
-			in = 1;
-			continue;
-		}
-		if (!in)
-			continue;
-		if (strncmp(line, "Total:", 6) == 0) {
-			*total = strtoull(line + 6, NULL, 10);
-			break;
-		}
-		char *c[8];
-		if (split_row(line, c, 8) < 3 || c[0][0] != '+' || n == max)
-			continue;
-		unsigned long long off, size;
-		if (parse_number(c[0] + 1, &off) < 0 || parse_number(c[1], &size) < 0)
-			continue;
-		snprintf(rows[n].field, sizeof rows[n].field, "%s", c[2]);
-		rows[n].off = off;
-		rows[n].size = size;
-		n++;
-	}
-	fclose(f);
-	return n;
-}
-
 static unsigned long long le(const uint8_t *p, unsigned long long size)
 {
 	unsigned long long v = 0;
@@ -105,9 +64,9 @@ int main(void)
 	memcpy(b + RLOG__BLOCK_HDR_SIZE, data, sizeof data);
 
 	/* Every row of the table, at its offset, little-endian. */
-	struct row rows[32];
+	struct md_field rows[32];
 	unsigned long long total = 0;
-	int n = doc_rows(md, rows, 32, &total);
+	int n = md_struct_rows(md, "### struct rlog_block_header", rows, 32, &total);
 	ASSERT_EQ(n, 11);
 	ASSERT_EQ_U64(total, RLOG__BLOCK_HDR_SIZE);
 	unsigned long long tiled = 0;
