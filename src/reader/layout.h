@@ -1,6 +1,6 @@
 /*
  * layout.h - where a log file's blocks lie, for a writer that goes on
- * writing it (`ringlog stop --force`, src/session/recover.c): the
+ * writing it (`ringlog stop --force`, src/daemon/adopt.c): the
  * reader's open pass, with what it learnt about the file's layout.  Not
  * part of the public API.
  */

@@ -1,8 +1,10 @@
 /*
- * recover.c - `ringlog stop NAME --force` on an orphaned session: the
- * final drain its dead daemon never ran, into its log file.
+ * adopt.c - an orphaned session taken over (adopt.h): `ringlog stop NAME
+ * --force` on it runs the final drain its dead daemon never ran, into its
+ * log file (`recover -o FILE`: into a new file; `start --resume`: a
+ * daemon that goes on).
  *
- *   take the daemon lock (daemon/lock.h): nobody else drains it now
+ *   take the daemon lock (common/lock.h): nobody else drains it now
  *   read the file (reader/layout.h): where its last whole block ends, the
  *     next block number, the DATA_LOSS records it holds per thread and
  *     cause, its metadata (for the copies of a wrap or a new file), and,
@@ -21,7 +23,7 @@
  * (docs/SESSIONS.md, "Orphans", says what a circular file cannot count).
  */
 #define _GNU_SOURCE
-#include "session.h"
+#include "adopt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,16 +34,17 @@
 #include <unistd.h>
 
 #include "atomics.h"
-#include "daemon/daemon.h"
-#include "daemon/drain.h"
-#include "daemon/journal.h"
-#include "daemon/lock.h"
-#include "daemon/sink_file.h"
+#include "daemon.h"
+#include "drain.h"
 #include "format/live.h"
+#include "format/logfile.h"
+#include "journal.h"
+#include "lock.h"
 #include "metacache.h"
 #include "procstat.h"
 #include "reader/layout.h"
 #include "record.h"
+#include "sink_file.h"
 #include "vec.h"
 #include "io.h"
 
@@ -777,7 +780,7 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 	return 0;
 }
 
-int rlog__session_recover(const char *name, const struct rlog__recover_to *to,
+int rlog__daemon_recover(const char *name, const struct rlog__recover_to *to,
 			  struct rlog__stop_result *out)
 {
 	memset(out, 0, sizeof *out);
@@ -808,7 +811,7 @@ int rlog__session_recover(const char *name, const struct rlog__recover_to *to,
 	return 0;
 }
 
-int rlog__session_adopt_serve(const char *name, int report_fd)
+int rlog__daemon_adopt_serve(const char *name, int report_fd)
 {
 	struct rlog__stop_result res;
 	struct adopt a;
