@@ -223,21 +223,21 @@ static void frames(const char *md, struct rlog__live_frame *f, struct rlog_file_
 /* The consumer's side of a stream: every delivery of the live reader on
  * fd.  Counts the numbered events (seen: seq 1..63 of writer 0), the
  * DATA_LOSS records by value, the deliveries; returns what the last
- * rlog__live_reader_next returned. */
+ * rlog_live_next returned. */
 struct got {
 	uint64_t seen, twice, extra, deliveries;
 	uint64_t loss_records, loss_blocks, loss_events, loss_bytes;
 	struct rlog_loss last_loss;
-	struct rlog__live_reader *lr;
+	struct rlog_live *lr;
 };
 
 static int consume(int fd, struct got *g)
 {
 	memset(g, 0, sizeof *g);
-	ASSERT_EQ(rlog__live_reader_open(fd, &g->lr), 0);
+	ASSERT_EQ(rlog_live_open_fd(fd, &g->lr), 0);
 	int rc;
 	struct rlog_reader *r;
-	while ((rc = rlog__live_reader_next(g->lr, &r)) == 1 || rc == -EAGAIN) {
+	while ((rc = rlog_live_next(g->lr, &r)) == 1 || rc == -EAGAIN) {
 		if (rc == -EAGAIN)
 			continue; /* the writer closed its end already: more is there */
 		g->deliveries++;
@@ -330,7 +330,7 @@ static void streams(struct rlog__live_frame *f)
 	ok(g.lr->told_blocks == 5 && g.lr->told_events == 37 && g.lr->told_bytes == 592,
 	   "the reader's told totals include it");
 	ok(g.lr->s.blocks == 5, "5 blocks framed");
-	rlog__live_reader_close(g.lr);
+	rlog_live_close(g.lr);
 
 	/* Without an account: the events, and the end is not known. */
 	rc = consume(stream_of(f->buf, f->len, -1), &g);
@@ -339,7 +339,7 @@ static void streams(struct rlog__live_frame *f)
 	ASSERT_EQ(g.lr->nproblems, 1);
 	ASSERT_STREQ(g.lr->problem[0], "the stream ended without the daemon's end account: what "
 				       "this consumer missed at its end is not known");
-	rlog__live_reader_close(g.lr);
+	rlog_live_close(g.lr);
 
 	/* Cut 20 bytes into the last block; the account says it was sent
 	 * whole and nothing missed: two problems. */
@@ -362,16 +362,16 @@ static void streams(struct rlog__live_frame *f)
 	ASSERT_STREQ(g.lr->problem[1], "framed 4 blocks; the daemon sent 5 whole");
 	ASSERT_STREQ(g.lr->problem[2], "the stream ended inside a block (20 bytes): the daemon "
 				       "stopped before it could send it whole");
-	rlog__live_reader_close(g.lr);
+	rlog_live_close(g.lr);
 
 	/* Not a stream; a stream whose second block header is wrong. */
 	uint8_t junk[200];
 	memset(junk, 'x', sizeof junk);
 	rc = consume(stream_of(junk, sizeof junk, -1), &g);
 	ASSERT_EQ(rc, -EBADMSG);
-	ASSERT_STREQ(rlog__live_reader_error(g.lr),
+	ASSERT_STREQ(rlog_live_error(g.lr),
 		     "not a ringlog stream (no file header at offset 0)");
-	rlog__live_reader_close(g.lr);
+	rlog_live_close(g.lr);
 	uint8_t *bad = malloc(f->len);
 	ok(bad != NULL, "%s", "bad != NULL");
 	memcpy(bad, f->buf, f->len);
@@ -381,10 +381,10 @@ static void streams(struct rlog__live_frame *f)
 	ASSERT_EQ(rc, -EBADMSG);
 	snprintf(want, sizeof want, "bad block header at stream offset %zu (the stream cannot be "
 		 "followed past it)", at);
-	ASSERT_STREQ(rlog__live_reader_error(g.lr), want);
+	ASSERT_STREQ(rlog_live_error(g.lr), want);
 	ok(g.seen == (all & ((1ull << 11) - 1)) && g.deliveries == 1,
 	   "what came before the bad header is delivered: seq 1..10");
-	rlog__live_reader_close(g.lr);
+	rlog_live_close(g.lr);
 	free(bad);
 }
 

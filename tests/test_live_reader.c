@@ -1,7 +1,8 @@
 /*
- * test_live_reader - the reader on a live stream (src/reader/live.c) on a
- * real session: this process connects to a real-time session's socket
- * (rlog__live_connect) and reads its deliveries through the reader API
+ * test_live_reader - the reader on a live stream (ringlog/reader.h's
+ * rlog_live_*, src/reader/live.c) on a real session: this process opens
+ * a real-time session's stream (rlog_live_open) and reads its deliveries
+ * through the reader API
  * from its first delivery on (the daemon has taken it as a consumer) while
  * it writes numbered events (tests/numbered.h) from two threads,
  * then stops the session and reads the stream to its end.  Every event
@@ -20,7 +21,6 @@
 
 #include "harness.h"
 #include "numbered.h"
-#include "reader/live.h"
 #include "tap.h"
 
 #define WRITERS 2
@@ -44,14 +44,14 @@ static void *writer(void *arg)
 /* Reads the deliveries there are now (or, with until_end, to the end of
  * the stream; with until, until there are that many deliveries; for at
  * most 30 s).  Returns what the live reader returned last. */
-static int read_stream(struct rlog__live_reader *lr, struct num_seen *sn, struct num_check *c,
+static int read_stream(struct rlog_live *lr, struct num_seen *sn, struct num_check *c,
 		       uint64_t *deliveries, bool until_end, uint64_t until)
 {
 	for (int waits = 0; waits < 3000;) {
 		if (until > 0 && *deliveries >= until)
 			return 1;
 		struct rlog_reader *rd;
-		int rc = rlog__live_reader_next(lr, &rd);
+		int rc = rlog_live_next(lr, &rd);
 		if (rc == 1) {
 			(*deliveries)++;
 			num_check_reader(set, sn, rd, "the live stream", c);
@@ -59,7 +59,7 @@ static int read_stream(struct rlog__live_reader *lr, struct num_seen *sn, struct
 		}
 		if (rc != -EAGAIN || (!until_end && until == 0))
 			return rc;
-		struct pollfd p = { lr->fd, POLLIN, 0 };
+		struct pollfd p = { rlog_live_fd(lr), POLLIN, 0 };
 		(void)poll(&p, 1, 10);
 		waits++;
 	}
@@ -75,11 +75,11 @@ int main(void)
 	h_ringlog(&r, "start", name, "-o", path, "--mode", "real-time", "--flush-timer", "20ms",
 		  "--buffer-size", "4", "--buffers", "2048", NULL);
 	ASSERT_EQ(r.status, 0);
-	uint32_t peer = 0;
-	int fd = rlog__live_connect(name, &peer);
-	ok(fd >= 0, "connected to %s's stream (%d)", name, fd);
-	struct rlog__live_reader *lr;
-	ASSERT_EQ(rlog__live_reader_open(fd, &lr), 0);
+	struct rlog_live *lr;
+	ASSERT_EQ(rlog_live_open(name, &lr), 0);
+	struct rlog_live *none;
+	ASSERT_EQ(rlog_live_open("no-such-session-here", &none), -ENOENT);
+	ASSERT_EQ(rlog_live_open("../x", &none), -EINVAL);
 	ASSERT_EQ(rlog_attach(name), 0);
 
 	set = num_new(WRITERS, PER_WRITER + 8);
@@ -115,11 +115,15 @@ int main(void)
 	ok(deliveries >= 1, "%" PRIu64 " deliveries", deliveries);
 	ASSERT_EQ_U64(c.loss_events, 0);
 	ASSERT_EQ_U64(c.damage, 0);
-	ok(lr->told_blocks == 0 && lr->told_events == 0, "no loss told");
-	ASSERT_EQ(lr->nproblems, 0);
-	for (unsigned i = 0; i < lr->nproblems; i++)
-		diag("problem: %s", lr->problem[i]);
-	rlog__live_reader_close(lr);
+	struct rlog_live_status st;
+	ASSERT_EQ(rlog_live_status(lr, &st), 0);
+	ok(st.ended && st.deliveries == deliveries, "ended after %" PRIu64 " deliveries",
+	   st.deliveries);
+	ok(st.missed_blocks == 0 && st.missed_events == 0, "no loss told");
+	ASSERT_EQ(st.problems, 0);
+	for (unsigned i = 0; rlog_live_problem(lr, i); i++)
+		diag("problem: %s", rlog_live_problem(lr, i));
+	rlog_live_close(lr);
 
 	struct num_check fc;
 	num_check_file(set, path, &fc);

@@ -5,8 +5,9 @@
  * dump's filters (dump_args.c, dump_text.c, dump_json.c), until the
  * session stops (or SIGINT/SIGTERM).
  *
- *   format/live.c: connect ──► reader/live.c: one reader per delivery
- *   (framing, the metadata cache, the end account) ──► dump's printing
+ *   format/live.c: connect ──► the reader's live open (rlog_live_*,
+ *   src/reader/live.c): one reader per delivery (framing, the metadata
+ *   cache, the end account) ──► dump's printing
  *
  * Events are in time order within each delivery (what reached the socket
  * since the last read that found it empty), not across deliveries: a
@@ -36,7 +37,6 @@
 #include "region_abi.h"
 #include "ringlog/reader.h"
 #include "format/live.h"
-#include "reader/live.h"
 #include "session/session.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -49,7 +49,7 @@ static void on_signal(int sig)
 
 struct tail {
 	struct dump d;
-	struct rlog__live_reader *lr;
+	struct rlog_live *lr;
 	bool shown;              /* the first delivery was shown (header, LOG_MARKER) */
 	int64_t since, until;
 	int status;
@@ -181,16 +181,16 @@ int cmd_tail(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	rc = rlog__live_reader_open(fd, &t.lr);
+	rc = rlog_live_open_fd(fd, &t.lr);
 	if (rc < 0)
 		t.status = cli_error("tail %s: %s", name, strerror(-rc));
 	while (rc >= 0 && !stop_signal) {
 		struct rlog_reader *r;
-		rc = rlog__live_reader_next(t.lr, &r);
+		rc = rlog_live_next(t.lr, &r);
 		if (rc > 0) {
 			show(&t, r);
 		} else if (rc == -EAGAIN) {
-			struct pollfd p = { t.lr->fd, POLLIN, 0 };
+			struct pollfd p = { rlog_live_fd(t.lr), POLLIN, 0 };
 			if (poll(&p, 1, 200) < 0 && errno != EINTR)
 				break;
 			rc = 0;
@@ -198,20 +198,22 @@ int cmd_tail(int argc, char **argv)
 			/* The end of the stream: why it ended, then what did not
 			 * add up at its end. */
 			stream_end(&t, name);
-			for (unsigned i = 0; i < t.lr->nproblems; i++)
-				t.status = cli_error("tail %s: %s", name, t.lr->problem[i]);
+			const char *problem;
+			for (unsigned i = 0; (problem = rlog_live_problem(t.lr, i)) != NULL; i++)
+				t.status = cli_error("tail %s: %s", name, problem);
 			break;
 		} else {
 			t.status = cli_error("tail %s: %s", name,
-					     rc == -EBADMSG ? rlog__live_reader_error(t.lr)
+					     rc == -EBADMSG ? rlog_live_error(t.lr)
 							    : strerror(-rc));
 		}
 	}
-	if (t.lr && t.lr->told_blocks > 0)
+	struct rlog_live_status st;
+	if (t.lr && rlog_live_status(t.lr, &st) == 0 && st.missed_blocks > 0)
 		t.status = cli_error("tail %s: missed %" PRIu64 " blocks (%" PRIu64 " events): this "
 				     "consumer did not keep up (the daemon counts them in "
-				     "realtime_buffers_lost)", name, t.lr->told_blocks, t.lr->told_events);
-	rlog__live_reader_close(t.lr);
+				     "realtime_buffers_lost)", name, st.missed_blocks, st.missed_events);
+	rlog_live_close(t.lr);
 	rlog__buf_free(&t.d.out);
 	dump_free_args(&t.d);
 	return t.status;

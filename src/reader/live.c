@@ -1,6 +1,7 @@
 /*
- * live.c - the reader on a live stream (live.h): deliveries of a
- * session's real-time stream as readers, and the stream's end account.
+ * live.c - the reader on a live stream (ringlog/reader.h's rlog_live_*,
+ * live.h): deliveries of a session's real-time stream as readers, and the
+ * stream's end account.
  */
 #include "reader/live.h"
 
@@ -21,11 +22,11 @@
 #define READ_CHUNK (1u << 20)
 #define BATCH_SHOW (8u << 20)
 
-int rlog__live_reader_open(int fd, struct rlog__live_reader **out)
+int rlog_live_open_fd(int fd, struct rlog_live **out)
 {
 	if (fd < 0 || !out)
 		return -EINVAL;
-	struct rlog__live_reader *lr = calloc(1, sizeof *lr);
+	struct rlog_live *lr = calloc(1, sizeof *lr);
 	uint8_t *buf = malloc(READ_CHUNK);
 	if (!lr || !buf) {
 		free(lr);
@@ -44,7 +45,7 @@ int rlog__live_reader_open(int fd, struct rlog__live_reader **out)
 	return 0;
 }
 
-void rlog__live_reader_close(struct rlog__live_reader *lr)
+void rlog_live_close(struct rlog_live *lr)
 {
 	if (!lr)
 		return;
@@ -58,12 +59,48 @@ void rlog__live_reader_close(struct rlog__live_reader *lr)
 	free(lr);
 }
 
-const char *rlog__live_reader_error(const struct rlog__live_reader *lr)
+int rlog_live_open(const char *name, struct rlog_live **out)
 {
-	return lr->s.error;
+	if (!name || !out)
+		return -EINVAL;
+	uint32_t peer;
+	int fd = rlog__live_connect(name, &peer);
+	if (fd < 0)
+		return fd;
+	return rlog_live_open_fd(fd, out);
 }
 
-static void problem(struct rlog__live_reader *lr, const char *fmt, ...)
+int rlog_live_fd(const struct rlog_live *lr)
+{
+	return lr ? lr->fd : -EINVAL;
+}
+
+const char *rlog_live_error(const struct rlog_live *lr)
+{
+	return lr ? lr->s.error : "";
+}
+
+int rlog_live_status(const struct rlog_live *lr, struct rlog_live_status *out)
+{
+	if (!lr || !out)
+		return -EINVAL;
+	*out = (struct rlog_live_status){
+		.deliveries = lr->deliveries,
+		.missed_blocks = lr->told_blocks,
+		.missed_events = lr->told_events,
+		.missed_bytes = lr->told_bytes,
+		.ended = lr->ended,
+		.problems = lr->nproblems,
+	};
+	return 0;
+}
+
+const char *rlog_live_problem(const struct rlog_live *lr, unsigned i)
+{
+	return lr && i < lr->nproblems ? lr->problem[i] : NULL;
+}
+
+static void problem(struct rlog_live *lr, const char *fmt, ...)
 {
 	if (lr->nproblems == RLOG__LIVE_PROBLEMS)
 		return;
@@ -78,7 +115,7 @@ static int told_record(void *arg, const struct rlog__record *rec, uint64_t ticks
 {
 	(void)ticks;
 	(void)off;
-	struct rlog__live_reader *lr = arg;
+	struct rlog_live *lr = arg;
 	struct rlog_loss l;
 	if (rec->flagged || rec->id != RLOG_ID_DATA_LOSS ||
 	    rlog__loss_decode(rec->payload, rec->length, &l) < 0 ||
@@ -100,7 +137,7 @@ static int told_visit(void *arg, const struct rlog_block *b)
 
 /* The image of a delivery as the reader handed out; the previous one
  * is closed (its counters carried over first). */
-static int deliver(struct rlog__live_reader *lr, const uint8_t *img, size_t len,
+static int deliver(struct rlog_live *lr, const uint8_t *img, size_t len,
 		   struct rlog_reader **out)
 {
 	struct rlog_reader *r;
@@ -127,7 +164,7 @@ static int deliver(struct rlog__live_reader *lr, const uint8_t *img, size_t len,
  * more (docs/FORMAT.md, "The real-time stream"), and the bytes and blocks
  * read are checked against what the daemon sent.
  */
-static int end_account(struct rlog__live_reader *lr)
+static int end_account(struct rlog_live *lr)
 {
 	struct rlog_rt_end e;
 	if (lr->deliveries == 0) {
@@ -167,7 +204,7 @@ static int end_account(struct rlog__live_reader *lr)
 
 /* Reads what the socket has (up to a batch).  Returns 1 if something
  * came (bytes, or the end), 0 if nothing did, or -errno. */
-static int read_some(struct rlog__live_reader *lr)
+static int read_some(struct rlog_live *lr)
 {
 	int got = 0;
 	while (lr->s.batch_len < BATCH_SHOW) {
@@ -188,7 +225,7 @@ static int read_some(struct rlog__live_reader *lr)
 	return got;
 }
 
-int rlog__live_reader_next(struct rlog__live_reader *lr, struct rlog_reader **r)
+int rlog_live_next(struct rlog_live *lr, struct rlog_reader **r)
 {
 	if (!lr || !r)
 		return -EINVAL;

@@ -16,7 +16,8 @@
  *      ──► rlog_reader_open_mem_visit (REAL_TIME losses told, summed)
  *      ──► the caller: rlog_reader_next() ...
  *
- * Internal (not in the shared library's API): `ringlog tail` is its user.
+ * The API is include/ringlog/reader.h's rlog_live_*; this header shows
+ * the reader's state to the library's own tests.
  */
 #ifndef RLOG_READER_LIVE_H
 #define RLOG_READER_LIVE_H
@@ -31,7 +32,8 @@
 /* Problems the end of a stream may report (each one line). */
 #define RLOG__LIVE_PROBLEMS 4
 
-struct rlog__live_reader {
+/* struct rlog_live (opaque in ringlog/reader.h). */
+struct rlog_live {
 	int fd;                    /* the connected socket (non-blocking) */
 	int endfd;                 /* the daemon's end account, or -1 */
 	struct rlog__live s;       /* the framing */
@@ -49,33 +51,5 @@ struct rlog__live_reader {
 	char problem[RLOG__LIVE_PROBLEMS][200];
 	unsigned nproblems;
 };
-
-/*
- * Opens a live reader on fd, a socket connected to a session's real-time
- * stream (rlog__live_connect); the reader owns fd from then on (closed by
- * rlog__live_reader_close) and makes it non-blocking.  Returns 0,
- * -EINVAL or -ENOMEM (fd is closed then too).
- */
-int rlog__live_reader_open(int fd, struct rlog__live_reader **out);
-
-/*
- * The next delivery: reads what the socket has now, and returns 1 with
- * *r, a reader of the blocks that arrived (valid until the next call or
- * the close; the reader owns it).  Returns 0 at the end of the stream
- * (after the delivery that the end account adds, if any; nproblems says
- * what did not add up), -EAGAIN if nothing new has arrived (poll fd for
- * POLLIN and call again), -EBADMSG if the stream cannot be framed
- * (rlog__live_reader_error says why; nothing more comes from it), or
- * -ENOMEM, or -errno of reading the socket, or what
- * rlog_reader_open_mem() returns for a delivery that cannot be read.
- */
-int rlog__live_reader_next(struct rlog__live_reader *lr, struct rlog_reader **r);
-
-/* Why the stream could not be framed, after -EBADMSG. */
-const char *rlog__live_reader_error(const struct rlog__live_reader *lr);
-
-/* Closes the socket and the end account, frees everything.  NULL is a
- * no-op. */
-void rlog__live_reader_close(struct rlog__live_reader *lr);
 
 #endif
