@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,16 @@ static inline int parse_number(const char *s, unsigned long long *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* The size bytes at p as a little-endian number (what a table's row
+ * describes, read back from encoded bytes). */
+static inline unsigned long long md_le(const uint8_t *p, unsigned long long size)
+{
+	unsigned long long v = 0;
+	for (unsigned long long i = size; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
 }
 
 /* One row of a struct's table: | +Offset | Size | Field | ... |. */

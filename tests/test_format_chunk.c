@@ -30,14 +30,6 @@
 
 #define BASE 1000u
 
-static unsigned long long le(const uint8_t *p, unsigned long long size)
-{
-	unsigned long long v = 0;
-	for (unsigned long long i = size; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* A whole block at out: header (seq, flags, pid, tid, base) and data. */
 static size_t block(uint8_t *out, uint16_t flags, uint64_t seq, uint32_t pid, uint64_t base,
 		    const uint8_t *data, uint32_t size, uint32_t records)
@@ -53,7 +45,7 @@ static size_t block(uint8_t *out, uint16_t flags, uint64_t seq, uint32_t pid, ui
 /* The header's CRC-32C as FORMAT.md says: header_size bytes, +100..103 as 0. */
 static uint32_t doc_crc(const uint8_t *p)
 {
-	uint32_t hs = (uint32_t)le(p + 12, 4);
+	uint32_t hs = (uint32_t)md_le(p + 12, 4);
 	uint8_t *c = malloc(hs);
 	memcpy(c, p, hs);
 	memset(c + 100, 0, 4);
@@ -152,7 +144,7 @@ int main(void)
 		while (k < sizeof want / sizeof want[0] && strcmp(want[k].field, rows[i].field))
 			k++;
 		ok(k < sizeof want / sizeof want[0] &&
-		   le(ch + rows[i].off, rows[i].size) == want[k].v,
+		   md_le(ch + rows[i].off, rows[i].size) == want[k].v,
 		   "%s: %llu bytes at +%llu hold %llu", rows[i].field, rows[i].size, rows[i].off,
 		   k < sizeof want / sizeof want[0] ? want[k].v : 0);
 	}

@@ -38,14 +38,6 @@
 #define NUM_ID 1031
 #define SYNC 1000000u
 
-static unsigned long long le(const uint8_t *p, unsigned long long size)
-{
-	unsigned long long v = 0;
-	for (unsigned long long i = size; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static unsigned long long end_value(const struct rlog_rt_end *e, const char *name)
 {
 	if (!strcmp(name, "version")) return e->version;
@@ -86,7 +78,7 @@ static void end_account(const char *md)
 			   "magic: the 8 bytes \"RLOGRTE\" and its NUL at +0");
 			continue;
 		}
-		ok(le(b + rows[i].off, rows[i].size) == end_value(&e, rows[i].field),
+		ok(md_le(b + rows[i].off, rows[i].size) == end_value(&e, rows[i].field),
 		   "rt_end %s: %llu bytes at +%llu hold 0x%llx", rows[i].field, rows[i].size,
 		   rows[i].off, end_value(&e, rows[i].field));
 	}
@@ -201,8 +193,8 @@ static void frames(const char *md, struct rlog__live_frame *f, struct rlog_file_
 	   bh.base_time == SYNC + 50 && bh.data_size == 40 && bh.record_count == 1,
 	   "the loss block's header: seq 2, DAEMON, pid 0, tid 0, 40 bytes, 1 record");
 	ASSERT_EQ(bh.crc32, rlog__block_checksum(RLOG_FILE_VERSION_MAJOR, l, 40));
-	ASSERT_EQ(le(l + 48, 4), 32u | 2u << 16 | 0x80000000u);
-	ASSERT_EQ(le(l + 52, 4), (uint32_t)(SYNC + 50));
+	ASSERT_EQ(md_le(l + 48, 4), 32u | 2u << 16 | 0x80000000u);
+	ASSERT_EQ(md_le(l + 52, 4), (uint32_t)(SYNC + 50));
 	const uint8_t *pl = l + 56;
 	struct md_field rows[8], inner[8];
 	unsigned long long total = 0, itotal = 0;
@@ -213,10 +205,10 @@ static void frames(const char *md, struct rlog__live_frame *f, struct rlog_file_
 		unsigned long long want = !strcmp(inner[i].field, "events") ? 30 :
 					  !strcmp(inner[i].field, "bytes") ? 480 :
 					  !strcmp(inner[i].field, "cause") ? RLOG_LOSS_REAL_TIME : ~0ull;
-		ok(le(pl + inner[i].off, inner[i].size) == want, "loss %s at +%llu is %llu",
+		ok(md_le(pl + inner[i].off, inner[i].size) == want, "loss %s at +%llu is %llu",
 		   inner[i].field, inner[i].off, want);
 	}
-	ok(!strcmp(rows[1].field, "blocks") && le(pl + rows[1].off, rows[1].size) == 3,
+	ok(!strcmp(rows[1].field, "blocks") && md_le(pl + rows[1].off, rows[1].size) == 3,
 	   "blocks at +%llu is 3", rows[1].off);
 }
 

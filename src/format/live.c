@@ -120,6 +120,16 @@ int rlog__rt_end_read(int fd, struct rlog_rt_end *e)
 	return rlog__rt_end_decode(b, (size_t)n, e);
 }
 
+/* One buffer (iov) and room for control messages (ctl, n bytes). */
+static void msg_init(struct msghdr *m, struct iovec *iov, void *ctl, size_t n)
+{
+	memset(m, 0, sizeof *m);
+	m->msg_iov = iov;
+	m->msg_iovlen = 1;
+	m->msg_control = ctl;
+	m->msg_controllen = n;
+}
+
 long rlog__live_send_first(int fd, const void *p, size_t n, int endfd)
 {
 	union {
@@ -129,11 +139,7 @@ long rlog__live_send_first(int fd, const void *p, size_t n, int endfd)
 	memset(&u, 0, sizeof u);
 	struct iovec iov = { (void *)p, n };
 	struct msghdr m;
-	memset(&m, 0, sizeof m);
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = sizeof u.buf;
+	msg_init(&m, &iov, u.buf, sizeof u.buf);
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
@@ -156,11 +162,7 @@ long rlog__live_recv(int fd, void *buf, size_t n, int *endfd)
 	} u;
 	struct iovec iov = { buf, n };
 	struct msghdr m;
-	memset(&m, 0, sizeof m);
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = sizeof u.buf;
+	msg_init(&m, &iov, u.buf, sizeof u.buf);
 	ssize_t got = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
 	if (got < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
