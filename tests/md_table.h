@@ -8,6 +8,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +71,64 @@ static inline int parse_number(const char *s, unsigned long long *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* The size bytes at p as a little-endian number (what a table's row
+ * describes, read back from encoded bytes). */
+static inline unsigned long long md_le(const uint8_t *p, unsigned long long size)
+{
+	unsigned long long v = 0;
+	for (unsigned long long i = size; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* One row of a struct's table: | +Offset | Size | Field | ... |. */
+struct md_field {
+	char field[32];
+	unsigned long long off, size;
+};
+
+/*
+ * The rows of the struct table under the heading line that starts with
+ * heading (e.g. "### struct rlog_block_header") in the Markdown file at
+ * path, up to its "Total: N bytes" line (N in *total).  Returns the
+ * number of rows (at most max), or -1 if the file cannot be read.
+ */
+static inline int md_struct_rows(const char *path, const char *heading, struct md_field *rows,
+				 int max, unsigned long long *total)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	char line[1024];
+	int in = 0, n = 0;
+	size_t hl = strlen(heading);
+	*total = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, heading, hl) == 0) {
+			in = 1;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (strncmp(line, "Total:", 6) == 0) {
+			*total = strtoull(line + 6, NULL, 10);
+			break;
+		}
+		char *c[8];
+		if (split_row(line, c, 8) < 3 || c[0][0] != '+' || n == max)
+			continue;
+		unsigned long long off, size;
+		if (parse_number(c[0] + 1, &off) < 0 || parse_number(c[1], &size) < 0)
+			continue;
+		snprintf(rows[n].field, sizeof rows[n].field, "%s", c[2]);
+		rows[n].off = off;
+		rows[n].size = size;
+		n++;
+	}
+	fclose(f);
+	return n;
 }
 
 #endif

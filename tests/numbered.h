@@ -15,7 +15,9 @@
  *               writer or seq was never written)
  *   missing     events whose write returned 1, found in no file
  *
- * and the DATA_LOSS records' events by cause.  A test asserts duplicates
+ * and the DATA_LOSS records' events by cause (num_check_begin,
+ * num_check_reader for each reader, num_check_end: any readers, a live
+ * stream's deliveries among them).  A test asserts duplicates
  * == 0, extras == 0 and missing == what the files say was lost after it was
  * written (overwritten, a log write that failed), and present + the losses
  * the producers saw == what they wrote: the accounting identity of
@@ -151,19 +153,99 @@ struct num_check {
 	uint64_t loss_by_cause[16];
 };
 
-static inline void num_check_files(const struct num_set *s, const char *const *paths,
-				   size_t npaths, struct num_check *c)
+/* The seen bitmaps of a check in progress (num_check_begin .. _end). */
+struct num_seen {
+	_Atomic uint64_t *bits[NUM_MAX_WRITERS];
+	unsigned reported;
+};
+
+static inline void num_check_begin(const struct num_set *s, struct num_seen *sn,
+				   struct num_check *c)
 {
 	memset(c, 0, sizeof *c);
-	_Atomic uint64_t *seen[NUM_MAX_WRITERS];
-	unsigned reported = 0;
+	sn->reported = 0;
 	for (unsigned i = 0; i < s->writers; i++) {
-		seen[i] = calloc((size_t)((s->w[i].cap + 64) / 64), 8);
-		if (seen[i] == NULL) {
+		sn->bits[i] = calloc((size_t)((s->w[i].cap + 64) / 64), 8);
+		if (sn->bits[i] == NULL) {
 			printf("Bail out! num_check_files: out of memory\n");
 			exit(1);
 		}
 	}
+}
+
+/* Every event of reader rd (named what in diagnostics), into c. */
+static inline void num_check_reader(const struct num_set *s, struct num_seen *sn,
+				    struct rlog_reader *rd, const char *what, struct num_check *c)
+{
+	struct rlog_event ev;
+	while (rlog_reader_next(rd, &ev) == 1) {
+		if (ev.from_daemon && !ev.flagged && ev.id == RLOG_ID_DATA_LOSS &&
+		    ev.length >= sizeof(struct rlog_data_loss)) {
+			struct rlog_data_loss dl;
+			memcpy(&dl, ev.payload, sizeof dl);
+			c->loss_events += dl.events;
+			c->loss_by_cause[dl.cause < 16 ? dl.cause : 0] += dl.events;
+			continue;
+		}
+		if (ev.from_daemon || ev.flagged)
+			continue;
+		if (ev.id != NUM_ID || ev.length != 16) {
+			if (ev.id >= 1024)
+				c->other_events++;
+			continue;
+		}
+		uint64_t v[2];
+		memcpy(v, ev.payload, sizeof v);
+		uint64_t w = v[0], seq = v[1];
+		if (w >= s->writers || seq == 0 || seq >= s->w[w].cap ||
+		    !(atomic_load_explicit(&s->w[w].ok[seq / 64], memory_order_relaxed) &
+		      (1ull << (seq % 64)))) {
+			c->extras++;
+			if (sn->reported++ < 8)
+				diag("extra event: writer %" PRIu64 " seq %" PRIu64 " in %s", w, seq,
+				     what);
+			continue;
+		}
+		uint64_t bit = 1ull << (seq % 64);
+		if (atomic_fetch_or_explicit(&sn->bits[w][seq / 64], bit, memory_order_relaxed) &
+		    bit) {
+			c->duplicates++;
+			if (sn->reported++ < 8)
+				diag("duplicate event: writer %" PRIu64 " seq %" PRIu64
+				     " (again in %s)", w, seq, what);
+		} else {
+			c->present++;
+		}
+	}
+	c->damage += rlog_reader_damage_count(rd);
+}
+
+/* The events written that were seen nowhere. */
+static inline void num_check_end(const struct num_set *s, struct num_seen *sn,
+				 struct num_check *c)
+{
+	for (unsigned i = 0; i < s->writers; i++) {
+		uint64_t words = (s->w[i].cap + 64) / 64;
+		for (uint64_t k = 0; k < words; k++) {
+			uint64_t miss = atomic_load_explicit(&s->w[i].ok[k], memory_order_relaxed) &
+					~atomic_load_explicit(&sn->bits[i][k], memory_order_relaxed);
+			if (miss == 0)
+				continue;
+			c->missing += (uint64_t)__builtin_popcountll(miss); /* GCC/Clang builtin: a
+									      * popcount C11 lacks */
+			if (sn->reported++ < 8)
+				diag("missing event: writer %u seq %" PRIu64 " (and maybe more in "
+				     "that word)", i, k * 64 + (uint64_t)__builtin_ctzll(miss));
+		}
+		free(sn->bits[i]);
+	}
+}
+
+static inline void num_check_files(const struct num_set *s, const char *const *paths,
+				   size_t npaths, struct num_check *c)
+{
+	struct num_seen sn;
+	num_check_begin(s, &sn, c);
 	for (size_t f = 0; f < npaths; f++) {
 		struct rlog_reader *rd;
 		int rc = rlog_reader_open(paths[f], &rd);
@@ -173,63 +255,10 @@ static inline void num_check_files(const struct num_set *s, const char *const *p
 			diag("%s: %s", paths[f], rlog_reader_strerror(rc));
 			continue;
 		}
-		struct rlog_event ev;
-		while (rlog_reader_next(rd, &ev) == 1) {
-			if (ev.from_daemon && !ev.flagged && ev.id == RLOG_ID_DATA_LOSS &&
-			    ev.length >= sizeof(struct rlog_data_loss)) {
-				struct rlog_data_loss dl;
-				memcpy(&dl, ev.payload, sizeof dl);
-				c->loss_events += dl.events;
-				c->loss_by_cause[dl.cause < 16 ? dl.cause : 0] += dl.events;
-				continue;
-			}
-			if (ev.from_daemon || ev.flagged)
-				continue;
-			if (ev.id != NUM_ID || ev.length != 16) {
-				if (ev.id >= 1024)
-					c->other_events++;
-				continue;
-			}
-			uint64_t v[2];
-			memcpy(v, ev.payload, sizeof v);
-			uint64_t w = v[0], seq = v[1];
-			if (w >= s->writers || seq == 0 || seq >= s->w[w].cap ||
-			    !(atomic_load_explicit(&s->w[w].ok[seq / 64], memory_order_relaxed) &
-			      (1ull << (seq % 64)))) {
-				c->extras++;
-				if (reported++ < 8)
-					diag("extra event: writer %" PRIu64 " seq %" PRIu64 " in %s",
-					     w, seq, paths[f]);
-				continue;
-			}
-			uint64_t bit = 1ull << (seq % 64);
-			if (atomic_fetch_or_explicit(&seen[w][seq / 64], bit, memory_order_relaxed) & bit) {
-				c->duplicates++;
-				if (reported++ < 8)
-					diag("duplicate event: writer %" PRIu64 " seq %" PRIu64
-					     " (again in %s)", w, seq, paths[f]);
-			} else {
-				c->present++;
-			}
-		}
-		c->damage += rlog_reader_damage_count(rd);
+		num_check_reader(s, &sn, rd, paths[f], c);
 		rlog_reader_close(rd);
 	}
-	for (unsigned i = 0; i < s->writers; i++) {
-		uint64_t words = (s->w[i].cap + 64) / 64;
-		for (uint64_t k = 0; k < words; k++) {
-			uint64_t miss = atomic_load_explicit(&s->w[i].ok[k], memory_order_relaxed) &
-					~atomic_load_explicit(&seen[i][k], memory_order_relaxed);
-			if (miss == 0)
-				continue;
-			c->missing += (uint64_t)__builtin_popcountll(miss); /* GCC/Clang builtin: a
-									      * popcount C11 lacks */
-			if (reported++ < 8)
-				diag("missing event: writer %u seq %" PRIu64 " (and maybe more in "
-				     "that word)", i, k * 64 + (uint64_t)__builtin_ctzll(miss));
-		}
-		free(seen[i]);
-	}
+	num_check_end(s, &sn, c);
 }
 
 /* One file. */

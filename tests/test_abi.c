@@ -34,6 +34,7 @@
 #include "record.h"
 #include "daemon/journal.h"
 #include "daemon/sink_realtime.h"
+#include "format/chunk.h"
 #include "shm.h"
 #include "md_table.h"
 #include "tap.h"
@@ -195,6 +196,24 @@ static struct c_field c_fields[] = {
 	F(rlog_rt_end, lost_events),
 	F(rlog_rt_end, lost_bytes),
 	F(rlog_rt_end, last_time),
+	F(rlog_chunk_header, magic),
+	F(rlog_chunk_header, version_major),
+	F(rlog_chunk_header, version_minor),
+	F(rlog_chunk_header, header_size),
+	F(rlog_chunk_header, seq),
+	F(rlog_chunk_header, first_time),
+	F(rlog_chunk_header, last_time),
+	F(rlog_chunk_header, events),
+	F(rlog_chunk_header, event_bytes),
+	F(rlog_chunk_header, lost_events),
+	F(rlog_chunk_header, data_size),
+	F(rlog_chunk_header, block_count),
+	F(rlog_chunk_header, flags),
+	F(rlog_chunk_header, host_id),
+	F(rlog_chunk_header, host_name_len),
+	F(rlog_chunk_header, session_name_len),
+	F(rlog_chunk_header, reserved),
+	F(rlog_chunk_header, crc32),
 
 	F(rlog_shm_desc, state),
 	F(rlog_shm_desc, write_off),
@@ -322,6 +341,7 @@ static struct c_struct c_structs[] = {
 	S(rlog_shm_category),
 	S(rlog_wake_registry),
 	S(rlog_rt_end),
+	S(rlog_chunk_header),
 	S(rlog_ring),
 	S(rlog_data_loss_range), S(rlog_shm_ctl),
 };
@@ -439,6 +459,12 @@ static struct c_const c_consts[] = {
 	K(RLOG_RT_END_VERSION),
 	K(RLOG_RT_END_OPEN),
 	K(RLOG_RT_END_FINAL),
+	KS(RLOG_CHUNK_MAGIC),
+	K(RLOG_CHUNK_VERSION_MAJOR),
+	K(RLOG_CHUNK_VERSION_MINOR),
+	K(RLOG_CHUNK_HEADER_MIN),
+	K(RLOG_CHUNK_FLAG_METADATA),
+	K(RLOG_CHUNK_META_EVERY),
 	KS(RLOG_JOURNAL_PREFIX),
 	K(RLOG_NAME_MAX),
 	K(RLOG_PATH_MAX),

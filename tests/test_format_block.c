@@ -23,55 +23,6 @@
 #include "record.h"
 #include "tap.h"
 
-struct row {
-	char field[32];
-	unsigned long long off, size;
-};
-
-/* The rows of FORMAT.md's "struct rlog_block_header" table, and its
- * Total line.  Returns the number of rows. */
-static int doc_rows(const char *path, struct row *rows, int max, unsigned long long *total)
-{
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	char line[1024];
-	int in = 0, n = 0;
-	*total = 0;
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, "### struct rlog_block_header", 28) == 0) {
-			in = 1;
-			continue;
-		}
-		if (!in)
-			continue;
-		if (strncmp(line, "Total:", 6) == 0) {
-			*total = strtoull(line + 6, NULL, 10);
-			break;
-		}
-		char *c[8];
-		if (split_row(line, c, 8) < 3 || c[0][0] != '+' || n == max)
-			continue;
-		unsigned long long off, size;
-		if (parse_number(c[0] + 1, &off) < 0 || parse_number(c[1], &size) < 0)
-			continue;
-		snprintf(rows[n].field, sizeof rows[n].field, "%s", c[2]);
-		rows[n].off = off;
-		rows[n].size = size;
-		n++;
-	}
-	fclose(f);
-	return n;
-}
-
-static unsigned long long le(const uint8_t *p, unsigned long long size)
-{
-	unsigned long long v = 0;
-	for (unsigned long long i = size; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static unsigned long long field_value(const struct rlog_block_header *h, const char *name)
 {
 	if (!strcmp(name, "magic")) return h->magic;
@@ -105,9 +56,9 @@ int main(void)
 	memcpy(b + RLOG__BLOCK_HDR_SIZE, data, sizeof data);
 
 	/* Every row of the table, at its offset, little-endian. */
-	struct row rows[32];
+	struct md_field rows[32];
 	unsigned long long total = 0;
-	int n = doc_rows(md, rows, 32, &total);
+	int n = md_struct_rows(md, "### struct rlog_block_header", rows, 32, &total);
 	ASSERT_EQ(n, 11);
 	ASSERT_EQ_U64(total, RLOG__BLOCK_HDR_SIZE);
 	unsigned long long tiled = 0;
@@ -115,15 +66,15 @@ int main(void)
 		ok(rows[i].off == tiled, "%s at +%llu follows the row before", rows[i].field,
 		   rows[i].off);
 		tiled = rows[i].off + rows[i].size;
-		ok(le(b + rows[i].off, rows[i].size) == field_value(&h, rows[i].field),
+		ok(md_le(b + rows[i].off, rows[i].size) == field_value(&h, rows[i].field),
 		   "%s: %llu bytes at +%llu hold 0x%llx", rows[i].field, rows[i].size, rows[i].off,
 		   field_value(&h, rows[i].field));
 	}
 	ASSERT_EQ_U64(tiled, RLOG__BLOCK_HDR_SIZE);
 	/* The table's own words: the magic's bytes, header_size 48, reserved 0. */
 	ok(memcmp(b, "\x52\x4c\x42\x4b", 4) == 0, "magic is the bytes 52 4c 42 4b (\"RLBK\")");
-	ASSERT_EQ(le(b + 4, 2), 48);
-	ASSERT_EQ(le(b + 44, 4), 0);
+	ASSERT_EQ(md_le(b + 4, 2), 48);
+	ASSERT_EQ(md_le(b + 44, 4), 0);
 
 	/* The checksum: header bytes 0..39, then the data; CRC-32C in 2.x,
 	 * zlib's CRC-32 in 1.x. */
@@ -186,8 +137,8 @@ int main(void)
 		memset(rec, 0xee, sizeof rec);
 		uint32_t n = rlog__loss_record(rec, 0x700000042ull, &dr, lens[i]);
 		ASSERT_EQ(n, 8 + lens[i]);
-		ASSERT_EQ(le(rec, 4), lens[i] | 2u << 16 | 0x80000000u);
-		ASSERT_EQ(le(rec + 4, 4), 0x00000042u);
+		ASSERT_EQ(md_le(rec, 4), lens[i] | 2u << 16 | 0x80000000u);
+		ASSERT_EQ(md_le(rec + 4, 4), 0x00000042u);
 		ok(memcmp(rec + 8, &dr, lens[i]) == 0, "the %u-byte payload follows", lens[i]);
 		ASSERT_EQ(rec[n], 0xee);
 		struct rlog__record r;
@@ -208,12 +159,12 @@ int main(void)
 	rlog__file_header_make(&fh, RLOG_FILE_FLAG_CIRCULAR, &mk);
 	const uint8_t *q = (const uint8_t *)&fh;
 	ok(memcmp(q, "RLOGFILE", 8) == 0, "file header magic");
-	ASSERT_EQ(le(q + 8, 2), RLOG_FILE_VERSION_MAJOR);
-	ASSERT_EQ(le(q + 10, 2), RLOG_FILE_VERSION_MINOR);
-	ASSERT_EQ(le(q + 12, 4), 176);
-	ok(le(q + 16, 8) > 0, "created_realtime_ns set");
-	ASSERT_EQ(le(q + 24, 4), RLOG_FILE_FLAG_MARKER | RLOG_FILE_FLAG_CIRCULAR);
-	ASSERT_EQ(le(q + 28, 4), rlog__crc32c(0, &mk, sizeof mk));
+	ASSERT_EQ(md_le(q + 8, 2), RLOG_FILE_VERSION_MAJOR);
+	ASSERT_EQ(md_le(q + 10, 2), RLOG_FILE_VERSION_MINOR);
+	ASSERT_EQ(md_le(q + 12, 4), 176);
+	ok(md_le(q + 16, 8) > 0, "created_realtime_ns set");
+	ASSERT_EQ(md_le(q + 24, 4), RLOG_FILE_FLAG_MARKER | RLOG_FILE_FLAG_CIRCULAR);
+	ASSERT_EQ(md_le(q + 28, 4), rlog__crc32c(0, &mk, sizeof mk));
 	ok(memcmp(q + 64, &mk, sizeof mk) == 0, "the LOG_MARKER's copy at +64");
 	return done_testing();
 }

@@ -618,6 +618,102 @@ RLOG__READER_EXPORT int rlog_reader_count_loss(const struct rlog_reader *r, size
 RLOG__READER_EXPORT int rlog_reader_count_counter(const struct rlog_reader *r, size_t i,
 						  struct rlog_count_counter *out);
 
+/*
+ * The reader on a live stream: a running session's real-time stream
+ * (sessions started with RLOG_MODE_REAL_TIME, `ringlog start --mode
+ * real-time`; docs/FORMAT.md, "The real-time stream"), read through the
+ * same API as a file.  What the daemon drains arrives on a socket; each
+ * rlog_live_next() hands out the blocks that arrived since the last one
+ * as a reader (a "delivery": events in time order within it, not across
+ * deliveries), with the session's schemas and names, its DATA_LOSS
+ * records (cause RLOG_LOSS_REAL_TIME: blocks this consumer missed because
+ * it did not keep up) and its damage, and counters that go on from the
+ * delivery before.  At the end of the stream (the session stopped), what
+ * the daemon's end account says this consumer missed without being told
+ * comes as one more delivery holding one more such DATA_LOSS, so that the
+ * events read plus the events told lost are what the session wrote.
+ *
+ *   struct rlog_live *l;
+ *   int rc = rlog_live_open("web", &l);
+ *   struct rlog_reader *r;
+ *   while ((rc = rlog_live_next(l, &r)) != 0) {
+ *       if (rc == -EAGAIN) { poll rlog_live_fd(l) for POLLIN; continue; }
+ *       if (rc < 0) break;
+ *       while (rlog_reader_next(r, &ev) > 0) ...
+ *   }
+ *   rlog_live_close(l);
+ *
+ * A consumer gets what the daemon drains from the moment it takes the
+ * connection (its next pass): the first delivery (the LOG_MARKER) says it
+ * has.  A live reader is not thread-safe: use one per thread.
+ */
+struct rlog_live;
+
+/*
+ * rlog_live_open - connects to the real-time stream of session name (any
+ * case) and opens a live reader on it.  The socket must be served by this
+ * process's user.  Returns 0, -EINVAL (not a session name, or NULL),
+ * -ENOENT (no socket: no such session in real-time mode), -ECONNREFUSED
+ * (its daemon is gone), -EPERM (the socket is served by another user),
+ * -ENOMEM, or another -errno of connecting.
+ */
+RLOG__READER_EXPORT int rlog_live_open(const char *name, struct rlog_live **out);
+
+/*
+ * rlog_live_open_fd - opens a live reader on fd, a socket connected to a
+ * session's real-time stream.  The reader owns fd from then on (it makes
+ * it non-blocking and closes it in rlog_live_close(), or here on failure).
+ * Returns 0, -EINVAL (fd < 0 or out NULL) or -ENOMEM.
+ */
+RLOG__READER_EXPORT int rlog_live_open_fd(int fd, struct rlog_live **out);
+
+/* rlog_live_fd - the socket to poll (POLLIN) after rlog_live_next()
+ * returned -EAGAIN. */
+RLOG__READER_EXPORT int rlog_live_fd(const struct rlog_live *l);
+
+/*
+ * rlog_live_next - reads what the socket has and returns 1 with *r, a
+ * reader of the next delivery (owned by l, valid until the next call or
+ * rlog_live_close(); do not close it).  Every delivery begins with the
+ * stream's LOG_MARKER.  Returns 0 at the end of the stream (after the
+ * delivery the end account adds, if any: rlog_live_status() then says
+ * what did not add up), -EAGAIN if nothing new has arrived, -EBADMSG if
+ * the stream cannot be framed (rlog_live_error() says why; what came
+ * before was delivered), -EINVAL (NULL), -ENOMEM, another -errno of
+ * reading the socket, or what rlog_reader_open_mem() returns for a
+ * delivery that cannot be read.
+ */
+RLOG__READER_EXPORT int rlog_live_next(struct rlog_live *l, struct rlog_reader **r);
+
+/* rlog_live_error - why the stream could not be framed, after -EBADMSG
+ * ("" before). */
+RLOG__READER_EXPORT const char *rlog_live_error(const struct rlog_live *l);
+
+struct rlog_live_status {
+	uint64_t deliveries;      /* readers handed out */
+	uint64_t missed_blocks;   /* the RLOG_LOSS_REAL_TIME DATA_LOSS records of the */
+	uint64_t missed_events;   /* deliveries (the end account's one included): */
+	uint64_t missed_bytes;    /* blocks, events and bytes this consumer missed */
+	bool ended;               /* the end of the stream was read */
+	unsigned problems;        /* what did not add up at the end: rlog_live_problem() */
+};
+
+/* rlog_live_status - fills *out.  Returns 0 or -EINVAL (NULL). */
+RLOG__READER_EXPORT int rlog_live_status(const struct rlog_live *l, struct rlog_live_status *out);
+
+/*
+ * rlog_live_problem - problem i (0 .. problems - 1) the end of the stream
+ * found, as one line of text: the stream ended without the daemon's end
+ * account (what was missed at the end is not known), before its
+ * LOG_MARKER, inside a block, or with fewer bytes or blocks than the
+ * daemon says it sent.  NULL if there is no problem i.
+ */
+RLOG__READER_EXPORT const char *rlog_live_problem(const struct rlog_live *l, unsigned i);
+
+/* rlog_live_close - closes the socket, frees the reader and its last
+ * delivery.  NULL is a no-op. */
+RLOG__READER_EXPORT void rlog_live_close(struct rlog_live *l);
+
 /* Unmaps the file and frees the reader.  NULL is a no-op. */
 RLOG__READER_EXPORT void rlog_reader_close(struct rlog_reader *r);
 

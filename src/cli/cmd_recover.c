@@ -2,7 +2,7 @@
  * cmd_recover.c - `ringlog recover NAME -o FILE [--force]`: a session whose
  * daemon died (orphaned) is drained by this command into FILE, a new log
  * file, instead of its own output; then the session is removed
- * (src/session/recover.c, docs/SESSIONS.md "Orphans").
+ * (src/daemon/adopt.c, docs/SESSIONS.md "Orphans").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "daemon/adopt.h"
 #include "session_print.h"
 
 int cmd_recover(int argc, char **argv)
@@ -34,7 +35,7 @@ int cmd_recover(int argc, char **argv)
 		return cli_usage_error("recover", "missing -o FILE");
 	struct rlog__stop_result res;
 	struct rlog__recover_to to = { out, force };
-	int err = rlog__session_recover(name, &to, &res);
+	int err = rlog__daemon_recover(name, &to, &res);
 	if (cli_session_refused("recover", name, err))
 		return 1;
 	if (err == -EBUSY)

@@ -2,7 +2,7 @@
  * cmd_stop.c - `ringlog stop NAME [--force]`: drain everything, close the
  * file, remove the session, print the final statistics.  With --force, a
  * session whose daemon died (orphaned) is drained by this command itself
- * into its file (src/session/recover.c).
+ * into its file (src/daemon/adopt.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "daemon/adopt.h"
 #include "session_print.h"
 
 int cmd_stop(int argc, char **argv)
@@ -24,12 +25,12 @@ int cmd_stop(int argc, char **argv)
 		return 2;
 	const char *name = a.pos[0];
 	struct rlog__stop_result res;
-	int err = force ? rlog__session_recover(name, NULL, &res) : -EBUSY;
+	int err = force ? rlog__daemon_recover(name, NULL, &res) : -EBUSY;
 	bool recovered = err == 0;
 	if (err == -EBUSY)
 		err = rlog__session_stop(name, &res, cli_stop_waiting, (void *)name);
 	if (err == -ESRCH && force)
-		err = rlog__session_recover(name, NULL, &res); /* its daemon died meanwhile */
+		err = rlog__daemon_recover(name, NULL, &res); /* its daemon died meanwhile */
 	if (err < 0)
 		return cli_stop_error("stop", name, &res, err);
 	static struct cli_stop_shown sh; /* 5 KiB: not on the stack */

@@ -52,6 +52,16 @@ static inline uint64_t rlog__get64(const uint8_t *p)
 	return v;
 }
 
+static inline void rlog__put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static inline void rlog__put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
 /* One decoded record; payload points into the caller's bytes. */
 struct rlog__record {
 	uint32_t hdr;        /* the raw header word */

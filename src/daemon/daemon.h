@@ -55,7 +55,7 @@ void rlog__daemon_signals(void);
  * region r): drains, flushes, serves snapshots and flush requests until a
  * stop request (or SIGTERM/SIGINT after rlog__daemon_signals), then runs
  * the stop sequence and frees d and out.  rlog__daemon_run's loop, and
- * `ringlog start --resume`'s (src/session/recover.c) on an orphan.  tid
+ * `ringlog start --resume`'s (src/daemon/adopt.c) on an orphan.  tid
  * is the daemon thread's, for snapshot files' block 0.
  */
 void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
@@ -63,7 +63,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 
 /*
  * The stop sequence (docs/FORMAT.md, "Stop"), run by the daemon and by
- * `ringlog stop --force` on a session whose daemon died (recover.c): state
+ * `ringlog stop --force` on a session whose daemon died (adopt.c): state
  * STOPPING, enable mask 0, waits for the producers to leave their writes,
  * drains every buffer, writes the remaining DATA_LOSS records, rewrites
  * the LOG_MARKER with the tick frequency measured over the whole session,

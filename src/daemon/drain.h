@@ -102,7 +102,7 @@ struct rlog__drain {
 	struct rlog__dproc *procs;   /* per process entry */
 	struct pid_verdict *verdicts;/* per process entry: scratch of rlog__drain_check_dead */
 	/* What a daemon that died had written and lost before this one took
-	 * its session over (recover.c: the file's events and DATA_LOSS
+	 * its session over (adopt.c: the file's events and DATA_LOSS
 	 * records, or its last statistics); added to what rlog__drain_publish
 	 * publishes. */
 	struct rlog__drain_base {
@@ -201,7 +201,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode);
 void rlog__drain_commit(struct rlog__drain *d);
 
 /* Adopting an orphan (ringlog stop --force, recover, start --resume:
- * src/session/recover.c): buffer idx (OWNED or FULL, of slot) had its first
+ * src/daemon/adopt.c): buffer idx (OWNED or FULL, of slot) had its first
  * read_off bytes written to the file by the daemon that died; the drain
  * goes on from there, its time cursor at cursor.  Returns 0 or -EINVAL
  * (out of range). */

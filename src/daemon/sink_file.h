@@ -77,8 +77,4 @@ void rlog__sink_file_copies(struct rlog__sink *s, struct rlog__output *from);
 int rlog__sink_file_resume(const struct rlog__file_opts *opts, const struct rlog__file_resume *rs,
 			   struct rlog__sink **out);
 
-/* "name" with %d replaced by index ("%%" by "%"), into out (n bytes).
- * Returns 0 or -ENAMETOOLONG. */
-int rlog__file_name(const char *pattern, uint64_t index, char *out, size_t n);
-
 #endif

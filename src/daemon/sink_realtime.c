@@ -45,16 +45,12 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
-#include "crc32c.h"
-#include "format/block.h"
 #include "format/logfile.h"
-#include "format/loss.h"
 #include "record.h"
 #include "shm.h"
 #include "vec.h"
@@ -62,21 +58,13 @@
 /* How long stop waits, in all, for consumers to take what is pending. */
 #define RT_GRACE_MS 2000
 
-/* A block inside a consumer's pending bytes: what is lost if the stream
- * closes before its end is sent. */
-struct pend_blk {
-	size_t end;          /* offset in pend just past it */
-	uint32_t events;     /* application events in it */
-	uint32_t event_bytes;/* their record bytes */
-	bool thread;         /* a thread block (a buffer) */
-};
-
 struct consumer {
 	int fd;
 	uint64_t seq;                /* the next block number of its stream */
 	uint8_t *pend;               /* bytes of frames not yet sent */
 	size_t pend_len, pend_off, pend_cap;
-	struct pend_blk *blk;        /* the blocks in pend, in order */
+	struct rlog__live_fblock *blk; /* the blocks in pend (end: offset in pend just past
+					  it): what is lost if the stream closes first */
 	size_t nblk, blk_cap;
 	bool missed_any;             /* it missed a block since the last it got */
 	uint64_t missed_blocks;      /* thread blocks missed since then ... */
@@ -112,11 +100,7 @@ struct rtsink {
 	size_t ncopy, copy_cap;
 	uint64_t copies_version;
 	bool copies_valid;
-	/* A frame being assembled. */
-	uint8_t *frame;
-	size_t frame_len, frame_cap;
-	struct pend_blk *fblk;       /* blocks of the frame, offsets in frame */
-	size_t nfblk, fblk_cap;
+	struct rlog__live_frame frame; /* a frame being assembled (format/live.h) */
 	uint64_t last_time;          /* base time of the last block drained */
 };
 
@@ -125,34 +109,6 @@ struct rtsink {
 /* Frames                                                            */
 /* ---------------------------------------------------------------- */
 
-
-static int frame_put(struct rtsink *rt, const void *p, size_t n)
-{
-	if (rlog__bytes_room(&rt->frame, &rt->frame_cap, rt->frame_len + n) < 0)
-		return -ENOMEM;
-	memcpy(rt->frame + rt->frame_len, p, n);
-	rt->frame_len += n;
-	return 0;
-}
-
-/* Appends a whole block (header made here, seq given) to the frame. */
-static int frame_block(struct rtsink *rt, uint16_t flags, uint64_t seq, uint32_t pid, uint32_t tid,
-		       uint64_t base_time, const void *data, uint32_t size, uint32_t records,
-		       uint32_t events, uint32_t event_bytes)
-{
-	struct rlog_block_header h;
-	uint8_t hb[RLOG__BLOCK_HDR_SIZE];
-	rlog__block_header_make(&h, RLOG_FILE_VERSION_MAJOR, flags, seq, pid, tid, base_time, data,
-				size, records);
-	rlog__block_encode(hb, &h);
-	if (frame_put(rt, hb, sizeof hb) < 0 || frame_put(rt, data, size) < 0 ||
-	    rlog__vec_room(&rt->fblk, rt->nfblk, &rt->fblk_cap, sizeof *rt->fblk, 16) < 0)
-		return -ENOMEM;
-	rt->fblk[rt->nfblk++] = (struct pend_blk){ rt->frame_len, events, event_bytes,
-						   !(flags & (RLOG_BLOCK_FLAG_DAEMON |
-							      RLOG_BLOCK_FLAG_METADATA)) };
-	return 0;
-}
 
 static int copy_add(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time, const void *data,
 		    uint32_t size, uint32_t records)
@@ -188,8 +144,9 @@ static int frame_copies(struct rtsink *rt, uint64_t *seq)
 		return -ENOMEM;
 	for (size_t i = 0; i < rt->ncopy; i++) {
 		const struct copy *c = &rt->copy[i];
-		if (frame_block(rt, RLOG_BLOCK_FLAG_METADATA, (*seq)++, c->pid, c->tid, c->base_time,
-				rt->copies + c->off, c->size, c->records, 0, 0) < 0)
+		if (rlog__live_frame_block(&rt->frame, RLOG_BLOCK_FLAG_METADATA, (*seq)++, c->pid,
+					   c->tid, c->base_time, rt->copies + c->off, c->size,
+					   c->records, 0, 0) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -202,7 +159,7 @@ static int frame_copies(struct rtsink *rt, uint64_t *seq)
 static void consumer_close(struct consumer *c);
 
 /* Counts a thread block of c's stream that was not sent whole: missed. */
-static void lost_block(struct rtsink *rt, struct consumer *c, const struct pend_blk *b)
+static void lost_block(struct rtsink *rt, struct consumer *c, const struct rlog__live_fblock *b)
 {
 	if (!b->thread)
 		return;
@@ -219,18 +176,20 @@ static void end_write(const struct rtsink *rt, const struct consumer *c, uint32_
 {
 	if (c->endfd < 0)
 		return;
-	struct rlog_rt_end e;
-	memset(&e, 0, sizeof e);
-	memcpy(e.magic, RLOG_RT_END_MAGIC, sizeof e.magic);
-	e.version = RLOG_RT_END_VERSION;
-	e.state = state;
-	e.stream_bytes = c->sent;
-	e.blocks_whole = blocks_whole;
-	e.lost_blocks = c->lost_blocks;
-	e.lost_events = c->lost_events;
-	e.lost_bytes = c->lost_bytes;
-	e.last_time = rt->last_time;
-	(void)!pwrite(c->endfd, &e, sizeof e, 0);
+	struct rlog_rt_end e = {
+		.magic = RLOG_RT_END_MAGIC,
+		.version = RLOG_RT_END_VERSION,
+		.state = state,
+		.stream_bytes = c->sent,
+		.blocks_whole = blocks_whole,
+		.lost_blocks = c->lost_blocks,
+		.lost_events = c->lost_events,
+		.lost_bytes = c->lost_bytes,
+		.last_time = rt->last_time,
+	};
+	/* A consumer that cannot be told reads an OPEN or missing account:
+	 * "not known", which is what it is. */
+	(void)rlog__rt_end_write(c->endfd, &e);
 }
 
 /* Ends c's stream: the blocks of its pending bytes not sent whole are
@@ -293,7 +252,7 @@ static bool pend_send(struct consumer *c)
 /* Keeps bytes [sent, len) of frame as c's pending bytes, with the blocks
  * they hold.  Returns 0 or -ENOMEM. */
 static int pend_keep(struct consumer *c, const uint8_t *frame, size_t len, size_t sent,
-		     const struct pend_blk *blk, size_t nblk)
+		     const struct rlog__live_fblock *blk, size_t nblk)
 {
 	size_t n = len - sent;
 	if (n > c->pend_cap) {
@@ -324,8 +283,8 @@ static int frame_send(struct rtsink *rt, struct consumer *c)
 {
 	uint64_t seq0 = c->seq;
 	size_t sent = 0;
-	while (sent < rt->frame_len) {
-		ssize_t n = send(c->fd, rt->frame + sent, rt->frame_len - sent,
+	while (sent < rt->frame.len) {
+		ssize_t n = send(c->fd, rt->frame.buf + sent, rt->frame.len - sent,
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -339,19 +298,19 @@ static int frame_send(struct rtsink *rt, struct consumer *c)
 		sent += (size_t)n;
 		c->sent += (size_t)n;
 	}
-	if (sent == 0 && rt->frame_len > 0)
+	if (sent == 0 && rt->frame.len > 0)
 		return 0;
-	if (sent < rt->frame_len &&
-	    pend_keep(c, rt->frame, rt->frame_len, sent, rt->fblk, rt->nfblk) < 0) {
+	if (sent < rt->frame.len &&
+	    pend_keep(c, rt->frame.buf, rt->frame.len, sent, rt->frame.blk, rt->frame.nblk) < 0) {
 		/* Its stream ends cut here: the blocks not sent whole are
 		 * missed, and its end account tells it. */
 		uint64_t whole = 0;
 		c->nblk = 0;
-		for (size_t k = 0; k < rt->nfblk; k++) {
-			if (rt->fblk[k].end <= sent)
+		for (size_t k = 0; k < rt->frame.nblk; k++) {
+			if (rt->frame.blk[k].end <= sent)
 				whole++;
 			else
-				lost_block(rt, c, &rt->fblk[k]);
+				lost_block(rt, c, &rt->frame.blk[k]);
 		}
 		end_write(rt, c, RLOG_RT_END_FINAL, seq0 + whole);
 		consumer_close(c);
@@ -360,23 +319,11 @@ static int frame_send(struct rtsink *rt, struct consumer *c)
 	return 1;
 }
 
-static void frame_reset(struct rtsink *rt)
-{
-	rt->frame_len = 0;
-	rt->nfblk = 0;
-}
-
 /* A DATA_LOSS (REAL_TIME) record for what c missed, in a daemon block. */
 static int frame_loss(struct rtsink *rt, struct consumer *c, uint64_t time, uint64_t *seq)
 {
-	uint8_t rec[RLOG__LOSS_RECORD_MAX];
-	struct rlog_data_loss_blocks dl = {
-		.loss = { .events = c->missed_events, .bytes = c->missed_bytes,
-			  .cause = RLOG_LOSS_REAL_TIME },
-		.blocks = c->missed_blocks,
-	};
-	uint32_t n = rlog__loss_record(rec, time, &dl, sizeof dl);
-	return frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, (*seq)++, 0, 0, time, rec, n, 1, 0, 0);
+	return rlog__live_frame_loss(&rt->frame, (*seq)++, time, c->missed_blocks,
+				     c->missed_events, c->missed_bytes);
 }
 
 static void missed(struct rtsink *rt, struct consumer *c, const struct rlog__out_block *b)
@@ -397,27 +344,7 @@ static void missed(struct rtsink *rt, struct consumer *c, const struct rlog__out
  * Returns false if the socket took nothing (c is closed then). */
 static bool first_send(struct consumer *c)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof u);
-	struct iovec iov = { c->pend, c->pend_len };
-	struct msghdr m;
-	memset(&m, 0, sizeof m);
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.buf;
-	m.msg_controllen = sizeof u.buf;
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &c->endfd, sizeof(int));
-	ssize_t n;
-	do
-		n = sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
+	long n = rlog__live_send_first(c->fd, c->pend, c->pend_len, c->endfd);
 	if (n <= 0) {
 		consumer_close(c);
 		return false;
@@ -446,12 +373,13 @@ static void consumer_add(struct rtsink *rt, int fd)
 	c->fd = fd;
 	c->endfd = memfd_create("ringlog-rt-end", MFD_CLOEXEC);
 	uint64_t seq = 0;
-	frame_reset(rt);
-	if (c->endfd < 0 || frame_put(rt, &rt->fh, sizeof rt->fh) < 0 ||
-	    frame_block(rt, RLOG_BLOCK_FLAG_DAEMON, seq++, rt->pid, rt->tid,
-			rt->fh.marker.sync_ticks, rt->marker, rt->marker_size, 1, 0, 0) < 0 ||
+	rlog__live_frame_reset(&rt->frame);
+	if (c->endfd < 0 || rlog__live_frame_header(&rt->frame, &rt->fh) < 0 ||
+	    rlog__live_frame_block(&rt->frame, RLOG_BLOCK_FLAG_DAEMON, seq++, rt->pid, rt->tid,
+				   rt->fh.marker.sync_ticks, rt->marker, rt->marker_size, 1, 0,
+				   0) < 0 ||
 	    frame_copies(rt, &seq) < 0 ||
-	    pend_keep(c, rt->frame, rt->frame_len, 0, rt->fblk, rt->nfblk) < 0) {
+	    pend_keep(c, rt->frame.buf, rt->frame.len, 0, rt->frame.blk, rt->frame.nblk) < 0) {
 		consumer_close(c);
 		return;
 	}
@@ -502,7 +430,7 @@ static void rt_block(struct rlog__sink *s, const struct rlog__out_block *b)
 			continue;
 		}
 		uint64_t seq = c->seq;
-		frame_reset(rt);
+		rlog__live_frame_reset(&rt->frame);
 		int err = 0;
 		if (c->missed_any) {
 			if (c->missed_blocks > 0)
@@ -511,8 +439,9 @@ static void rt_block(struct rlog__sink *s, const struct rlog__out_block *b)
 				err = frame_copies(rt, &seq);
 		}
 		if (err == 0)
-			err = frame_block(rt, b->flags, seq++, b->pid, b->tid, b->base_time, b->data,
-					  b->size, b->records, b->events, b->event_bytes);
+			err = rlog__live_frame_block(&rt->frame, b->flags, seq++, b->pid, b->tid,
+						     b->base_time, b->data, b->size, b->records,
+						     b->events, b->event_bytes);
 		if (err < 0) {
 			missed(rt, c, b); /* out of memory: the next frame tells it */
 			continue;
@@ -585,9 +514,9 @@ static int rt_finish(struct rlog__sink *s, const struct rlog_log_marker *refined
 		uint64_t seq = c->seq;
 		if (c->dead || c->missed_blocks == 0 || c->pend_len > c->pend_off)
 			continue;
-		frame_reset(rt);
+		rlog__live_frame_reset(&rt->frame);
 		if (frame_loss(rt, c, rt->last_time, &seq) == 0 &&
-		    pend_keep(c, rt->frame, rt->frame_len, 0, rt->fblk, rt->nfblk) == 0) {
+		    pend_keep(c, rt->frame.buf, rt->frame.len, 0, rt->frame.blk, rt->frame.nblk) == 0) {
 			c->seq = seq;
 			c->missed_blocks = c->missed_events = c->missed_bytes = 0;
 		}
@@ -619,8 +548,7 @@ static void rt_free(struct rlog__sink *s)
 	free(rt->c);
 	free(rt->copies);
 	free(rt->copy);
-	free(rt->frame);
-	free(rt->fblk);
+	rlog__live_frame_free(&rt->frame);
 	free(rt);
 }
 

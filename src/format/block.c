@@ -14,29 +14,19 @@ static void put16(uint8_t *p, uint16_t v)
 	memcpy(p, &v, 2); /* the formats are little-endian; so is every target (record.h) */
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 void rlog__block_encode(uint8_t *p, const struct rlog_block_header *h)
 {
-	put32(p + 0, h->magic);
+	rlog__put32(p + 0, h->magic);
 	put16(p + 4, h->header_size);
 	put16(p + 6, h->flags);
-	put64(p + 8, h->seq);
-	put32(p + 16, h->pid);
-	put32(p + 20, h->tid);
-	put64(p + 24, h->base_time);
-	put32(p + 32, h->data_size);
-	put32(p + 36, h->record_count);
-	put32(p + 40, h->crc32);
-	put32(p + 44, 0);
+	rlog__put64(p + 8, h->seq);
+	rlog__put32(p + 16, h->pid);
+	rlog__put32(p + 20, h->tid);
+	rlog__put64(p + 24, h->base_time);
+	rlog__put32(p + 32, h->data_size);
+	rlog__put32(p + 36, h->record_count);
+	rlog__put32(p + 40, h->crc32);
+	rlog__put32(p + 44, 0);
 }
 
 void rlog__block_decode(const uint8_t *p, struct rlog_block_header *h)
@@ -88,7 +78,7 @@ void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16
 void rlog__block_renumber(unsigned major, uint8_t *p, uint32_t size, uint64_t seq)
 {
 	bool ok = rlog__block_checksum(major, p, size) == rlog__get32(p + 40);
-	put64(p + 8, seq);
+	rlog__put64(p + 8, seq);
 	if (ok)
-		put32(p + 40, rlog__block_checksum(major, p, size));
+		rlog__put32(p + 40, rlog__block_checksum(major, p, size));
 }

@@ -34,6 +34,9 @@ struct rlog__count {
 	struct rlog_count_loss *losses;
 	size_t nlosses;
 
+	struct rlog__thread_loss *tlosses; /* per (pid, tid, cause), in the order found */
+	size_t ntlosses, tlosses_cap;
+
 	struct rlog_count_counter *counters;
 	size_t ncounters, counters_cap;
 	struct rlog__map counter_map;     /* pid << 32 | counter_id -> counters[] */
@@ -60,6 +63,7 @@ void rlog__count_free(struct rlog_reader *r)
 	free(c->threads);
 	rlog__map_free(&c->thread_map);
 	free(c->losses);
+	free(c->tlosses);
 	free(c->counters);
 	rlog__map_free(&c->counter_map);
 	free(c);
@@ -94,14 +98,42 @@ static struct rlog_count_thread *thread_counter(struct rlog__count *c, uint32_t 
 	return &c->threads[c->nthreads++];
 }
 
-static int add_loss(struct rlog__count *c, struct rlog_count_thread *t, const uint8_t *p,
-		    size_t len)
+/* The DATA_LOSS record l of block b, under its thread and cause. */
+static int add_thread_loss(struct rlog__count *c, const struct rlog_block *b,
+			   const struct rlog_loss *l)
+{
+	struct rlog__thread_loss *s = NULL;
+	for (size_t i = 0; i < c->ntlosses && !s; i++)
+		if (c->tlosses[i].pid == b->pid && c->tlosses[i].tid == b->tid &&
+		    c->tlosses[i].cause == l->cause)
+			s = &c->tlosses[i];
+	if (!s) {
+		if (rlog__vec_room(&c->tlosses, c->ntlosses, &c->tlosses_cap, sizeof(*c->tlosses),
+				   16) < 0)
+			return -ENOMEM;
+		s = &c->tlosses[c->ntlosses++];
+		*s = (struct rlog__thread_loss){ .pid = b->pid, .tid = b->tid, .cause = l->cause,
+						 .first = b->base_time, .last = b->base_time };
+	}
+	s->events += l->events;
+	s->bytes += l->bytes;
+	if (l->fields & RLOG_LOSS_HAS_BLOCKS)
+		s->blocks += l->blocks;
+	if ((l->fields & RLOG_LOSS_HAS_RANGE) && l->last_time > s->last)
+		s->last = l->last_time;
+	return 0;
+}
+
+static int add_loss(struct rlog__count *c, struct rlog_count_thread *t,
+		    const struct rlog_block *b, const uint8_t *p, size_t len)
 {
 	struct rlog_loss l;
 	size_t i;
 
 	if (rlog__loss_decode(p, len, &l) < 0)
 		return 0; /* the walk refused those: cannot happen */
+	if (add_thread_loss(c, b, &l) < 0)
+		return -ENOMEM;
 	for (i = 0; i < c->nlosses && c->losses[i].cause != l.cause; i++)
 		;
 	if (i == c->nlosses) {
@@ -238,7 +270,7 @@ int rlog__count_block(struct rlog_reader *r, const struct rlog_block *b)
 			break;
 		}
 		case RLOG_RECORD_LOSS:
-			if (add_loss(c, t, d + hdr, len) < 0)
+			if (add_loss(c, t, b, d + hdr, len) < 0)
 				return -ENOMEM;
 			break;
 		case RLOG_RECORD_METADATA:
@@ -385,5 +417,15 @@ int rlog_reader_count_counter(const struct rlog_reader *r, size_t i, struct rlog
 	/* The names are complete once the open pass is done. */
 	out->name = rlog_reader_counter_name(r, out->pid, out->counter_id,
 					     &out->source, &out->unit, NULL);
+	return 0;
+}
+
+int rlog__count_thread_losses(const struct rlog_reader *r, const struct rlog__thread_loss **rows,
+			      size_t *n)
+{
+	if (!r->count)
+		return -ENODATA;
+	*rows = r->count->tlosses;
+	*n = r->count->ntlosses;
 	return 0;
 }

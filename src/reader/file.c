@@ -213,7 +213,7 @@ static int block_found(struct rlog_reader *r, size_t pos, uint32_t data_size,
 		.first_ticks = w->first_ticks,
 		.last_ticks = w->last_ticks,
 	};
-	if (r->count && (rc = rlog__count_block(r, &vb)) < 0)
+	if (r->count && !(truncated && r->count_no_cut) && (rc = rlog__count_block(r, &vb)) < 0)
 		return rc;
 	return r->visit ? r->visit(r->visit_arg, &vb) : 0;
 }

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "format/block.h"
+#include "layout.h"
 #include "map.h"
 #include "record.h"
 #include "region_abi.h"
@@ -269,6 +270,7 @@ struct rlog_reader {
 
 	/* The totals of rlog_reader_open_count(), or NULL. */
 	struct rlog__count *count;
+	bool count_no_cut;     /* not the truncated last block (rlog__reader_open_layout) */
 
 	/* Threads, sorted by (pid, tid) once open has returned; thread_map
 	 * maps pid << 32 | tid to an index in threads. */

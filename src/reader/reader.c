@@ -19,6 +19,7 @@
 struct layout_arg {
 	rlog_block_fn fn;
 	void *arg;
+	bool with_cut;         /* the truncated last block counted too */
 	struct rlog_reader *r;
 };
 
@@ -53,6 +54,7 @@ static int reader_index(struct rlog_reader *r, rlog_block_fn fn, void *arg, bool
 		/* rlog__reader_open_layout: the caller's visitor, and the copies */
 		struct layout_arg *la = arg;
 		r->visit_copies = true;
+		r->count_no_cut = !la->with_cut;
 		fn = la->fn;
 		arg = la->arg;
 		la->r = r;
@@ -185,11 +187,11 @@ fail_stat:
 	return rc;
 }
 
-int rlog__reader_open_layout(const char *path, rlog_block_fn fn, void *arg,
+int rlog__reader_open_layout(const char *path, rlog_block_fn fn, void *arg, bool with_cut,
 			     struct rlog_reader **out, struct rlog__layout *lay)
 {
-	struct layout_arg la = { fn, arg, NULL };
-	int rc = open_path(path, layout_visit, &la, false, out);
+	struct layout_arg la = { fn, arg, with_cut, NULL };
+	int rc = open_path(path, layout_visit, &la, true, out);
 	if (rc < 0)
 		return rc;
 	const struct rlog_reader *r = *out;

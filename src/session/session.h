@@ -17,18 +17,7 @@
 
 #include "counter_catalog.h"
 #include "shm.h"
-
-/* A session's statistics (the region's struct rlog_shm_stats and the
- * header's counters), copied out. */
-struct rlog__stats {
-	uint64_t events_written, bytes_written, buffers_written, events_lost, bytes_lost,
-		log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes,
-		realtime_buffers_lost, file_index, processes_attached, processes_refused,
-		events_overwritten, events_discarded, counter_samples, counter_records;
-};
-
-/* Copies the statistics of a mapped region header. */
-void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *out);
+#include "stats.h"
 
 /* ------------------------------------------------------------------ */
 /* Start                                                               */
@@ -113,14 +102,6 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 /* Stop                                                                */
 /* ------------------------------------------------------------------ */
 
-struct rlog__stop_result {
-	struct rlog__stats stats;          /* final, on success */
-	char log_file[RLOG_PATH_MAX];
-	char last_error[256];              /* the daemon's last error; "" if none */
-	char name[RLOG_NAME_MAX + 8];      /* as the session was named */
-	pid_t daemon_pid;
-};
-
 /* Called while the daemon's stop sequence waits for a producer, once per
  * producer: pid, tid (0 for a process gate) and RLOG_WAIT_*. */
 typedef void rlog__stop_waiting_fn(uint32_t pid, uint32_t tid, uint32_t what, void *arg);
@@ -133,7 +114,7 @@ typedef void rlog__stop_waiting_fn(uint32_t pid, uint32_t tid, uint32_t what, vo
  *   -EINVAL     not a valid session name
  *   -ENOENT     no such session
  *   -ESRCH      its daemon (out->daemon_pid) is not running: the session is
- *               orphaned and left as it is (rlog__session_recover drains it)
+ *               orphaned and left as it is (rlog__daemon_recover drains it)
  *   -EPROTO     the header fails validation and no daemon runs for it
  *   -EUCLEAN    the header fails validation (scribbled); its daemon
  *               (out->daemon_pid) was asked to stop and has removed it
@@ -149,46 +130,8 @@ int rlog__session_stop(const char *name, struct rlog__stop_result *out,
 bool rlog__maps_object(pid_t pid, const char *exe, const char *path);
 
 /*
- * `ringlog stop NAME --force` on an orphaned session (recover.c): runs the
- * final drain its dead daemon never ran, into its log file (appended after
- * its last whole block, block numbers going on, a partly written block cut
- * off), reports the losses the file does not hold yet, closes the file and
- * removes the session.  out->stats are the file's (docs/SESSIONS.md).
- * Returns 0, -EBUSY (a daemon runs: stop it as usual), -EINVAL, -ENOENT,
- * -EPROTO (the header fails validation), -ENODATA (the file has no block
- * 0 to go on from), or the -errno of opening or reading the file (then the
- * session is left as it was).
- */
-/* Where rlog__session_recover writes, instead of the session's own output. */
-struct rlog__recover_to {
-	const char *path;          /* a new sequential log file */
-	bool force;                /* overwrite path if it exists (else -EEXIST) */
-};
-
-/*
- * With to (`ringlog recover NAME -o FILE`), the same, into the new file
- * to->path instead: what the session's own file does not hold yet (all of
- * each buffer if it has no file, or its file does not read), with a
- * LOG_MARKER and the names and schemas it needs, so that it decodes alone.
- */
-int rlog__session_recover(const char *name, const struct rlog__recover_to *to,
-			  struct rlog__stop_result *out);
-
-/*
- * `ringlog start NAME --resume`, in the new daemon's process: takes over
- * orphaned session name as its daemon (lock, daemon_pid), its output going
- * on from where the dead daemon left (recover.c), and writes to report_fd
- * an int (0 or -errno) followed by the header's last_error (256 bytes),
- * then closes it.  On success, serves the session until it is stopped
- * (rlog__daemon_serve) and returns 0; else returns the -errno:
- * -EBUSY (a daemon runs), -ESRCH (not running: nothing to resume),
- * -ENOENT, -EPROTO, or the errors of rlog__session_recover.
- */
-int rlog__session_adopt_serve(const char *name, int report_fd);
-
-/*
  * `ringlog start NAME --resume`: forks a daemon (detached if detach) that
- * takes orphaned session name over (rlog__session_adopt_serve) and waits
+ * takes orphaned session name over (rlog__daemon_adopt_serve, daemon/adopt.h) and waits
  * for its report.  Returns 0 (*daemon_pid set) or its -errno, detail
  * saying what failed when the daemon said.
  */

@@ -31,8 +31,9 @@
 
 #include "atomics.h"
 #include "clock.h"
+#include "daemon/adopt.h"
 #include "daemon/daemon.h"
-#include "daemon/sink_file.h"
+#include "format/logfile.h"
 #include "futex.h"
 #include "wake.h"
 #include "io.h"
@@ -251,7 +252,7 @@ int rlog__session_resume(const char *name, bool detach, pid_t *daemon_pid, char 
 			detach_stdio();
 		}
 		rlog__daemon_signals();
-		_exit(rlog__session_adopt_serve(name, p[1]) < 0 ? 1 : 0);
+		_exit(rlog__daemon_adopt_serve(name, p[1]) < 0 ? 1 : 0);
 	}
 	close(p[1]);
 	char msg[sizeof err + 256];

@@ -10,8 +10,8 @@
  *
  * A pid can be reused; a lock cannot outlive its holder.
  */
-#ifndef RLOG_DAEMON_LOCK_H
-#define RLOG_DAEMON_LOCK_H
+#ifndef RLOG_COMMON_LOCK_H
+#define RLOG_COMMON_LOCK_H
 
 /* Takes session name's daemon lock without waiting.  Returns the
  * descriptor that holds it (close it to let go), -EWOULDBLOCK (a daemon, or

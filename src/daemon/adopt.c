@@ -1,8 +1,10 @@
 /*
- * recover.c - `ringlog stop NAME --force` on an orphaned session: the
- * final drain its dead daemon never ran, into its log file.
+ * adopt.c - an orphaned session taken over (adopt.h): `ringlog stop NAME
+ * --force` on it runs the final drain its dead daemon never ran, into its
+ * log file (`recover -o FILE`: into a new file; `start --resume`: a
+ * daemon that goes on).
  *
- *   take the daemon lock (daemon/lock.h): nobody else drains it now
+ *   take the daemon lock (common/lock.h): nobody else drains it now
  *   read the file (reader/layout.h): where its last whole block ends, the
  *     next block number, the DATA_LOSS records it holds per thread and
  *     cause, its metadata (for the copies of a wrap or a new file), and,
@@ -21,7 +23,7 @@
  * (docs/SESSIONS.md, "Orphans", says what a circular file cannot count).
  */
 #define _GNU_SOURCE
-#include "session.h"
+#include "adopt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,16 +34,17 @@
 #include <unistd.h>
 
 #include "atomics.h"
-#include "daemon/daemon.h"
-#include "daemon/drain.h"
-#include "daemon/journal.h"
-#include "daemon/lock.h"
-#include "daemon/sink_file.h"
+#include "daemon.h"
+#include "drain.h"
 #include "format/live.h"
+#include "format/logfile.h"
+#include "journal.h"
+#include "lock.h"
 #include "metacache.h"
 #include "procstat.h"
 #include "reader/layout.h"
 #include "record.h"
+#include "sink_file.h"
 #include "vec.h"
 #include "io.h"
 
@@ -121,44 +124,32 @@ static uint64_t last_of(const struct rctx *x, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
-struct count_walk {
-	struct rctx *x;
-	const struct rlog_block *b;
-};
-
-/* The events and the DATA_LOSS records of a block of the file. */
-static int count_record(void *arg, const struct rlog__record *rec, uint64_t ticks, uint32_t off)
+/* What a file holds, as the reader counted it (reader/count.c, the one
+ * count of `ringlog stats` too): its events and losses, and its DATA_LOSS
+ * records per thread and cause.  Returns 0 or -ENOMEM. */
+static int take_counts(struct rctx *x, const struct rlog_reader *rd)
 {
-	struct count_walk *w = arg;
-	struct rctx *x = w->x;
-	(void)ticks;
-	(void)off;
-	int kind = rlog__record_kind(rec->id, rec->flagged);
-	if (kind == RLOG_RECORD_EVENT && !(w->b->flags & RLOG_BLOCK_FLAG_DAEMON)) {
-		x->events++;
-		x->bytes += rec->size;
+	struct rlog_count c;
+	const struct rlog__thread_loss *tl;
+	size_t n;
+	if (rlog_reader_count(rd, &c) < 0 || rlog__count_thread_losses(rd, &tl, &n) < 0)
+		return -ENOMEM; /* opened counting: cannot happen */
+	x->events += c.events;
+	x->bytes += c.bytes;
+	x->lost += c.lost_events;
+	x->lost_bytes += c.lost_bytes;
+	for (size_t i = 0; i < n; i++) {
+		struct lossum *s = lossum_of(x, tl[i].pid, tl[i].tid, tl[i].cause);
+		if (!s)
+			return -ENOMEM;
+		s->events += tl[i].events;
+		s->bytes += tl[i].bytes;
+		s->blocks += tl[i].blocks;
+		if (s->first == 0)
+			s->first = tl[i].first;
+		if (tl[i].last > s->last)
+			s->last = tl[i].last;
 	}
-	if (kind != RLOG_RECORD_LOSS || rec->length < sizeof(struct rlog_data_loss))
-		return 0;
-	struct rlog_data_loss dl;
-	memcpy(&dl, rec->payload, sizeof dl);
-	struct lossum *s = lossum_of(x, w->b->pid, w->b->tid, dl.cause);
-	if (!s) {
-		x->err = -ENOMEM;
-		return -ENOMEM;
-	}
-	s->events += dl.events;
-	s->bytes += dl.bytes;
-	if (s->first == 0)
-		s->first = s->last = w->b->base_time;
-	if (dl.cause == RLOG_LOSS_OVERWRITTEN && rec->length >= sizeof(struct rlog_data_loss_range)) {
-		struct rlog_data_loss_range dr;
-		memcpy(&dr, rec->payload, sizeof dr);
-		s->blocks += dr.blocks;
-		s->last = dr.last_time > s->last ? dr.last_time : s->last;
-	}
-	x->lost += dl.events;
-	x->lost_bytes += dl.bytes;
 	return 0;
 }
 
@@ -173,13 +164,11 @@ static int visit(void *arg, const struct rlog_block *b)
 		return 0;
 	}
 	/* A block cut short (a daemon killed in its write) is either the
-	 * file's, its readable records counted and skipped in the buffer like
-	 * any block's, or cut off below and written again whole: never both
-	 * (docs/SESSIONS.md, "Orphans"). */
+	 * file's, its readable records counted (rlog__reader_open_layout's
+	 * with_cut) and skipped in the buffer like any block's, or cut off
+	 * below and written again whole: never both (docs/SESSIONS.md,
+	 * "Orphans"). */
 	if (b->truncated && !x->keep_cut)
-		return 0;
-	rlog__records_walk(d, b->size, b->base_time, count_record, &(struct count_walk){ x, b });
-	if (x->err < 0)
 		return 0;
 	if (b->flags & RLOG_BLOCK_FLAG_DAEMON)
 		return 0;
@@ -442,9 +431,11 @@ static int current_file(struct adopt *a, char *path, size_t n)
 static int read_file(struct adopt *a, const char *path, struct rlog__layout *lay)
 {
 	struct rlog_reader *rd;
-	int err = rlog__reader_open_layout(path, visit, &a->x, &rd, lay);
-	if (err == 0)
+	int err = rlog__reader_open_layout(path, visit, &a->x, a->x.keep_cut, &rd, lay);
+	if (err == 0) {
+		err = take_counts(&a->x, rd);
 		rlog_reader_close(rd);
+	}
 	if (err == 0 && a->x.err < 0)
 		err = a->x.err;
 	if (err == 0 && !lay->have_block0)
@@ -506,9 +497,12 @@ static void read_journal(struct adopt *a)
 	struct rlog_reader *rd;
 	struct rlog__layout lay;
 	if (rlog__journal_path(a->r.hdr->name, path, sizeof path) < 0 ||
-	    rlog__reader_open_layout(path, visit, &a->x, &rd, &lay) < 0)
+	    rlog__reader_open_layout(path, visit, &a->x, a->x.keep_cut, &rd, &lay) < 0)
 		return;
+	int err = take_counts(&a->x, rd);
 	rlog_reader_close(rd);
+	if (err < 0)
+		a->x.err = err;
 	if (a->x.err < 0 || !a->r.overwrite) {
 		/* Not a flight recorder: its names only. */
 		a->x.nl = 0;
@@ -777,7 +771,7 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 	return 0;
 }
 
-int rlog__session_recover(const char *name, const struct rlog__recover_to *to,
+int rlog__daemon_recover(const char *name, const struct rlog__recover_to *to,
 			  struct rlog__stop_result *out)
 {
 	memset(out, 0, sizeof *out);
@@ -808,7 +802,7 @@ int rlog__session_recover(const char *name, const struct rlog__recover_to *to,
 	return 0;
 }
 
-int rlog__session_adopt_serve(const char *name, int report_fd)
+int rlog__daemon_adopt_serve(const char *name, int report_fd)
 {
 	struct rlog__stop_result res;
 	struct adopt a;
