@@ -33,6 +33,8 @@
 #include "clock.h"
 #include "futex.h"
 #include "procstat.h"
+#include "seqlock.h"
+#include "sysperm.h"
 
 /* How long flush waits for the daemon. */
 #define FLUSH_WAIT_NS UINT64_C(30000000000)
@@ -90,18 +92,13 @@ int rlog__session_flush(const char *name)
  * on the sequence, which is odd while one writes). */
 static void pending_set(struct rlog_shm_header *h, const char *names)
 {
-	uint32_t seq;
-	/* The CAS is seq_cst: the byte stores below cannot move before the
-	 * odd sequence (pairs with the reader's fence and re-check, shm.c). */
-	do {
-		seq = load_relaxed(&h->enable_names_seq) & ~1u;
-	} while (!atomic_compare_exchange_weak(&h->enable_names_seq, &seq, seq + 1));
+	uint32_t seq = rlog__seq_write_begin(&h->enable_names_seq);
 	size_t n = strlen(names);
 	if (n >= sizeof h->enable_names)
 		n = sizeof h->enable_names - 1;
 	memcpy(h->enable_names, names, n);
 	memset(h->enable_names + n, 0, sizeof h->enable_names - n);
-	store_release(&h->enable_names_seq, seq + 2);
+	rlog__seq_write_end(&h->enable_names_seq, seq);
 }
 
 int rlog__session_update(const char *name, const struct rlog__update *u, char *why, size_t n)
@@ -122,6 +119,16 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 			goto out;
 		}
 	}
+	struct rlog__sys_props sys;
+	if (u->system_give) {
+		err = rlog__sys_props_get(h, &sys);
+		if (err == 0)
+			err = rlog__sys_props_apply(&sys, &u->system, u->system_give, why, n);
+		if (err == 0 && (u->system_give & RLOG__SYS_GIVE_FLAGS) && sys.flags)
+			err = rlog__sys_priv_check(why, n);
+		if (err < 0)
+			goto out;
+	}
 	uint64_t mask = u->mask;
 	char pending[sizeof h->enable_names] = "";
 	if (u->enable) {
@@ -139,6 +146,8 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 		store_relaxed(&h->counter_mask, u->counter_mask);
 	if (u->set_counter_period)
 		store_relaxed(&h->counter_period_ms, u->counter_period_ms);
+	if (u->system_give)
+		rlog__sys_props_put(h, &sys);
 	if (u->enable || u->set_mask) {
 		/* The pending names first: the daemon must not set a bit of the
 		 * old list after the new mask. */
