@@ -114,17 +114,24 @@ static int parse_hex(const char *item, size_t len, uint64_t *bits, char *why, si
 	return 0;
 }
 
+/* Appends item to the list in out (n bytes, *used of them so far), after
+ * sep unless it is the first; what does not fit is cut. */
+static void list_add(char *out, size_t n, size_t *used, const char *sep, const char *item)
+{
+	if (*used >= n)
+		return;
+	int k = snprintf(out + *used, n - *used, "%s%s", *used ? sep : "", item);
+	if (k > 0)
+		*used += (size_t)k;
+}
+
 /* The names for a message: "process, thread, ..., wakeup". */
 static void name_list(char *out, size_t n)
 {
 	size_t used = 0;
 	out[0] = '\0';
-	for (size_t i = 0; i < NDEFS && used < n; i++) {
-		int k = snprintf(out + used, n - used, "%s%s", i ? ", " : "", defs[i].name);
-		if (k < 0)
-			break;
-		used += (size_t)k;
-	}
+	for (size_t i = 0; i < NDEFS; i++)
+		list_add(out, n, &used, ", ", defs[i].name);
 }
 
 int rlog__sys_parse(const char *list, uint64_t *flags, char *why, size_t n)
@@ -189,27 +196,24 @@ void rlog__sys_names(uint64_t flags, char *out, size_t n)
 		snprintf(out, n, "none");
 		return;
 	}
-	for (size_t i = 0; i < NDEFS && used < n; i++)
-		if (flags & defs[i].bit) {
-			int k = snprintf(out + used, n - used, "%s%s", used ? "," : "", defs[i].name);
-			if (k < 0)
-				return;
-			used += (size_t)k;
-		}
+	for (size_t i = 0; i < NDEFS; i++)
+		if (flags & defs[i].bit)
+			list_add(out, n, &used, ",", defs[i].name);
 	uint64_t other = flags & ~rlog__sys_all();
-	if (other && used < n)
-		snprintf(out + used, n - used, "%s0x%" PRIx64, used ? "," : "", other);
+	char hex[24];
+	snprintf(hex, sizeof hex, "0x%" PRIx64, other);
+	if (other)
+		list_add(out, n, &used, ",", hex);
 }
 
 void rlog__sys_pids_text(const uint32_t *pids, uint32_t npids, char *out, size_t n)
 {
 	size_t used = 0;
 	snprintf(out, n, "all");
-	for (uint32_t i = 0; i < npids && used < n; i++) {
-		int k = snprintf(out + used, n - used, "%s%" PRIu32, i ? "," : "", pids[i]);
-		if (k < 0)
-			return;
-		used += (size_t)k;
+	for (uint32_t i = 0; i < npids; i++) {
+		char pid[16];
+		snprintf(pid, sizeof pid, "%" PRIu32, pids[i]);
+		list_add(out, n, &used, ",", pid);
 	}
 }
 
