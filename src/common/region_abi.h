@@ -295,10 +295,10 @@ _Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache l
  * live property, as counter_mask: `ringlog update` changes it while the
  * daemon runs, and the daemon reads it (rlog__sys_props_read) at every
  * pass.  Its fields go together (a pid list with its count), so they are
- * read and written under a seqlock: writers take turns by CAS of seq from
- * even to odd, store the fields, then store seq + 2 (release); a reader
- * loads seq (acquire), the fields, then seq again after an acquire fence,
- * and retries while it was odd or has changed.
+ * read and written under a seqlock (src/common/seqlock.h): writers take
+ * turns by CAS of seq from even to odd, store the fields (release), then
+ * store seq + 2 (release); a reader loads seq (acquire), the fields
+ * (acquire), then seq again, and retries while it was odd or has changed.
  */
 #define RLOG_SYS_PIDS_MAX   120   /* processes a --system-pid list holds */
 #define RLOG_SYS_OPT_FOLLOW 0x1u  /* --follow: the attached processes and their children too */

@@ -1,22 +1,31 @@
 /*
- * seqlock.h - the region's seqlocks: a few words that go together (a list
- * of names, a pid list and its count), written rarely by a command and
- * read by the daemon at every pass, with no lock a dead writer could
- * leave held forever.
+ * seqlock.h - a seqlock over atomic words: a few words that go together
+ * (struct rlog_shm_sys: a pid list and its count), written rarely by a
+ * command and read by the daemon at every pass, with no lock that a dead
+ * writer could leave held.
  *
  *   writer                                   reader
  *   ------                                   ------
- *   CAS seq even -> odd (seq_cst)    (1)     s = seq (acquire)       (2)
- *   store the fields                         s odd: try again
- *   seq = even + 2 (release)         (2)     load the fields
- *                                            fence (acquire)         (1)
- *                                            seq != s: try again
+ *   CAS seq even -> odd (seq_cst)    (1)     s = seq (acquire)          (3)
+ *   store each word (release)        (2)     s odd: try again
+ *   seq = even + 2 (release)         (3)     load each word (acquire)   (2)
+ *                                            seq != s (relaxed): try again
  *
- * Writers take turns by the CAS: another writer's odd sequence makes it
- * fail.  A writer that dies between (1) and its release leaves the
- * sequence odd: readers then give up after their tries (-EAGAIN), the
- * next writer waits for ever; the region's writers are ringlog's own
- * commands, which do nothing between the two but stores.
+ * No fence (ThreadSanitizer does not model atomic_thread_fence, and gcc
+ * refuses it under -fsanitize=thread): the words themselves are stored
+ * with release and loaded with acquire (Boehm, "Can seqlocks get along
+ * with programming language memory models?").  A reader whose load (2)
+ * sees a word of a write that began after its s synchronizes with that
+ * store, so the writer's CAS (1) happens before the reader's second load
+ * of seq, which then differs from s; and no load (2) can move after that
+ * second load, for they are acquires.  Writers take turns by the CAS: a
+ * writer's odd sequence makes the next one's fail.  A writer that dies
+ * between (1) and (3) leaves the sequence odd: readers give up after their
+ * tries, as with a torn copy.
+ *
+ * The session's pending category names (enable_names, shm.c and
+ * control.c) are a seqlock over plain bytes, copied with memcpy; they keep
+ * their own fence-based reader.
  */
 #ifndef RLOG_COMMON_SEQLOCK_H
 #define RLOG_COMMON_SEQLOCK_H
@@ -30,8 +39,8 @@
 static inline uint32_t rlog__seq_write_begin(_Atomic uint32_t *seq)
 {
 	uint32_t s;
-	/* (1) The CAS is seq_cst: the stores that follow cannot move before
-	 * the odd sequence (pairs with the reader's fence). */
+	/* (1) seq_cst: the word stores (2) cannot move before the odd
+	 * sequence. */
 	do {
 		s = load_relaxed(seq) & ~1u;
 	} while (!atomic_compare_exchange_weak(seq, &s, s + 1));
@@ -41,20 +50,20 @@ static inline uint32_t rlog__seq_write_begin(_Atomic uint32_t *seq)
 /* Ends the write begun at sequence s. */
 static inline void rlog__seq_write_end(_Atomic uint32_t *seq, uint32_t s)
 {
-	store_release(seq, s + 2); /* (2) pairs with the reader's acquire */
+	store_release(seq, s + 2); /* (3) pairs with the reader's first load */
 }
 
 /* Starts a read: false while a writer is at work (try again). */
 static inline bool rlog__seq_read_begin(const _Atomic uint32_t *seq, uint32_t *s)
 {
-	*s = load_acquire(seq); /* (2) pairs with the writer's release */
+	*s = load_acquire(seq); /* (3) pairs with the writer's end */
 	return (*s & 1) == 0;
 }
 
-/* True if what was read since rlog__seq_read_begin gave s is whole. */
+/* True if the words loaded (with acquire, (2)) since rlog__seq_read_begin
+ * gave s are one write's. */
 static inline bool rlog__seq_read_done(const _Atomic uint32_t *seq, uint32_t s)
 {
-	atomic_thread_fence(memory_order_acquire); /* (1) */
 	return load_relaxed(seq) == s;
 }
 

@@ -16,7 +16,6 @@
 
 #include "atomics.h"
 #include "bits.h"
-#include "seqlock.h"
 
 #define PAGE 4096u
 
@@ -452,15 +451,17 @@ void rlog__categories_copy(const struct rlog_shm_header *h, char out[64][28])
 int rlog__enable_pending_copy(const struct rlog_shm_header *h, char *out, size_t n)
 {
 	for (int tries = 0; tries < 100; tries++) {
-		uint32_t seq;
-		if (!rlog__seq_read_begin(&h->enable_names_seq, &seq))
+		/* Seqlock reader: pairs with the writer's release increments. */
+		uint32_t seq = load_acquire(&h->enable_names_seq);
+		if (seq & 1)
 			continue;
 		size_t len = strnlen(h->enable_names, sizeof h->enable_names);
 		if (len >= n)
 			len = n - 1;
 		memcpy(out, h->enable_names, len);
 		out[len] = '\0';
-		if (rlog__seq_read_done(&h->enable_names_seq, seq))
+		atomic_thread_fence(memory_order_acquire);
+		if (load_relaxed(&h->enable_names_seq) == seq)
 			return (int)seq;
 	}
 	out[0] = '\0';

@@ -108,13 +108,15 @@ int rlog__sys_props_read(const struct rlog_shm_header *h, uint64_t *flags, uint3
 		uint32_t seq;
 		if (!rlog__seq_read_begin(&s->seq, &seq))
 			continue;
-		uint64_t f = load_relaxed(&s->flags);
-		uint32_t hz = load_relaxed(&s->profile_hz);
-		uint32_t opt = load_relaxed(&s->options);
-		uint32_t k = load_relaxed(&s->npids);
+		/* Acquire loads, paired with the writer's release stores: the
+		 * seqlock's rule (seqlock.h, (2)). */
+		uint64_t f = load_acquire(&s->flags);
+		uint32_t hz = load_acquire(&s->profile_hz);
+		uint32_t opt = load_acquire(&s->options);
+		uint32_t k = load_acquire(&s->npids);
 		size_t room = pids ? *npids : 0;
 		for (uint32_t i = 0; i < k && i < room && i < RLOG_SYS_PIDS_MAX; i++)
-			pids[i] = load_relaxed(&s->pids[i]);
+			pids[i] = load_acquire(&s->pids[i]);
 		if (!rlog__seq_read_done(&s->seq, seq))
 			continue;
 		if (k > RLOG_SYS_PIDS_MAX)
@@ -145,13 +147,14 @@ void rlog__sys_props_put(struct rlog_shm_header *h, const struct rlog__sys_props
 {
 	struct rlog_shm_sys *s = sys_mut(h);
 	uint32_t seq = rlog__seq_write_begin(&s->seq);
-	store_relaxed(&s->flags, p->flags);
-	store_relaxed(&s->profile_hz, p->profile_hz);
-	store_relaxed(&s->options, p->follow ? RLOG_SYS_OPT_FOLLOW : 0u);
+	/* Release stores, paired with the reader's acquire loads (seqlock.h, (2)). */
+	store_release(&s->flags, p->flags);
+	store_release(&s->profile_hz, p->profile_hz);
+	store_release(&s->options, p->follow ? RLOG_SYS_OPT_FOLLOW : 0u);
 	uint32_t k = p->npids <= RLOG_SYS_PIDS_MAX ? p->npids : RLOG_SYS_PIDS_MAX;
 	for (uint32_t i = 0; i < RLOG_SYS_PIDS_MAX; i++)
-		store_relaxed(&s->pids[i], i < k ? p->pids[i] : 0u);
-	store_relaxed(&s->npids, k);
+		store_release(&s->pids[i], i < k ? p->pids[i] : 0u);
+	store_release(&s->npids, k);
 	rlog__seq_write_end(&s->seq, seq);
 }
 

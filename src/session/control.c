@@ -33,7 +33,6 @@
 #include "clock.h"
 #include "futex.h"
 #include "procstat.h"
-#include "seqlock.h"
 #include "sysperm.h"
 
 /* How long flush waits for the daemon. */
@@ -92,13 +91,18 @@ int rlog__session_flush(const char *name)
  * on the sequence, which is odd while one writes). */
 static void pending_set(struct rlog_shm_header *h, const char *names)
 {
-	uint32_t seq = rlog__seq_write_begin(&h->enable_names_seq);
+	uint32_t seq;
+	/* The CAS is seq_cst: the byte stores below cannot move before the
+	 * odd sequence (pairs with the reader's fence and re-check, shm.c). */
+	do {
+		seq = load_relaxed(&h->enable_names_seq) & ~1u;
+	} while (!atomic_compare_exchange_weak(&h->enable_names_seq, &seq, seq + 1));
 	size_t n = strlen(names);
 	if (n >= sizeof h->enable_names)
 		n = sizeof h->enable_names - 1;
 	memcpy(h->enable_names, names, n);
 	memset(h->enable_names + n, 0, sizeof h->enable_names - n);
-	rlog__seq_write_end(&h->enable_names_seq, seq);
+	store_release(&h->enable_names_seq, seq + 2);
 }
 
 int rlog__session_update(const char *name, const struct rlog__update *u, char *why, size_t n)
