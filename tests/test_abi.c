@@ -259,6 +259,7 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_ctl, last_path),
 	F(rlog_shm_ctl, pad),
 	F(rlog_shm_ctl, sys),
+	F(rlog_shm_ctl, pad2),
 
 	F(rlog_shm_sys, seq),
 	F(rlog_shm_sys, options),

@@ -347,12 +347,14 @@ struct rlog_shm_ctl {
 	uint64_t last_bytes;        /* file bytes */
 	char message[256];          /* why the request or the last snapshot failed; "" if not */
 	char last_path[RLOG_PATH_MAX]; /* the file of the last snapshot */
-	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX - sizeof(struct rlog_shm_sys)];
-	/* +3584 */
+	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX - sizeof(struct rlog_shm_sys) - 64];
+	/* +3520 */
 	struct rlog_shm_sys sys;    /* the system events (creator, `ringlog update`) */
+	/* +4032: room for the system events' statistics (the daemon's) */
+	uint8_t pad2[64];           /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
-_Static_assert(offsetof(struct rlog_shm_ctl, sys) == 3584, "system events at +3584");
+_Static_assert(offsetof(struct rlog_shm_ctl, sys) == 3520, "system events at +3520");
 
 /*
  * The counter table: RLOG_SHM_COUNTERS entries at counter_offset, one per
