@@ -14,7 +14,9 @@
  *      against /sys/kernel/tracing/events;
  *   3. the region's copy (struct rlog_shm_sys) under its seqlock: what is
  *      put is read back; a count past RLOG_SYS_PIDS_MAX is -EPROTO, a
- *      sequence left odd -EAGAIN, too small a pid array -ENOBUFS;
+ *      sequence left odd -EAGAIN, too small a pid array -ENOBUFS; the
+ *      rules of start and update; the scope a daemon keeps (the pid list,
+ *      the attached processes with --follow);
  *   4. the real `ringlog`: start --system with a pid scope and --follow,
  *      query (text and JSON) and list showing them, update changing them,
  *      each bad option one line and exit 1 with the session unchanged, and
@@ -28,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "md_table.h"
+#include "shm.h"
 #include "sysflags_names.h"
 #include "sysperm.h"
 #include "sysprops.h"
@@ -355,6 +358,47 @@ static void test_region_copy(void)
 	ok(cur.flags == 0 && cur.npids == 1, "--system none keeps the scope");
 }
 
+/* The scope a daemon keeps: the pid list and, with follow, the processes
+ * attached now, each once; the whole machine only without either. */
+static void test_scope(void)
+{
+	struct rlog__region_params prm;
+	memset(&prm, 0, sizeof prm);
+	prm.buffer_size = 4096;
+	prm.min_buffers = prm.max_buffers = 2;
+	struct rlog__region r;
+	const char *name = h_session("scope");
+	BAIL_IF(rlog__region_create(name, &prm, &r) < 0, "cannot create a region");
+	struct rlog__sys_props p;
+	rlog__sys_props_default(&p);
+	uint32_t out[8];
+	bool whole = false;
+	ASSERT_EQ(rlog__sys_scope(&r, &p, out, 8, &whole), 0);
+	ok(whole, "no list, no follow: the whole machine");
+	p.follow = true;
+	ASSERT_EQ(rlog__sys_scope(&r, &p, out, 8, &whole), 0);
+	ok(!whole, "follow with nobody attached: no process yet, not the machine");
+	/* Attached: 500 and 700; 600 exited; an entry being claimed (pid 0). */
+	atomic_store(&r.procs[0].state, RLOG_PROC_ACTIVE);
+	atomic_store(&r.procs[0].pid, 500);
+	atomic_store(&r.procs[1].state, RLOG_PROC_EXITED);
+	atomic_store(&r.procs[1].pid, 600);
+	atomic_store(&r.procs[2].state, RLOG_PROC_ACTIVE);
+	atomic_store(&r.procs[3].state, RLOG_PROC_ACTIVE);
+	atomic_store(&r.procs[3].pid, 700);
+	p.npids = 2;
+	p.pids[0] = 700;
+	p.pids[1] = 42;
+	ASSERT_EQ(rlog__sys_scope(&r, &p, out, 8, &whole), 3);
+	ok(!whole && out[0] == 700 && out[1] == 42 && out[2] == 500,
+	   "the list, then the attached ones not in it");
+	p.follow = false;
+	ASSERT_EQ(rlog__sys_scope(&r, &p, out, 8, &whole), 2);
+	ASSERT_EQ(rlog__sys_scope(&r, &p, out, 1, &whole), 1);
+	rlog__region_unlink(name);
+	rlog__region_close(&r);
+}
+
 /* --------------------------------------------------------------- */
 /* 4. The real ringlog                                              */
 /* --------------------------------------------------------------- */
@@ -504,6 +548,7 @@ int main(void)
 	test_parser();
 	test_docs_table();
 	test_region_copy();
+	test_scope();
 	test_cli();
 	return done_testing();
 }

@@ -14,6 +14,7 @@
 
 #include "atomics.h"
 #include "seqlock.h"
+#include "shm.h"
 
 void rlog__sys_props_default(struct rlog__sys_props *p)
 {
@@ -156,6 +157,29 @@ void rlog__sys_props_put(struct rlog_shm_header *h, const struct rlog__sys_props
 		store_release(&s->pids[i], i < k ? p->pids[i] : 0u);
 	store_release(&s->npids, k);
 	rlog__seq_write_end(&s->seq, seq);
+}
+
+size_t rlog__sys_scope(const struct rlog__region *r, const struct rlog__sys_props *p,
+		       uint32_t *out, size_t cap, bool *whole)
+{
+	size_t n = 0;
+	*whole = p->npids == 0 && !p->follow;
+	for (uint32_t i = 0; i < p->npids && i < RLOG_SYS_PIDS_MAX && n < cap; i++)
+		out[n++] = p->pids[i];
+	for (uint32_t i = 0; p->follow && i < r->slot_count && n < cap; i++) {
+		if (load_relaxed(&r->procs[i].state) != RLOG_PROC_ACTIVE)
+			continue;
+		/* Pairs with the attaching process's store_release(pid)
+		 * (src/lib/proc.c); 0 while it is being claimed: the next
+		 * call finds it. */
+		uint32_t pid = load_acquire(&r->procs[i].pid);
+		bool dup = pid == 0;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = out[k] == pid;
+		if (!dup)
+			out[n++] = pid;
+	}
+	return n;
 }
 
 void rlog__sys_recording_set(struct rlog_shm_header *h, uint64_t flags)

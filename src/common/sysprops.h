@@ -72,6 +72,20 @@ int rlog__sys_props_get(const struct rlog_shm_header *h, struct rlog__sys_props 
 /* Stores p into the region of h (the seqlock's writer). */
 void rlog__sys_props_put(struct rlog_shm_header *h, const struct rlog__sys_props *p);
 
+struct rlog__region;
+
+/*
+ * The processes whose system events a session keeps now, for the daemon:
+ * p's pid list and, with follow, the processes attached to region r now
+ * (process entries ACTIVE), each once, at most cap of them into out (the
+ * children they create are the engine's to follow, from their forks).
+ * *whole is set when the scope is the whole machine (no pid list, no
+ * follow); else an empty list means no process yet (follow, and nobody
+ * attached).  Returns the count.
+ */
+size_t rlog__sys_scope(const struct rlog__region *r, const struct rlog__sys_props *p,
+		       uint32_t *out, size_t cap, bool *whole);
+
 /* The daemon says which flags' sources it has open now (0: none), and
  * `query` reads it: what is selected but not recorded is visible. */
 void rlog__sys_recording_set(struct rlog_shm_header *h, uint64_t flags);
