@@ -321,8 +321,30 @@ static void test_region_copy(void)
 	atomic_store(&ctl->sys.seq, 5); /* a writer that died in the middle */
 	ASSERT_EQ(rlog__sys_props_get(h, &q), -EAGAIN);
 	ok(q.flags == 0 && q.npids == 0, "nothing is taken from a torn copy");
-	atomic_store(&ctl->sys.seq, 6);
+	/* The next writer takes the dead one's turn over (after a second). */
+	p.flags = 0x10;
+	rlog__sys_props_put(h, &p);
+	ASSERT_EQ(atomic_load(&ctl->sys.seq), 8);
 	ASSERT_EQ(rlog__sys_props_get(h, &q), 0);
+	ASSERT_EQ_U64(q.flags, 0x10);
+
+	/* update's read-modify-write: one write; a refusal changes nothing. */
+	struct rlog__sys_props g;
+	char msg[512];
+	rlog__sys_props_default(&g);
+	g.profile_hz = 77;
+	ASSERT_EQ(rlog__sys_props_change(h, &g, RLOG__SYS_GIVE_PROFILE_HZ, msg, sizeof msg), -EINVAL);
+	ASSERT_STREQ(msg, "--profile-hz needs profile in --system");
+	ASSERT_EQ(atomic_load(&ctl->sys.seq), 10);
+	g.flags = RLOG_SYS_PROFILE | RLOG_SYS_CSWITCH;
+	ASSERT_EQ(rlog__sys_props_change(h, &g, RLOG__SYS_GIVE_FLAGS | RLOG__SYS_GIVE_PROFILE_HZ, msg,
+					 sizeof msg), 0);
+	ASSERT_EQ(rlog__sys_props_get(h, &q), 0);
+	ok(q.flags == (RLOG_SYS_PROFILE | RLOG_SYS_CSWITCH) && q.profile_hz == 77 && q.follow &&
+		   q.npids == 3 && q.pids[2] == 9, "the fields given changed, the others kept");
+	atomic_store(&ctl->sys.npids, RLOG_SYS_PIDS_MAX + 1);
+	ASSERT_EQ(rlog__sys_props_change(h, &g, RLOG__SYS_GIVE_FLAGS, msg, sizeof msg), -EPROTO);
+	atomic_store(&ctl->sys.npids, 3);
 
 	/* The rules of start and update. */
 	struct rlog__sys_props cur, given;

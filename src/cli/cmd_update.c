@@ -91,9 +91,6 @@ int cmd_update(int argc, char **argv)
 	case -ERANGE:
 	case -EPERM:
 		return cli_error("update: %s", why);
-	case -EAGAIN:
-		return cli_error("update: %s: the system-event properties kept changing (another "
-				 "update at the same time?): try again", name);
 	case -ENOENT:
 		return cli_error("update: no session named '%s'", name);
 	case -EPROTO:

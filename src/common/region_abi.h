@@ -297,7 +297,7 @@ _Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache l
  * pass.  Its fields go together (a pid list with its count), so they are
  * read and written under a seqlock (src/common/seqlock.h): writers take
  * turns by CAS of seq from even to odd, store the fields (release), then
- * store seq + 2 (release); a reader loads seq (acquire), the fields
+ * store seq + 1 (release); a reader loads seq (acquire), the fields
  * (acquire), then seq again, and retries while it was odd or has changed.
  */
 #define RLOG_SYS_PIDS_MAX   120   /* processes a --system-pid list holds */

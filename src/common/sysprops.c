@@ -144,10 +144,9 @@ int rlog__sys_props_get(const struct rlog_shm_header *h, struct rlog__sys_props 
 	return err;
 }
 
-void rlog__sys_props_put(struct rlog_shm_header *h, const struct rlog__sys_props *p)
+/* Stores p's fields, the writer's turn taken. */
+static void store_fields(struct rlog_shm_sys *s, const struct rlog__sys_props *p)
 {
-	struct rlog_shm_sys *s = sys_mut(h);
-	uint32_t seq = rlog__seq_write_begin(&s->seq);
 	/* Release stores, paired with the reader's acquire loads (seqlock.h, (2)). */
 	store_release(&s->flags, p->flags);
 	store_release(&s->profile_hz, p->profile_hz);
@@ -156,7 +155,40 @@ void rlog__sys_props_put(struct rlog_shm_header *h, const struct rlog__sys_props
 	for (uint32_t i = 0; i < RLOG_SYS_PIDS_MAX; i++)
 		store_release(&s->pids[i], i < k ? p->pids[i] : 0u);
 	store_release(&s->npids, k);
+}
+
+void rlog__sys_props_put(struct rlog_shm_header *h, const struct rlog__sys_props *p)
+{
+	struct rlog_shm_sys *s = sys_mut(h);
+	uint32_t seq = rlog__seq_write_begin(&s->seq);
+	store_fields(s, p);
 	rlog__seq_write_end(&s->seq, seq);
+}
+
+int rlog__sys_props_change(struct rlog_shm_header *h, const struct rlog__sys_props *given,
+			   uint32_t give, char *why, size_t n)
+{
+	struct rlog_shm_sys *s = sys_mut(h);
+	/* The writer's turn for the whole read-modify-write: two updates at
+	 * once cannot each undo the other's fields. */
+	uint32_t seq = rlog__seq_write_begin(&s->seq);
+	struct rlog__sys_props cur;
+	rlog__sys_props_default(&cur);
+	cur.flags = load_relaxed(&s->flags);
+	cur.profile_hz = load_relaxed(&s->profile_hz);
+	cur.follow = (load_relaxed(&s->options) & RLOG_SYS_OPT_FOLLOW) != 0;
+	cur.npids = load_relaxed(&s->npids);
+	int err = 0;
+	if (cur.npids > RLOG_SYS_PIDS_MAX)
+		err = -EPROTO;
+	for (uint32_t i = 0; err == 0 && i < cur.npids; i++)
+		cur.pids[i] = load_relaxed(&s->pids[i]);
+	if (err == 0)
+		err = rlog__sys_props_apply(&cur, given, give, why, n);
+	if (err == 0)
+		store_fields(s, &cur);
+	rlog__seq_write_end(&s->seq, seq);
+	return err;
 }
 
 size_t rlog__sys_scope(const struct rlog__region *r, const struct rlog__sys_props *p,

@@ -72,6 +72,15 @@ int rlog__sys_props_get(const struct rlog_shm_header *h, struct rlog__sys_props 
 /* Stores p into the region of h (the seqlock's writer). */
 void rlog__sys_props_put(struct rlog_shm_header *h, const struct rlog__sys_props *p);
 
+/*
+ * `ringlog update`: applies the fields of given that give names to the
+ * region's properties (rlog__sys_props_apply's rules), as one write of
+ * the seqlock.  Returns 0, -EINVAL (why says it; nothing changed) or
+ * -EPROTO (a pid count past RLOG_SYS_PIDS_MAX: a scribbled region).
+ */
+int rlog__sys_props_change(struct rlog_shm_header *h, const struct rlog__sys_props *given,
+			   uint32_t give, char *why, size_t n);
+
 struct rlog__region;
 
 /*

@@ -123,16 +123,11 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 			goto out;
 		}
 	}
-	struct rlog__sys_props sys;
-	if (u->system_give) {
-		err = rlog__sys_props_get(h, &sys);
-		if (err == 0)
-			err = rlog__sys_props_apply(&sys, &u->system, u->system_give, why, n);
-		if (err == 0 && (u->system_give & RLOG__SYS_GIVE_FLAGS) && sys.flags)
-			err = rlog__sys_priv_check(why, n);
-		if (err < 0)
-			goto out;
-	}
+	/* Privileges first, as at start: a new selection of system events
+	 * needs them, a scope or a rate alone changes nothing recorded. */
+	if ((u->system_give & RLOG__SYS_GIVE_FLAGS) && u->system.flags &&
+	    (err = rlog__sys_priv_check(why, n)) < 0)
+		goto out;
 	uint64_t mask = u->mask;
 	char pending[sizeof h->enable_names] = "";
 	if (u->enable) {
@@ -142,6 +137,11 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 		if (err < 0)
 			goto out;
 	}
+	/* The last check, and the first change: refused, it leaves the
+	 * session as it was. */
+	if (u->system_give && (err = rlog__sys_props_change(h, &u->system, u->system_give, why,
+							      n)) < 0)
+		goto out;
 	if (u->set_max_buffers)
 		store_relaxed(&h->max_buffers, u->max_buffers);
 	if (u->set_flush_timer)
@@ -150,8 +150,6 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 		store_relaxed(&h->counter_mask, u->counter_mask);
 	if (u->set_counter_period)
 		store_relaxed(&h->counter_period_ms, u->counter_period_ms);
-	if (u->system_give)
-		rlog__sys_props_put(h, &sys);
 	if (u->enable || u->set_mask) {
 		/* The pending names first: the daemon must not set a bit of the
 		 * old list after the new mask. */

@@ -284,8 +284,7 @@ struct rlog__update {
  * Returns 0, -EINVAL (a bad --enable or system-event property; why says
  * it), -EPERM (privileges for system events missing; why says which),
  * -ERANGE (max_buffers below the pool's size now or above the capacity;
- * why says it), -EAGAIN (the system-event properties kept changing
- * under another update), -ENOENT, -EPROTO, or another -errno.
+ * why says it), -ENOENT, -EPROTO, or another -errno.
  */
 int rlog__session_update(const char *name, const struct rlog__update *u, char *why, size_t n);
 
