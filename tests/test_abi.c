@@ -36,6 +36,7 @@
 #include "daemon/sink_realtime.h"
 #include "format/chunk.h"
 #include "shm.h"
+#include "sysflags.h"
 #include "md_table.h"
 #include "tap.h"
 
@@ -276,6 +277,16 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_ctl, message),
 	F(rlog_shm_ctl, last_path),
 	F(rlog_shm_ctl, pad),
+	F(rlog_shm_ctl, sys),
+	F(rlog_shm_ctl, pad2),
+
+	F(rlog_shm_sys, seq),
+	F(rlog_shm_sys, options),
+	F(rlog_shm_sys, flags),
+	F(rlog_shm_sys, profile_hz),
+	F(rlog_shm_sys, npids),
+	F(rlog_shm_sys, recording),
+	F(rlog_shm_sys, pids),
 
 	F(rlog_shm_proc, state),
 	F(rlog_shm_proc, gate),
@@ -343,7 +354,7 @@ static struct c_struct c_structs[] = {
 	S(rlog_rt_end),
 	S(rlog_chunk_header),
 	S(rlog_ring),
-	S(rlog_data_loss_range), S(rlog_shm_ctl),
+	S(rlog_data_loss_range), S(rlog_shm_ctl), S(rlog_shm_sys),
 };
 #define N_STRUCTS (sizeof c_structs / sizeof c_structs[0])
 
@@ -489,6 +500,23 @@ static struct c_const c_consts[] = {
 	K(RLOG_TRIGGER_NONE),
 	K(RLOG_TRIGGER_ARMED),
 	K(RLOG_TRIGGER_FIRED),
+	K(RLOG_SYS_PIDS_MAX),
+	K(RLOG_SYS_OPT_FOLLOW),
+	K(RLOG_SYS_PROCESS),
+	K(RLOG_SYS_THREAD),
+	K(RLOG_SYS_IMAGE_LOAD),
+	K(RLOG_SYS_PROCESS_COUNTERS),
+	K(RLOG_SYS_CSWITCH),
+	K(RLOG_SYS_DPC),
+	K(RLOG_SYS_INTERRUPT),
+	K(RLOG_SYS_SYSTEMCALL),
+	K(RLOG_SYS_DISK_IO),
+	K(RLOG_SYS_MEMORY_PAGE_FAULTS),
+	K(RLOG_SYS_MEMORY_HARD_FAULTS),
+	K(RLOG_SYS_NETWORK_TCPIP),
+	K(RLOG_SYS_PROFILE),
+	K(RLOG_SYS_FILE_IO),
+	K(RLOG_SYS_WAKEUP),
 	K(RLOG_SLOT_FREE),
 	K(RLOG_SLOT_ACTIVE),
 	K(RLOG_SLOT_EXITED),

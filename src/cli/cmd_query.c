@@ -11,6 +11,7 @@
 #include "args.h"
 #include "session_print.h"
 #include "shm.h"
+#include "sysflags_names.h"
 #include "term.h"
 
 int cmd_query(int argc, char **argv)
@@ -64,9 +65,13 @@ static void list_one(int err, const struct rlog__session_info *in, void *arg)
 	else {
 		/* The log file's path comes from the region: escaped (term.h). */
 		static char file[4 * RLOG_PATH_MAX];
-		printf("%-24.64s %-9s %s\n", in->name,
+		char sys[512] = "";
+		if (in->system.flags)
+			rlog__sys_names(in->system.flags, sys, sizeof sys);
+		printf("%-24.64s %-9s %s%s%s\n", in->name,
 		       in->orphaned ? "orphaned" : cli_state_name(in->state),
-		       rlog__term_cstr(in->log_file[0] ? in->log_file : "-", file, sizeof file));
+		       rlog__term_cstr(in->log_file[0] ? in->log_file : "-", file, sizeof file),
+		       sys[0] ? "  system: " : "", sys);
 	}
 }
 

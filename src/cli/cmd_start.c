@@ -23,6 +23,8 @@ static const struct cli_opt opts[] = {
 	{ "--high-water", NULL, true }, { "--age-limit", NULL, true },
 	{ "--counters", NULL, true },   { "--counter-period", NULL, true },
 	{ "--force", NULL, false },     { "--resume", NULL, false },
+	{ "--system", NULL, true },     { "--system-pid", NULL, true },
+	{ "--follow", NULL, false },    { "--profile-hz", NULL, true },
 	{ NULL, NULL, false },
 };
 
@@ -96,14 +98,20 @@ int cmd_start(int argc, char **argv)
 	struct rlog__region_params p;
 	rlog__props_default(&p);
 	bool min_given = false, mask_given = false, timer_given = false, resume = false;
-	int options = 0;
+	int options = 0, rc;
+	struct rlog__sys_props sys;
+	uint32_t sys_give = 0;
+	rlog__sys_props_default(&sys);
 	struct cli_args a;
 	cli_args_init(&a, "start", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
 		const char *val = a.value;
 		uint64_t v;
 		options += !cli_is(&a, "--resume");
-		if (cli_is(&a, "--resume")) {
+		if (cli_sys_option(&a, &sys, &sys_give, &rc)) {
+			if (rc)
+				return rc;
+		} else if (cli_is(&a, "--resume")) {
 			resume = true;
 		} else if (cli_is(&a, "--output")) {
 			out = val;
@@ -197,7 +205,8 @@ int cmd_start(int argc, char **argv)
 	if (!min_given && p.min_buffers > p.max_buffers)
 		p.min_buffers = p.max_buffers;
 	struct rlog__start st = { .name = name, .path = out, .params = p, .force = force,
-				  .detach = true, .enable = enable };
+				  .detach = true, .enable = enable, .system = sys,
+				  .system_give = sys_give };
 	struct rlog__start_result res;
 	int err = rlog__session_start(&st, &res);
 	if (err < 0) {

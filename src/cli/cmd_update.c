@@ -1,8 +1,10 @@
 /*
  * cmd_update.c - `ringlog update NAME [--enable LIST | --mask HEX]
  * [--flush-timer T] [--max-buffers N] [--counters LIST] [--counter-period
- * MS]`: change a running session's EnableFlags, FlushTimer and
- * MaximumBuffers (ETW's ControlTrace update), and its counters.
+ * MS] [--system LIST] [--system-pid LIST] [--follow | --no-follow]
+ * [--profile-hz N]`: change a running session's EnableFlags, FlushTimer
+ * and MaximumBuffers (ETW's ControlTrace update), its counters, and the
+ * system events it records.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,18 +18,24 @@
 static const struct cli_opt opts[] = {
 	{ "--enable", NULL, true },      { "--mask", NULL, true },     { "--flush-timer", NULL, true },
 	{ "--max-buffers", NULL, true }, { "--counters", NULL, true }, { "--counter-period", NULL, true },
+	{ "--system", NULL, true },      { "--system-pid", NULL, true }, { "--follow", NULL, false },
+	{ "--no-follow", NULL, false },  { "--profile-hz", NULL, true },
 	{ NULL, NULL, false },
 };
 
 int cmd_update(int argc, char **argv)
 {
 	struct rlog__update u = { 0 };
+	int rc;
 	struct cli_args a;
 	cli_args_init(&a, "update", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
 		const char *val = a.value;
 		uint64_t v;
-		if (cli_is(&a, "--enable")) {
+		if (cli_sys_option(&a, &u.system, &u.system_give, &rc)) {
+			if (rc)
+				return rc;
+		} else if (cli_is(&a, "--enable")) {
 			u.enable = val;
 		} else if (cli_is(&a, "--mask")) {
 			if (!cli_parse_u64(val, 0, UINT64_MAX, &v))
@@ -63,7 +71,7 @@ int cmd_update(int argc, char **argv)
 		return 2;
 	const char *name = a.pos[0];
 	if (!u.enable && !u.set_mask && !u.set_flush_timer && !u.set_max_buffers && !u.set_counters &&
-	    !u.set_counter_period)
+	    !u.set_counter_period && !u.system_give)
 		return cli_usage_error("update", "nothing to change");
 	if (u.enable && u.set_mask)
 		return cli_error("update: use one of --enable and --mask");
@@ -81,6 +89,7 @@ int cmd_update(int argc, char **argv)
 			return cli_error("update: %s", why);
 		return cli_error("update: invalid session name '%s'", name);
 	case -ERANGE:
+	case -EPERM:
 		return cli_error("update: %s", why);
 	case -ENOENT:
 		return cli_error("update: no session named '%s'", name);

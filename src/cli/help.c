@@ -16,7 +16,8 @@ static const struct cli_help help[] = {
 		"start NAME [-o FILE] [--mode MODES] [--max-file-size MB] [--buffer-size KB] "
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
 		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--counters LIST] "
-		"[--counter-period MS] [--force] | start NAME --resume",
+		"[--counter-period MS] [--system LIST] [--system-pid LIST] [--follow] "
+		"[--profile-hz N] [--force] | start NAME --resume",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
 		"FILE (and, in real-time mode, to the consumers of ringlog tail), and returns\n"
@@ -73,6 +74,20 @@ static const struct cli_help help[] = {
 		"  --counter-period MS   how often the daemon reads them: milliseconds, or with a\n"
 		"                        unit (250ms, 1s), 10 ms to 60 s (default 100 ms); a\n"
 		"                        counter that changed gets a COUNTER record of its delta\n"
+		"  --system LIST         the kernel's events to record beside the applications'\n"
+		"                        (ETW's kernel logger), comma-separated: process,\n"
+		"                        thread, image-load, process-counters, cswitch,\n"
+		"                        softirq, interrupt, syscall, disk-io, page-faults,\n"
+		"                        hard-faults, network, profile, file-io, wakeup, all,\n"
+		"                        none, or ETW's EnableFlags in hex (0x13: process,\n"
+		"                        thread, cswitch); needs root, CAP_PERFMON or\n"
+		"                        kernel.perf_event_paranoid -1, and tracefs: without\n"
+		"                        them, one line says what is missing (docs/SESSIONS.md)\n"
+		"  --system-pid LIST     only these processes' system events (pids,\n"
+		"                        comma-separated, at most 120; default: every process)\n"
+		"  --follow              also the session's attached processes, and the children\n"
+		"                        of the processes traced\n"
+		"  --profile-hz N        profile's samples a second, 1 to 100000 (default 1000)\n"
 		"  --force               overwrite FILE if it exists\n"
 		"  --resume              NAME is orphaned (its daemon died): start a new daemon for\n"
 		"                        it, which goes on where the dead one stopped, in the same\n"
@@ -139,7 +154,9 @@ static const struct cli_help help[] = {
 		"buffers_held how many buffers producers still hold with records in them\n"
 		"(drained when full, by the flush timer, ringlog flush or stop; their events\n"
 		"are counted when they are handed over).  A line on stderr says so when\n"
-		"anything is waiting.\n"
+		"anything is waiting.  system, system_flags, system_pids, system_follow and\n"
+		"profile_hz are the system events selected (start --system) and their scope;\n"
+		"system_recording the ones the daemon records now.\n"
 		"\n"
 		"  NAME                  the session\n"
 		"  --json                one JSON object instead, with the same keys\n",
@@ -149,8 +166,8 @@ static const struct cli_help help[] = {
 		"list", "the sessions on this machine",
 		"list",
 		"Prints one line per session on this machine: its name, its state and its log\n"
-		"file (\"-\" for none); \"no sessions\" when there are none.  Takes no\n"
-		"arguments.  The states:\n"
+		"file (\"-\" for none), and \"system: NAMES\" if it selects system events;\n"
+		"\"no sessions\" when there are none.  Takes no arguments.  The states:\n"
 		"\n"
 		"  creating              ringlog start is setting it up\n"
 		"  active                recording\n"
@@ -314,7 +331,8 @@ static const struct cli_help help[] = {
 	{
 		"update", "change a running session's enable flags, flush timer, maximum buffers",
 		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N] "
-		"[--counters LIST] [--counter-period MS]",
+		"[--counters LIST] [--counter-period MS] [--system LIST] [--system-pid LIST] "
+		"[--follow] [--no-follow] [--profile-hz N]",
 		"Changes the properties of running session NAME that ETW's update changes, and\n"
 		"its counters.  A new enable mask is seen by every producer at its next write,\n"
 		"without a restart; the daemon takes a new flush timer, maximum, counter list\n"
@@ -333,7 +351,13 @@ static const struct cli_help help[] = {
 		"                        start)\n"
 		"  --counters LIST       exactly these counters from now on (as for start); a\n"
 		"                        counter turned on starts from its next reading\n"
-		"  --counter-period MS   their sampling period, 10 ms to 60 s\n",
+		"  --counter-period MS   their sampling period, 10 ms to 60 s\n"
+		"  --system LIST         exactly these system events from now on (as for start;\n"
+		"                        none: no more), with the same privileges\n"
+		"  --system-pid LIST     their processes from now on (all: every process)\n"
+		"  --follow              also the attached processes and their children\n"
+		"  --no-follow           no longer\n"
+		"  --profile-hz N        profile's samples a second, 1 to 100000\n",
 		true,
 	},
 	{

@@ -17,6 +17,7 @@
 #include "json.h"
 #include "args.h"
 #include "shm.h"
+#include "sysflags_names.h"
 #include "term.h"
 
 /* "key: value" lines, or one JSON object, built in a buffer. */
@@ -137,6 +138,19 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json)
 	rlog__counter_names(in->counter_mask, counters, sizeof counters);
 	kv_str(&o, "counters", counters);
 	kv_u64(&o, "counter_period_ms", in->counter_period_ms);
+	/* The system events asked for, and which of them the daemon records
+	 * now (its sources open): a selection it cannot serve shows. */
+	char sys[512], pids[RLOG_SYS_PIDS_MAX * 12];
+	rlog__sys_names(in->system.flags, sys, sizeof sys);
+	kv_str(&o, "system", sys);
+	snprintf(sys, sizeof sys, "0x%" PRIx64, in->system.flags);
+	kv_str(&o, "system_flags", sys);
+	rlog__sys_pids_text(in->system.pids, in->system.npids, pids, sizeof pids);
+	kv_str(&o, "system_pids", pids);
+	kv_u64(&o, "system_follow", in->system.follow);
+	kv_u64(&o, "profile_hz", in->system.profile_hz);
+	rlog__sys_names(in->system_recording, sys, sizeof sys);
+	kv_str(&o, "system_recording", sys);
 	kv_u64(&o, "app_counters", in->app_counters);
 	kv_u64(&o, "producer_threads", in->producer_threads);
 	/* Beside processes_attached (every attach since the start, in the
@@ -164,6 +178,7 @@ void cli_stats_print(const struct rlog__stats *s)
 int cli_start_error(const struct rlog__start *s, const struct rlog__start_result *res, int err)
 {
 	switch (res->step) {
+	case RLOG__START_SYSTEM:
 	case RLOG__START_PROPS:
 		return cli_error("start: %s", res->detail);
 	case RLOG__START_NAME:

@@ -45,6 +45,15 @@ void cli_mode_names(uint32_t mode, char *out, size_t n);
 void cli_counter_refused(const char *name, enum rlog__counter_avail avail, const char *why,
 			 void *arg);
 
+struct cli_args;
+
+/* Takes the option a just returned if it is one of system events'
+ * (sys_opts.c: --system, --system-pid, --follow, --no-follow,
+ * --profile-hz) into p, adding its RLOG__SYS_GIVE_* bit to *give, and
+ * returns true; *rc is then 0, or 1 after the error line of a bad value.
+ * False for any other option. */
+bool cli_sys_option(const struct cli_args *a, struct rlog__sys_props *p, uint32_t *give, int *rc);
+
 /* "active", "stopping", ...: a session state's name. */
 const char *cli_state_name(uint32_t state);
 

@@ -24,7 +24,7 @@
 /* ------------------------------------------------------------------ */
 
 #define RLOG_SHM_MAGIC         0x314d4853474f4c52ull /* "RLOGSHM1" */
-#define RLOG_SHM_ABI_VERSION   6
+#define RLOG_SHM_ABI_VERSION   7
 #define RLOG_SHM_PREFIX        "/ringlog."   /* shm_open name = prefix + lower-case name */
 #define RLOG_NAME_MAX          64
 #define RLOG_PATH_MAX          1024
@@ -290,6 +290,34 @@ _Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache l
 #define RLOG_TRIGGER_FIRED  2  /* fired; the snapshot is taken after_ms later */
 
 /*
+ * The system events a session records (`ringlog start/update --system`,
+ * docs/SESSIONS.md): in the request page, for the header has no room.  A
+ * live property, as counter_mask: `ringlog update` changes it while the
+ * daemon runs, and the daemon reads it (rlog__sys_props_read) at every
+ * pass.  Its fields go together (a pid list with its count), so they are
+ * read and written under a seqlock (src/common/seqlock.h): writers take
+ * turns by CAS of seq from even to odd, store the fields (release), then
+ * store seq + 1 (release); a reader loads seq (acquire), the fields
+ * (acquire), then seq again, and retries while it was odd or has changed.
+ */
+#define RLOG_SYS_PIDS_MAX   120   /* processes a --system-pid list holds */
+#define RLOG_SYS_OPT_FOLLOW 0x1u  /* --follow: the attached processes and their children too */
+
+struct rlog_shm_sys {
+	_Atomic uint32_t seq;        /* seqlock of the fields below but recording: odd while
+	                                one writes */
+	_Atomic uint32_t options;    /* RLOG_SYS_OPT_* */
+	_Atomic uint64_t flags;      /* the system events selected: RLOG_SYS_* bits
+	                                (src/common/sysflags.h); 0: none */
+	_Atomic uint32_t profile_hz; /* the sampled profile's rate (RLOG_SYS_PROFILE) */
+	_Atomic uint32_t npids;      /* entries of pids; 0: every process of the machine */
+	_Atomic uint64_t recording;  /* the flags whose sources the daemon has open now (the
+	                                daemon only; outside the seqlock) */
+	_Atomic uint32_t pids[RLOG_SYS_PIDS_MAX]; /* --system-pid: the processes traced */
+};
+_Static_assert(sizeof(struct rlog_shm_sys) == 512, "system event properties are 512 bytes");
+
+/*
  * One page of requests from the CLI to the daemon, and their answers.  A
  * requester takes the lock (CAS 0 -> its pid; a dead holder's lock may be
  * taken over), writes the request, adds 1 to req_seq (release) and wakes
@@ -319,9 +347,14 @@ struct rlog_shm_ctl {
 	uint64_t last_bytes;        /* file bytes */
 	char message[256];          /* why the request or the last snapshot failed; "" if not */
 	char last_path[RLOG_PATH_MAX]; /* the file of the last snapshot */
-	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX];
+	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX - sizeof(struct rlog_shm_sys) - 64];
+	/* +3520 */
+	struct rlog_shm_sys sys;    /* the system events (creator, `ringlog update`) */
+	/* +4032: room for the system events' statistics (the daemon's) */
+	uint8_t pad2[64];           /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
+_Static_assert(offsetof(struct rlog_shm_ctl, sys) == 3520, "system events at +3520");
 
 /*
  * The counter table: RLOG_SHM_COUNTERS entries at counter_offset, one per

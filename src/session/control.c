@@ -33,6 +33,7 @@
 #include "clock.h"
 #include "futex.h"
 #include "procstat.h"
+#include "sysperm.h"
 
 /* How long flush waits for the daemon. */
 #define FLUSH_WAIT_NS UINT64_C(30000000000)
@@ -122,6 +123,11 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 			goto out;
 		}
 	}
+	/* Privileges first, as at start: a new selection of system events
+	 * needs them, a scope or a rate alone changes nothing recorded. */
+	if ((u->system_give & RLOG__SYS_GIVE_FLAGS) && u->system.flags &&
+	    (err = rlog__sys_priv_check(why, n)) < 0)
+		goto out;
 	uint64_t mask = u->mask;
 	char pending[sizeof h->enable_names] = "";
 	if (u->enable) {
@@ -131,6 +137,11 @@ int rlog__session_update(const char *name, const struct rlog__update *u, char *w
 		if (err < 0)
 			goto out;
 	}
+	/* The last check, and the first change: refused, it leaves the
+	 * session as it was. */
+	if (u->system_give && (err = rlog__sys_props_change(h, &u->system, u->system_give, why,
+							      n)) < 0)
+		goto out;
 	if (u->set_max_buffers)
 		store_relaxed(&h->max_buffers, u->max_buffers);
 	if (u->set_flush_timer)

@@ -49,6 +49,8 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 	rlog__enable_pending_copy(h, o->enable_pending, sizeof o->enable_pending);
 	o->counter_mask = load_relaxed(&h->counter_mask);
 	o->counter_period_ms = load_relaxed(&h->counter_period_ms);
+	rlog__sys_props_get(h, &o->system); /* -EAGAIN: shown as none this time */
+	o->system_recording = rlog__sys_recording(h);
 	for (uint32_t i = 0; i < RLOG_SHM_COUNTERS; i++)
 		o->app_counters += load_relaxed(&r->counters[i].state) == RLOG_COUNTER_SET;
 	for (uint32_t i = 0; i < r->slot_count; i++) {

@@ -18,6 +18,7 @@
 #include "counter_catalog.h"
 #include "shm.h"
 #include "stats.h"
+#include "sysprops.h"
 
 /* ------------------------------------------------------------------ */
 /* Start                                                               */
@@ -30,6 +31,9 @@ struct rlog__start {
 	const char *enable;                /* --enable: category names and bit numbers, or NULL */
 	bool force;                        /* overwrite an existing log file */
 	bool detach;                       /* daemon: new session (setsid), stdio to /dev/null */
+	struct rlog__sys_props system;     /* --system, --system-pid, --follow, --profile-hz: the
+	                                      fields system_give names, the others default */
+	uint32_t system_give;              /* RLOG__SYS_GIVE_* */
 };
 
 /* The defaults of every property (docs/SESSIONS.md): 16 KiB buffers, a
@@ -71,6 +75,9 @@ uint64_t rlog__counters_check(uint64_t mask, rlog__counter_refused_fn *fn, void 
 
 /* The step of a start that failed. */
 enum rlog__start_step {
+	RLOG__START_SYSTEM, /* -EINVAL: system-event properties that do not go together;
+	                       -EPERM: privileges system events need are missing (detail says
+	                       which, src/common/sysperm.h) */
 	RLOG__START_PROPS,  /* -EINVAL: properties that do not go together (detail says why) */
 	RLOG__START_NAME,   /* -EINVAL: not a valid session name */
 	RLOG__START_FILE,   /* opening the log file: -EEXIST without force, or open's errno */
@@ -90,7 +97,9 @@ struct rlog__start_result {
 };
 
 /*
- * Creates the session's region, opens its log file (O_EXCL unless force;
+ * Checks the system-event properties and, if any system event is
+ * selected, the privileges they need (before anything else: a user
+ * without them learns it first), then creates the session's region, opens its log file (O_EXCL unless force;
  * truncated only once the session exists, so a refused start never wipes a
  * file), forks the capture daemon and returns once the session is ACTIVE.
  * On failure nothing is left behind: no region, no mapping, no new file.
@@ -200,6 +209,8 @@ struct rlog__update {
 	uint64_t counter_mask;
 	bool set_counter_period;  /* their sampling period */
 	uint32_t counter_period_ms;
+	uint32_t system_give;     /* RLOG__SYS_GIVE_*: the fields of system given */
+	struct rlog__sys_props system;
 };
 
 /*
@@ -210,9 +221,13 @@ struct rlog__update {
  * daemon enables each when a process declares it; the daemon takes the
  * other properties at its next pass (a counter turned on starts from a
  * new reading, one turned off is no longer read).
- * Returns 0, -EINVAL (a bad --enable; why says it), -ERANGE (max_buffers
- * below the pool's size now or above the capacity; why says it),
- * -ENOENT, -EPROTO, or another -errno.
+ * System events: the fields of u->system that u->system_give names
+ * replace the session's (rlog__sys_props_apply's rules); when the result
+ * selects any, this process must have the privileges they need.
+ * Returns 0, -EINVAL (a bad --enable or system-event property; why says
+ * it), -EPERM (privileges for system events missing; why says which),
+ * -ERANGE (max_buffers below the pool's size now or above the capacity;
+ * why says it), -ENOENT, -EPROTO, or another -errno.
  */
 int rlog__session_update(const char *name, const struct rlog__update *u, char *why, size_t n);
 
@@ -247,6 +262,8 @@ struct rlog__session_info {
 	char enable_pending[252];          /* names asked for, not yet declared */
 	uint64_t counter_mask;             /* the counters sampled */
 	uint32_t counter_period_ms;        /* their period */
+	struct rlog__sys_props system;     /* the system events selected, and their scope */
+	uint64_t system_recording;         /* the flags whose sources the daemon has open now */
 	uint32_t app_counters;             /* registered application counters (SET entries) */
 	uint32_t producer_threads;         /* ACTIVE slots */
 	uint32_t processes;                /* ACTIVE process entries (attached now) */

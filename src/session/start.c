@@ -37,6 +37,7 @@
 #include "futex.h"
 #include "wake.h"
 #include "io.h"
+#include "sysperm.h"
 
 /* How long start waits for the daemon to make the session ACTIVE. */
 #define START_WAIT_NS UINT64_C(10000000000)
@@ -83,6 +84,17 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 {
 	memset(out, 0, sizeof *out);
 	int err;
+	/* System events first: a user without their privileges hears that,
+	 * not about another property (docs/SESSIONS.md, "Privileges"). */
+	out->step = RLOG__START_SYSTEM;
+	struct rlog__sys_props sys;
+	rlog__sys_props_default(&sys);
+	err = rlog__sys_props_apply(&sys, &s->system, s->system_give, out->detail,
+				    sizeof out->detail);
+	if (err < 0)
+		return err;
+	if (sys.flags && (err = rlog__sys_priv_check(out->detail, sizeof out->detail)) < 0)
+		return err;
 	out->step = RLOG__START_PROPS;
 	err = rlog__props_check(s, out->detail, sizeof out->detail);
 	if (err < 0)
@@ -170,6 +182,7 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 	}
 	r.hdr->tick_source = rlog__tick_source_pick();
 	memcpy(r.hdr->enable_names, pending, strlen(pending) + 1);
+	rlog__sys_props_put(r.hdr, &sys);
 	memcpy(r.hdr->log_file, abs, strlen(abs) + 1);
 
 	out->step = RLOG__START_FORK;
