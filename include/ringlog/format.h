@@ -133,6 +133,8 @@ _Static_assert(sizeof(struct rlog_data_loss_blocks) == 32, "DATA_LOSS with block
 
 #define RLOG_LOSS_OVERWRITTEN 7  /* overwrite mode: full buffers reused before their events
                                     were delivered (file 1.3; Length 48) */
+#define RLOG_LOSS_KERNEL     8  /* system events the kernel dropped: its ring of the CPU (the
+                                   system block's tid) was full (PERF_RECORD_LOST) */
 
 /*
  * DATA_LOSS payload with a time range (file 1.3): Length 48, for
@@ -282,6 +284,8 @@ _Static_assert(offsetof(struct rlog_file_header, marker) == 64, "marker copy at 
 
 #define RLOG_BLOCK_MAGIC        0x4b424c52u  /* "RLBK" in file byte order */
 #define RLOG_BLOCK_FLAG_DAEMON  0x0001u      /* records synthesised by the daemon */
+#define RLOG_BLOCK_FLAG_SYSTEM  0x0004u      /* with DAEMON: system events of one CPU
+                                                (pid 0, tid the CPU; docs/FORMAT.md) */
 #define RLOG_BLOCK_FLAG_METADATA 0x0002u     /* the daemon's copy of metadata records written
                                                 before: read for schemas and names only (1.2) */
 #define RLOG_BLOCK_DATA_MAX     16777216u    /* largest data_size: one buffer of the largest size */
