@@ -319,9 +319,22 @@ struct rlog_shm_ctl {
 	uint64_t last_bytes;        /* file bytes */
 	char message[256];          /* why the request or the last snapshot failed; "" if not */
 	char last_path[RLOG_PATH_MAX]; /* the file of the last snapshot */
-	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX];
+	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX - 64];
+	/* +4032: system events (docs/FORMAT.md, "System events"), written by
+	 * the daemon after each poll; handed_over (the kernel's own counts) at
+	 * stop, when handed_over = written + lost + filtered. */
+	struct rlog_shm_sys_stats {
+		_Atomic uint64_t written;     /* system events written */
+		_Atomic uint64_t lost;        /* lost in the kernel (DATA_LOSS cause KERNEL) */
+		_Atomic uint64_t filtered;    /* of processes outside the selection */
+		_Atomic uint64_t handed_over; /* at stop: the events' counts */
+		_Atomic uint64_t loss_records;/* DATA_LOSS records written */
+		_Atomic uint64_t bytes;       /* record bytes written */
+		uint64_t reserved[2];
+	} sys;
 };
 _Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
+_Static_assert(offsetof(struct rlog_shm_ctl, sys) == 4032, "system statistics at +4032");
 
 /*
  * The counter table: RLOG_SHM_COUNTERS entries at counter_offset, one per
