@@ -412,11 +412,15 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 		rlog__output_free(&out);
 		goto fail;
 	}
+	/* System events (src/system), if the session selects them: on
+	 * before the session is, so that they cover everything in it. */
+	struct rlog__sys *sys = NULL;
+	rlog__sys_start(r, &out, &sys);
 	/* Pairs with the producers' load_acquire(state) in rlog_attach and
 	 * the `ringlog start` waiting for it. */
 	store_release(&h->state, RLOG_STATE_ACTIVE);
 	rlog__futex_wake(&h->state, INT_MAX);
-	rlog__daemon_serve(r, &d, &out, name, tid);
+	rlog__daemon_serve(r, &d, &out, name, tid, sys);
 	close(lock);
 	return 0;
 
@@ -428,7 +432,7 @@ fail:
 }
 
 void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
-			const char *name, uint32_t tid)
+			const char *name, uint32_t tid, struct rlog__sys *sys)
 {
 	struct rlog_shm_header *h = r->hdr;
 	struct rlog__snap_state snap;
@@ -439,9 +443,8 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 	struct rlog__counters *ctr = NULL;
 	if (rlog__counters_open(r, h->tick_source, rlog__counters_to_output, out, &ctr) < 0)
 		set_error(r, "sampling counters", ENOMEM);
-	/* System events (src/system), if the session selects them. */
-	struct rlog__sys *sys = NULL;
-	rlog__sys_start(r, out, &sys);
+	if (sys == NULL)
+		rlog__sys_start(r, out, &sys);
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
 	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */

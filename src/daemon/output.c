@@ -13,6 +13,7 @@ void rlog__output_init(struct rlog__output *o, size_t meta_limit)
 	memset(o, 0, sizeof *o);
 	rlog__metacache_init(&o->meta, meta_limit);
 	rlog__counter_keep_init(&o->counters, RLOG__COUNTER_KEEP_BYTES);
+	rlog__counter_keep_init(&o->system, RLOG__SYSTEM_KEEP_BYTES);
 }
 
 size_t rlog__output_meta_limit(uint32_t mode, uint64_t max)
@@ -95,6 +96,7 @@ void rlog__output_free(struct rlog__output *o)
 		o->sinks[i]->ops->free(o->sinks[i]);
 	rlog__metacache_free(&o->meta);
 	rlog__counter_keep_free(&o->counters);
+	rlog__counter_keep_free(&o->system);
 	memset(o, 0, sizeof *o);
 }
 

@@ -107,6 +107,7 @@ struct rlog__output {
 	struct rlog__sink *primary;  /* the file sink, else the first sink added */
 	struct rlog__metacache meta; /* the session's latest metadata records */
 	struct rlog__counter_keep counters; /* its latest counter blocks, for snapshots */
+	struct rlog__counter_keep system;   /* its latest system blocks, for snapshots */
 };
 
 /* Starts an empty output whose metadata cache holds meta_limit bytes. */
@@ -133,6 +134,13 @@ void rlog__output_counter_block(struct rlog__output *o, const struct rlog__out_b
 /* Hands sink s the counter blocks kept: those no snapshot took before
  * (since_last), or all; from then on, all are taken. */
 void rlog__output_counters_to(struct rlog__output *o, struct rlog__sink *s, bool since_last);
+
+/* Hands a system block (src/system) to every sink, and keeps a copy for
+ * snapshots, as rlog__output_counter_block does. */
+void rlog__output_system_block(struct rlog__output *o, const struct rlog__out_block *b);
+
+/* Hands sink s the system blocks kept, as rlog__output_counters_to. */
+void rlog__output_system_to(struct rlog__output *o, struct rlog__sink *s, bool since_last);
 
 /* Hands block b to the file sink only (the LOG_WRITE DATA_LOSS records,
  * which are about the file).  Nothing if there is none. */

@@ -33,7 +33,7 @@ void rlog__sys_to_output(void *arg, uint32_t cpu, uint64_t base_time, const void
 	struct rlog__out_block b = { .flags = RLOG_BLOCK_FLAG_DAEMON | RLOG_BLOCK_FLAG_SYSTEM,
 				     .pid = 0, .tid = cpu, .base_time = base_time, .data = data,
 				     .size = size, .records = records };
-	rlog__output_block(out, &b);
+	rlog__output_system_block(out, &b);
 	struct meta_walk w = { out, cpu, data };
 	rlog__records_walk(data, size, base_time, meta_one, &w);
 }
