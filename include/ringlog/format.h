@@ -252,13 +252,15 @@ _Static_assert(sizeof(struct rlog_counter_name) == 8, "COUNTER_NAME head is 8 by
 
 #define RLOG_FILE_MAGIC          "RLOGFILE"   /* 8 bytes, no NUL */
 #define RLOG_FILE_VERSION_MAJOR  2           /* 2.0: checksums are CRC-32C (1.x: zlib's crc32) */
-#define RLOG_FILE_VERSION_MINOR  0           /* 1.1: the LOG_MARKER copy in the file header;
+#define RLOG_FILE_VERSION_MINOR  1           /* 1.1: the LOG_MARKER copy in the file header;
                                                 1.2: circular and preallocated files, metadata
                                                 copies, the REAL_TIME loss cause;
                                                 1.3: the OVERWRITTEN loss cause, with a
                                                 time range;
                                                 1.4: COUNTER and COUNTER_NAME records;
-                                                2.0 has all of 1.4 */
+                                                2.0 has all of 1.4;
+                                                2.1: system blocks (FLAG_SYSTEM), IDs
+                                                64..127, the KERNEL loss cause */
 
 #define RLOG_FILE_FLAG_MARKER    0x0001u     /* the file header holds a copy of the LOG_MARKER */
 #define RLOG_FILE_FLAG_CIRCULAR  0x0002u     /* a circular file: it may have wrapped (1.2) */

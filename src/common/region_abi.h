@@ -24,7 +24,7 @@
 /* ------------------------------------------------------------------ */
 
 #define RLOG_SHM_MAGIC         0x314d4853474f4c52ull /* "RLOGSHM1" */
-#define RLOG_SHM_ABI_VERSION   6
+#define RLOG_SHM_ABI_VERSION   7
 #define RLOG_SHM_PREFIX        "/ringlog."   /* shm_open name = prefix + lower-case name */
 #define RLOG_NAME_MAX          64
 #define RLOG_PATH_MAX          1024
@@ -321,20 +321,18 @@ struct rlog_shm_ctl {
 	char last_path[RLOG_PATH_MAX]; /* the file of the last snapshot */
 	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX - 64];
 	/* +4032: system events (docs/FORMAT.md, "System events"), written by
-	 * the daemon after each poll; handed_over (the kernel's own counts) at
-	 * stop, when handed_over = written + lost + filtered. */
-	struct rlog_shm_sys_stats {
-		_Atomic uint64_t written;     /* system events written */
-		_Atomic uint64_t lost;        /* lost in the kernel (DATA_LOSS cause KERNEL) */
-		_Atomic uint64_t filtered;    /* of processes outside the selection */
-		_Atomic uint64_t handed_over; /* at stop: the events' counts */
-		_Atomic uint64_t loss_records;/* DATA_LOSS records written */
-		_Atomic uint64_t bytes;       /* record bytes written */
-		uint64_t reserved[2];
-	} sys;
+	 * the daemon after each poll; sys_handed_over (the kernel's own
+	 * counts) at stop, when it is sys_written + sys_lost + sys_filtered. */
+	_Atomic uint64_t sys_written;      /* system events written */
+	_Atomic uint64_t sys_lost;         /* lost in the kernel (DATA_LOSS cause KERNEL) */
+	_Atomic uint64_t sys_filtered;     /* of processes outside the selection, dropped */
+	_Atomic uint64_t sys_handed_over;  /* at stop: the events' counts */
+	_Atomic uint64_t sys_loss_records; /* DATA_LOSS records written */
+	_Atomic uint64_t sys_bytes;        /* record bytes of the events written */
+	uint64_t sys_reserved[2];          /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
-_Static_assert(offsetof(struct rlog_shm_ctl, sys) == 4032, "system statistics at +4032");
+_Static_assert(offsetof(struct rlog_shm_ctl, sys_written) == 4032, "system statistics at +4032");
 
 /*
  * The counter table: RLOG_SHM_COUNTERS entries at counter_offset, one per

@@ -61,11 +61,11 @@ void rlog__sys_publish(struct rlog__region *r, const struct rlog__sys *s)
 		return;
 	struct rlog__sys_stats st;
 	rlog__sys_get_stats(s, &st);
-	struct rlog_shm_sys_stats *d = &r->ctl->sys;
-	store_relaxed(&d->written, st.written);
-	store_relaxed(&d->lost, st.lost);
-	store_relaxed(&d->filtered, st.filtered);
-	store_relaxed(&d->handed_over, st.handed_over);
-	store_relaxed(&d->loss_records, st.loss_records);
-	store_relaxed(&d->bytes, st.bytes);
+	struct rlog_shm_ctl *c = r->ctl;
+	store_relaxed(&c->sys_written, st.written);
+	store_relaxed(&c->sys_lost, st.lost);
+	store_relaxed(&c->sys_filtered, st.filtered);
+	store_relaxed(&c->sys_handed_over, st.handed_over);
+	store_relaxed(&c->sys_loss_records, st.loss_records);
+	store_relaxed(&c->sys_bytes, st.bytes);
 }
