@@ -20,7 +20,7 @@
 
 /* The sched_switch records of path: all of them, and those switching
  * thread me out, with the first and last time of these. */
-struct tally { int all, mine, other; bool order; uint64_t first, last; };
+struct tally { int all, mine, other; uint64_t sys; bool order; uint64_t first, last; };
 
 static void tally(const char *path, uint32_t me, struct tally *t)
 {
@@ -33,6 +33,8 @@ static void tally(const char *path, uint32_t me, struct tally *t)
 	int rc;
 	uint64_t last = 0;
 	while ((rc = rlog_reader_next(rd, &ev)) > 0) {
+		if (ev.from_daemon && ev.id >= 64 && ev.id <= 127)
+			t->sys++;
 		if (ev.id != 64 || !ev.from_daemon)
 			continue;
 		const struct rlog_schema *s = rlog_reader_schema(rd, &ev);
@@ -85,7 +87,16 @@ int main(void)
 	sleeps(20);
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
+	/* The statistics: what the kernel handed over, all accounted for. */
+	uint64_t sw = h_kv(r.out, "sys_written"), sl = h_kv(r.out, "sys_lost"),
+		 sf = h_kv(r.out, "sys_filtered"), sh = h_kv(r.out, "sys_handed_over");
+	diag("stop: sys_written %llu sys_lost %llu sys_filtered %llu sys_handed_over %llu",
+	     (unsigned long long)sw, (unsigned long long)sl, (unsigned long long)sf,
+	     (unsigned long long)sh);
+	ok(sw != UINT64_MAX && sw > 0, "stop prints sys_written");
+	ASSERT_EQ_U64(sh, sw + sl + sf);
 	tally(path, me, &t);
+	ASSERT_EQ_U64(t.sys, sw); /* every event written is in the file, once */
 	ok(t.other == 0, "every ID 64 record is a sched_switch by its schema");
 	ok(t.order, "in time order");
 	diag("sched_switch records %d, of this thread %d", t.all, t.mine);

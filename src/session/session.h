@@ -25,10 +25,15 @@ struct rlog__stats {
 		log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes,
 		realtime_buffers_lost, file_index, processes_attached, processes_refused,
 		events_overwritten, events_discarded, counter_samples, counter_records;
+	/* System events (the request page's sys_*; docs/FORMAT.md, "System events") */
+	uint64_t sys_written, sys_lost, sys_filtered, sys_handed_over;
 };
 
 /* Copies the statistics of a mapped region header. */
 void rlog__stats_copy(const struct rlog_shm_header *h, struct rlog__stats *out);
+
+/* Copies the system-event statistics of region r's request page. */
+void rlog__sys_stats_copy(const struct rlog__region *r, struct rlog__stats *out);
 
 /* ------------------------------------------------------------------ */
 /* Start                                                               */
