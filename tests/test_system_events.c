@@ -5,7 +5,11 @@
  * Needs root (or CAP_PERFMON) and tracefs: skipped otherwise.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -361,6 +365,62 @@ static void w_align(void *a)
 	close(pa[0]); close(pa[1]); close(pb[0]); close(pb[1]);
 }
 
+/* Exported (the test is linked -rdynamic) so that dladdr names it. */
+__attribute__((noinline, visibility("default"))) void spin_here(volatile uint64_t *x, uint64_t until);
+__attribute__((noinline)) void spin_here(volatile uint64_t *x, uint64_t until)
+{
+	while (rlog__monotonic_ns() < until)
+		for (int i = 0; i < 100000; i++)
+			(*x)++;
+}
+
+static void w_spin(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	volatile uint64_t x = 0;
+	spin_here(&x, rlog__monotonic_ns() + 300 * 1000 * 1000);
+}
+
+static const char *direct_path = "/var/tmp/rlog_sys_direct.dat";
+
+static void w_direct(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	int fd = open(direct_path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0600);
+	if (fd < 0)
+		return;
+	void *buf;
+	if (posix_memalign(&buf, 4096, 65536) == 0) {
+		memset(buf, 'd', 65536);
+		if (pwrite(fd, buf, 65536, 0) != 65536)
+			diag("O_DIRECT write: %s", strerror(errno));
+		free(buf);
+	}
+	fsync(fd);
+	close(fd);
+}
+
+static void w_udp(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	int r = socket(AF_INET, SOCK_DGRAM, 0), w = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof sa;
+	if (bind(r, (struct sockaddr *)&sa, sizeof sa) < 0 || getsockname(r, (struct sockaddr *)&sa, &sl) < 0)
+		return;
+	static char msg[1000];
+	if (sendto(w, msg, sizeof msg, 0, (struct sockaddr *)&sa, sizeof sa) != (ssize_t)sizeof msg)
+		diag("sendto: %s", strerror(errno));
+	char in[2000];
+	if (recv(r, in, sizeof in, 0) != (ssize_t)sizeof msg)
+		diag("recv: %s", strerror(errno));
+	close(r);
+	close(w);
+}
+
 /* ---- the tests ---- */
 
 static void t_sleep(void)
@@ -422,7 +482,7 @@ static void t_pingpong(void)
 
 static void t_fork(void)
 {
-	if (run(RLOG_SYS_PROCESS, 0, false, true, false, w_fork, NULL) < 0)
+	if (run(RLOG_SYS_PROCESS | RLOG_SYS_IMAGE_LOAD, 0, false, true, false, w_fork, NULL) < 0)
 		return;
 	ASSERT_EQ(bad, 0);
 	const struct ev *f = NULL, *x = NULL, *q = NULL;
@@ -440,6 +500,23 @@ static void t_fork(void)
 	   x ? S(x, "filename") : "none");
 	ok(q != NULL, "sched_process_exit of the child");
 	ok(f && x && q && f->t <= x->t && x->t <= q->t, "in that order");
+	/* The new image's executable mapping. */
+	const struct ev *m = NULL;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		const char *fn = S(e, "filename");
+		size_t l = strlen(fn);
+		if (e->id == 112 && V(e, "pid") == child && l >= 5 && strcmp(fn + l - 5, "/true") == 0)
+			m = e;
+	}
+	for (size_t i = 0; m == NULL && i < nevs; i++)
+		if (evs[i].id == 112)
+			diag("image_load pid %lld %s", (long long)V(&evs[i], "pid"), S(&evs[i], "filename"));
+	ok(m != NULL && (V(m, "prot") & PROT_EXEC), "image_load of %s, executable",
+	   m ? S(m, "filename") : "(none)");
+	/* The kernel maps the new image while it loads it, before the exec
+	 * tracepoint, which fires once the exec succeeded. */
+	ok(m && f && x && f->t <= m->t && m->t <= x->t, "between fork and exec");
 }
 
 static void t_faults(void)
@@ -531,6 +608,100 @@ static void t_align(void)
 	free(app_t);
 }
 
+static void t_profile(void)
+{
+	/* The pid filter is off: a sample is of whatever the CPU ran. */
+	if (run(RLOG_SYS_PROFILE, 4096, true, false, false, w_spin, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	int n = 0, named = 0, chained = 0;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id != 120 || V(e, "tid") != w_tid)
+			continue;
+		n++;
+		/* The innermost user frame: a sample that interrupted
+		 * spin_here in the kernel (a timer interrupt, a page fault)
+		 * has kernel frames first (addresses in the upper half). */
+		uint64_t user = 0;
+		for (const char *c = S(e, "callchain"); c && *c;) {
+			char *end;
+			uint64_t a = strtoull(c, &end, 16);
+			if (end == c)
+				break;
+			if (a < (UINT64_C(1) << 47)) {
+				user = a;
+				break;
+			}
+			c = end;
+		}
+		Dl_info di;
+		if (user && dladdr((void *)(uintptr_t)user, &di) && di.dli_sname &&
+		    strcmp(di.dli_sname, "spin_here") == 0)
+			named++;
+		else if (n - named < 4)
+			diag("elsewhere: %s", S(e, "callchain"));
+		if (strstr(S(e, "callchain"), "0x") != NULL)
+			chained++;
+	}
+	diag("profile at 1 kHz of 300 ms spinning: %d samples of the thread, %d in spin_here, %d with a call chain",
+	     n, named, chained);
+	ok(n >= 30, "at least 30 samples of the spinning thread (%d; 300 at most)", n);
+	ok(n > 0 && named * 10 >= n * 9, "at least 90%% of them in spin_here by name, its innermost user frame (%d of %d)", named, n);
+	ok(chained == n, "each has a call chain");
+}
+
+static void t_block(void)
+{
+	if (run(RLOG_SYS_DISK_IO, 4096, true, false, false, w_direct, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	int64_t bytes = 0;
+	const struct ev *is = NULL, *co = NULL;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 104 && V(e, "tid") == w_tid && strchr(S(e, "rwbs"), 'W')) {
+			bytes += V(e, "bytes");
+			if (!is)
+				is = e;
+		}
+	}
+	for (size_t i = 0; is && i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 105 && V(e, "sector") == V(is, "sector") && V(e, "dev") == V(is, "dev") &&
+		    e->t >= is->t) {
+			co = e;
+			break;
+		}
+	}
+	diag("O_DIRECT write of 65536 bytes: block_rq_issue of %lld bytes", (long long)bytes);
+	if (is == NULL && getenv("CI") == NULL) {
+		ok(1, "# SKIP no block request seen (a file system without a block device?)");
+		return;
+	}
+	ok(is != NULL && bytes >= 65536, "block_rq_issue (W) by the writer, 65536 bytes or more");
+	ok(co != NULL, "block_rq_complete of the same sector after it");
+	unlink(direct_path);
+}
+
+static void t_net(void)
+{
+	if (run(RLOG_SYS_NETWORK_TCPIP, 4096, true, false, false, w_udp, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	const struct ev *x = NULL, *r = NULL;
+	/* 1000 bytes of UDP on lo: + 8 UDP + 20 IP + 14 Ethernet. */
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 106 && V(e, "len") == 1042 && strcmp(S(e, "dev"), "lo") == 0 && !x)
+			x = e;
+		if (e->id == 107 && V(e, "len") >= 1000 && strcmp(S(e, "dev"), "lo") == 0 && !r)
+			r = e;
+	}
+	ok(x != NULL && V(x, "tid") == w_tid, "net_dev_xmit of 1042 bytes on lo by the sender");
+	ok(r != NULL, "netif_receive_skb on lo (len %lld)", r ? (long long)V(r, "len") : -1LL);
+}
+
 int main(void)
 {
 	if (geteuid() != 0)
@@ -555,6 +726,9 @@ int main(void)
 	t_read();
 	t_loss();
 	t_align();
+	t_profile();
+	t_block();
+	t_net();
 	reset();
 	return done_testing();
 }

@@ -76,6 +76,16 @@ const struct rlog__sys_event rlog__sys_events[] = {
 	{ 105, "block_rq_complete", RLOG_SYS_DISK_IO, TP, "block", "block_rq_complete", 0, 5,
 	  { { "dev", U32, "dev" }, { "sector", U64, "sector" }, { "nr_sector", U32, "nr_sector" },
 	    { "error", I32, "error" }, { "rwbs", STR, "rwbs" } } },
+	{ 106, "net_dev_xmit", RLOG_SYS_NETWORK_TCPIP, TP, "net", "net_dev_xmit", 0, 4,
+	  { { "skbaddr", U64, "skbaddr" }, { "len", U32, "len" }, { "rc", I32, "rc" },
+	    { "dev", STR, "name" } } },
+	{ 107, "netif_receive_skb", RLOG_SYS_NETWORK_TCPIP, TP, "net", "netif_receive_skb", 0, 3,
+	  { { "skbaddr", U64, "skbaddr" }, { "len", U32, "len" }, { "dev", STR, "name" } } },
+	{ 112, "image_load", RLOG_SYS_IMAGE_LOAD, RLOG__SRC_MMAP, NULL, NULL, PERF_COUNT_SW_DUMMY, 6,
+	  { { "addr", U64, NULL }, { "len", U64, NULL }, { "pgoff", U64, NULL },
+	    { "prot", U32, NULL }, { "flags", U32, NULL }, { "filename", STR, NULL } } },
+	{ 120, "profile", RLOG_SYS_PROFILE, RLOG__SRC_PROFILE, NULL, NULL, PERF_COUNT_SW_CPU_CLOCK, 2,
+	  { { "ip", U64, "@ip" }, { "callchain", STR, "@chain" } } },
 };
 
 const unsigned rlog__sys_nevents = sizeof rlog__sys_events / sizeof rlog__sys_events[0];

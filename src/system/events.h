@@ -10,6 +10,11 @@
  *   "@addr"    the sample's PERF_SAMPLE_ADDR (a fault's address)
  *   "@ip"      the sample's PERF_SAMPLE_IP
  *   "@sysname" the name of the system call in the tracepoint's "id" field
+ *   "@chain"   the sample's call chain, as text: hexadecimal addresses,
+ *              innermost first, separated by spaces (kernel frames, then
+ *              user frames; the kernel's context markers left out)
+ * The image loads are PERF_RECORD_MMAP2 records (of a dummy event that
+ * carries them): their fields are the record's, laid out by source.c.
  */
 #ifndef RLOG_SYSTEM_EVENTS_H
 #define RLOG_SYSTEM_EVENTS_H
@@ -26,6 +31,8 @@
 enum rlog__sys_source {
 	RLOG__SRC_TRACEPOINT,  /* group:tp */
 	RLOG__SRC_SOFTWARE,    /* PERF_TYPE_SOFTWARE, config sw */
+	RLOG__SRC_PROFILE,     /* PERF_TYPE_SOFTWARE cpu-clock, sampled at profile_hz */
+	RLOG__SRC_MMAP,        /* PERF_RECORD_MMAP2 of executable mappings */
 };
 
 struct rlog__sys_field {

@@ -26,6 +26,7 @@
 #include "system/system.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdatomic.h>
@@ -51,8 +52,10 @@
 #define BLOCK_BYTES (256u * 1024u)
 #define PAYLOAD_MAX 8192u
 #define STRING_CUT 255u
+/* A call chain's text may be longer: about 55 frames. */
+#define CHAIN_CUT 1024u
 
-enum fsrc { F_TP, F_ADDR, F_IP, F_SYSNAME };
+enum fsrc { F_TP, F_ADDR, F_IP, F_SYSNAME, F_CHAIN, F_NONE };
 
 struct rfield {
 	uint8_t src;         /* enum fsrc */
@@ -80,6 +83,7 @@ struct cpu {
 	uint64_t base, cursor;
 	uint64_t lost_reported;  /* from LOST records */
 	uint64_t taken;          /* samples read from the ring (written or filtered) */
+	uint64_t sideband;       /* MMAP2 records read (written or filtered) */
 };
 
 struct idmap { uint64_t id; uint32_t ev; };
@@ -194,6 +198,14 @@ static int resolve(struct oev *o, const struct rlog__tp_format *fmt)
 		struct rfield *r = &o->f[i];
 		const char *src = e->f[i].src;
 		r->type = e->f[i].type;
+		if (src == NULL) {
+			r->src = F_NONE; /* laid out by its record's own code */
+			continue;
+		}
+		if (strcmp(src, "@chain") == 0) {
+			r->src = F_CHAIN;
+			continue;
+		}
 		if (strcmp(src, "@addr") == 0) {
 			r->src = F_ADDR;
 			continue;
@@ -336,7 +348,11 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			resolve(o, &none);
 			tp_ids[s->nev] = e->sw;
 			o->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-					 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
+					 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+			if (e->source == RLOG__SRC_SOFTWARE)
+				o->sample_type |= PERF_SAMPLE_ADDR;
+			if (e->source == RLOG__SRC_PROFILE)
+				o->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		}
 		s->nev++;
 	}
@@ -369,9 +385,25 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			struct perf_event_attr a = { .size = sizeof a, .sample_period = 1,
 						     .sample_type = s->ev[i].sample_type,
 						     .disabled = 1, .sample_id_all = 1 };
-			a.type = s->ev[i].ev->source == RLOG__SRC_TRACEPOINT ? PERF_TYPE_TRACEPOINT
-									    : PERF_TYPE_SOFTWARE;
+			uint8_t src = s->ev[i].ev->source;
+			a.type = src == RLOG__SRC_TRACEPOINT ? PERF_TYPE_TRACEPOINT : PERF_TYPE_SOFTWARE;
 			a.config = tp_ids[i];
+			if (src == RLOG__SRC_PROFILE) {
+				/* cpu-clock counts nanoseconds: a period of 1e9 / hz
+				 * is hz samples a second of CPU time, exactly. */
+				uint32_t hz = cfg->profile_hz ? cfg->profile_hz : 1000;
+				a.sample_period = 1000000000u / (hz ? hz : 1);
+			}
+			if (src == RLOG__SRC_MMAP) {
+				/* The dummy event samples nothing; it carries the
+				 * executable mappings (mmap_data 0), every process's.
+				 * mmap2 picks the record's format, mmap turns the
+				 * records on (the kernel counts mmap users by it, as
+				 * perf record sets both). */
+				a.mmap = 1;
+				a.mmap2 = 1;
+				a.sample_period = 0;
+			}
 			if (s->mode != 1) {
 				a.use_clockid = 1;
 				a.clockid = s->mode == 0 ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
@@ -554,12 +586,33 @@ static void put_str(uint8_t *pl, uint32_t *n, const void *p, size_t len)
 {
 	const char *c = p;
 	size_t m = strnlen(c, len);
-	if (m > STRING_CUT)
-		m = STRING_CUT;
+	if (m > CHAIN_CUT)
+		m = CHAIN_CUT;
 	uint16_t l = (uint16_t)m;
 	memcpy(pl + *n, &l, 2);
 	memcpy(pl + *n + 2, c, m);
 	*n += 2 + (uint32_t)m;
+}
+
+/* A call chain as text (events.h, "@chain"): as many whole addresses as
+ * fit in size - 1 bytes.  Returns the length. */
+static size_t chain_text(const uint8_t *chain, uint64_t n, char *out, size_t size)
+{
+	size_t len = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t ip;
+		memcpy(&ip, chain + i * 8, 8);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			continue; /* PERF_CONTEXT_KERNEL, _USER, ...: markers */
+		char one[24];
+		int w = snprintf(one, sizeof one, "%s0x%" PRIx64, len ? " " : "", ip);
+		if (w < 0 || len + (size_t)w >= size)
+			break;
+		memcpy(out + len, one, (size_t)w);
+		len += (size_t)w;
+	}
+	out[len] = '\0';
+	return len;
 }
 
 /* One PERF_RECORD_SAMPLE of event o (sz bytes at p, after the header). */
@@ -578,6 +631,15 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 	if (st & PERF_SAMPLE_TIME) TAKE(&time, 8);
 	if (st & PERF_SAMPLE_ADDR) TAKE(&addr, 8);
 	if (st & PERF_SAMPLE_CPU) p += 8;
+	uint64_t nchain = 0;
+	const uint8_t *chain = NULL;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		TAKE(&nchain, 8);
+		if (nchain > (uint64_t)(end - p) / 8)
+			return;
+		chain = p;
+		p += nchain * 8;
+	}
 	if (st & PERF_SAMPLE_RAW) {
 		TAKE(&rawlen, 4);
 		if (p + rawlen > end)
@@ -615,7 +677,11 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 		if (f->type == RLOG_FIELD_STRING) {
 			const void *sp = "";
 			size_t sl = 0;
-			if (f->src == F_SYSNAME) {
+			char text[CHAIN_CUT + 1];
+			if (f->src == F_CHAIN) {
+				sl = chain_text(chain, nchain, text, sizeof text);
+				sp = text;
+			} else if (f->src == F_SYSNAME) {
 				const char *nm = o->have_id && raw && o->id_off + 8u <= rawlen
 							 ? rlog__syscall_name(rd_i(raw + o->id_off, 8))
 							 : NULL;
@@ -629,11 +695,11 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 					uint32_t off = dl & 0xffff, len = dl >> 16;
 					if (off + len <= rawlen) {
 						sp = raw + off;
-						sl = len;
+						sl = len < STRING_CUT ? len : STRING_CUT;
 					}
 				} else {
 					sp = raw + f->offset;
-					sl = f->size;
+					sl = f->size < STRING_CUT ? f->size : STRING_CUT;
 				}
 			}
 			put_str(pl, &n, sp, sl);
@@ -675,6 +741,64 @@ static uint64_t trailer_ticks(const struct rlog__sys *s, const uint8_t *rec, uin
 	return rlog__sys_ticks(s, t);
 }
 
+/* The event of the identifier that ends a non-sample record's trailer. */
+static const struct oev *trailer_event(const struct rlog__sys *s, const uint8_t *rec, uint32_t size);
+
+/*
+ * A PERF_RECORD_MMAP2: u32 pid, tid; u64 addr, len, pgoff; 24 bytes of
+ * device and inode (or a build id); u32 prot, flags; the file name,
+ * NUL-terminated and padded to 8; the sample_id trailer (32 bytes).
+ */
+static void mmap2(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t size)
+{
+	const struct oev *o = trailer_event(s, rec, size);
+	if (o == NULL || o->ev->source != RLOG__SRC_MMAP)
+		return;
+	const uint8_t *b = rec + sizeof(struct perf_event_header);
+	if (size < sizeof(struct perf_event_header) + 64 + 32)
+		return;
+	uint32_t pid, tid, prot, flags;
+	uint64_t addr, len, pgoff;
+	memcpy(&pid, b, 4);
+	memcpy(&tid, b + 4, 4);
+	memcpy(&addr, b + 8, 8);
+	memcpy(&len, b + 16, 8);
+	memcpy(&pgoff, b + 24, 8);
+	memcpy(&prot, b + 56, 4);
+	memcpy(&flags, b + 60, 4);
+	const char *name = (const char *)(b + 64);
+	size_t room = size - 32 - (sizeof(struct perf_event_header) + 64);
+	k->sideband++;
+	if (s->keep && !keep_has(s, pid)) {
+		s->st.filtered++;
+		return;
+	}
+	uint8_t *pl = s->scratch;
+	memcpy(pl, &pid, 4);
+	memcpy(pl + 4, &tid, 4);
+	memcpy(pl + 8, &addr, 8);
+	memcpy(pl + 16, &len, 8);
+	memcpy(pl + 24, &pgoff, 8);
+	memcpy(pl + 32, &prot, 4);
+	memcpy(pl + 36, &flags, 4);
+	uint32_t n = 40;
+	put_str(pl, &n, name, room < STRING_CUT ? room : STRING_CUT);
+	uint64_t t = cpu_time(s, k, trailer_ticks(s, rec, size));
+	put_rec(k, o->ev->id, t, pl, n);
+	k->events++;
+	s->st.written++;
+	s->st.bytes += rlog__record_size(o->ev->id, n, true);
+}
+
+static const struct oev *trailer_event(const struct rlog__sys *s, const uint8_t *rec, uint32_t size)
+{
+	if (size < sizeof(struct perf_event_header) + 32)
+		return NULL;
+	uint64_t id;
+	memcpy(&id, rec + size - 8, 8);
+	return by_id(s, id);
+}
+
 static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t size)
 {
 	struct perf_event_header h;
@@ -694,6 +818,9 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 		}
 		break;
 	}
+	case PERF_RECORD_MMAP2:
+		mmap2(s, k, rec, size);
+		break;
 	case PERF_RECORD_LOST: { /* u64 id, u64 lost, sample_id */
 		uint64_t lost;
 		if (blen < 16)
@@ -717,15 +844,18 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 	}
 }
 
-/* Reads CPU k's ring up to its head. */
-static void cpu_read(struct rlog__sys *s, struct cpu *k)
+/* Walks CPU k's ring from its tail to its head, fn on each record (a
+ * record that wraps is copied out whole).  With consume, each record is
+ * given back after fn (data_tail); else the ring is left as it was.
+ * The kernel writes data_head and reads data_tail as the ring protocol
+ * says (smp_store_release / READ_ONCE); a u64 there is an _Atomic
+ * uint64_t in all but name (same size and alignment). */
+static void cpu_walk(struct rlog__sys *s, struct cpu *k, bool consume,
+		     void (*fn)(struct rlog__sys *, struct cpu *, const uint8_t *, uint32_t))
 {
 	if (k->map == NULL)
 		return;
 	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)k->map;
-	/* The kernel writes data_head and reads data_tail as the ring
-	 * protocol says (smp_store_release / READ_ONCE); a u64 there is an
-	 * _Atomic uint64_t in all but name (same size and alignment). */
 	_Atomic uint64_t *headp = (_Atomic uint64_t *)&pg->data_head;
 	_Atomic uint64_t *tailp = (_Atomic uint64_t *)&pg->data_tail;
 	uint64_t head = atomic_load_explicit(headp, memory_order_acquire);
@@ -753,13 +883,43 @@ static void cpu_read(struct rlog__sys *s, struct cpu *k)
 			memcpy(s->rec + a, data, h.size - a);
 			rec = s->rec;
 		}
-		one(s, k, rec, h.size);
+		fn(s, k, rec, h.size);
 		tail += h.size;
-		if (k->blk.len >= BLOCK_BYTES)
+		if (consume && k->blk.len >= BLOCK_BYTES)
 			cpu_flush(s, k);
 	}
 	/* The records are copied out: the space goes back. */
-	atomic_store_explicit(tailp, tail, memory_order_release);
+	if (consume)
+		atomic_store_explicit(tailp, tail, memory_order_release);
+}
+
+/* A fork sample by a kept process: its child is kept from now on. */
+static void fork_scan(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t size)
+{
+	(void)k;
+	struct perf_event_header h;
+	memcpy(&h, rec, sizeof h);
+	if (h.type != PERF_RECORD_SAMPLE || size < sizeof h + 8)
+		return;
+	uint64_t id;
+	memcpy(&id, rec + sizeof h, 8);
+	const struct oev *o = by_id(s, id);
+	if (o == NULL || o->ev->id != 69 || o->sample_type != (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+							    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+							    PERF_SAMPLE_RAW))
+		return;
+	/* identifier, pid, tid, time, cpu, raw size, raw */
+	const uint8_t *p = rec + sizeof h;
+	uint32_t pid, rawlen;
+	if (size < sizeof h + 40)
+		return;
+	memcpy(&pid, p + 8, 4);
+	memcpy(&rawlen, p + 32, 4);
+	const uint8_t *raw = p + 36;
+	const struct rfield *f = &o->f[1]; /* child_tid */
+	if (keep_has(s, pid) && f->present && f->offset + 4u <= rawlen &&
+	    sizeof h + 36 + (size_t)rawlen <= size)
+		keep_add(s, (uint32_t)rd_u(raw + f->offset, 4));
 }
 
 int rlog__sys_poll(struct rlog__sys *s)
@@ -767,8 +927,14 @@ int rlog__sys_poll(struct rlog__sys *s)
 	if (s == NULL || s->stopped)
 		return 0;
 	uint64_t before = s->st.written + s->st.loss_records;
+	/* Following children: a child's first records may be in another
+	 * CPU's ring than its fork, read earlier; so the forks of the
+	 * whole pass are found first (twice: a grandchild). */
+	for (int pass = 0; s->keep && s->follow && pass < 2; pass++)
+		for (unsigned c = 0; c < s->ncpu; c++)
+			cpu_walk(s, &s->cpus[c], false, fork_scan);
 	for (unsigned c = 0; c < s->ncpu; c++) {
-		cpu_read(s, &s->cpus[c]);
+		cpu_walk(s, &s->cpus[c], true, one);
 		cpu_flush(s, &s->cpus[c]);
 	}
 	return (int)(s->st.written + s->st.loss_records - before);
@@ -785,7 +951,7 @@ void rlog__sys_stop(struct rlog__sys *s)
 	uint64_t now = rlog__ticks(s->clk.tick_source);
 	for (unsigned c = 0; c < s->ncpu; c++) {
 		struct cpu *k = &s->cpus[c];
-		cpu_read(s, k);
+		cpu_walk(s, k, true, one);
 		/* Each event's count is every sample it made, taken or lost:
 		 * what the kernel lost and has not reported in a LOST record
 		 * yet (it writes one only when the ring has room again) is
@@ -796,9 +962,13 @@ void rlog__sys_stop(struct rlog__sys *s)
 			if (k->fds[i] >= 0 && read(k->fds[i], &v, sizeof v) == (ssize_t)sizeof v)
 				made += v;
 		}
-		s->st.handed_over += made;
-		if (made > k->taken + k->lost_reported)
-			put_loss(s, k, now, made - k->taken - k->lost_reported);
+		/* The MMAP2 records are in no count: handed over when read;
+		 * and a LOST record may count some of them, beyond what the
+		 * samples' counts explain. */
+		uint64_t seen = k->taken + k->lost_reported;
+		s->st.handed_over += k->sideband + (made > seen ? made : seen);
+		if (made > seen)
+			put_loss(s, k, now, made - seen);
 		cpu_flush(s, k);
 	}
 	s->stopped = true;
