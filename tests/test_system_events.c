@@ -257,34 +257,51 @@ static void pin0(void)
 	pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
-static void *pong(void *a)
+/* A ping-pong of rounds round trips over two pipes: the responder reads
+ * then writes, stamping the session tick before each read with stamp;
+ * the initiator (the worker thread, w_tid) writes then reads. */
+static bool pp_pin, pp_stamp;
+static uint64_t *app_t;
+
+static void *responder(void *a)
 {
 	(void)a;
-	pin0();
+	if (pp_pin)
+		pin0();
 	pong_tid = (uint32_t)syscall(SYS_gettid);
 	char c;
 	for (int i = 0; i < rounds; i++) {
+		if (pp_stamp)
+			app_t[i] = rlog__ticks(clk.tick_source);
 		if (read(pa[0], &c, 1) != 1 || write(pb[1], &c, 1) != 1)
 			break;
 	}
 	return NULL;
 }
 
-static void w_pingpong(void *a)
+static void pingpong(void)
 {
-	(void)a;
 	w_tid = (uint32_t)syscall(SYS_gettid);
 	if (pipe(pa) < 0 || pipe(pb) < 0)
 		return;
-	pin0();
+	if (pp_pin)
+		pin0();
 	pthread_t t;
-	pthread_create(&t, NULL, pong, NULL);
+	pthread_create(&t, NULL, responder, NULL);
 	char c = 'x';
 	for (int i = 0; i < rounds; i++)
 		if (write(pa[1], &c, 1) != 1 || read(pb[0], &c, 1) != 1)
 			break;
 	pthread_join(t, NULL);
 	close(pa[0]); close(pa[1]); close(pb[0]); close(pb[1]);
+}
+
+static void w_pingpong(void *a)
+{
+	(void)a;
+	pp_pin = true;
+	pp_stamp = false;
+	pingpong();
 }
 
 static pid_t child;
@@ -335,34 +352,14 @@ static void w_read(void *a)
 }
 
 #define TRIES 10000
-static uint64_t *app_t;
-
-static void *feeder(void *a)
-{
-	(void)a;
-	char c = 'y';
-	for (int i = 0; i < TRIES; i++)
-		if (write(pa[1], &c, 1) != 1 || read(pb[0], &c, 1) != 1)
-			break;
-	return NULL;
-}
 
 static void w_align(void *a)
 {
 	(void)a;
-	w_tid = (uint32_t)syscall(SYS_gettid);
-	if (pipe(pa) < 0 || pipe(pb) < 0)
-		return;
-	pthread_t t;
-	pthread_create(&t, NULL, feeder, NULL);
-	char c;
-	for (int i = 0; i < TRIES; i++) {
-		app_t[i] = rlog__ticks(clk.tick_source);
-		if (read(pa[0], &c, 1) != 1 || write(pb[1], &c, 1) != 1)
-			break;
-	}
-	pthread_join(t, NULL);
-	close(pa[0]); close(pa[1]); close(pb[0]); close(pb[1]);
+	pp_pin = false;
+	pp_stamp = true;
+	rounds = TRIES;
+	pingpong();
 }
 
 /* Exported (the test is linked -rdynamic) so that dladdr names it. */
@@ -592,7 +589,7 @@ static void t_align(void)
 	/* The i-th read() of the thread is the i-th sys_enter(read) of it. */
 	for (size_t i = 0; i < nevs && k < TRIES; i++) {
 		const struct ev *e = &evs[i];
-		if (e->id != 80 || V(e, "tid") != w_tid || V(e, "id") != SYS_read)
+		if (e->id != 80 || V(e, "tid") != pong_tid || V(e, "id") != SYS_read)
 			continue;
 		if (e->t > app_t[k]) {
 			before++;

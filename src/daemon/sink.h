@@ -152,6 +152,12 @@ void rlog__output_file_block(struct rlog__output *o, const struct rlog__out_bloc
 void rlog__output_meta(struct rlog__output *o, uint32_t pid, uint32_t tid, uint64_t ticks,
 		       const void *rec, uint32_t size);
 
+/* Adds the unflagged records of ID id of a daemon block (pid, tid, its
+ * size bytes of records from base_time) to the metadata cache: the
+ * daemon's own metadata (COUNTER_NAME, the system events' EVENT_SCHEMA). */
+void rlog__output_meta_block(struct rlog__output *o, uint32_t pid, uint32_t tid, uint64_t base_time,
+			     const void *data, uint32_t size, unsigned id);
+
 /* Every sink's flush.  Returns 0 or the first -errno. */
 int rlog__output_flush(struct rlog__output *o);
 

@@ -11,20 +11,6 @@
 #include "sink.h"
 #include "system/system.h"
 
-struct meta_walk {
-	struct rlog__output *out;
-	uint32_t cpu;
-	const uint8_t *data;
-};
-
-static int meta_one(void *arg, const struct rlog__record *r, uint64_t ticks, uint32_t off)
-{
-	struct meta_walk *w = arg;
-	if (!r->flagged && r->id == RLOG_ID_EVENT_SCHEMA)
-		rlog__output_meta(w->out, 0, w->cpu, ticks, w->data + off, r->size);
-	return 0;
-}
-
 void rlog__sys_to_output(void *arg, uint32_t cpu, uint64_t base_time, const void *data,
 			 uint32_t size, uint32_t records, uint32_t events)
 {
@@ -34,8 +20,7 @@ void rlog__sys_to_output(void *arg, uint32_t cpu, uint64_t base_time, const void
 				     .pid = 0, .tid = cpu, .base_time = base_time, .data = data,
 				     .size = size, .records = records };
 	rlog__output_system_block(out, &b);
-	struct meta_walk w = { out, cpu, data };
-	rlog__records_walk(data, size, base_time, meta_one, &w);
+	rlog__output_meta_block(out, 0, cpu, base_time, data, size, RLOG_ID_EVENT_SCHEMA);
 }
 
 void rlog__sys_start(struct rlog__region *r, void *output, struct rlog__sys **out)
