@@ -105,6 +105,12 @@ int main(void)
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.out, "sched_switch");
 	ASSERT_CONTAINS(r.out, "prev_tid=");
+	/* stats spans the system events' times (a file of them alone is not
+	 * "no events"). */
+	h_ringlog(&r, "stats", path, NULL);
+	ASSERT_EQ(r.status, 0);
+	ok(strstr(r.out, "(no events)") == NULL && strstr(r.out, "events/s") != NULL,
+	   "stats gives the system events' duration and rate");
 	unlink(path);
 
 	/* A flight recorder: no file; snapshots take the system blocks the
