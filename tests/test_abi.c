@@ -278,7 +278,6 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_ctl, last_path),
 	F(rlog_shm_ctl, pad),
 	F(rlog_shm_ctl, sys),
-	F(rlog_shm_ctl, pad2),
 
 	F(rlog_shm_sys, seq),
 	F(rlog_shm_sys, options),
@@ -287,6 +286,13 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_sys, npids),
 	F(rlog_shm_sys, recording),
 	F(rlog_shm_sys, pids),
+	F(rlog_shm_ctl, sys_written),
+	F(rlog_shm_ctl, sys_lost),
+	F(rlog_shm_ctl, sys_filtered),
+	F(rlog_shm_ctl, sys_handed_over),
+	F(rlog_shm_ctl, sys_loss_records),
+	F(rlog_shm_ctl, sys_bytes),
+	F(rlog_shm_ctl, sys_reserved),
 
 	F(rlog_shm_proc, state),
 	F(rlog_shm_proc, gate),
@@ -432,6 +438,7 @@ static struct c_const c_consts[] = {
 	K(RLOG_LOSS_NO_SLOT),
 	K(RLOG_LOSS_REAL_TIME),
 	K(RLOG_LOSS_OVERWRITTEN),
+	K(RLOG_LOSS_KERNEL),
 
 	K(RLOG_COUNTER_FLAG_VALUE),
 	K(RLOG_COUNTER_FLAG_RESET),
@@ -453,6 +460,7 @@ static struct c_const c_consts[] = {
 	K(RLOG_BLOCK_MAGIC),
 	K(RLOG_BLOCK_FLAG_DAEMON),
 	K(RLOG_BLOCK_FLAG_METADATA),
+	K(RLOG_BLOCK_FLAG_SYSTEM),
 	K(RLOG_BLOCK_DATA_MAX),
 
 	K(RLOG_RECORD_EVENT),

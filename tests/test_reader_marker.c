@@ -1,7 +1,7 @@
 /*
  * test_reader_marker - the copy of the LOG_MARKER in the file header
  * (format 1.1; docs/FORMAT.md, "struct rlog_file_header"):
- *  1. the daemon's writer (logfile.c) puts it there, version 2.0, header
+ *  1. the daemon's writer (logfile.c) puts it there, version 2.1, header
  *     176 bytes, the CRC-32C right, and rewrites it after block 0 at stop;
  *  2. a file whose block 0 is damaged is timed by the copy: block 0's
  *     damage is reported and every other block is read;
@@ -68,7 +68,7 @@ static void test_logfile(void)
 
 	size_t len;
 	uint8_t *p = slurp_fd(fd, &len);
-	ASSERT_EQ(get32(p + 8), 2 | 0 << 16);             /* version 2.0 */
+	ASSERT_EQ(get32(p + 8), 2 | 1 << 16);             /* version 2.1 */
 	ASSERT_EQ(get32(p + 12), 176);                     /* header_size */
 	ASSERT_EQ(get32(p + 24), RLOG_FILE_FLAG_MARKER);   /* flags */
 	ASSERT_EQ(get32(p + 28), rlog__crc32c(0, p + 64, 112)); /* CRC-32C since 2.0 */

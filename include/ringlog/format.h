@@ -133,6 +133,8 @@ _Static_assert(sizeof(struct rlog_data_loss_blocks) == 32, "DATA_LOSS with block
 
 #define RLOG_LOSS_OVERWRITTEN 7  /* overwrite mode: full buffers reused before their events
                                     were delivered (file 1.3; Length 48) */
+#define RLOG_LOSS_KERNEL     8  /* system events the kernel dropped: its ring of the CPU (the
+                                   system block's tid) was full (PERF_RECORD_LOST) */
 
 /*
  * DATA_LOSS payload with a time range (file 1.3): Length 48, for
@@ -250,13 +252,15 @@ _Static_assert(sizeof(struct rlog_counter_name) == 8, "COUNTER_NAME head is 8 by
 
 #define RLOG_FILE_MAGIC          "RLOGFILE"   /* 8 bytes, no NUL */
 #define RLOG_FILE_VERSION_MAJOR  2           /* 2.0: checksums are CRC-32C (1.x: zlib's crc32) */
-#define RLOG_FILE_VERSION_MINOR  0           /* 1.1: the LOG_MARKER copy in the file header;
+#define RLOG_FILE_VERSION_MINOR  1           /* 1.1: the LOG_MARKER copy in the file header;
                                                 1.2: circular and preallocated files, metadata
                                                 copies, the REAL_TIME loss cause;
                                                 1.3: the OVERWRITTEN loss cause, with a
                                                 time range;
                                                 1.4: COUNTER and COUNTER_NAME records;
-                                                2.0 has all of 1.4 */
+                                                2.0 has all of 1.4;
+                                                2.1: system blocks (FLAG_SYSTEM), IDs
+                                                64..127, the KERNEL loss cause */
 
 #define RLOG_FILE_FLAG_MARKER    0x0001u     /* the file header holds a copy of the LOG_MARKER */
 #define RLOG_FILE_FLAG_CIRCULAR  0x0002u     /* a circular file: it may have wrapped (1.2) */
@@ -282,6 +286,8 @@ _Static_assert(offsetof(struct rlog_file_header, marker) == 64, "marker copy at 
 
 #define RLOG_BLOCK_MAGIC        0x4b424c52u  /* "RLBK" in file byte order */
 #define RLOG_BLOCK_FLAG_DAEMON  0x0001u      /* records synthesised by the daemon */
+#define RLOG_BLOCK_FLAG_SYSTEM  0x0004u      /* with DAEMON: system events of one CPU
+                                                (pid 0, tid the CPU; docs/FORMAT.md) */
 #define RLOG_BLOCK_FLAG_METADATA 0x0002u     /* the daemon's copy of metadata records written
                                                 before: read for schemas and names only (1.2) */
 #define RLOG_BLOCK_DATA_MAX     16777216u    /* largest data_size: one buffer of the largest size */

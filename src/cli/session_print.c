@@ -90,6 +90,14 @@ static void kv_stats(struct kv *o, const struct rlog__stats *s)
 	kv_u64(o, "processes_refused", s->processes_refused);
 	kv_u64(o, "counter_samples", s->counter_samples);
 	kv_u64(o, "counter_records", s->counter_records);
+	/* Only for a session that had system events (the keys of one
+	 * without stay as they were). */
+	if (s->sys_written || s->sys_lost || s->sys_filtered || s->sys_handed_over) {
+		kv_u64(o, "sys_written", s->sys_written);
+		kv_u64(o, "sys_lost", s->sys_lost);
+		kv_u64(o, "sys_filtered", s->sys_filtered);
+		kv_u64(o, "sys_handed_over", s->sys_handed_over);
+	}
 }
 
 void cli_mode_names(uint32_t mode, char *out, size_t n)

@@ -40,7 +40,7 @@ static inline const char *rlog__id_name(unsigned id)
 }
 
 /* "no_buffer", "nested", "corrupt", "log_write", "no_slot", "real_time",
- * "overwritten"; NULL if unknown. */
+ * "overwritten", "kernel"; NULL if unknown. */
 static inline const char *rlog__loss_cause_name(uint32_t cause)
 {
 	switch (cause) {
@@ -51,6 +51,7 @@ static inline const char *rlog__loss_cause_name(uint32_t cause)
 	case RLOG_LOSS_NO_SLOT: return "no_slot";
 	case RLOG_LOSS_REAL_TIME: return "real_time";
 	case RLOG_LOSS_OVERWRITTEN: return "overwritten";
+	case RLOG_LOSS_KERNEL: return "kernel";
 	default: return NULL;
 	}
 }

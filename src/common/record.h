@@ -275,7 +275,8 @@ static inline unsigned rlog__counter_len(uint16_t flags)
  *     at least as long as their payloads, a LOG_MARKER's tick frequency
  *     not 0;
  *   - of the metadata, COUNTER_NAME (the daemon's) only in daemon blocks,
- *     the producers' never there.
+ *     the producers' never there, except EVENT_SCHEMA in a system block
+ *     (DAEMON and SYSTEM): the daemon's schemas of the system events.
  * The daemon checks the records of producer buffers as a thread block's
  * (flags 0).  Returns 0 or -EBADMSG.
  */
@@ -299,6 +300,8 @@ static inline int rlog__record_check(const struct rlog__record *r, uint16_t bloc
 		return r->length >= rlog__counter_len(flags) ? 0 : -EBADMSG;
 	}
 	case RLOG_RECORD_METADATA:
+		if (daemon && (block_flags & RLOG_BLOCK_FLAG_SYSTEM) && r->id == RLOG_ID_EVENT_SCHEMA)
+			return 0;
 		return daemon == (r->id == RLOG_ID_COUNTER_NAME) ? 0 : -EBADMSG;
 	default:
 		return 0;

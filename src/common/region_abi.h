@@ -350,11 +350,20 @@ struct rlog_shm_ctl {
 	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX - sizeof(struct rlog_shm_sys) - 64];
 	/* +3520 */
 	struct rlog_shm_sys sys;    /* the system events (creator, `ringlog update`) */
-	/* +4032: room for the system events' statistics (the daemon's) */
-	uint8_t pad2[64];           /* 0 */
+	/* +4032: system events (docs/FORMAT.md, "System events"), written by
+	 * the daemon after each poll; sys_handed_over (the kernel's own
+	 * counts) at stop, when it is sys_written + sys_lost + sys_filtered. */
+	_Atomic uint64_t sys_written;      /* system events written */
+	_Atomic uint64_t sys_lost;         /* lost in the kernel (DATA_LOSS cause KERNEL) */
+	_Atomic uint64_t sys_filtered;     /* of processes outside the selection, dropped */
+	_Atomic uint64_t sys_handed_over;  /* at stop: the events' counts */
+	_Atomic uint64_t sys_loss_records; /* DATA_LOSS records written */
+	_Atomic uint64_t sys_bytes;        /* record bytes of the events written */
+	uint64_t sys_reserved[2];          /* 0 */
 };
 _Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
 _Static_assert(offsetof(struct rlog_shm_ctl, sys) == 3520, "system events at +3520");
+_Static_assert(offsetof(struct rlog_shm_ctl, sys_written) == 4032, "system statistics at +4032");
 
 /*
  * The counter table: RLOG_SHM_COUNTERS entries at counter_offset, one per

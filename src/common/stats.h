@@ -19,6 +19,8 @@ struct rlog__stats {
 		log_buffers_lost, corrupt_buffers, file_bytes, wakeups, passes,
 		realtime_buffers_lost, file_index, processes_attached, processes_refused,
 		events_overwritten, events_discarded, counter_samples, counter_records;
+	/* System events (the request page's sys_*; docs/FORMAT.md, "System events") */
+	uint64_t sys_written, sys_lost, sys_filtered, sys_handed_over;
 };
 
 /* Copies the statistics of a mapped region header. */

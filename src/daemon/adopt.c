@@ -831,7 +831,7 @@ int rlog__daemon_adopt_serve(const char *name, int report_fd)
 	snprintf(own, sizeof own, "%.*s", RLOG_NAME_MAX, h->name);
 	/* The drain and output are the loop's now; it frees them. */
 	a.have_drain = a.have_output = false;
-	rlog__daemon_serve(&a.r, &a.d, &a.o, own, tid);
+	rlog__daemon_serve(&a.r, &a.d, &a.o, own, tid, NULL);
 	adopt_free(&a);
 	return 0;
 }

@@ -12,7 +12,8 @@
 
 /* One block kept: its daemon block's fields, then its data. */
 struct rlog__kept_block {
-	uint32_t pid, size, records;
+	uint16_t flags;
+	uint32_t pid, tid, size, records;
 	uint64_t base_time;
 	uint8_t data[];
 };
@@ -144,7 +145,9 @@ static void keep(struct rlog__counter_keep *k, const struct rlog__out_block *b)
 		in += (uint32_t)sz;
 		records++;
 	}
+	kb->flags = b->flags;
 	kb->pid = b->pid;
+	kb->tid = b->tid;
 	kb->size = out;
 	kb->records = records;
 	kb->base_time = b->base_time;
@@ -165,18 +168,34 @@ void rlog__output_counter_block(struct rlog__output *o, const struct rlog__out_b
 	keep(&o->counters, b);
 }
 
-void rlog__output_counters_to(struct rlog__output *o, struct rlog__sink *s, bool since_last)
+/* Hands sink s the blocks of k (those no snapshot took, or all). */
+static void keep_to(struct rlog__counter_keep *k, struct rlog__sink *s, bool since_last)
 {
-	struct rlog__counter_keep *k = &o->counters;
 	uint64_t from = since_last && k->taken > k->first ? k->taken - k->first : 0;
 	for (uint64_t i = from; i < k->n; i++) {
 		const struct rlog__kept_block *kb = k->v[(k->head + i) % k->cap];
 		struct rlog__out_block ob = {
-			.flags = RLOG_BLOCK_FLAG_DAEMON, .pid = kb->pid, .tid = 0,
+			.flags = kb->flags, .pid = kb->pid, .tid = kb->tid,
 			.base_time = kb->base_time, .data = kb->data, .size = kb->size,
 			.records = kb->records,
 		};
 		s->ops->block(s, &ob);
 	}
 	k->taken = k->first + k->n;
+}
+
+void rlog__output_counters_to(struct rlog__output *o, struct rlog__sink *s, bool since_last)
+{
+	keep_to(&o->counters, s, since_last);
+}
+
+void rlog__output_system_block(struct rlog__output *o, const struct rlog__out_block *b)
+{
+	rlog__output_block(o, b);
+	keep(&o->system, b);
+}
+
+void rlog__output_system_to(struct rlog__output *o, struct rlog__sink *s, bool since_last)
+{
+	keep_to(&o->system, s, since_last);
 }

@@ -31,6 +31,12 @@
 /* The data bytes of counter blocks kept (not part of the ABI). */
 #define RLOG__COUNTER_KEEP_BYTES (1u << 20)
 
+/* The same keep holds the latest system blocks (src/system: their records
+ * are not in the buffers either), up to this many bytes: a flight
+ * recorder's window of scheduling context (docs/FORMAT.md, "System
+ * events").  Their records are copied as they are. */
+#define RLOG__SYSTEM_KEEP_BYTES (8u << 20)
+
 struct rlog__kept_block;
 
 /* What the value of counter_id is after its records so far. */

@@ -289,20 +289,6 @@ static void sample(struct rlog__counters *c, struct stream *st, uint64_t v, cons
 	st->key = false;
 }
 
-struct meta_walk {
-	struct rlog__output *out;
-	uint32_t pid;
-	const uint8_t *data;
-};
-
-static int meta_one(void *arg, const struct rlog__record *r, uint64_t ticks, uint32_t off)
-{
-	struct meta_walk *w = arg;
-	if (!r->flagged && r->id == RLOG_ID_COUNTER_NAME)
-		rlog__output_meta(w->out, w->pid, 0, ticks, w->data + off, r->size);
-	return 0;
-}
-
 void rlog__counters_to_output(void *arg, uint32_t pid, uint64_t base_time, const void *data,
 			      uint32_t size, uint32_t records)
 {
@@ -311,8 +297,7 @@ void rlog__counters_to_output(void *arg, uint32_t pid, uint64_t base_time, const
 				     .base_time = base_time, .data = data, .size = size,
 				     .records = records };
 	rlog__output_counter_block(out, &b);
-	struct meta_walk w = { out, pid, data };
-	rlog__records_walk(data, size, base_time, meta_one, &w);
+	rlog__output_meta_block(out, pid, 0, base_time, data, size, RLOG_ID_COUNTER_NAME);
 }
 
 /* ---------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "record.h"
 #include "sink.h"
 
 static const struct rlog__sink_stats no_stats;
@@ -13,6 +14,7 @@ void rlog__output_init(struct rlog__output *o, size_t meta_limit)
 	memset(o, 0, sizeof *o);
 	rlog__metacache_init(&o->meta, meta_limit);
 	rlog__counter_keep_init(&o->counters, RLOG__COUNTER_KEEP_BYTES);
+	rlog__counter_keep_init(&o->system, RLOG__SYSTEM_KEEP_BYTES);
 }
 
 size_t rlog__output_meta_limit(uint32_t mode, uint64_t max)
@@ -60,6 +62,28 @@ void rlog__output_meta(struct rlog__output *o, uint32_t pid, uint32_t tid, uint6
 		o->meta.evicted++; /* out of memory: this record will have no copy */
 }
 
+struct meta_walk {
+	struct rlog__output *out;
+	uint32_t pid, tid;
+	unsigned id;
+	const uint8_t *data;
+};
+
+static int meta_one(void *arg, const struct rlog__record *r, uint64_t ticks, uint32_t off)
+{
+	struct meta_walk *w = arg;
+	if (!r->flagged && r->id == w->id)
+		rlog__output_meta(w->out, w->pid, w->tid, ticks, w->data + off, r->size);
+	return 0;
+}
+
+void rlog__output_meta_block(struct rlog__output *o, uint32_t pid, uint32_t tid, uint64_t base_time,
+			     const void *data, uint32_t size, unsigned id)
+{
+	struct meta_walk w = { o, pid, tid, id, data };
+	rlog__records_walk(data, size, base_time, meta_one, &w);
+}
+
 int rlog__output_flush(struct rlog__output *o)
 {
 	int first = 0;
@@ -95,6 +119,7 @@ void rlog__output_free(struct rlog__output *o)
 		o->sinks[i]->ops->free(o->sinks[i]);
 	rlog__metacache_free(&o->meta);
 	rlog__counter_keep_free(&o->counters);
+	rlog__counter_keep_free(&o->system);
 	memset(o, 0, sizeof *o);
 }
 

@@ -107,6 +107,7 @@ struct rlog__output {
 	struct rlog__sink *primary;  /* the file sink, else the first sink added */
 	struct rlog__metacache meta; /* the session's latest metadata records */
 	struct rlog__counter_keep counters; /* its latest counter blocks, for snapshots */
+	struct rlog__counter_keep system;   /* its latest system blocks, for snapshots */
 };
 
 /* Starts an empty output whose metadata cache holds meta_limit bytes. */
@@ -134,6 +135,13 @@ void rlog__output_counter_block(struct rlog__output *o, const struct rlog__out_b
  * (since_last), or all; from then on, all are taken. */
 void rlog__output_counters_to(struct rlog__output *o, struct rlog__sink *s, bool since_last);
 
+/* Hands a system block (src/system) to every sink, and keeps a copy for
+ * snapshots, as rlog__output_counter_block does. */
+void rlog__output_system_block(struct rlog__output *o, const struct rlog__out_block *b);
+
+/* Hands sink s the system blocks kept, as rlog__output_counters_to. */
+void rlog__output_system_to(struct rlog__output *o, struct rlog__sink *s, bool since_last);
+
 /* Hands block b to the file sink only (the LOG_WRITE DATA_LOSS records,
  * which are about the file).  Nothing if there is none. */
 void rlog__output_file_block(struct rlog__output *o, const struct rlog__out_block *b);
@@ -143,6 +151,12 @@ void rlog__output_file_block(struct rlog__output *o, const struct rlog__out_bloc
  * has: the copies then miss the record, which is counted. */
 void rlog__output_meta(struct rlog__output *o, uint32_t pid, uint32_t tid, uint64_t ticks,
 		       const void *rec, uint32_t size);
+
+/* Adds the unflagged records of ID id of a daemon block (pid, tid, its
+ * size bytes of records from base_time) to the metadata cache: the
+ * daemon's own metadata (COUNTER_NAME, the system events' EVENT_SCHEMA). */
+void rlog__output_meta_block(struct rlog__output *o, uint32_t pid, uint32_t tid, uint64_t base_time,
+			     const void *data, uint32_t size, unsigned id);
 
 /* Every sink's flush.  Returns 0 or the first -errno. */
 int rlog__output_flush(struct rlog__output *o);

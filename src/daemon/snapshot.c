@@ -327,6 +327,8 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	/* The counters' records are not in the buffers: the daemon's copy
 	 * of its latest ones (counter_keep.h). */
 	rlog__output_counters_to(d->out, j.fs, j.since_last);
+	/* So are the system events': the latest the output kept. */
+	rlog__output_system_to(d->out, j.fs, j.since_last);
 	err = j.fs->ops->flush(j.fs);
 	struct rlog_log_marker m;
 	rlog__daemon_marker(r, &m);

@@ -286,7 +286,10 @@ int rlog__count_block(struct rlog_reader *r, const struct rlog_block *b)
 	t->bytes += bytes;
 	c->t.events += events;
 	c->t.bytes += bytes;
-	if (!(b->flags & RLOG_BLOCK_FLAG_DAEMON) && b->record_count > 0) {
+	/* Thread blocks and system blocks hold events with times of their
+	 * own (the daemon's other blocks are about them). */
+	if ((!(b->flags & RLOG_BLOCK_FLAG_DAEMON) || (b->flags & RLOG_BLOCK_FLAG_SYSTEM)) &&
+	    b->record_count > 0) {
 		span(&t->timed, &t->first_ticks, &t->last_ticks, b);
 		span(&c->t.timed, &c->t.first_ticks, &c->t.last_ticks, b);
 	}

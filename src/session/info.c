@@ -20,6 +20,15 @@
 #include "lock.h"
 #include "procstat.h"
 
+void rlog__sys_stats_copy(const struct rlog__region *r, struct rlog__stats *o)
+{
+	const struct rlog_shm_ctl *c = r->ctl;
+	o->sys_written = load_relaxed(&c->sys_written);
+	o->sys_lost = load_relaxed(&c->sys_lost);
+	o->sys_filtered = load_relaxed(&c->sys_filtered);
+	o->sys_handed_over = load_relaxed(&c->sys_handed_over);
+}
+
 static void info_fill(const struct rlog__region *r, struct rlog__session_info *o)
 {
 	const struct rlog_shm_header *h = r->hdr;
@@ -70,6 +79,7 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 		}
 	}
 	rlog__stats_copy(h, &o->stats);
+	rlog__sys_stats_copy(r, &o->stats);
 }
 
 /*

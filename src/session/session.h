@@ -20,6 +20,9 @@
 #include "stats.h"
 #include "sysprops.h"
 
+/* Copies the system-event statistics of region r's request page. */
+void rlog__sys_stats_copy(const struct rlog__region *r, struct rlog__stats *out);
+
 /* ------------------------------------------------------------------ */
 /* Start                                                               */
 /* ------------------------------------------------------------------ */

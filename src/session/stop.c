@@ -181,6 +181,7 @@ int rlog__session_stop(const char *name, struct rlog__stop_result *out,
 		rlog__futex_wait(&h->state, st, 200);
 	}
 	rlog__stats_copy(h, &out->stats);
+	rlog__sys_stats_copy(&r, &out->stats);
 	snprintf(out->log_file, sizeof out->log_file, "%.*s", RLOG_PATH_MAX - 1, h->log_file);
 	snprintf(out->last_error, sizeof out->last_error, "%.*s", 255, h->last_error);
 	snprintf(out->name, sizeof out->name, "%.*s", RLOG_NAME_MAX, h->name);

@@ -1,0 +1,33 @@
+/*
+ * system_out.h - the daemon's side of the system events (src/system):
+ * their blocks to the output, their statistics to the region.
+ */
+#ifndef RLOG_DAEMON_SYSTEM_OUT_H
+#define RLOG_DAEMON_SYSTEM_OUT_H
+
+#include <stdint.h>
+
+#include "shm.h"
+
+struct rlog__sys;
+
+/*
+ * The engine's emit (system.h): the block goes to the output arg (a
+ * struct rlog__output) as a system block (DAEMON | SYSTEM, pid 0, tid the
+ * CPU), and its EVENT_SCHEMA records to the output's metadata cache, so
+ * that a new file, a wrap or a new consumer gets them again.  Its events
+ * are not application events: the sinks do not count them in
+ * events_written (the identity of the application's events stays as it
+ * is; the system events have their own, in the region's sys statistics).
+ */
+void rlog__sys_to_output(void *arg, uint32_t cpu, uint64_t base_time, const void *data,
+			 uint32_t size, uint32_t records, uint32_t events);
+
+/* Opens the engine for region r's selection (nothing when it selects
+ * none): *out stays NULL then, or when it fails (said in last_error). */
+void rlog__sys_start(struct rlog__region *r, void *output, struct rlog__sys **out);
+
+/* Copies the engine's statistics into the region's request page. */
+void rlog__sys_publish(struct rlog__region *r, const struct rlog__sys *s);
+
+#endif

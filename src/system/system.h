@@ -1,0 +1,106 @@
+/*
+ * system.h - system events: the kernel's tracepoints and perf records,
+ * read through perf_event_open(2) per CPU, written as records of the log
+ * format in the daemon's system blocks (docs/FORMAT.md, "System events";
+ * docs/DESIGN.md, "System events").
+ *
+ *   rlog__sys_open ── tracefs: ids and formats of the tracepoints selected
+ *                  ── perf_event_open per CPU and event; one mmap ring per
+ *                     CPU, the CPU's other events redirected into it
+ *                  ── emit(): one block of the EVENT_SCHEMA records
+ *   rlog__sys_poll ── each CPU's ring: samples -> records (session ticks),
+ *                     PERF_RECORD_LOST -> DATA_LOSS (cause KERNEL)
+ *                  ── emit(): one block per CPU that had records
+ *   rlog__sys_stop ── disable, drain, the losses the kernel had not
+ *                     reported yet (from the events' counts)
+ *
+ * The engine knows nothing of the region or the sinks: the daemon gives
+ * it a configuration and an emit function (src/daemon/system_out.c).
+ */
+#ifndef RLOG_SYSTEM_SYSTEM_H
+#define RLOG_SYSTEM_SYSTEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "sysflags.h"
+
+struct rlog_shm_header;
+
+/* What to trace (the session's selection, docs/SESSIONS.md). */
+struct rlog__sys_config {
+	uint64_t flags;          /* RLOG_SYS_* (sysflags.h); 0: no system events */
+	const uint32_t *pids;    /* npids processes to keep (0: the whole machine) */
+	size_t npids;
+	bool follow;             /* keep their children too (from sched_process_fork) */
+	uint32_t profile_hz;     /* RLOG_SYS_PROFILE: samples per second per CPU (0: 1000) */
+	uint32_t pages_per_cpu;  /* data pages of each CPU's ring, a power of 2 (0: 256) */
+};
+
+/* The session's clock, for the conversion of the kernel's times. */
+struct rlog__sys_clock {
+	uint32_t tick_source;    /* RLOG_TICK_* */
+	uint64_t tick_freq_hz;
+	struct rlog__clock_sync sync; /* a tick time and CLOCK_MONOTONIC_RAW then */
+};
+
+/*
+ * Where blocks go: one system block (RLOG_BLOCK_FLAG_DAEMON |
+ * RLOG_BLOCK_FLAG_SYSTEM, pid 0, tid = the CPU) of records whose time
+ * cursor starts at base_time.  events: the system events in it (not
+ * DATA_LOSS, TIME_SYNC or EVENT_SCHEMA).
+ */
+typedef void rlog__sys_emit_fn(void *arg, uint32_t cpu, uint64_t base_time, const void *data,
+			       uint32_t size, uint32_t records, uint32_t events);
+
+/* Statistics; the identity: handed_over = written + lost + filtered. */
+struct rlog__sys_stats {
+	uint64_t written;      /* system events written (records emitted) */
+	uint64_t lost;         /* events the kernel lost (PERF_RECORD_LOST, LOST_SAMPLES, at stop) */
+	uint64_t filtered;     /* events of processes outside the selection, dropped */
+	uint64_t handed_over;  /* at stop: the events' own counts, summed */
+	uint64_t loss_records; /* DATA_LOSS records written */
+	uint64_t clamped;      /* records whose time was before the CPU's previous one */
+	uint64_t bytes;        /* record bytes of the events written */
+};
+
+struct rlog__sys;
+
+/*
+ * Opens the events cfg selects on every online CPU.  A tracepoint this
+ * kernel lacks is skipped (said in *why, the rest goes on); an event that
+ * cannot be opened at all fails the whole: -EACCES/-EPERM (privileges,
+ * perf_event_paranoid), -ENOENT (no tracefs), with a line in why.  The
+ * schema block is emitted before the events are enabled.
+ */
+int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_clock *clk,
+		   rlog__sys_emit_fn *emit, void *arg, struct rlog__sys **out, char *why,
+		   size_t why_size);
+
+/* Reads every CPU's ring, emitting a block per CPU.  Returns the records
+ * emitted (>= 0). */
+int rlog__sys_poll(struct rlog__sys *s);
+
+/* Disables the events, reads what is left and counts the losses not yet
+ * reported (a DATA_LOSS per CPU with them).  Poll does nothing after. */
+void rlog__sys_stop(struct rlog__sys *s);
+
+void rlog__sys_get_stats(const struct rlog__sys *s, struct rlog__sys_stats *st);
+
+/* Stops if not stopped, closes and frees (NULL: nothing). */
+void rlog__sys_close(struct rlog__sys *s);
+
+/* Ticks of perf time t (the kernel's, as the rings give it): exposed for
+ * the tests. */
+uint64_t rlog__sys_ticks(const struct rlog__sys *s, uint64_t t);
+
+/*
+ * The session's selection from its region.  Today no session selects
+ * system events: it gives flags 0 (the daemon then opens nothing).
+ * Returns 0.
+ */
+int rlog__sys_config_from_region(const struct rlog_shm_header *h, struct rlog__sys_config *cfg);
+
+#endif

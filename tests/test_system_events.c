@@ -1,0 +1,731 @@
+/*
+ * test_system_events - the system-event engine (src/system/system.h) on
+ * the real kernel: workloads with known answers, decoded through the
+ * EVENT_SCHEMA records the engine emits (docs/FORMAT.md, "System events").
+ * Needs root (or CAP_PERFMON) and tracefs: skipped otherwise.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "record.h"
+#include "schema.h"
+#include "system/system.h"
+#include "tap.h"
+
+/* ---- what the engine emitted ---- */
+
+struct blk { uint32_t cpu; uint64_t base; uint8_t *data; uint32_t size, records, events; };
+static struct blk *blks;
+static size_t nblks;
+
+static void collect(void *arg, uint32_t cpu, uint64_t base, const void *data, uint32_t size,
+		    uint32_t records, uint32_t events)
+{
+	(void)arg;
+	blks = realloc(blks, (nblks + 1) * sizeof *blks);
+	uint8_t *d = malloc(size);
+	memcpy(d, data, size);
+	blks[nblks++] = (struct blk){ cpu, base, d, size, records, events };
+}
+
+#define NF 16
+struct ev {
+	uint16_t id;
+	uint32_t cpu;
+	uint64_t t;
+	int64_t v[NF];
+	char s[NF][96];
+};
+static struct ev *evs;
+static size_t nevs;
+static uint64_t lost_records_sum, loss_records, schema_count, block_records, bad;
+static struct rlog__schema_buf *schemas[128];
+
+static int fidx(uint16_t id, const char *name)
+{
+	struct rlog__schema_buf *b = id < 128 ? schemas[id] : NULL;
+	for (unsigned i = 0; b && i < b->s.field_count; i++)
+		if (strcmp(b->s.fields[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int64_t V(const struct ev *e, const char *name)
+{
+	int i = fidx(e->id, name);
+	return i < 0 ? INT64_MIN : e->v[i];
+}
+
+static const char *S(const struct ev *e, const char *name)
+{
+	int i = fidx(e->id, name);
+	return i < 0 ? "" : e->s[i];
+}
+
+static void decode(void)
+{
+	for (size_t b = 0; b < nblks; b++) {
+		uint64_t cur = blks[b].base;
+		uint32_t pos = 0, n = 0;
+		while (pos < blks[b].size) {
+			struct rlog__record r;
+			int sz = rlog__record_decode(blks[b].data + pos, blks[b].size - pos, &r);
+			if (sz < 0 || rlog__record_check(&r, RLOG_BLOCK_FLAG_DAEMON | RLOG_BLOCK_FLAG_SYSTEM) < 0 ||
+			    rlog__time_apply(&cur, &r) < 0) {
+				bad++;
+				break;
+			}
+			pos += (uint32_t)sz;
+			n++;
+			if (r.id == RLOG_ID_EVENT_SCHEMA) {
+				struct rlog__schema_buf *sb = malloc(sizeof *sb);
+				if (rlog__schema_decode(r.payload, r.length, sb) == 0 && sb->s.id < 128) {
+					free(schemas[sb->s.id]);
+					schemas[sb->s.id] = sb;
+					schema_count++;
+				} else {
+					bad++;
+					free(sb);
+				}
+				continue;
+			}
+			if (r.id == RLOG_ID_DATA_LOSS) {
+				struct rlog_data_loss l;
+				memcpy(&l, r.payload, sizeof l);
+				if (l.cause != RLOG_LOSS_KERNEL)
+					bad++;
+				lost_records_sum += l.events;
+				loss_records++;
+				continue;
+			}
+			if (r.id < 64 || r.id > 127 || schemas[r.id] == NULL) {
+				if (r.id != RLOG_ID_TIME_SYNC)
+					bad++;
+				continue;
+			}
+			evs = realloc(evs, (nevs + 1) * sizeof *evs);
+			struct ev *e = &evs[nevs++];
+			memset(e, 0, sizeof *e);
+			e->id = r.id;
+			e->cpu = blks[b].cpu;
+			e->t = cur;
+			const struct rlog_schema *s = &schemas[r.id]->s;
+			size_t off = 0;
+			for (unsigned i = 0; i < s->field_count && i < NF; i++) {
+				struct rlog_value v;
+				if (rlog__value_decode(s, i, r.payload, r.length, &off, &v) < 0) {
+					bad++;
+					break;
+				}
+				if (s->fields[i].type == RLOG_FIELD_STRING) {
+					size_t l = v.len < 95 ? v.len : 95;
+					memcpy(e->s[i], v.bytes, l);
+					e->s[i][l] = '\0';
+				} else {
+					e->v[i] = v.v.i;
+				}
+			}
+		}
+		block_records += n;
+		if (n != blks[b].records)
+			bad++;
+	}
+}
+
+static void reset(void)
+{
+	for (size_t i = 0; i < nblks; i++)
+		free(blks[i].data);
+	free(blks);
+	blks = NULL;
+	nblks = 0;
+	free(evs);
+	evs = NULL;
+	nevs = 0;
+	lost_records_sum = loss_records = schema_count = block_records = bad = 0;
+	for (int i = 0; i < 128; i++) {
+		free(schemas[i]);
+		schemas[i] = NULL;
+	}
+}
+
+/* ---- running a workload under the engine ---- */
+
+static struct rlog__sys_clock clk;
+static struct rlog__sys_stats st;
+static atomic_int work_done;
+
+struct job { void (*fn)(void *); void *arg; };
+
+static void *worker(void *p)
+{
+	struct job *j = p;
+	j->fn(j->arg);
+	atomic_store(&work_done, 1);
+	return NULL;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Opens flags (pages per CPU, this process only unless all), runs fn in a
+ * thread while polling every ms (unless no_poll), stops, decodes. */
+static int run(uint64_t flags, uint32_t pages, bool all, bool follow, bool no_poll,
+	       void (*fn)(void *), void *arg)
+{
+	reset();
+	uint32_t me = (uint32_t)getpid();
+	struct rlog__sys_config cfg = { .flags = flags, .pids = all ? NULL : &me,
+					.npids = all ? 0 : 1, .follow = follow,
+					.pages_per_cpu = pages };
+	struct rlog__sys *s;
+	char why[256];
+	int rc = rlog__sys_open(&cfg, &clk, collect, NULL, &s, why, sizeof why);
+	if (rc < 0) {
+		diag("open: %s", why);
+		return rc;
+	}
+	struct job j = { fn, arg };
+	atomic_store(&work_done, 0);
+	pthread_t t;
+	pthread_create(&t, NULL, worker, &j);
+	while (!atomic_load(&work_done)) {
+		if (!no_poll)
+			rlog__sys_poll(s);
+		usleep(1000);
+	}
+	pthread_join(t, NULL);
+	rlog__sys_poll(s);
+	rlog__sys_stop(s);
+	rlog__sys_get_stats(s, &st);
+	rlog__sys_close(s);
+	decode();
+	qsort(evs, nevs, sizeof *evs, by_time);
+	return 0;
+}
+
+static double ticks_ms(uint64_t d) { return (double)d * 1e3 / (double)clk.tick_freq_hz; }
+
+/* ---- workloads ---- */
+
+static _Atomic uint32_t w_tid;
+static uint64_t w_t0, w_t1;
+
+static void w_sleep(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	w_t0 = rlog__ticks(clk.tick_source);
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	w_t1 = rlog__ticks(clk.tick_source);
+}
+
+#define ROUNDS 500
+static int pa[2], pb[2];
+static _Atomic uint32_t pong_tid;
+static int rounds;
+
+/* Both threads on one CPU: each read() then blocks (the other cannot run
+ * beside it to fill the pipe first), so each round trip is a sleep and a
+ * wake-up of each.  On two CPUs the reader often finds its byte already
+ * there and never sleeps. */
+static void pin0(void)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+/* A ping-pong of rounds round trips over two pipes: the responder reads
+ * then writes, stamping the session tick before each read with stamp;
+ * the initiator (the worker thread, w_tid) writes then reads. */
+static bool pp_pin, pp_stamp;
+static uint64_t *app_t;
+
+static void *responder(void *a)
+{
+	(void)a;
+	if (pp_pin)
+		pin0();
+	pong_tid = (uint32_t)syscall(SYS_gettid);
+	char c;
+	for (int i = 0; i < rounds; i++) {
+		if (pp_stamp)
+			app_t[i] = rlog__ticks(clk.tick_source);
+		if (read(pa[0], &c, 1) != 1 || write(pb[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static void pingpong(void)
+{
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	if (pipe(pa) < 0 || pipe(pb) < 0)
+		return;
+	if (pp_pin)
+		pin0();
+	pthread_t t;
+	pthread_create(&t, NULL, responder, NULL);
+	char c = 'x';
+	for (int i = 0; i < rounds; i++)
+		if (write(pa[1], &c, 1) != 1 || read(pb[0], &c, 1) != 1)
+			break;
+	pthread_join(t, NULL);
+	close(pa[0]); close(pa[1]); close(pb[0]); close(pb[1]);
+}
+
+static void w_pingpong(void *a)
+{
+	(void)a;
+	pp_pin = true;
+	pp_stamp = false;
+	pingpong();
+}
+
+static pid_t child;
+
+static void w_fork(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	child = fork();
+	if (child == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	waitpid(child, &status, 0);
+}
+
+#define MAP_BYTES (64u << 20)
+static uintptr_t map_at;
+
+static void w_faults(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	uint8_t *m = mmap(NULL, MAP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	/* Small pages: one fault per 4 KiB page (a transparent huge page
+	 * would take 512 in one). */
+	madvise(m, MAP_BYTES, MADV_NOHUGEPAGE);
+	map_at = (uintptr_t)m;
+	for (size_t i = 0; i < MAP_BYTES; i += 4096)
+		m[i] = 1;
+	munmap(m, MAP_BYTES);
+}
+
+static char rbuf[5000];
+static int read_fd;
+static ssize_t read_got;
+
+static void w_read(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	read_fd = open("/tmp/rlog_sys_read.dat", O_RDONLY);
+	read_got = read(read_fd, rbuf, sizeof rbuf);
+	close(read_fd);
+}
+
+#define TRIES 10000
+
+static void w_align(void *a)
+{
+	(void)a;
+	pp_pin = false;
+	pp_stamp = true;
+	rounds = TRIES;
+	pingpong();
+}
+
+/* Exported (the test is linked -rdynamic) so that dladdr names it. */
+__attribute__((noinline, visibility("default"))) void spin_here(volatile uint64_t *x, uint64_t until);
+__attribute__((noinline)) void spin_here(volatile uint64_t *x, uint64_t until)
+{
+	while (rlog__monotonic_ns() < until)
+		for (int i = 0; i < 100000; i++)
+			(*x)++;
+}
+
+static void w_spin(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	volatile uint64_t x = 0;
+	spin_here(&x, rlog__monotonic_ns() + 300 * 1000 * 1000);
+}
+
+static const char *direct_path = "/var/tmp/rlog_sys_direct.dat";
+
+static void w_direct(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	int fd = open(direct_path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0600);
+	if (fd < 0)
+		return;
+	void *buf;
+	if (posix_memalign(&buf, 4096, 65536) == 0) {
+		memset(buf, 'd', 65536);
+		if (pwrite(fd, buf, 65536, 0) != 65536)
+			diag("O_DIRECT write: %s", strerror(errno));
+		free(buf);
+	}
+	fsync(fd);
+	close(fd);
+}
+
+static void w_udp(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	int r = socket(AF_INET, SOCK_DGRAM, 0), w = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof sa;
+	if (bind(r, (struct sockaddr *)&sa, sizeof sa) < 0 || getsockname(r, (struct sockaddr *)&sa, &sl) < 0)
+		return;
+	static char msg[1000];
+	if (sendto(w, msg, sizeof msg, 0, (struct sockaddr *)&sa, sizeof sa) != (ssize_t)sizeof msg)
+		diag("sendto: %s", strerror(errno));
+	char in[2000];
+	if (recv(r, in, sizeof in, 0) != (ssize_t)sizeof msg)
+		diag("recv: %s", strerror(errno));
+	close(r);
+	close(w);
+}
+
+/* ---- the tests ---- */
+
+static void t_sleep(void)
+{
+	if (run(RLOG_SYS_CSWITCH | RLOG_SYS_WAKEUP, 4096, false, false, false, w_sleep, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	const struct ev *out = NULL, *wake = NULL, *in = NULL;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->t < w_t0 || e->t > w_t1)
+			continue;
+		if (!out && e->id == 64 && V(e, "prev_tid") == w_tid)
+			out = e;
+		else if (out && !wake && e->id == 65 && V(e, "target_tid") == w_tid)
+			wake = e;
+		else if (wake && !in && e->id == 64 && V(e, "next_tid") == w_tid)
+			in = e;
+	}
+	ok(out && (V(out, "prev_state") & 1), "the sleeper's switch-out has state S (%lld)",
+	   out ? (long long)V(out, "prev_state") : -1LL);
+	ok(wake != NULL, "a sched_wakeup of it follows");
+	ok(in != NULL, "then its switch-in");
+	if (out && in) {
+		double ms = ticks_ms(in->t - out->t);
+		diag("switch-out to switch-in: %.3f ms", ms);
+		ok(ms >= 9.9 && ms < 10.0 + 40.0, "switch-in 10 ms after (+40 ms on a loaded machine): %.3f", ms);
+	}
+}
+
+static void t_pingpong(void)
+{
+	rounds = ROUNDS;
+	if (run(RLOG_SYS_CSWITCH | RLOG_SYS_WAKEUP, 4096, false, false, false, w_pingpong, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	int wa = 0, wb = 0, sa = 0, sb = 0, ka = 0, kb = 0, za = 0, zb = 0;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 65 && V(e, "target_tid") == w_tid) wa++;
+		if (e->id == 65 && V(e, "target_tid") == pong_tid) wb++;
+		if (e->id == 66 && V(e, "target_tid") == w_tid) ka++;
+		if (e->id == 66 && V(e, "target_tid") == pong_tid) kb++;
+		if (e->id == 64 && V(e, "prev_tid") == w_tid) sa++;
+		if (e->id == 64 && V(e, "prev_tid") == pong_tid) sb++;
+		if (e->id == 64 && V(e, "prev_tid") == w_tid && (V(e, "prev_state") & 1)) za++;
+		if (e->id == 64 && V(e, "prev_tid") == pong_tid && (V(e, "prev_state") & 1)) zb++;
+	}
+	diag("%d round trips: sched_wakeup %d / %d, sched_waking %d / %d, switches out %d / %d, "
+	     "asleep (S) %d / %d", ROUNDS, wa, wb, ka, kb, sa, sb, za, zb);
+	/* One CPU: in each round trip at least one of the two sleeps (the
+	 * other may only be preempted by the one it woke, state R), and each
+	 * sleep ends with a wake-up. */
+	ok(ka + kb >= ROUNDS && wa + wb >= ROUNDS, "at least %d wake-ups of the two", ROUNDS);
+	ok(ka >= za && kb >= zb, "a wake-up for every sleep of each thread");
+	ok(sa >= ROUNDS && sb >= ROUNDS, "at least %d switches out of each thread", ROUNDS);
+	ASSERT_EQ_U64(st.lost, 0);
+}
+
+static void t_fork(void)
+{
+	if (run(RLOG_SYS_PROCESS | RLOG_SYS_IMAGE_LOAD, 0, false, true, false, w_fork, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	const struct ev *f = NULL, *x = NULL, *q = NULL;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 69 && V(e, "child_tid") == child && V(e, "parent_tid") == w_tid)
+			f = e;
+		if (e->id == 70 && V(e, "exec_tid") == child)
+			x = e;
+		if (e->id == 71 && V(e, "exit_tid") == child)
+			q = e;
+	}
+	ok(f != NULL, "sched_process_fork of the child");
+	ok(x != NULL && strcmp(S(x, "filename"), "/bin/true") == 0, "sched_process_exec of /bin/true (%s)",
+	   x ? S(x, "filename") : "none");
+	ok(q != NULL, "sched_process_exit of the child");
+	ok(f && x && q && f->t <= x->t && x->t <= q->t, "in that order");
+	/* The new image's executable mapping. */
+	const struct ev *m = NULL;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		const char *fn = S(e, "filename");
+		size_t l = strlen(fn);
+		if (e->id == 112 && V(e, "pid") == child && l >= 5 && strcmp(fn + l - 5, "/true") == 0)
+			m = e;
+	}
+	for (size_t i = 0; m == NULL && i < nevs; i++)
+		if (evs[i].id == 112)
+			diag("image_load pid %lld %s", (long long)V(&evs[i], "pid"), S(&evs[i], "filename"));
+	ok(m != NULL && (V(m, "prot") & PROT_EXEC), "image_load of %s, executable",
+	   m ? S(m, "filename") : "(none)");
+	/* The kernel maps the new image while it loads it, before the exec
+	 * tracepoint, which fires once the exec succeeded. */
+	ok(m && f && x && f->t <= m->t && m->t <= x->t, "between fork and exec");
+}
+
+static void t_faults(void)
+{
+	if (run(RLOG_SYS_MEMORY_PAGE_FAULTS, 4096, false, false, false, w_faults, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	size_t n = 0;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 88 && V(e, "tid") == w_tid && (uintptr_t)V(e, "address") >= map_at &&
+		    (uintptr_t)V(e, "address") < map_at + MAP_BYTES)
+			n++;
+	}
+	diag("page_fault_user in the mapping: %zu (lost %llu)", n, (unsigned long long)st.lost);
+	ASSERT_EQ_U64(st.lost, 0);
+	ok(n >= 16384 && n <= 16384 + 16, "16384 faults, +16 tolerated (a retried fault): %zu", n);
+}
+
+static void t_read(void)
+{
+	int fd = open("/tmp/rlog_sys_read.dat", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	static char data[3000];
+	memset(data, 'z', sizeof data);
+	if (fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data)
+		BAIL_IF(1, "cannot write the test file");
+	close(fd);
+	if (run(RLOG_SYS_SYSTEMCALL, 1024, false, false, false, w_read, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	const struct ev *en = NULL, *ex = NULL;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (V(e, "tid") != w_tid)
+			continue;
+		if (!en && e->id == 80 && V(e, "id") == SYS_read && V(e, "arg0") == read_fd &&
+		    V(e, "arg2") == (int64_t)sizeof rbuf)
+			en = e;
+		else if (en && !ex && e->id == 81 && V(e, "id") == SYS_read)
+			ex = e;
+	}
+	ok(en && strcmp(S(en, "name"), "read") == 0, "sys_enter named read, fd and count");
+	ok(ex && strcmp(S(ex, "name"), "read") == 0 && V(ex, "ret") == 3000,
+	   "sys_exit named read returns 3000 (%lld)", ex ? (long long)V(ex, "ret") : -1LL);
+	unlink("/tmp/rlog_sys_read.dat");
+}
+
+static void t_loss(void)
+{
+	rounds = 20000;
+	/* One page per CPU, not read until the end: the kernel drops. */
+	if (run(RLOG_SYS_CSWITCH, 1, true, false, true, w_pingpong, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	diag("handed over %llu, written %llu, lost %llu in %llu DATA_LOSS records",
+	     (unsigned long long)st.handed_over, (unsigned long long)st.written,
+	     (unsigned long long)st.lost, (unsigned long long)loss_records);
+	ok(st.lost > 0, "the kernel lost events");
+	ASSERT_EQ_U64(lost_records_sum, st.lost);
+	ASSERT_EQ_U64(nevs, st.written);
+	ASSERT_EQ_U64(st.handed_over, st.written + st.lost + st.filtered);
+}
+
+static void t_align(void)
+{
+	app_t = calloc(TRIES, sizeof *app_t);
+	if (run(RLOG_SYS_SYSTEMCALL, 4096, false, false, false, w_align, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	ASSERT_EQ_U64(st.lost, 0);
+	int k = 0, before = 0;
+	uint64_t min = UINT64_MAX;
+	/* The i-th read() of the thread is the i-th sys_enter(read) of it. */
+	for (size_t i = 0; i < nevs && k < TRIES; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id != 80 || V(e, "tid") != pong_tid || V(e, "id") != SYS_read)
+			continue;
+		if (e->t > app_t[k]) {
+			before++;
+			if (e->t - app_t[k] < min)
+				min = e->t - app_t[k];
+		}
+		k++;
+	}
+	diag("tries %d, app time before sys_enter in %d; least gap %.1f ns", k, before,
+	     ticks_ms(min) * 1e6);
+	ASSERT_EQ(k, TRIES);
+	ASSERT_EQ(before, TRIES);
+	free(app_t);
+}
+
+static void t_profile(void)
+{
+	/* The pid filter is off: a sample is of whatever the CPU ran. */
+	if (run(RLOG_SYS_PROFILE, 4096, true, false, false, w_spin, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	int n = 0, named = 0, chained = 0;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id != 120 || V(e, "tid") != w_tid)
+			continue;
+		n++;
+		/* The innermost user frame: a sample that interrupted
+		 * spin_here in the kernel (a timer interrupt, a page fault)
+		 * has kernel frames first (addresses in the upper half). */
+		uint64_t user = 0;
+		for (const char *c = S(e, "callchain"); c && *c;) {
+			char *end;
+			uint64_t a = strtoull(c, &end, 16);
+			if (end == c)
+				break;
+			if (a < (UINT64_C(1) << 47)) {
+				user = a;
+				break;
+			}
+			c = end;
+		}
+		Dl_info di;
+		if (user && dladdr((void *)(uintptr_t)user, &di) && di.dli_sname &&
+		    strcmp(di.dli_sname, "spin_here") == 0)
+			named++;
+		else if (n - named < 4)
+			diag("elsewhere: %s", S(e, "callchain"));
+		if (strstr(S(e, "callchain"), "0x") != NULL)
+			chained++;
+	}
+	diag("profile at 1 kHz of 300 ms spinning: %d samples of the thread, %d in spin_here, %d with a call chain",
+	     n, named, chained);
+	ok(n >= 30, "at least 30 samples of the spinning thread (%d; 300 at most)", n);
+	ok(n > 0 && named * 10 >= n * 9, "at least 90%% of them in spin_here by name, its innermost user frame (%d of %d)", named, n);
+	ok(chained == n, "each has a call chain");
+}
+
+static void t_block(void)
+{
+	if (run(RLOG_SYS_DISK_IO, 4096, true, false, false, w_direct, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	int64_t bytes = 0;
+	const struct ev *is = NULL, *co = NULL;
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 104 && V(e, "tid") == w_tid && strchr(S(e, "rwbs"), 'W')) {
+			bytes += V(e, "bytes");
+			if (!is)
+				is = e;
+		}
+	}
+	for (size_t i = 0; is && i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 105 && V(e, "sector") == V(is, "sector") && V(e, "dev") == V(is, "dev") &&
+		    e->t >= is->t) {
+			co = e;
+			break;
+		}
+	}
+	diag("O_DIRECT write of 65536 bytes: block_rq_issue of %lld bytes", (long long)bytes);
+	if (is == NULL && getenv("CI") == NULL) {
+		ok(1, "# SKIP no block request seen (a file system without a block device?)");
+		return;
+	}
+	ok(is != NULL && bytes >= 65536, "block_rq_issue (W) by the writer, 65536 bytes or more");
+	ok(co != NULL, "block_rq_complete of the same sector after it");
+	unlink(direct_path);
+}
+
+static void t_net(void)
+{
+	if (run(RLOG_SYS_NETWORK_TCPIP, 4096, true, false, false, w_udp, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	const struct ev *x = NULL, *r = NULL;
+	/* 1000 bytes of UDP on lo: + 8 UDP + 20 IP + 14 Ethernet. */
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id == 106 && V(e, "len") == 1042 && strcmp(S(e, "dev"), "lo") == 0 && !x)
+			x = e;
+		if (e->id == 107 && V(e, "len") >= 1000 && strcmp(S(e, "dev"), "lo") == 0 && !r)
+			r = e;
+	}
+	ok(x != NULL && V(x, "tid") == w_tid, "net_dev_xmit of 1042 bytes on lo by the sender");
+	ok(r != NULL, "netif_receive_skb on lo (len %lld)", r ? (long long)V(r, "len") : -1LL);
+}
+
+int main(void)
+{
+	if (geteuid() != 0)
+		skip_all("system events need root");
+	clk.tick_source = rlog__tick_source_pick();
+	clk.tick_freq_hz = rlog__clock_calibrate(clk.tick_source, 50, &clk.sync);
+	char why[256];
+	struct rlog__sys *s;
+	struct rlog__sys_config cfg = { .flags = RLOG_SYS_CSWITCH, .pages_per_cpu = 1 };
+	int rc = rlog__sys_open(&cfg, &clk, collect, NULL, &s, why, sizeof why);
+	if (rc == -ENOENT || rc == -EACCES || rc == -EPERM) {
+		char m[300];
+		snprintf(m, sizeof m, "no system events here: %s", why);
+		skip_all(m);
+	}
+	BAIL_IF(rc < 0, "open: %s", why);
+	rlog__sys_close(s);
+	t_sleep();
+	t_pingpong();
+	t_fork();
+	t_faults();
+	t_read();
+	t_loss();
+	t_align();
+	t_profile();
+	t_block();
+	t_net();
+	reset();
+	return done_testing();
+}
