@@ -66,6 +66,9 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	/* tests/test_overwrite.c: the daemon stops itself (SIGSTOP) when it
 	 * holds the Nth full buffer in overwrite mode, before reading it. */
 	d->test_hold_stop = (uint32_t)RLOG__TEST_ENV(RINGLOG_TEST_HOLD_STOP);
+	/* tests/test_once_overwrite.c: a hold that finds a producer taking
+	 * the buffer keeps reader at 1 until it is done (overwrite.c). */
+	d->test_hold_taking = RLOG__TEST_ENV(RINGLOG_TEST_HOLD_TAKING) != 0;
 	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
 	d->slots = calloc(r->slot_count, sizeof *d->slots);
 	d->copy = malloc(r->buffer_size);
@@ -568,7 +571,11 @@ static void skip_gaps(struct rlog__drain *d)
 		bool found = false;
 		for (uint32_t b = 0; b < d->pool && !found; b++) {
 			uint32_t st = load_acquire(&r->desc[b].state);
-			uint32_t slot = d->bufs[b].started ? d->bufs[b].slot : r->desc[b].slot;
+			/* The descriptor's slot, not the daemon's copy: a buffer
+			 * read in part and then taken over holds another
+			 * thread's buffer now, maybe this slot's missing one
+			 * (only compared, never an index). */
+			uint32_t slot = r->desc[b].slot;
 			found = (st == RLOG_BUF_OWNED || st == RLOG_BUF_FULL ||
 				 (d->overwrite && st == RLOG_BUF_TAKING)) &&
 				slot == i && r->desc[b].seq >= s->next_seq && r->desc[b].seq < held;
@@ -638,6 +645,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		}
 		if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL)
 			continue;
+		rlog__ow_forget_replaced(d, i);
 		uint32_t slot = d->bufs[i].started ? d->bufs[i].slot : r->desc[i].slot;
 		if (slot >= r->slot_count || (!d->bufs[i].started && !rlog__desc_sane(r, &r->desc[i]))) {
 			/* Not a slot of ours, or out-of-range fields: a hostile
@@ -703,6 +711,11 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		}
 		/* Re-read: it may have become FULL since the scan. */
 		uint32_t st = load_acquire(&desc->state);
+		/* Held, a buffer is TAKING only for a moment: the producer
+		 * that CASed it sees reader = 1 and puts FULL back
+		 * (overwrite.c).  Its contents are the owner's, whole. */
+		if (st == RLOG_BUF_TAKING && d->overwrite)
+			st = RLOG_BUF_FULL;
 		bool owner_dead = d->dead[slot] || (exited[slot] && st == RLOG_BUF_OWNED);
 		if (d->keep) {
 			/* A flight recorder: nothing is written; the drain reads

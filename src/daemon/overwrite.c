@@ -28,6 +28,8 @@
 #include <string.h>
 
 #include "atomics.h"
+#include "clock.h"
+#include "test_hooks.h"
 
 bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx)
 {
@@ -38,6 +40,14 @@ bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx)
 	store_seq_cst(&desc->reader, 1);
 	uint32_t st = load_seq_cst(&desc->state);
 	if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL) {
+		/* Test hook (RINGLOG_TEST_HOLD_TAKING): reader stays 1 while
+		 * a producer is taking it, so that the producer sees it and
+		 * steps back too (tests/test_once_overwrite.c). */
+		if (RLOG_TEST_HOOKS && d->test_hold_taking) {
+			uint64_t until = rlog__monotonic_ns() + 5000000u;
+			while (st == RLOG_BUF_TAKING && rlog__monotonic_ns() < until)
+				st = load_seq_cst(&desc->state);
+		}
 		store_release(&desc->reader, 0);
 		return false;
 	}
@@ -58,6 +68,20 @@ bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx)
 		memset(&b->snap, 0, sizeof b->snap);
 	b->held = true;
 	return true;
+}
+
+void rlog__ow_forget_replaced(struct rlog__drain *d, uint32_t idx)
+{
+	struct rlog__dbuf *b = &d->bufs[idx];
+	/* A held buffer is not taken: its contents are the ones read. */
+	if (!d->overwrite || !b->started || b->held)
+		return;
+	/* gen changes only when a producer takes the buffer: the contents
+	 * read so far are gone for good, counted by their taker. */
+	if (load_relaxed(&d->r->desc[idx].gen) != b->gen) {
+		b->started = false;
+		b->poisoned = false;
+	}
 }
 
 void rlog__ow_publish(struct rlog__drain *d, uint32_t idx)

@@ -14,6 +14,12 @@
  * Returns false (not held) if a producer is taking it or it is free. */
 bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx);
 
+/* Without holding it: if a producer has taken buffer idx since the daemon
+ * began reading it (another gen), the daemon's view of it (started, its
+ * slot and read offset) is about contents that are gone: forgotten, so
+ * that a scan takes the buffer for what its descriptor says now. */
+void rlog__ow_forget_replaced(struct rlog__drain *d, uint32_t idx);
+
 /* Publishes what the daemon delivered of held buffer idx (delivered_*,
  * meta_seen). */
 void rlog__ow_publish(struct rlog__drain *d, uint32_t idx);

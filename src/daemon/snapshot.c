@@ -307,7 +307,16 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	uint32_t n = candidates(d);
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t idx = d->order[k];
-		if (!rlog__drain_hold_scanned(d, idx, d->scan_slot[idx], d->scan_seq[idx])) {
+		bool held = rlog__drain_hold_scanned(d, idx, d->scan_slot[idx], d->scan_seq[idx]);
+		/* A hold that saw TAKING may have met a producer that saw
+		 * reader = 1 and stepped back (both do, at times: overwrite.c):
+		 * once it is done, the buffer may hold what candidates() saw
+		 * still, and is no gap.  A few tries, each after the taker. */
+		for (int t = 0; !held && d->overwrite && t < 4; t++) {
+			settle_taker(d, idx);
+			held = rlog__drain_hold_scanned(d, idx, d->scan_slot[idx], d->scan_seq[idx]);
+		}
+		if (!held) {
 			/* Taken over since candidates() saw it: reported
 			 * before the thread's next block here, or at the end. */
 			if (d->scan_slot[idx] < r->slot_count)
