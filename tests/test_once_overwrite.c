@@ -5,9 +5,7 @@
  * buffers, so that the daemon falls behind and producers reuse full
  * buffers.  Four runs: 16 buffers, 64 buffers, 16 buffers with the
  * daemon stopped (SIGSTOP) for a moment in the middle, and 16 buffers
- * with no flush timer (the daemon reads no buffer in part); with test
- * hooks, a fifth where the daemon's hold and a producer's takeover step
- * back together (run_both_back).  In each:
+ * with no flush timer (the daemon reads no buffer in part).  In each:
  *
  *   - no event is in the file twice, none that was not written, no block
  *     is damaged;
@@ -20,7 +18,6 @@
  *   - the OVERWRITTEN records are where they lost events (check_placement).
  */
 #include "harness.h"
-#include "lib/producer.h"
 #include "numbered.h"
 
 #include <pthread.h>
@@ -296,45 +293,12 @@ static void run_reused(const char *tag, unsigned laps)
 	unlink(path);
 }
 
-#if RLOG_TEST_HOOKS
-/* A producer stops for a moment between its FULL -> TAKING and its load
- * of reader (src/lib/thread.c, take_overwritten). */
-static void taking_hook(int point)
-{
-	if (point == RLOG__HOOK_TAKING)
-		nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
-}
-
-/*
- * Both sides of the hold step back at once: a producer that CASed a FULL
- * buffer to TAKING sees reader = 1 and puts FULL back, while the daemon,
- * which stored reader = 1, sees TAKING and skips the buffer.  Windows
- * widened by test hooks: the producer stops between its CAS and its load
- * of reader, the daemon keeps reader at 1 while it sees TAKING
- * (RINGLOG_TEST_HOLD_TAKING, src/daemon/overwrite.c); a flush timer of
- * 5 ms has the daemon read buffers in part.  A buffer skipped that way
- * still holds its events: they go to the file in the thread's order, with
- * no loss record for them.
- */
-static void run_both_back(void)
-{
-	setenv("RINGLOG_TEST_HOLD_TAKING", "1", 1);
-	atomic_store(&rlog__test_hook, taking_hook);
-	run("owbothback", "16", "2", 1000, 0);
-	atomic_store(&rlog__test_hook, NULL);
-	unsetenv("RINGLOG_TEST_HOLD_TAKING");
-}
-#endif
-
 int main(void)
 {
 	run("ow16", "16", "1000", 1500, 0);
 	run("ow64", "64", "1000", 1000, 0);
 	run("owstop", "16", "1000", 1500, 300);
 	run("ownotimer", "16", "0", 700, 0);
-#if RLOG_TEST_HOOKS
-	run_both_back();
-#endif
 	for (unsigned laps = 9; laps < 13; laps++) {
 		char tag[32];
 		snprintf(tag, sizeof tag, "owreused%u", laps);

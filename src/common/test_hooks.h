@@ -4,11 +4,9 @@
  *
  * A few tests need the code to stop, die or report at an exact step of a
  * protocol: the producer's RLOG__HOOK points (src/lib/producer.h), the
- * daemon's trim hook (src/daemon/trim.h), and three environment variables
+ * daemon's trim hook (src/daemon/trim.h), and two environment variables
  * read by the daemon, RINGLOG_TEST_HOLD_STOP (drain.c: stop itself,
- * SIGSTOP, holding a full buffer in overwrite mode),
- * RINGLOG_TEST_HOLD_TAKING (overwrite.c: a hold that sees TAKING keeps
- * reader at 1 until the taker is done) and
+ * SIGSTOP, holding a full buffer in overwrite mode) and
  * RINGLOG_TEST_DIE_IN_WRITE (logfile.c: die in the middle of a write).
  * They exist only when RLOG_TEST_HOOKS is 1: meson's option test_hooks,
  * on by default except in a release build (b_ndebug=if-release, as the

@@ -66,9 +66,6 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	/* tests/test_overwrite.c: the daemon stops itself (SIGSTOP) when it
 	 * holds the Nth full buffer in overwrite mode, before reading it. */
 	d->test_hold_stop = (uint32_t)RLOG__TEST_ENV(RINGLOG_TEST_HOLD_STOP);
-	/* tests/test_once_overwrite.c: a hold that finds a producer taking
-	 * the buffer keeps reader at 1 until it is done (overwrite.c). */
-	d->test_hold_taking = RLOG__TEST_ENV(RINGLOG_TEST_HOLD_TAKING) != 0;
 	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
 	d->slots = calloc(r->slot_count, sizeof *d->slots);
 	d->copy = malloc(r->buffer_size);

@@ -138,7 +138,6 @@ struct rlog__drain {
 	uint64_t journal_sum;        /* a digest of the loss ledger the journal holds */
 	struct rlog__snap_state *snap; /* snapshot.c's state, or NULL */
 	uint32_t test_hold_stop;     /* RINGLOG_TEST_HOLD_STOP (a test hook, drain.c) */
-	bool test_hold_taking;       /* RINGLOG_TEST_HOLD_TAKING (a test hook, overwrite.c) */
 	uint64_t start_ticks;        /* the session's time origin (the header's sync_ticks,
 	                                written by this daemon) */
 	/* The snapshot trigger's event (snapshot.c): an event of ID watch_id

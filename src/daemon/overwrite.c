@@ -28,8 +28,6 @@
 #include <string.h>
 
 #include "atomics.h"
-#include "clock.h"
-#include "test_hooks.h"
 
 bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx)
 {
@@ -40,14 +38,6 @@ bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx)
 	store_seq_cst(&desc->reader, 1);
 	uint32_t st = load_seq_cst(&desc->state);
 	if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL) {
-		/* Test hook (RINGLOG_TEST_HOLD_TAKING): reader stays 1 while
-		 * a producer is taking it, so that the producer sees it and
-		 * steps back too (tests/test_once_overwrite.c). */
-		if (RLOG_TEST_HOOKS && d->test_hold_taking) {
-			uint64_t until = rlog__monotonic_ns() + 5000000u;
-			while (st == RLOG_BUF_TAKING && rlog__monotonic_ns() < until)
-				st = load_seq_cst(&desc->state);
-		}
 		store_release(&desc->reader, 0);
 		return false;
 	}

@@ -274,7 +274,6 @@ static bool take_overwritten(struct rlog__region *r, struct rlog_shm_slot *s, ui
 		uint32_t expect = RLOG_BUF_FULL;
 		if (!atomic_compare_exchange_strong(&d->state, &expect, RLOG_BUF_TAKING))
 			continue;
-		RLOG__HOOK(RLOG__HOOK_TAKING);
 		/* Acquire (seq_cst): the daemon's delivered_* and meta_seen,
 		 * stored before it released reader, and the owner's fields,
 		 * stored before its FULL store. */
