@@ -145,14 +145,14 @@ static void check_decode(void)
 			n = (rnd() % (n / 4 + 1)) * 4; /* cut anywhere on a word */
 		struct rlog__chunk want, got;
 		rules(buf, n, base, &want);
-		d.watch_id = 0;
+		d.watch.id = 0;
 		rlog__drain_decode(&d, buf, n, 1, 2, base, &got);
 		differ += memcmp(&want, &got, sizeof want) != 0;
 		/* A trigger sends every record the slow way: the same result,
 		 * and a hit exactly when a watched event is among them. */
-		d.watch_id = 1025;
-		d.watch_flagged = false;
-		d.watch_hit = false;
+		d.watch.id = 1025;
+		d.watch.flagged = false;
+		d.watch.hit = false;
 		rlog__drain_decode(&d, buf, n, 1, 2, base, &got);
 		differ_watch += memcmp(&want, &got, sizeof want) != 0;
 		bool has = false;
@@ -164,7 +164,7 @@ static void check_decode(void)
 			has |= rec.id == 1025 && rlog__record_kind(rec.id, rec.flagged) == RLOG_RECORD_EVENT;
 			off += (uint32_t)sz;
 		}
-		watch_wrong += has != d.watch_hit;
+		watch_wrong += has != d.watch.hit;
 		bad += want.bad;
 		events += want.events;
 		fast_only += !want.bad && want.records > 0;

@@ -110,7 +110,7 @@ int main(void)
 	for (uint32_t i = 0; i < BUF_SIZE; i++)
 		changed += tb[i] != 0x7e;
 	ASSERT_EQ(changed, 0);
-	ASSERT_EQ_U64(d.buffers_trimmed, BUFS - 1);
+	ASSERT_EQ_U64(d.trim.buffers_trimmed, BUFS - 1);
 
 	/* The held-back buffer is still dirty; once freed, it goes too. */
 	ok(rlog__trim_pending(&d), "the taken buffer stays pending");
@@ -120,7 +120,7 @@ int main(void)
 	ASSERT_EQ_U64(atomic_load(&r.free_bits[0]), all);
 	ok(!rlog__trim_pending(&d), "nothing pending");
 	ASSERT_EQ(rlog__trim(&d), 0);
-	ASSERT_EQ_U64(d.buffers_trimmed, BUFS);
+	ASSERT_EQ_U64(d.trim.buffers_trimmed, BUFS);
 	/* A trimmed buffer reads as zeros: a fresh page (which the read
 	 * allocates: shared memory has no shared zero page). */
 	ASSERT_EQ(rlog__region_buffer(&r, 0)[100], 0);

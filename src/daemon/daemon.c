@@ -142,13 +142,12 @@ static void quiesce_producers(struct rlog__region *r, struct rlog__drain *d)
 		/* seq_cst: a slot claimed after this load sees the mask at 0
 		 * (src/lib/thread.c, rlog__thread_bind).  busy == 0 seen once
 		 * suffices: a later write sees mask 0. */
-		if (load_seq_cst(&s->state) != RLOG_SLOT_ACTIVE || d->dead[i])
+		if (load_seq_cst(&s->state) != RLOG_SLOT_ACTIVE || rlog__procs_slot_dead(d, i))
 			continue;
 		/* busy is stored after the pid (release): busy seen at 1, the
 		 * pid is its owner's. */
 		if (load_seq_cst(&s->busy) != 0 && !rlog__pid_possible(s->pid, pid_max)) {
-			d->dead[i] = 1;
-			rlog__drain_damaged_pid(d, "thread slot", i, s->pid, s->tid);
+			rlog__procs_slot_damaged(d, i, s->pid, s->tid);
 			continue;
 		}
 		wait_zero(r, &s->busy, s->pid, 0, s->tid, RLOG_WAIT_WRITE, deadline);
@@ -158,14 +157,13 @@ static void quiesce_producers(struct rlog__region *r, struct rlog__drain *d)
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
 		uint32_t st = load_seq_cst(&p->state);
-		if ((st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED) || d->procs[i].dead)
+		if ((st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED) || rlog__procs_entry_dead(d, i))
 			continue;
 		/* The gate is raised only by a thread of a process whose entry
 		 * has its pid (src/lib/proc.c). */
 		uint32_t pid = load_acquire(&p->pid);
 		if (load_seq_cst(&p->gate) != 0 && !rlog__pid_possible(pid, pid_max)) {
-			d->procs[i].dead = true;
-			rlog__drain_damaged_pid(d, "process entry", i, pid, 0);
+			rlog__procs_entry_damaged(d, i, pid);
 			continue;
 		}
 		wait_zero(r, &p->gate, pid, load_relaxed(&p->start_time), 0, RLOG_WAIT_GATE,
@@ -297,7 +295,7 @@ static void output_error(struct rlog__region *r, struct rlog__output *out)
 static uint32_t busy_backlog(const struct rlog__drain *d)
 {
 	uint32_t eighth = d->pool / 8 > 0 ? d->pool / 8 : 1;
-	return d->pass_budget < eighth ? d->pass_budget : eighth;
+	return d->pass.budget < eighth ? d->pass.budget : eighth;
 }
 
 /*
@@ -326,7 +324,7 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 	store_release(&h->state, RLOG_STATE_STOPPING);
 	store_seq_cst(&h->enable_mask, 0);
 	quiesce_producers(r, d);
-	rlog__drain_check_dead(d);
+	rlog__procs_check_dead(d);
 	rlog__drain_pass(d, RLOG_DRAIN_FINAL);
 	/* Data first, then the loss records in a write of their own: on a full
 	 * disk the small records may still fit where a data block did not, and
@@ -462,7 +460,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		if (flush)
 			last_flush = now;
 		if (now - last_dead_check >= 1000000000u) {
-			rlog__drain_check_dead(d);
+			rlog__procs_check_dead(d);
 			check_header(r, &header_scribbled);
 			last_dead_check = now;
 		}

@@ -11,6 +11,19 @@
 #include "test_hooks.h"
 
 struct rlog__drain;
+struct rlog__region;
+
+/* Trimming's state (trim.c). */
+struct rlog__trim_state {
+	uint64_t *dirty;             /* per buffer, freed since its pages were last removed
+	                                (free_words words) */
+	bool failed;                 /* madvise refused; no more trimming */
+	uint64_t buffers_trimmed;    /* buffers whose pages were removed */
+};
+
+/* Returns 0 or -ENOMEM. */
+int rlog__trim_init(struct rlog__trim_state *t, const struct rlog__region *r);
+void rlog__trim_free(struct rlog__trim_state *t);
 
 /* Nothing drained for this long: the pool is idle, trim it. */
 #define RLOG_TRIM_IDLE_MS 1000

@@ -258,19 +258,19 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 		rlog__drain_resume_slot(d, i, ev, by, last_of(x, sl->pid, sl->tid));
 		struct lossum *ow = lossum_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
 		if (ow) {
-			rlog__drain_resume_ow(d, i, ow->events, ow->bytes, ow->blocks);
+			rlog__drain_resume_overwritten(d, i, ow->events, ow->bytes, ow->blocks);
 			ow->live = true;
 		}
 		if (x->journal) {
 			/* A flight recorder's snapshots reported these: the next
 			 * snapshot (--resume) reports only what came after. */
-			struct rlog__dslot *ds = &d->slots[i];
+			struct rlog__snapshot_slot *ds = &d->snapshots.slots[i];
 			for (int c = 0; c < 2; c++) {
-				ds->snap_rep.events[c] = ev[c];
-				ds->snap_rep.bytes[c] = by[c];
+				ds->reported.events[c] = ev[c];
+				ds->reported.bytes[c] = by[c];
 			}
 			if (ow)
-				ds->snap_ow = (struct rlog__ow_reported){ ow->events, ow->bytes, ow->blocks };
+				ds->overwritten = (struct rlog__overwritten){ ow->events, ow->bytes, ow->blocks };
 		}
 		/* The next buffer of the slot to drain: its oldest one still
 		 * held, or, if none, the next it takes. */
@@ -562,8 +562,8 @@ static void skip_delivered(struct adopt *a)
 		if (w.left > 0)
 			continue; /* not there (scribbled): the buffer goes whole */
 		c->past_snapshots = true;
-		if (a->d.keep)
-			a->d.bufs[c->idx].snap = (struct rlog__dsnap){
+		if (a->d.recorder.on)
+			a->d.bufs[c->idx].snapshot = (struct rlog__snapshot_mark){
 				.gen = load_relaxed(&desc->gen), .off = w.off, .events = de,
 				.event_bytes = load_relaxed(&desc->delivered_bytes), .cursor = w.cursor,
 			};
@@ -606,13 +606,13 @@ static void seed_ledger(struct adopt *a)
 	for (size_t i = 0; i < a->x.nl; i++) {
 		const struct lossum *s = &a->x.l[i];
 		if (s->cause == RLOG_LOSS_OVERWRITTEN) {
-			d->snap_total_ow.events += s->events;
-			d->snap_total_ow.bytes += s->bytes;
-			d->snap_total_ow.buffers += s->blocks;
+			d->snapshots.total_overwritten.events += s->events;
+			d->snapshots.total_overwritten.bytes += s->bytes;
+			d->snapshots.total_overwritten.buffers += s->blocks;
 		} else if (s->cause == RLOG_LOSS_NO_BUFFER || s->cause == RLOG_LOSS_NESTED) {
 			int c = s->cause == RLOG_LOSS_NESTED;
-			d->snap_total.events[c] += s->events;
-			d->snap_total.bytes[c] += s->bytes;
+			d->snapshots.total.events[c] += s->events;
+			d->snapshots.total.bytes[c] += s->bytes;
 		}
 	}
 }
@@ -766,7 +766,7 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 		return a->x.err;
 	uint64_t gone[2];
 	report_gone(a, gone);
-	if (a->x.journal && a->d.keep)
+	if (a->x.journal && a->d.recorder.on)
 		seed_ledger(a);
 	/* A buffer the dead daemon was reading (overwrite mode) is nobody's
 	 * now: producers may take it again. */

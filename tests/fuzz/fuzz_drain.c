@@ -153,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 			rlog__snap_poll(&snap, &dr, 0);
 			rlog__snap_poll(&snap, &dr, UINT64_C(1) << 62);
 		}
-		rlog__drain_check_dead(&dr);
+		rlog__procs_check_dead(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FLUSH);
 		struct rlog__counters *ctr;
 		if (rlog__counters_open(&r, RLOG_TICK_MONOTONIC, rlog__counters_to_output, &out,
