@@ -522,17 +522,35 @@ bool rlog__drain_hold_scanned(struct rlog__drain *d, uint32_t idx, uint32_t slot
 	return true;
 }
 
-int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
+/* What each kind of pass does (docs/FORMAT.md, "The daemon's drain"). */
+struct pass_rules {
+	bool budget;         /* stops after pass.budget buffers drained whole, and starts
+	                        at pass.next_slot */
+	bool in_order;       /* a thread's buffer waits until its predecessors are drained */
+	bool owned;          /* also drains the committed part of buffers still OWNED */
+	bool give_back_half; /* overwrite mode: with half the pool held, writes it and
+	                        gives it back at once */
+};
+
+static const struct pass_rules pass_rules[] = {
+	[RLOG_DRAIN_FULL] = { .budget = true, .in_order = true, .give_back_half = true },
+	[RLOG_DRAIN_FLUSH] = { .in_order = true, .owned = true, .give_back_half = true },
+	[RLOG_DRAIN_FINAL] = { .owned = true },
+};
+
+/* The pass's first step: marks the slots that had exited, and lists the
+ * buffers to look at in d->scratch.order, sorted.  Returns how many. */
+static uint32_t collect(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
-	uint32_t n = 0, released = 0;
-	d->pass.count++;
 	bool *pending = d->scratch.pending, *exited = d->scratch.exited;
+	uint32_t n = 0;
 	memset(pending, 0, r->slot_count * sizeof *pending);
 	/* Slots that had exited before the scan: their buffers were handed
 	 * over first (release), so the scan below sees them. */
 	for (uint32_t i = 0; i < r->slot_count; i++)
-		exited[i] = load_seq_cst(&r->slots[i].state) == RLOG_SLOT_EXITED || d->reaping.slot_dead[i];
+		exited[i] = load_seq_cst(&r->slots[i].state) == RLOG_SLOT_EXITED ||
+			    rlog__procs_slot_dead(d, i);
 
 	for (uint32_t i = 0; i < d->pool; i++) {
 		if (d->bufs[i].giving_back)
@@ -564,112 +582,153 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		d->scratch.order[n++] = i;
 	}
 	rlog__drain_sort(d, n);
+	return n;
+}
+
+/* Whether buffer idx (slot, seq, as scanned) waits for its thread's
+ * earlier buffers: then its slot is pending and the lowest seq held back
+ * noted (skip_gaps looks for what it waits for).  A seq below next_seq (a
+ * duplicate, from a hostile writer) is drained at once. */
+static bool waits(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq)
+{
+	if (d->bufs[idx].started || seq <= d->slots[slot].next_seq)
+		return false;
+	d->scratch.pending[slot] = true;
+	if (seq < d->scratch.held_seq[slot])
+		d->scratch.held_seq[slot] = seq;
+	return true;
+}
+
+/* A flight recorder: nothing is written; the drain reads the metadata
+ * records (up to meta_end), or every record while a snapshot trigger
+ * watches for an event, and lets go of the buffer. */
+static void read_metadata(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq,
+			  uint32_t st)
+{
+	struct rlog__slot_view *s = &d->slots[slot];
+	uint32_t limit = d->watch.id ? UINT32_MAX : load_acquire(&d->r->desc[idx].meta_end);
+	drain_buffer(d, idx, slot, limit, false);
+	if (st == RLOG_BUF_FULL && seq >= s->next_seq)
+		s->next_seq = seq + 1;
+	d->scratch.pending[slot] = true;
+	rlog__overwrite_release(d, idx);
+}
+
+/* Drains buffer idx whole (FULL, or its owner is gone): given back once
+ * its blocks are written (commit), held until then in overwrite mode. */
+static void drain_whole(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq,
+			const struct pass_rules *rules)
+{
+	struct rlog__slot_view *s = &d->slots[slot];
+	if (RLOG_TEST_HOOKS && d->test_hold_stop && d->overwrite.on && --d->test_hold_stop == 0)
+		raise(SIGSTOP); /* test hook: stopped holding a full buffer */
+	drain_buffer(d, idx, slot, UINT32_MAX, true);
+	d->release.idx[d->release.n++] = idx;
+	d->bufs[idx].giving_back = true;
+	if (seq >= s->next_seq)
+		s->next_seq = seq + 1;
+	s->drained_whole = seq + 1;
+	if (!d->overwrite.on)
+		return;
+	rlog__overwrite_publish(d, idx);
+	/* A held buffer is not reused: one pass holding the whole pool until
+	 * its write would leave the producers none to take (-ENOBUFS).  Half
+	 * the pool held: written and given back now (docs/FORMAT.md,
+	 * "Overwrite mode"). */
+	uint32_t half = d->pool / 2 > 0 ? d->pool / 2 : 1;
+	if (rules->give_back_half && d->release.n >= half) {
+		if (rlog__output_flush(d->out) < 0)
+			d->flush_failed = true;
+		give_back(d);
+	}
+}
+
+/* Buffer idx is still its thread's (OWNED): its committed part, if the
+ * pass drains those.  Committed bytes never change while the buffer is
+ * not FREE, except that in overwrite mode a producer may take it once it
+ * is FULL and no longer held: copied then (stable false). */
+static void drain_owned(struct rlog__drain *d, uint32_t idx, uint32_t slot,
+			const struct pass_rules *rules)
+{
+	if (rules->owned)
+		drain_buffer(d, idx, slot, UINT32_MAX, !d->overwrite.on);
+	d->scratch.pending[slot] = true;
+	rlog__overwrite_release(d, idx);
+}
+
+/* The pass's last step: slots whose predecessors are gone for good move
+ * on (skip_gaps), slots and process entries that ended are reaped. */
+static void finish_pass(struct rlog__drain *d)
+{
+	skip_gaps(d);
+	for (uint32_t i = 0; i < d->r->slot_count; i++)
+		if (d->scratch.exited[i])
+			rlog__procs_reap_slot(d, i, d->scratch.pending);
+	rlog__procs_reap(d);
+}
+
+int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
+{
+	const struct pass_rules *rules = &pass_rules[mode];
+	struct rlog__pass_scratch *p = &d->scratch;
+	uint32_t released = 0;
+	d->pass.count++;
+	uint32_t n = collect(d);
 	/* A pass with a budget starts at the slot where the last one stopped,
 	 * so that one busy thread's buffers do not keep the others' waiting:
 	 * each slot's buffers stay together and in order. */
 	uint32_t k0 = 0;
-	uint32_t half = d->pool / 2 > 0 ? d->pool / 2 : 1;
-	if (mode == RLOG_DRAIN_FULL)
-		while (k0 < n && d->scratch.scan_slot[d->scratch.order[k0]] < d->pass.next_slot)
+	if (rules->budget)
+		while (k0 < n && p->scan_slot[p->order[k0]] < d->pass.next_slot)
 			k0++;
 
 	for (uint32_t j = 0; j < n; j++) {
-		uint32_t idx = d->scratch.order[(k0 + j) % n];
-		if (mode == RLOG_DRAIN_FULL && released >= d->pass.budget) {
+		uint32_t idx = p->order[(k0 + j) % n];
+		if (rules->budget && released >= d->pass.budget) {
 			/* The rest waits for the next pass, which comes at once
 			 * while a pass's worth is FULL (daemon.c):
 			 * their slots are not reaped meanwhile. */
-			d->pass.next_slot = d->scratch.scan_slot[idx];
+			d->pass.next_slot = p->scan_slot[idx];
 			for (; j < n; j++)
-				pending[d->scratch.scan_slot[d->scratch.order[(k0 + j) % n]]] = true;
+				p->pending[p->scan_slot[p->order[(k0 + j) % n]]] = true;
 			break;
 		}
-		struct rlog_shm_desc *desc = &r->desc[idx];
-		uint32_t slot = d->scratch.scan_slot[idx];
-		struct rlog__slot_view *s = &d->slots[slot];
-		uint64_t seq = d->scratch.scan_seq[idx];
-		if (mode != RLOG_DRAIN_FINAL && !d->bufs[idx].started && seq > s->next_seq) {
-			/* Its predecessor is not drained yet: keep the thread's
-			 * blocks in order, take it next pass (or find the gap
-			 * below).  A seq below next_seq (a duplicate, from a
-			 * hostile writer) is drained at once. */
-			pending[slot] = true;
-			if (seq < d->scratch.held_seq[slot])
-				d->scratch.held_seq[slot] = seq;
+		uint32_t slot = p->scan_slot[idx];
+		uint64_t seq = p->scan_seq[idx];
+		if (rules->in_order && waits(d, idx, slot, seq))
 			continue;
-		}
-		if (d->overwrite.on && !rlog__drain_hold_scanned(d, idx, slot, seq)) {
-			pending[slot] = true;
-			continue;
-		}
-		if (mode != RLOG_DRAIN_FINAL && !d->bufs[idx].started && seq > s->next_seq) {
-			/* The hold found other contents than the ones a read in
-			 * part had started (overwrite.c): a newer buffer of the
-			 * thread, which waits for its predecessors as above. */
-			pending[slot] = true;
-			if (seq < d->scratch.held_seq[slot])
-				d->scratch.held_seq[slot] = seq;
-			rlog__overwrite_release(d, idx);
-			continue;
+		if (d->overwrite.on) {
+			if (!rlog__drain_hold_scanned(d, idx, slot, seq)) {
+				p->pending[slot] = true;
+				continue;
+			}
+			/* The hold found other contents than the ones a read
+			 * in part had started (overwrite.c): a newer buffer of
+			 * the thread, which waits for its predecessors too. */
+			if (rules->in_order && waits(d, idx, slot, seq)) {
+				rlog__overwrite_release(d, idx);
+				continue;
+			}
 		}
 		/* Re-read: it may have become FULL since the scan. */
-		uint32_t st = load_acquire(&desc->state);
+		uint32_t st = load_acquire(&d->r->desc[idx].state);
 		/* Held, a buffer is TAKING only for a moment: the producer
 		 * that CASed it sees reader = 1 and puts FULL back
 		 * (overwrite.c).  Its contents are the owner's, whole. */
 		if (st == RLOG_BUF_TAKING && d->overwrite.on)
 			st = RLOG_BUF_FULL;
-		bool owner_dead = d->reaping.slot_dead[slot] || (exited[slot] && st == RLOG_BUF_OWNED);
+		bool owner_dead = rlog__procs_slot_dead(d, slot) ||
+				  (p->exited[slot] && st == RLOG_BUF_OWNED);
 		if (d->recorder.on) {
-			/* A flight recorder: nothing is written; the drain reads
-			 * the metadata records (up to meta_end), or every record
-			 * while a snapshot trigger watches for an event. */
-			uint32_t limit = d->watch.id ? UINT32_MAX : load_acquire(&desc->meta_end);
-			drain_buffer(d, idx, slot, limit, false);
-			if (st == RLOG_BUF_FULL && seq >= s->next_seq)
-				s->next_seq = seq + 1;
-			pending[slot] = true;
-			rlog__overwrite_release(d, idx);
+			read_metadata(d, idx, slot, seq, st);
 		} else if (st == RLOG_BUF_FULL || owner_dead) {
-			if (RLOG_TEST_HOOKS && d->test_hold_stop && d->overwrite.on && --d->test_hold_stop == 0)
-				raise(SIGSTOP); /* test hook: stopped holding a full buffer */
-			drain_buffer(d, idx, slot, UINT32_MAX, true);
-			/* Given back once its blocks are written (commit); held
-			 * until then in overwrite mode. */
-			d->release.idx[d->release.n++] = idx;
-			d->bufs[idx].giving_back = true;
-			if (seq >= s->next_seq)
-				s->next_seq = seq + 1;
-			s->drained_whole = seq + 1;
+			drain_whole(d, idx, slot, seq, rules);
 			released++;
-			if (d->overwrite.on) {
-				rlog__overwrite_publish(d, idx);
-				/* A held buffer is not reused: one pass holding
-				 * the whole pool until its write would leave the
-				 * producers none to take (-ENOBUFS).  Half the
-				 * pool held: written and given back now
-				 * (docs/FORMAT.md, "Overwrite mode"). */
-				if (mode != RLOG_DRAIN_FINAL && d->release.n >= half) {
-					if (rlog__output_flush(d->out) < 0)
-						d->flush_failed = true;
-					give_back(d);
-				}
-			}
 		} else if (st == RLOG_BUF_OWNED) {
-			/* Committed bytes never change while the buffer is not
-			 * FREE, except that in overwrite mode a producer may take
-			 * it once it is FULL and no longer held (below). */
-			if (mode != RLOG_DRAIN_FULL)
-				drain_buffer(d, idx, slot, UINT32_MAX, !d->overwrite.on);
-			pending[slot] = true;
-			rlog__overwrite_release(d, idx);
+			drain_owned(d, idx, slot, rules);
 		}
 	}
-	skip_gaps(d);
-	for (uint32_t i = 0; i < r->slot_count; i++)
-		if (exited[i])
-			rlog__procs_reap_slot(d, i, pending);
-	rlog__procs_reap(d);
+	finish_pass(d);
 	return (int)released;
 }
 
