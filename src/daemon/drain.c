@@ -791,15 +791,16 @@ void rlog__drain_publish(struct rlog__drain *d)
 	}
 	rlog__procs_unreported_losses(d, &ev, &by);
 	rlog__overwrite_unreported(d, &ev, &by);
-	ev += d->recorder.discarded_events;
-	by += d->recorder.discarded_bytes;
+	struct rlog__recorder_stats fr = rlog__recorder_stats(d);
+	ev += fr.discarded_events;
+	by += fr.discarded_bytes;
 	/* A flight recorder writes what snapshots took, each event once. */
 	const struct rlog__drain_base *b = &d->base;
-	store_relaxed(&st->events_written, b->events + o->events_written + d->recorder.delivered_events);
-	store_relaxed(&st->bytes_written, b->bytes + o->bytes_written + d->recorder.delivered_bytes);
+	store_relaxed(&st->events_written, b->events + o->events_written + fr.delivered_events);
+	store_relaxed(&st->bytes_written, b->bytes + o->bytes_written + fr.delivered_bytes);
 	store_relaxed(&st->buffers_written, b->buffers + o->buffers_written);
 	store_relaxed(&st->events_overwritten, b->events_overwritten + rlog__overwrite_total(d));
-	store_relaxed(&st->events_discarded, d->recorder.discarded_events);
+	store_relaxed(&st->events_discarded, fr.discarded_events);
 	store_relaxed(&st->events_lost, b->lost_events + ev);
 	store_relaxed(&st->bytes_lost, b->lost_bytes + by);
 	store_relaxed(&st->log_buffers_lost,
@@ -855,15 +856,6 @@ void rlog__drain_resume_slot(struct rlog__drain *d, uint32_t i, const uint64_t e
 	}
 	if (last_time > s->last_time)
 		s->last_time = last_time;
-}
-
-void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
-			     const uint64_t bytes[2])
-{
-	for (int c = 0; c < 2; c++) {
-		d->reaping.procs[i].reported.events[c] = events[c];
-		d->reaping.procs[i].reported.bytes[c] = bytes[c];
-	}
 }
 
 void rlog__drain_resume_seq(struct rlog__drain *d, uint32_t i, uint64_t next_seq)

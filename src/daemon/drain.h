@@ -165,11 +165,9 @@ int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot
 			      uint32_t read_off, uint64_t cursor);
 
 /* Adopting an orphan: losses the output already reports for slot i (per
- * cause index) or process entry i. */
+ * cause index); for a process entry, rlog__procs_resume_entry. */
 void rlog__drain_resume_slot(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
 			     const uint64_t bytes[2], uint64_t last_time);
-void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
-			     const uint64_t bytes[2]);
 
 /* Adopting an orphan: the next buffer of slot i to drain is its buffer
  * next_seq (the dead daemon drained the ones before). */

@@ -137,6 +137,15 @@ void rlog__overwrite_report(struct rlog__drain *d, uint32_t i, uint32_t pid, uin
 	s->overwritten.buffers = bufs;
 }
 
+void rlog__overwrite_slot_gone(struct rlog__drain *d, uint32_t i, uint64_t first)
+{
+	if (!d->overwrite.on)
+		return;
+	struct rlog_shm_slot *sl = &d->r->slots[i];
+	rlog__overwrite_report(d, i, sl->pid, sl->tid, first);
+	d->overwrite.reaped_events += load_relaxed(&sl->ow_events);
+}
+
 void rlog__overwrite_unreported(struct rlog__drain *d, uint64_t *events, uint64_t *bytes)
 {
 	if (!d->overwrite.on)

@@ -42,6 +42,10 @@ void rlog__overwrite_release(struct rlog__drain *d, uint32_t idx);
 void rlog__overwrite_report(struct rlog__drain *d, uint32_t i, uint32_t pid, uint32_t tid,
 		     uint64_t first);
 
+/* Slot i is being freed (procs.c): reports what it has not (timed
+ * first), and keeps its overwritten events in the session's total. */
+void rlog__overwrite_slot_gone(struct rlog__drain *d, uint32_t i, uint64_t first);
+
 /* Adds the slots' overwritten events not reported yet to *events, *bytes. */
 void rlog__overwrite_unreported(struct rlog__drain *d, uint64_t *events, uint64_t *bytes);
 

@@ -341,10 +341,7 @@ void rlog__procs_reap_slot(struct rlog__drain *d, uint32_t i, const bool *pendin
 	}
 	uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
 	rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->reported, slot_cause);
-	if (d->overwrite.on) {
-		rlog__overwrite_report(d, i, sl->pid, sl->tid, s->last_time ? s->last_time : d->start_ticks);
-		d->overwrite.reaped_events += load_relaxed(&sl->ow_events);
-	}
+	rlog__overwrite_slot_gone(d, i, s->last_time ? s->last_time : d->start_ticks);
 	rlog__snap_slot_gone(d, i);
 	memset(s, 0, sizeof *s);
 	/* Freed once the loss records are written (commit). */
@@ -389,4 +386,13 @@ void rlog__procs_free_reaped(struct rlog__drain *d)
 		free_slot(d, d->reaping.slots_to_free[k]);
 	d->reaping.nslots_to_free = 0;
 	free_procs(d);
+}
+
+void rlog__procs_resume_entry(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
+			      const uint64_t bytes[2])
+{
+	for (int c = 0; c < 2; c++) {
+		d->reaping.procs[i].reported.events[c] = events[c];
+		d->reaping.procs[i].reported.bytes[c] = bytes[c];
+	}
 }

@@ -78,6 +78,11 @@ void rlog__procs_free_reaped(struct rlog__drain *d);
 /* The session ends: reports every process entry's losses. */
 void rlog__procs_final_losses(struct rlog__drain *d);
 
+/* Adopting an orphan (src/session/recover.c): losses the output already
+ * reports for process entry i (per cause index). */
+void rlog__procs_resume_entry(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
+			      const uint64_t bytes[2]);
+
 /* Adds the process entries' unreported losses to *events, *bytes. */
 void rlog__procs_unreported_losses(struct rlog__drain *d, uint64_t *events, uint64_t *bytes);
 

@@ -471,6 +471,13 @@ bool rlog__snap_poll(struct rlog__snap_state *s, struct rlog__drain *d, uint64_t
 	return s->armed && !s->fired && d->watch.id != 0;
 }
 
+struct rlog__recorder_stats rlog__recorder_stats(const struct rlog__drain *d)
+{
+	const struct rlog__flight_recorder *f = &d->recorder;
+	return (struct rlog__recorder_stats){ f->delivered_events, f->delivered_bytes,
+					      f->discarded_events, f->discarded_bytes };
+}
+
 int rlog__snapshots_init(struct rlog__snapshots *s, const struct rlog__region *r)
 {
 	memset(s, 0, sizeof *s);

@@ -62,6 +62,14 @@ struct rlog__watch {
 	bool hit;
 };
 
+/* A flight recorder's part of the statistics (drain.c publishes them):
+ * events and bytes its snapshots delivered first, and those no snapshot
+ * took (at stop).  All 0 for a session with a file. */
+struct rlog__recorder_stats {
+	uint64_t delivered_events, delivered_bytes, discarded_events, discarded_bytes;
+};
+struct rlog__recorder_stats rlog__recorder_stats(const struct rlog__drain *d);
+
 /* Returns 0 or -ENOMEM. */
 int rlog__snapshots_init(struct rlog__snapshots *s, const struct rlog__region *r);
 void rlog__snapshots_free(struct rlog__snapshots *s);

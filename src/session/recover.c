@@ -299,7 +299,7 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 				s->live = true;
 			}
 		}
-		rlog__drain_resume_proc(d, i, ev, by);
+		rlog__procs_resume_entry(d, i, ev, by);
 	}
 }
 
