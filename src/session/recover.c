@@ -45,8 +45,8 @@
 #include "vec.h"
 #include "io.h"
 
-/* A buffer the dead daemon may have written in part. */
-struct cand {
+/* A buffer the dead daemon may not have written whole (to adopt). */
+struct unwritten {
 	uint32_t idx, slot, pid, tid;
 	uint64_t base_time;
 	uint64_t seq;            /* its place in the slot's sequence */
@@ -57,7 +57,7 @@ struct cand {
 };
 
 /* DATA_LOSS records of the file, per thread and cause. */
-struct lossum {
+struct file_loss {
 	uint32_t pid, tid, cause;
 	uint64_t events, bytes;
 	uint64_t blocks;         /* OVERWRITTEN: buffers overwritten */
@@ -71,12 +71,12 @@ struct last {
 	uint64_t ticks;
 };
 
-struct rctx {
+struct recovery {
 	struct rlog__region *r;
 	struct rlog__metacache *meta;
-	struct cand *c;
+	struct unwritten *c;
 	size_t nc, ccap;
-	struct lossum *l;
+	struct file_loss *l;
 	size_t nl, lcap;
 	struct last *t;
 	size_t nt, tcap;
@@ -89,18 +89,18 @@ struct rctx {
 	int err;
 };
 
-static struct lossum *lossum_of(struct rctx *x, uint32_t pid, uint32_t tid, uint32_t cause)
+static struct file_loss *file_loss_of(struct recovery *x, uint32_t pid, uint32_t tid, uint32_t cause)
 {
 	for (size_t i = 0; i < x->nl; i++)
 		if (x->l[i].pid == pid && x->l[i].tid == tid && x->l[i].cause == cause)
 			return &x->l[i];
 	if (rlog__vec_room(&x->l, x->nl, &x->lcap, sizeof *x->l, 16) < 0)
 		return NULL;
-	x->l[x->nl] = (struct lossum){ .pid = pid, .tid = tid, .cause = cause };
+	x->l[x->nl] = (struct file_loss){ .pid = pid, .tid = tid, .cause = cause };
 	return &x->l[x->nl++];
 }
 
-static void last_set(struct rctx *x, uint32_t pid, uint32_t tid, uint64_t ticks)
+static void last_set(struct recovery *x, uint32_t pid, uint32_t tid, uint64_t ticks)
 {
 	for (size_t i = 0; i < x->nt; i++)
 		if (x->t[i].pid == pid && x->t[i].tid == tid) {
@@ -113,7 +113,7 @@ static void last_set(struct rctx *x, uint32_t pid, uint32_t tid, uint64_t ticks)
 	x->t[x->nt++] = (struct last){ pid, tid, ticks };
 }
 
-static uint64_t last_of(const struct rctx *x, uint32_t pid, uint32_t tid)
+static uint64_t last_of(const struct recovery *x, uint32_t pid, uint32_t tid)
 {
 	for (size_t i = 0; i < x->nt; i++)
 		if (x->t[i].pid == pid && x->t[i].tid == tid)
@@ -122,7 +122,7 @@ static uint64_t last_of(const struct rctx *x, uint32_t pid, uint32_t tid)
 }
 
 struct count_walk {
-	struct rctx *x;
+	struct recovery *x;
 	const struct rlog_block *b;
 };
 
@@ -130,7 +130,7 @@ struct count_walk {
 static int count_record(void *arg, const struct rlog__record *rec, uint64_t ticks, uint32_t off)
 {
 	struct count_walk *w = arg;
-	struct rctx *x = w->x;
+	struct recovery *x = w->x;
 	(void)ticks;
 	(void)off;
 	int kind = rlog__record_kind(rec->id, rec->flagged);
@@ -142,7 +142,7 @@ static int count_record(void *arg, const struct rlog__record *rec, uint64_t tick
 		return 0;
 	struct rlog_data_loss dl;
 	memcpy(&dl, rec->payload, sizeof dl);
-	struct lossum *s = lossum_of(x, w->b->pid, w->b->tid, dl.cause);
+	struct file_loss *s = file_loss_of(x, w->b->pid, w->b->tid, dl.cause);
 	if (!s) {
 		x->err = -ENOMEM;
 		return -ENOMEM;
@@ -165,7 +165,7 @@ static int count_record(void *arg, const struct rlog__record *rec, uint64_t tick
 /* Every block of the file, in the order it was written (rlog_block_fn). */
 static int visit(void *arg, const struct rlog_block *b)
 {
-	struct rctx *x = arg;
+	struct recovery *x = arg;
 	const uint8_t *d = b->data;
 	if (b->flags & RLOG_BLOCK_FLAG_METADATA) {
 		if (rlog__metacache_block(x->meta, b->pid, b->tid, b->base_time, d, b->size) < 0)
@@ -188,7 +188,7 @@ static int visit(void *arg, const struct rlog_block *b)
 	last_set(x, b->pid, b->tid, b->last_ticks);
 	/* The buffer it came from, if still held: a prefix that goes on. */
 	for (size_t i = 0; i < x->nc; i++) {
-		struct cand *c = &x->c[i];
+		struct unwritten *c = &x->c[i];
 		if (c->pid != b->pid || c->tid != b->tid || c->matched + b->size > c->committed)
 			continue;
 		if (c->matched == 0 && b->base_time != c->base_time)
@@ -201,7 +201,7 @@ static int visit(void *arg, const struct rlog_block *b)
 }
 
 /* The buffers still OWNED or FULL. */
-static int candidates(struct rctx *x, uint32_t pool)
+static int buffers_to_adopt(struct recovery *x, uint32_t pool)
 {
 	struct rlog__region *r = x->r;
 	for (uint32_t i = 0; i < pool; i++) {
@@ -211,7 +211,7 @@ static int candidates(struct rctx *x, uint32_t pool)
 			continue;
 		if (rlog__vec_room(&x->c, x->nc, &x->ccap, sizeof *x->c, 16) < 0)
 			return -ENOMEM;
-		x->c[x->nc++] = (struct cand){ i, d->slot, d->pid, d->tid, d->base_time, d->seq,
+		x->c[x->nc++] = (struct unwritten){ i, d->slot, d->pid, d->tid, d->base_time, d->seq,
 					       load_acquire(&d->write_off), 0, false };
 	}
 	return 0;
@@ -226,7 +226,7 @@ static int last_time(void *arg, const struct rlog__record *r, uint64_t ticks, ui
 }
 
 /* The time cursor after the bytes of buffer c the file holds. */
-static uint64_t cursor_after(const struct rlog__region *r, const struct cand *c)
+static uint64_t cursor_after(const struct rlog__region *r, const struct unwritten *c)
 {
 	uint64_t cursor = c->base_time;
 	rlog__records_walk(rlog__region_buffer(r, c->idx), c->matched, c->base_time, last_time,
@@ -236,7 +236,7 @@ static uint64_t cursor_after(const struct rlog__region *r, const struct cand *c)
 
 /* The losses the file already reports for every slot and process entry,
  * for the drain to report only the rest. */
-static void losses_known(struct rctx *x, struct rlog__drain *d)
+static void losses_known(struct recovery *x, struct rlog__drain *d)
 {
 	struct rlog__region *r = x->r;
 	static const uint32_t slot_cause[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
@@ -248,7 +248,7 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			continue;
 		uint64_t ev[2] = { 0, 0 }, by[2] = { 0, 0 };
 		for (int c = 0; c < 2; c++) {
-			struct lossum *s = lossum_of(x, sl->pid, sl->tid, slot_cause[c]);
+			struct file_loss *s = file_loss_of(x, sl->pid, sl->tid, slot_cause[c]);
 			if (s) {
 				ev[c] = s->events;
 				by[c] = s->bytes;
@@ -256,7 +256,7 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			}
 		}
 		rlog__drain_resume_slot(d, i, ev, by, last_of(x, sl->pid, sl->tid));
-		struct lossum *ow = lossum_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
+		struct file_loss *ow = file_loss_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
 		if (ow) {
 			rlog__drain_resume_overwritten(d, i, ow->events, ow->bytes, ow->blocks);
 			ow->live = true;
@@ -292,7 +292,7 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 		uint32_t pid = load_relaxed(&p->pid);
 		uint64_t ev[2] = { 0, 0 }, by[2] = { 0, 0 };
 		for (int c = 0; c < 2; c++) {
-			struct lossum *s = lossum_of(x, pid, 0, proc_cause[c]);
+			struct file_loss *s = file_loss_of(x, pid, 0, proc_cause[c]);
 			if (s) {
 				ev[c] = s->events;
 				by[c] = s->bytes;
@@ -356,7 +356,7 @@ static void count_earlier(const char *pattern, uint64_t index, uint64_t *events,
 struct adopt {
 	struct rlog__region r;
 	int lock;
-	struct rctx x;
+	struct recovery x;
 	struct rlog__output o;
 	struct rlog__drain d;
 	bool have_output, have_drain;
@@ -551,7 +551,7 @@ static void skip_delivered(struct adopt *a)
 {
 	struct rlog__region *r = &a->r;
 	for (size_t i = 0; i < a->x.nc; i++) {
-		struct cand *c = &a->x.c[i];
+		struct unwritten *c = &a->x.c[i];
 		struct rlog_shm_desc *desc = &r->desc[c->idx];
 		uint32_t de = load_relaxed(&desc->delivered_events);
 		if (de == 0 || c->matched > 0)
@@ -577,10 +577,10 @@ static void skip_delivered(struct adopt *a)
  * bytes in gone[0], gone[1]. */
 static void report_gone(struct adopt *a, uint64_t gone[2])
 {
-	struct rctx *x = &a->x;
+	struct recovery *x = &a->x;
 	gone[0] = gone[1] = 0;
 	for (size_t i = 0; x->journal && i < x->nl; i++) {
-		struct lossum *s = &x->l[i];
+		struct file_loss *s = &x->l[i];
 		if (s->live || (s->pid == x->jpid && s->tid == x->jtid) ||
 		    (s->events == 0 && s->bytes == 0))
 			continue;
@@ -604,7 +604,7 @@ static void seed_ledger(struct adopt *a)
 {
 	struct rlog__drain *d = &a->d;
 	for (size_t i = 0; i < a->x.nl; i++) {
-		const struct lossum *s = &a->x.l[i];
+		const struct file_loss *s = &a->x.l[i];
 		if (s->cause == RLOG_LOSS_OVERWRITTEN) {
 			d->snapshots.total_overwritten.events += s->events;
 			d->snapshots.total_overwritten.bytes += s->bytes;
@@ -720,7 +720,7 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 	struct rlog_shm_header *h = a->r.hdr;
 	rlog__output_init(&a->o, rlog__output_meta_limit(a->mode, h->max_file_size));
 	a->have_output = true;
-	int err = candidates(&a->x, a->pool);
+	int err = buffers_to_adopt(&a->x, a->pool);
 	if (err < 0)
 		return err;
 	if (a->mode & RLOG_MODE_NO_FILE)
