@@ -423,6 +423,46 @@ fail:
 	return err;
 }
 
+/* After a pass: its blocks reach the file and the consumers; only then
+ * are its buffers given back (a daemon that dies in between leaves them
+ * for `ringlog stop --force`). */
+static void write_pass(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
+		       const char *name)
+{
+	if (rlog__output_flush(out) < 0 || d->flush_failed)
+		output_error(r, out);
+	else
+		rlog__drain_report_log_losses(d, false);
+	d->flush_failed = false;
+	/* Without a file, the names and schemas seen so far, and what the
+	 * snapshots reported, live only here: journaled for `ringlog
+	 * recover` (journal.h), before the slots the pass reaped are
+	 * freed (commit) and their losses known nowhere else. */
+	rlog__journal_update(d, name);
+	rlog__drain_commit(d);
+}
+
+/* The fill event's second look (fill_waiting is 1): whether to go round
+ * at once rather than sleep.  A FULL buffer that the pass left (held back
+ * for order) must not make the daemon spin: at once only after progress,
+ * and only with a pass's worth of FULL buffers waiting; fewer wait for the
+ * poll (1 ms while producers are fast) or the high-water wake, so that
+ * each pass writes in large writes rather than a buffer or two at a time
+ * (docs/PERFORMANCE.md, "Drain throughput").  Past the high-water mark it
+ * goes round: a producer that handed a buffer over while the daemon was
+ * not waiting did not wake it.  seq_cst pairs with the producers'
+ * handover (thread.c). */
+static bool go_round(struct rlog__region *r, struct rlog__drain *d, uint32_t flush_served,
+		     uint32_t snap_served, int released)
+{
+	struct rlog_shm_header *h = r->hdr;
+	return load_seq_cst(&h->stop_requested) ||
+	       load_seq_cst(&h->flush_requested) != flush_served ||
+	       load_seq_cst(&r->ctl->req_seq) != snap_served ||
+	       (released > 0 && (rlog__drain_full_at_least(d, busy_backlog(d)) ||
+				 rlog__region_past_high_water(r, d->pool)));
+}
+
 void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
 			const char *name, uint32_t tid)
 {
@@ -474,20 +514,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		/* After the drain: a counter block's time is later than the
 		 * DATA_LOSS records the pass wrote about the same process. */
 		rlog__counters_tick(ctr, now);
-		/* The pass's blocks reach the file and the consumers; only then
-		 * are its buffers given back (a daemon that dies in between
-		 * leaves them for `ringlog stop --force`). */
-		if (rlog__output_flush(out) < 0 || d->flush_failed)
-			output_error(r, out);
-		else
-			rlog__drain_report_log_losses(d, false);
-		d->flush_failed = false;
-		/* Without a file, the names and schemas seen so far, and what the
-		 * snapshots reported, live only here: journaled for `ringlog
-		 * recover` (journal.h), before the slots the pass reaped are
-		 * freed (commit) and their losses known nowhere else. */
-		rlog__journal_update(d, name);
-		rlog__drain_commit(d);
+		write_pass(r, d, out, name);
 		/* An idle pool gives its written pages back (trim.c), once the
 		 * pass's buffers are given back. */
 		if (released > 0)
@@ -508,19 +535,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		/* The fill event: announce the sleep, look once more, sleep.
 		 * seq_cst pairs with the producers' handover (thread.c). */
 		store_seq_cst(&h->fill_waiting, 1);
-		/* A FULL buffer that the pass left (held back for order) must not
-		 * make the daemon spin: re-loop at once only after progress, and
-		 * only with a pass's worth of FULL buffers waiting; fewer wait
-		 * for the poll (1 ms while producers are fast) or the high-water
-		 * wake, so that each pass writes in large writes rather than a
-		 * buffer or two at a time (docs/PERFORMANCE.md, "Drain
-		 * throughput").  Past the high-water mark it goes round: a
-		 * producer that handed a buffer over while the daemon was not
-		 * waiting did not wake it. */
-		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
-		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
-		    (released > 0 && (rlog__drain_full_at_least(d, busy_backlog(d)) ||
-				      rlog__region_past_high_water(r, d->pool)))) {
+		if (go_round(r, d, flush_served, snap.served, released)) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
 		}
