@@ -41,6 +41,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "drain.h"
+#include "pool.h"
 #include "futex.h"
 #include "journal.h"
 #include "lock.h"
@@ -507,7 +508,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		rlog__categories_resolve(r, &pending);
 		/* Growth first: what is in use now is what woke the daemon; the
 		 * drain below frees it again. */
-		int released = (int)rlog__pool_grow(d);
+		int released = (int)rlog__pool_grow(r, &d->pool);
 		released += rlog__drain_pass(d, flush || watching ? RLOG_DRAIN_FLUSH
 								   : RLOG_DRAIN_FULL);
 		released_since += (uint32_t)released;
@@ -520,8 +521,8 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		if (released > 0)
 			last_busy = now;
 		else if (now - last_busy >= (uint64_t)RLOG_TRIM_IDLE_MS * 1000000u &&
-			 rlog__trim_pending(d))
-			rlog__trim(d);
+			 rlog__trim_pending(&d->trim))
+			rlog__trim(&d->trim);
 		rlog__drain_publish(d);
 		/* Snapshots read the buffers between passes, none held. */
 		watching = rlog__snap_poll(&snap, d, now);

@@ -418,7 +418,7 @@ static bool release_buffer(struct rlog__drain *d, uint32_t idx)
 		d->bufs[idx].held = false;
 		store_release(&r->desc[idx].reader, 0);
 	}
-	rlog__trim_dirty(d, idx);
+	rlog__trim_dirty(&d->trim, idx);
 	/* Release: the state store and every read of the buffer happen before
 	 * a producer's acquire CAS can take the bit (src/lib/thread.c). */
 	atomic_fetch_or_explicit(&r->free_bits[idx / 64], UINT64_C(1) << (idx % 64),

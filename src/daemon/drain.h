@@ -237,10 +237,6 @@ void rlog__drain_report_log_losses(struct rlog__drain *d, bool final);
 /* Publishes statistics into the region header. */
 void rlog__drain_publish(struct rlog__drain *d);
 
-/* pool.c: grows the pool (NumberOfBuffers) toward MaximumBuffers when
- * producers use more than its high-water mark.  Returns the buffers added. */
-uint32_t rlog__pool_grow(struct rlog__drain *d);
-
 /* True if at least n buffers are FULL (seq_cst loads: the fill-event
  * check). */
 bool rlog__drain_full_at_least(struct rlog__drain *d, uint32_t n);
