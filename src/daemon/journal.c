@@ -76,7 +76,7 @@ static uint64_t ledger_sum(const struct rlog__drain *d)
 	for (size_t k = 0; d->snapshots.state && k < d->snapshots.state->ngone; k++) {
 		const struct rlog__snap_gone *g = &d->snapshots.state->gone[k];
 		mix(&h, g->tid);
-		mix(&h, g->events[0] + (g->events[1] << 1) + (g->ow_events << 2));
+		mix(&h, g->events[0] + (g->events[1] << 1) + (g->overwritten_events << 2));
 	}
 	return h;
 }
@@ -118,7 +118,7 @@ static void put_ledgers(struct rlog__drain *d, struct rlog__sink *fs, uint32_t p
 {
 	struct rlog__region *r = d->r;
 	struct rlog__reported gone = d->snapshots.total;
-	struct rlog__overwritten gone_ow = d->snapshots.total_overwritten;
+	struct rlog__overwritten gone_overwritten = d->snapshots.total_overwritten;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		if (!slot_live(d, i))
 			continue;
@@ -129,17 +129,17 @@ static void put_ledgers(struct rlog__drain *d, struct rlog__sink *fs, uint32_t p
 			gone.events[c] = minus(gone.events[c], s->reported.events[c]);
 			gone.bytes[c] = minus(gone.bytes[c], s->reported.bytes[c]);
 		}
-		gone_ow.events = minus(gone_ow.events, s->overwritten.events);
-		gone_ow.bytes = minus(gone_ow.bytes, s->overwritten.bytes);
-		gone_ow.buffers = minus(gone_ow.buffers, s->overwritten.buffers);
+		gone_overwritten.events = minus(gone_overwritten.events, s->overwritten.events);
+		gone_overwritten.bytes = minus(gone_overwritten.bytes, s->overwritten.bytes);
+		gone_overwritten.buffers = minus(gone_overwritten.buffers, s->overwritten.buffers);
 	}
-	put_ledger(fs, pid, pid, d->start_ticks, d->start_ticks, &gone, &gone_ow);
+	put_ledger(fs, pid, pid, d->start_ticks, d->start_ticks, &gone, &gone_overwritten);
 	for (size_t k = 0; d->snapshots.state && k < d->snapshots.state->ngone; k++) {
 		const struct rlog__snap_gone *g = &d->snapshots.state->gone[k];
 		struct rlog__reported rep = { { g->events[0], g->events[1] },
 					      { g->bytes[0], g->bytes[1] } };
-		struct rlog__overwritten ow = { g->ow_events, g->ow_bytes, g->ow_buffers };
-		put_ledger(fs, g->pid, g->tid, g->ow_first, g->ow_last, &rep, &ow);
+		struct rlog__overwritten ow = { g->overwritten_events, g->overwritten_bytes, g->overwritten_buffers };
+		put_ledger(fs, g->pid, g->tid, g->overwritten_first, g->overwritten_last, &rep, &ow);
 	}
 }
 

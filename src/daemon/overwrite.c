@@ -106,7 +106,7 @@ void rlog__overwrite_release(struct rlog__drain *d, uint32_t idx)
 }
 
 /* Reads slot i's overwrite counters into ev, by, bufs, last. */
-static void ow_load(const struct rlog_shm_slot *sl, uint64_t *ev, uint64_t *by, uint64_t *bufs,
+static void load_overwritten(const struct rlog_shm_slot *sl, uint64_t *ev, uint64_t *by, uint64_t *bufs,
 		    uint64_t *last)
 {
 	*ev = load_relaxed(&sl->ow_events);
@@ -122,7 +122,7 @@ void rlog__overwrite_report(struct rlog__drain *d, uint32_t i, uint32_t pid, uin
 		return;
 	struct rlog__slot_view *s = &d->slots[i];
 	uint64_t ev, by, bufs, last;
-	ow_load(&d->r->slots[i], &ev, &by, &bufs, &last);
+	load_overwritten(&d->r->slots[i], &ev, &by, &bufs, &last);
 	if (bufs <= s->overwritten.buffers)
 		return;
 	/* Counters only grow; a smaller one (hostile) reports nothing. */
@@ -155,7 +155,7 @@ void rlog__overwrite_unreported(struct rlog__drain *d, uint64_t *events, uint64_
 		if ((st != RLOG_SLOT_ACTIVE && st != RLOG_SLOT_EXITED) || d->slots[i].reaped)
 			continue;
 		uint64_t ev, by, bufs, last;
-		ow_load(&d->r->slots[i], &ev, &by, &bufs, &last);
+		load_overwritten(&d->r->slots[i], &ev, &by, &bufs, &last);
 		if (ev > d->slots[i].overwritten.events)
 			*events += ev - d->slots[i].overwritten.events;
 		if (by > d->slots[i].overwritten.bytes)

@@ -226,8 +226,8 @@ static void put_gone(struct snap_job *j, struct rlog__snap_state *s)
 		struct rlog__snap_gone *g = &s->gone[k];
 		struct rlog__reported rep = { { 0, 0 }, { 0, 0 } };
 		struct rlog__overwritten none = { 0, 0, 0 };
-		struct rlog__overwritten ow = { g->ow_events, g->ow_bytes, g->ow_buffers };
-		put_losses(j, g->pid, g->tid, g->ow_first, g->events, g->bytes, &rep, &ow, g->ow_last,
+		struct rlog__overwritten ow = { g->overwritten_events, g->overwritten_bytes, g->overwritten_buffers };
+		put_losses(j, g->pid, g->tid, g->overwritten_first, g->events, g->bytes, &rep, &ow, g->overwritten_last,
 			   &none);
 	}
 	s->ngone = 0;
@@ -511,14 +511,14 @@ static void keep_gone(struct rlog__drain *d, uint32_t i)
 	uint64_t oe = load_relaxed(&sl->ow_events), ob = load_relaxed(&sl->ow_bytes);
 	uint64_t obuf = load_relaxed(&sl->ow_buffers);
 	if (obuf > ds->overwritten.buffers) {
-		g.ow_events = oe > ds->overwritten.events ? oe - ds->overwritten.events : 0;
-		g.ow_bytes = ob > ds->overwritten.bytes ? ob - ds->overwritten.bytes : 0;
-		g.ow_buffers = obuf - ds->overwritten.buffers;
-		g.ow_first = ds->time ? ds->time : d->start_ticks;
-		g.ow_last = load_relaxed(&sl->ow_last_time);
+		g.overwritten_events = oe > ds->overwritten.events ? oe - ds->overwritten.events : 0;
+		g.overwritten_bytes = ob > ds->overwritten.bytes ? ob - ds->overwritten.bytes : 0;
+		g.overwritten_buffers = obuf - ds->overwritten.buffers;
+		g.overwritten_first = ds->time ? ds->time : d->start_ticks;
+		g.overwritten_last = load_relaxed(&sl->ow_last_time);
 		any = true;
 	} else {
-		g.ow_first = ds->time ? ds->time : d->start_ticks;
+		g.overwritten_first = ds->time ? ds->time : d->start_ticks;
 	}
 	if (!any)
 		return;

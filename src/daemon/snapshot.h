@@ -79,7 +79,8 @@ struct rlog__snap_gone {
 	uint32_t pid, tid;
 	uint64_t time;               /* its last record's time */
 	uint64_t events[2], bytes[2];/* NO_BUFFER, NESTED */
-	uint64_t ow_events, ow_bytes, ow_buffers, ow_first, ow_last;
+	uint64_t overwritten_events, overwritten_bytes, overwritten_buffers;
+	uint64_t overwritten_first, overwritten_last; /* the time range they cover */
 };
 
 struct rlog__snap_state {
