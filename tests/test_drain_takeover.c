@@ -29,6 +29,7 @@
 
 #include "atomics.h"
 #include "drain.h"
+#include "drain_rig.h"
 #include "record.h"
 #include "sink_file.h"
 #include "ringlog/reader.h"
@@ -36,15 +37,6 @@
 
 #define BUF_SIZE 4096u
 #define ID 1024u
-
-static void marker(void *arg, struct rlog_log_marker *m)
-{
-	(void)arg;
-	memset(m, 0, sizeof *m);
-	m->tick_freq_hz = 1000000000u;
-	m->tick_source = RLOG_TICK_MONOTONIC;
-	m->buffer_size = BUF_SIZE;
-}
 
 /* A producer thread of ours: its slot, tid, next seq and event number. */
 struct fake {
@@ -55,29 +47,15 @@ struct fake {
 
 static void claim_slot(struct rlog__region *r, struct fake *f)
 {
-	for (uint32_t i = 0; i < r->slot_count; i++) {
-		uint32_t expect = RLOG_SLOT_FREE;
-		if (atomic_compare_exchange_strong(&r->slots[i].state, &expect, RLOG_SLOT_ACTIVE)) {
-			r->slots[i].pid = (uint32_t)getpid();
-			r->slots[i].tid = f->tid;
-			f->slot = i;
-			return;
-		}
-	}
-	BAIL_IF(1, "no free slot");
+	f->slot = drain_rig_claim_slot(r, f->tid);
+	BAIL_IF(f->slot == UINT32_MAX, "no free slot");
 }
 
 /* Makes buffer idx f's next one (its free bit or its takeover done). */
 static void own(struct fake *f, uint32_t idx, uint64_t now)
 {
 	struct rlog_shm_desc *d = &f->r->desc[idx];
-	d->pid = (uint32_t)getpid();
-	d->tid = f->tid;
-	d->slot = f->slot;
-	d->seq = f->seq++;
-	d->base_time = now;
-	memset(d->lost_events, 0, sizeof d->lost_events);
-	memset(d->lost_bytes, 0, sizeof d->lost_bytes);
+	drain_rig_describe(d, f->slot, f->tid, f->seq++, now);
 	d->events = d->event_bytes = 0;
 	d->last_time = now;
 	store_relaxed(&d->meta_end, 0);
@@ -164,7 +142,7 @@ static void rig_open(struct rig *g, const char *tag)
 	int fd = open(g->path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	BAIL_IF(fd < 0, "cannot create %s", g->path);
 	struct rlog__file_opts fo = { .fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = BUF_SIZE,
-				      .pid = 1, .tid = 1, .marker = marker };
+				      .pid = 1, .tid = 1, .marker = drain_rig_marker };
 	struct rlog__sink *fs;
 	rlog__output_init(&g->out, RLOG__META_LIMIT);
 	ASSERT_EQ(rlog__sink_file_open(&fo, &fs), 0);
@@ -210,7 +188,7 @@ static void finish(struct rig *g, const char *tag)
 	ASSERT_EQ(rlog__output_flush(&g->out), 0);
 	rlog__drain_commit(&g->d);
 	struct rlog_log_marker mk;
-	marker(NULL, &mk);
+	drain_rig_marker(NULL, &mk);
 	ASSERT_EQ(rlog__output_finish(&g->out, &mk), 0);
 	rlog__drain_free(&g->d);
 	rlog__output_free(&g->out);
