@@ -437,16 +437,20 @@ static void give_back(struct rlog__drain *d)
 	d->release.n = kept;
 }
 
-static struct rlog__drain *sort_ctx; /* qsort has no context argument in C11 */
+/* qsort has no context argument in C11. */
+static struct {
+	const uint32_t *slot;
+	const uint64_t *seq;
+} sort_ctx;
 
 static int by_slot_seq(const void *a, const void *b)
 {
 	/* Private copies only: values in the region may change mid-sort. */
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	uint32_t xs = sort_ctx->scratch.scan_slot[i], ys = sort_ctx->scratch.scan_slot[j];
+	uint32_t xs = sort_ctx.slot[i], ys = sort_ctx.slot[j];
 	if (xs != ys)
 		return xs < ys ? -1 : 1;
-	uint64_t xq = sort_ctx->scratch.scan_seq[i], yq = sort_ctx->scratch.scan_seq[j];
+	uint64_t xq = sort_ctx.seq[i], yq = sort_ctx.seq[j];
 	if (xq != yq)
 		return xq < yq ? -1 : 1;
 	return i < j ? -1 : (i > j);
@@ -498,10 +502,12 @@ static void skip_gaps(struct rlog__drain *d)
 	}
 }
 
-void rlog__drain_sort(struct rlog__drain *d, uint32_t n)
+void rlog__sort_by_slot_seq(uint32_t *order, uint32_t n, const uint32_t *slot,
+			   const uint64_t *seq)
 {
-	sort_ctx = d;
-	qsort(d->scratch.order, n, sizeof *d->scratch.order, by_slot_seq);
+	sort_ctx.slot = slot;
+	sort_ctx.seq = seq;
+	qsort(order, n, sizeof *order, by_slot_seq);
 }
 
 /*
@@ -581,7 +587,7 @@ static uint32_t collect(struct rlog__drain *d)
 		d->scratch.scan_seq[i] = r->desc[i].seq;
 		d->scratch.order[n++] = i;
 	}
-	rlog__drain_sort(d, n);
+	rlog__sort_by_slot_seq(d->scratch.order, n, d->scratch.scan_slot, d->scratch.scan_seq);
 	return n;
 }
 

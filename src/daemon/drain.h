@@ -140,9 +140,11 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 		     uint32_t tick_source);
 void rlog__drain_free(struct rlog__drain *d);
 
-/* Sorts d->scratch.order[0 .. n) by the scan's (scan_slot, scan_seq): each
- * thread's buffers in the order it took them. */
-void rlog__drain_sort(struct rlog__drain *d, uint32_t n);
+/* Sorts order[0 .. n) (buffer indices) by (slot[idx], seq[idx]), private
+ * copies of what a scan read: each thread's buffers in the order it took
+ * them. */
+void rlog__sort_by_slot_seq(uint32_t *order, uint32_t n, const uint32_t *slot,
+			   const uint64_t *seq);
 
 /* Overwrite mode: holds buffer idx (overwrite.h) if it still holds what a
  * scan saw there (slot, seq).  Returns false, not holding it, if not. */

@@ -233,7 +233,7 @@ static void put_gone(struct snap_job *j, struct rlog__snap_state *s)
 	s->ngone = 0;
 }
 
-/* The buffers a snapshot reads, in (slot, seq) order: d->scratch.order[0 .. *n). */
+/* The buffers a snapshot reads, in (slot, seq) order: d->snapshots.order[0 .. n). */
 static uint32_t candidates(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
@@ -242,11 +242,11 @@ static uint32_t candidates(struct rlog__drain *d)
 		uint32_t st = load_acquire(&r->desc[i].state);
 		if ((st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL) || !rlog__desc_sane(r, &r->desc[i]))
 			continue;
-		d->scratch.scan_slot[i] = r->desc[i].slot;
-		d->scratch.scan_seq[i] = r->desc[i].seq;
-		d->scratch.order[n++] = i;
+		d->snapshots.scan_slot[i] = r->desc[i].slot;
+		d->snapshots.scan_seq[i] = r->desc[i].seq;
+		d->snapshots.order[n++] = i;
 	}
-	rlog__drain_sort(d, n);
+	rlog__sort_by_slot_seq(d->snapshots.order, n, d->snapshots.scan_slot, d->snapshots.scan_seq);
 	return n;
 }
 
@@ -307,21 +307,21 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	rlog__sink_file_copies(j.fs, d->out);
 	uint32_t n = candidates(d);
 	for (uint32_t k = 0; k < n; k++) {
-		uint32_t idx = d->scratch.order[k];
-		bool held = rlog__drain_hold_scanned(d, idx, d->scratch.scan_slot[idx], d->scratch.scan_seq[idx]);
+		uint32_t idx = d->snapshots.order[k];
+		bool held = rlog__drain_hold_scanned(d, idx, d->snapshots.scan_slot[idx], d->snapshots.scan_seq[idx]);
 		/* A hold that saw TAKING may have met a producer that saw
 		 * reader = 1 and stepped back (both do, at times: overwrite.c):
 		 * once it is done, the buffer may hold what candidates() saw
 		 * still, and is no gap.  A few tries, each after the taker. */
 		for (int t = 0; !held && d->overwrite.on && t < 4; t++) {
 			settle_taker(d, idx);
-			held = rlog__drain_hold_scanned(d, idx, d->scratch.scan_slot[idx], d->scratch.scan_seq[idx]);
+			held = rlog__drain_hold_scanned(d, idx, d->snapshots.scan_slot[idx], d->snapshots.scan_seq[idx]);
 		}
 		if (!held) {
 			/* Taken over since candidates() saw it: reported
 			 * before the thread's next block here, or at the end. */
-			if (d->scratch.scan_slot[idx] < r->slot_count)
-				j.gap[d->scratch.scan_slot[idx]] = idx + 1;
+			if (d->snapshots.scan_slot[idx] < r->slot_count)
+				j.gap[d->snapshots.scan_slot[idx]] = idx + 1;
 			continue;
 		}
 		put_buffer(&j, idx);
@@ -482,13 +482,21 @@ int rlog__snapshots_init(struct rlog__snapshots *s, const struct rlog__region *r
 {
 	memset(s, 0, sizeof *s);
 	s->slots = calloc(r->slot_count, sizeof *s->slots);
-	return s->slots ? 0 : -ENOMEM;
+	s->order = malloc(r->buffer_count * sizeof *s->order);
+	s->scan_slot = calloc(r->buffer_count, sizeof *s->scan_slot);
+	s->scan_seq = calloc(r->buffer_count, sizeof *s->scan_seq);
+	return s->slots && s->order && s->scan_slot && s->scan_seq ? 0 : -ENOMEM;
 }
 
 void rlog__snapshots_free(struct rlog__snapshots *s)
 {
 	free(s->slots);
+	free(s->order);
+	free(s->scan_slot);
+	free(s->scan_seq);
 	s->slots = NULL;
+	s->order = s->scan_slot = NULL;
+	s->scan_seq = NULL;
 }
 
 /* Keeps what no snapshot has reported of slot i's losses, for the next

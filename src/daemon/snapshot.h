@@ -47,6 +47,10 @@ struct rlog__snap_state;
 struct rlog__snapshots {
 	struct rlog__snap_state *state;      /* the requests' state, or NULL */
 	struct rlog__snapshot_slot *slots;   /* per slot */
+	/* A snapshot's scratch: the buffers it reads, in (slot, seq) order,
+	 * and per buffer its slot and seq as read. */
+	uint32_t *order, *scan_slot;
+	uint64_t *scan_seq;
 	/* Every loss the snapshots' DATA_LOSS records counted since the
 	 * session began, per cause (journal.c keeps it for recovery). */
 	struct rlog__reported total;
