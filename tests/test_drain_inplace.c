@@ -28,6 +28,7 @@
 
 #include "atomics.h"
 #include "drain.h"
+#include "drain_rig.h"
 #include "record.h"
 #include "sink_file.h"
 #include "ringlog/reader.h"
@@ -145,14 +146,14 @@ static void check_decode(void)
 			n = (rnd() % (n / 4 + 1)) * 4; /* cut anywhere on a word */
 		struct rlog__chunk want, got;
 		rules(buf, n, base, &want);
-		d.watch_id = 0;
+		d.watch.id = 0;
 		rlog__drain_decode(&d, buf, n, 1, 2, base, &got);
 		differ += memcmp(&want, &got, sizeof want) != 0;
 		/* A trigger sends every record the slow way: the same result,
 		 * and a hit exactly when a watched event is among them. */
-		d.watch_id = 1025;
-		d.watch_flagged = false;
-		d.watch_hit = false;
+		d.watch.id = 1025;
+		d.watch.flagged = false;
+		d.watch.hit = false;
 		rlog__drain_decode(&d, buf, n, 1, 2, base, &got);
 		differ_watch += memcmp(&want, &got, sizeof want) != 0;
 		bool has = false;
@@ -164,7 +165,7 @@ static void check_decode(void)
 			has |= rec.id == 1025 && rlog__record_kind(rec.id, rec.flagged) == RLOG_RECORD_EVENT;
 			off += (uint32_t)sz;
 		}
-		watch_wrong += has != d.watch_hit;
+		watch_wrong += has != d.watch.hit;
 		bad += want.bad;
 		events += want.events;
 		fast_only += !want.bad && want.records > 0;
@@ -179,34 +180,12 @@ static void check_decode(void)
 	rlog__output_free(&out);
 }
 
-static void marker(void *arg, struct rlog_log_marker *m)
-{
-	(void)arg;
-	memset(m, 0, sizeof *m);
-	m->tick_freq_hz = 1000000000u;
-	m->tick_source = RLOG_TICK_MONOTONIC;
-	m->buffer_size = BUF_SIZE;
-}
-
 /* A producer of ours: a claimed slot and the buffers it fills. */
 struct fake {
 	struct rlog__region *r;
 	uint32_t slot, tid;
 	uint64_t seq;
 };
-
-static uint32_t claim_slot(struct rlog__region *r, uint32_t tid)
-{
-	for (uint32_t i = 0; i < r->slot_count; i++) {
-		uint32_t expect = RLOG_SLOT_FREE;
-		if (atomic_compare_exchange_strong(&r->slots[i].state, &expect, RLOG_SLOT_ACTIVE)) {
-			r->slots[i].pid = (uint32_t)getpid();
-			r->slots[i].tid = tid;
-			return i;
-		}
-	}
-	return UINT32_MAX;
-}
 
 /* Takes the lowest free buffer, writes n bytes of rec into it and hands
  * it over FULL.  Returns its index. */
@@ -222,13 +201,7 @@ static uint32_t hand_over(struct fake *f, const void *rec, uint32_t n, uint64_t 
 	BAIL_IF(idx == UINT32_MAX, "no free buffer");
 	struct rlog_shm_desc *d = &r->desc[idx];
 	memcpy(rlog__region_buffer(r, idx), rec, n);
-	d->pid = (uint32_t)getpid();
-	d->tid = f->tid;
-	d->slot = f->slot;
-	d->seq = f->seq++;
-	d->base_time = base;
-	memset(d->lost_events, 0, sizeof d->lost_events);
-	memset(d->lost_bytes, 0, sizeof d->lost_bytes);
+	drain_rig_describe(d, f->slot, f->tid, f->seq++, base);
 	store_relaxed(&d->write_off, n);
 	/* Pairs with the daemon's load_acquire(state). */
 	store_release(&d->state, RLOG_BUF_FULL);
@@ -271,7 +244,7 @@ static void check_file(void)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	BAIL_IF(fd < 0, "cannot create %s", path);
 	struct rlog__file_opts fo = { .fd = fd, .mode = RLOG_MODE_SEQUENTIAL, .max_block = BUF_SIZE,
-				      .pid = 1, .tid = 1, .marker = marker };
+				      .pid = 1, .tid = 1, .marker = drain_rig_marker };
 	struct rlog__output out;
 	struct rlog__sink *fs;
 	rlog__output_init(&out, RLOG__META_LIMIT);
@@ -281,7 +254,7 @@ static void check_file(void)
 	ASSERT_EQ(rlog__drain_init(&d, &r, &out, RLOG_TICK_MONOTONIC), 0);
 
 	struct fake f = { .r = &r, .tid = 4243 };
-	f.slot = claim_slot(&r, f.tid);
+	f.slot = drain_rig_claim_slot(&r, f.tid);
 	BAIL_IF(f.slot == UINT32_MAX, "no free slot");
 
 	/* Buffer 1: every kind of record.  Events: the timed and untimed
@@ -344,7 +317,7 @@ static void check_file(void)
 	ASSERT_EQ_U64(st->buffers_written, 3);
 	ASSERT_EQ_U64(d.corrupt_buffers, 0);
 	struct rlog_log_marker mk;
-	marker(NULL, &mk);
+	drain_rig_marker(NULL, &mk);
 	ASSERT_EQ(rlog__output_finish(&out, &mk), 0);
 	rlog__drain_free(&d);
 	rlog__output_free(&out);

@@ -20,8 +20,6 @@
 #include "harness.h"
 #include "numbered.h"
 
-#define OW_ORDER_TODO "rare out-of-order blocks in overwrite mode with a file (docs/DECISIONS.md)"
-
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -164,14 +162,12 @@ static void check_placement(const char *path, const char *tag, bool partial)
 	else
 		ok(stray == 0, "%s: no OVERWRITTEN record where no gap follows (%" PRIu64 ")", tag,
 		   stray);
-	todo_ok(late == 0, OW_ORDER_TODO, "%s: no record after a loss it counts (%" PRIu64 ")",
-		tag, late);
+	ok(late == 0, "%s: no record after a loss it counts (%" PRIu64 ")", tag, late);
 	ok(unequal == 0, "%s: per writer, OVERWRITTEN events = events missing (%" PRIu64
 	   " writers not)", tag, unequal);
 	ok(wrong_time == 0, "%s: each record at its first_time, the thread's time before it (%"
 	   PRIu64 " not)", tag, wrong_time);
-	todo_ok(back == 0, OW_ORDER_TODO, "%s: no writer's time goes back (%" PRIu64 ")", tag,
-		back);
+	ok(back == 0, "%s: no writer's time goes back (%" PRIu64 ")", tag, back);
 }
 
 static void run(const char *tag, const char *buffers, const char *timer, int ms, int stop_ms)

@@ -118,9 +118,8 @@ static void check_order(const char *path, const char *what)
 	diag("%s: %" PRIu64 " OVERWRITTEN records, %" PRIu64 " events", what, records, ow_events);
 	ASSERT_EQ_U64(rlog_reader_damage_count(rd), 0);
 	ok(back == 0, "%s: no thread's time goes back (%" PRIu64 " times)", what, back);
-	todo_ok(gaps == 0, "rare out-of-order blocks in overwrite mode with a file (docs/DECISIONS.md)",
-		"%s: every gap in a thread's events has its loss record there (%" PRIu64 " not)",
-		what, gaps);
+	ok(gaps == 0, "%s: every gap in a thread's events has its loss record there (%" PRIu64
+	   " not)", what, gaps);
 	ok(untimed == 0, "%s: every OVERWRITTEN record is timed (%" PRIu64 " not)", what, untimed);
 	ok(wrong_time == 0, "%s: every OVERWRITTEN record sits at its first_time (%" PRIu64
 	   " not)", what, wrong_time);

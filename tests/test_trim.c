@@ -82,21 +82,21 @@ int main(void)
 	uint64_t all = (UINT64_C(1) << BUFS) - 1;
 	ASSERT_EQ_U64(atomic_load(&r.free_bits[0]), all);
 	ASSERT_EQ_U64(buffer_pages(fd, 0, 64), 0);
-	ok(!rlog__trim_pending(&d), "nothing to trim in a new pool");
+	ok(!rlog__trim_pending(&d.trim), "nothing to trim in a new pool");
 
 	/* Every buffer written and freed (dirty); then a producer takes one
 	 * and writes into it. */
 	for (uint32_t b = 0; b < BUFS; b++) {
 		memset(rlog__region_buffer(&r, b), 0x40 + (int)b, BUF_SIZE);
-		rlog__trim_dirty(&d, b);
+		rlog__trim_dirty(&d.trim, b);
 	}
 	ASSERT_EQ(take(TAKEN), true);
 	memset(rlog__region_buffer(&r, TAKEN), 0x7e, BUF_SIZE);
 	ASSERT_EQ_U64(buffer_pages(fd, 0, BUFS), BUFS * PAGES_PER_BUF);
-	ok(rlog__trim_pending(&d), "written buffers are pending");
+	ok(rlog__trim_pending(&d.trim), "written buffers are pending");
 
 	atomic_store(&rlog__trim_test_hook, hook);
-	ASSERT_EQ(rlog__trim(&d), BUFS - 1);
+	ASSERT_EQ(rlog__trim(&d.trim), BUFS - 1);
 	ok(hook_calls >= 2, "the held buffers are removed in runs around the taken one (%u calls)",
 	   hook_calls);
 	ASSERT_EQ(hook_not_held, 0);
@@ -110,17 +110,17 @@ int main(void)
 	for (uint32_t i = 0; i < BUF_SIZE; i++)
 		changed += tb[i] != 0x7e;
 	ASSERT_EQ(changed, 0);
-	ASSERT_EQ_U64(d.buffers_trimmed, BUFS - 1);
+	ASSERT_EQ_U64(d.trim.buffers_trimmed, BUFS - 1);
 
 	/* The held-back buffer is still dirty; once freed, it goes too. */
-	ok(rlog__trim_pending(&d), "the taken buffer stays pending");
+	ok(rlog__trim_pending(&d.trim), "the taken buffer stays pending");
 	atomic_fetch_or(&r.free_bits[0], UINT64_C(1) << TAKEN);
-	ASSERT_EQ(rlog__trim(&d), 1);
+	ASSERT_EQ(rlog__trim(&d.trim), 1);
 	ASSERT_EQ_U64(buffer_pages(fd, 0, 64), 0);
 	ASSERT_EQ_U64(atomic_load(&r.free_bits[0]), all);
-	ok(!rlog__trim_pending(&d), "nothing pending");
-	ASSERT_EQ(rlog__trim(&d), 0);
-	ASSERT_EQ_U64(d.buffers_trimmed, BUFS);
+	ok(!rlog__trim_pending(&d.trim), "nothing pending");
+	ASSERT_EQ(rlog__trim(&d.trim), 0);
+	ASSERT_EQ_U64(d.trim.buffers_trimmed, BUFS);
 	/* A trimmed buffer reads as zeros: a fresh page (which the read
 	 * allocates: shared memory has no shared zero page). */
 	ASSERT_EQ(rlog__region_buffer(&r, 0)[100], 0);

@@ -48,8 +48,8 @@
 #include "vec.h"
 #include "io.h"
 
-/* A buffer the dead daemon may have written in part. */
-struct cand {
+/* A buffer the dead daemon may not have written whole (to adopt). */
+struct unwritten {
 	uint32_t idx, slot, pid, tid;
 	uint64_t base_time;
 	uint64_t seq;            /* its place in the slot's sequence */
@@ -60,7 +60,7 @@ struct cand {
 };
 
 /* DATA_LOSS records of the file, per thread and cause. */
-struct lossum {
+struct file_loss {
 	uint32_t pid, tid, cause;
 	uint64_t events, bytes;
 	uint64_t blocks;         /* OVERWRITTEN: buffers overwritten */
@@ -74,12 +74,12 @@ struct last {
 	uint64_t ticks;
 };
 
-struct rctx {
+struct recovery {
 	struct rlog__region *r;
 	struct rlog__metacache *meta;
-	struct cand *c;
+	struct unwritten *c;
 	size_t nc, ccap;
-	struct lossum *l;
+	struct file_loss *l;
 	size_t nl, lcap;
 	struct last *t;
 	size_t nt, tcap;
@@ -92,18 +92,18 @@ struct rctx {
 	int err;
 };
 
-static struct lossum *lossum_of(struct rctx *x, uint32_t pid, uint32_t tid, uint32_t cause)
+static struct file_loss *file_loss_of(struct recovery *x, uint32_t pid, uint32_t tid, uint32_t cause)
 {
 	for (size_t i = 0; i < x->nl; i++)
 		if (x->l[i].pid == pid && x->l[i].tid == tid && x->l[i].cause == cause)
 			return &x->l[i];
 	if (rlog__vec_room(&x->l, x->nl, &x->lcap, sizeof *x->l, 16) < 0)
 		return NULL;
-	x->l[x->nl] = (struct lossum){ .pid = pid, .tid = tid, .cause = cause };
+	x->l[x->nl] = (struct file_loss){ .pid = pid, .tid = tid, .cause = cause };
 	return &x->l[x->nl++];
 }
 
-static void last_set(struct rctx *x, uint32_t pid, uint32_t tid, uint64_t ticks)
+static void last_set(struct recovery *x, uint32_t pid, uint32_t tid, uint64_t ticks)
 {
 	for (size_t i = 0; i < x->nt; i++)
 		if (x->t[i].pid == pid && x->t[i].tid == tid) {
@@ -116,7 +116,7 @@ static void last_set(struct rctx *x, uint32_t pid, uint32_t tid, uint64_t ticks)
 	x->t[x->nt++] = (struct last){ pid, tid, ticks };
 }
 
-static uint64_t last_of(const struct rctx *x, uint32_t pid, uint32_t tid)
+static uint64_t last_of(const struct recovery *x, uint32_t pid, uint32_t tid)
 {
 	for (size_t i = 0; i < x->nt; i++)
 		if (x->t[i].pid == pid && x->t[i].tid == tid)
@@ -127,7 +127,7 @@ static uint64_t last_of(const struct rctx *x, uint32_t pid, uint32_t tid)
 /* What a file holds, as the reader counted it (reader/count.c, the one
  * count of `ringlog stats` too): its events and losses, and its DATA_LOSS
  * records per thread and cause.  Returns 0 or -ENOMEM. */
-static int take_counts(struct rctx *x, const struct rlog_reader *rd)
+static int take_counts(struct recovery *x, const struct rlog_reader *rd)
 {
 	struct rlog_count c;
 	const struct rlog__thread_loss *tl;
@@ -139,7 +139,7 @@ static int take_counts(struct rctx *x, const struct rlog_reader *rd)
 	x->lost += c.lost_events;
 	x->lost_bytes += c.lost_bytes;
 	for (size_t i = 0; i < n; i++) {
-		struct lossum *s = lossum_of(x, tl[i].pid, tl[i].tid, tl[i].cause);
+		struct file_loss *s = file_loss_of(x, tl[i].pid, tl[i].tid, tl[i].cause);
 		if (!s)
 			return -ENOMEM;
 		s->events += tl[i].events;
@@ -156,7 +156,7 @@ static int take_counts(struct rctx *x, const struct rlog_reader *rd)
 /* Every block of the file, in the order it was written (rlog_block_fn). */
 static int visit(void *arg, const struct rlog_block *b)
 {
-	struct rctx *x = arg;
+	struct recovery *x = arg;
 	const uint8_t *d = b->data;
 	if (b->flags & RLOG_BLOCK_FLAG_METADATA) {
 		if (rlog__metacache_block(x->meta, b->pid, b->tid, b->base_time, d, b->size) < 0)
@@ -177,7 +177,7 @@ static int visit(void *arg, const struct rlog_block *b)
 	last_set(x, b->pid, b->tid, b->last_ticks);
 	/* The buffer it came from, if still held: a prefix that goes on. */
 	for (size_t i = 0; i < x->nc; i++) {
-		struct cand *c = &x->c[i];
+		struct unwritten *c = &x->c[i];
 		if (c->pid != b->pid || c->tid != b->tid || c->matched + b->size > c->committed)
 			continue;
 		if (c->matched == 0 && b->base_time != c->base_time)
@@ -190,7 +190,7 @@ static int visit(void *arg, const struct rlog_block *b)
 }
 
 /* The buffers still OWNED or FULL. */
-static int candidates(struct rctx *x, uint32_t pool)
+static int buffers_to_adopt(struct recovery *x, uint32_t pool)
 {
 	struct rlog__region *r = x->r;
 	for (uint32_t i = 0; i < pool; i++) {
@@ -200,7 +200,7 @@ static int candidates(struct rctx *x, uint32_t pool)
 			continue;
 		if (rlog__vec_room(&x->c, x->nc, &x->ccap, sizeof *x->c, 16) < 0)
 			return -ENOMEM;
-		x->c[x->nc++] = (struct cand){ i, d->slot, d->pid, d->tid, d->base_time, d->seq,
+		x->c[x->nc++] = (struct unwritten){ i, d->slot, d->pid, d->tid, d->base_time, d->seq,
 					       load_acquire(&d->write_off), 0, false };
 	}
 	return 0;
@@ -215,7 +215,7 @@ static int last_time(void *arg, const struct rlog__record *r, uint64_t ticks, ui
 }
 
 /* The time cursor after the bytes of buffer c the file holds. */
-static uint64_t cursor_after(const struct rlog__region *r, const struct cand *c)
+static uint64_t cursor_after(const struct rlog__region *r, const struct unwritten *c)
 {
 	uint64_t cursor = c->base_time;
 	rlog__records_walk(rlog__region_buffer(r, c->idx), c->matched, c->base_time, last_time,
@@ -225,7 +225,7 @@ static uint64_t cursor_after(const struct rlog__region *r, const struct cand *c)
 
 /* The losses the file already reports for every slot and process entry,
  * for the drain to report only the rest. */
-static void losses_known(struct rctx *x, struct rlog__drain *d)
+static void losses_known(struct recovery *x, struct rlog__drain *d)
 {
 	struct rlog__region *r = x->r;
 	static const uint32_t slot_cause[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
@@ -237,7 +237,7 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			continue;
 		uint64_t ev[2] = { 0, 0 }, by[2] = { 0, 0 };
 		for (int c = 0; c < 2; c++) {
-			struct lossum *s = lossum_of(x, sl->pid, sl->tid, slot_cause[c]);
+			struct file_loss *s = file_loss_of(x, sl->pid, sl->tid, slot_cause[c]);
 			if (s) {
 				ev[c] = s->events;
 				by[c] = s->bytes;
@@ -245,21 +245,21 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 			}
 		}
 		rlog__drain_resume_slot(d, i, ev, by, last_of(x, sl->pid, sl->tid));
-		struct lossum *ow = lossum_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
+		struct file_loss *ow = file_loss_of(x, sl->pid, sl->tid, RLOG_LOSS_OVERWRITTEN);
 		if (ow) {
-			rlog__drain_resume_ow(d, i, ow->events, ow->bytes, ow->blocks);
+			rlog__drain_resume_overwritten(d, i, ow->events, ow->bytes, ow->blocks);
 			ow->live = true;
 		}
 		if (x->journal) {
 			/* A flight recorder's snapshots reported these: the next
 			 * snapshot (--resume) reports only what came after. */
-			struct rlog__dslot *ds = &d->slots[i];
+			struct rlog__snapshot_slot *ds = &d->snapshots.slots[i];
 			for (int c = 0; c < 2; c++) {
-				ds->snap_rep.events[c] = ev[c];
-				ds->snap_rep.bytes[c] = by[c];
+				ds->reported.events[c] = ev[c];
+				ds->reported.bytes[c] = by[c];
 			}
 			if (ow)
-				ds->snap_ow = (struct rlog__ow_reported){ ow->events, ow->bytes, ow->blocks };
+				ds->overwritten = (struct rlog__overwritten){ ow->events, ow->bytes, ow->blocks };
 		}
 		/* The next buffer of the slot to drain: its oldest one still
 		 * held, or, if none, the next it takes. */
@@ -281,14 +281,14 @@ static void losses_known(struct rctx *x, struct rlog__drain *d)
 		uint32_t pid = load_relaxed(&p->pid);
 		uint64_t ev[2] = { 0, 0 }, by[2] = { 0, 0 };
 		for (int c = 0; c < 2; c++) {
-			struct lossum *s = lossum_of(x, pid, 0, proc_cause[c]);
+			struct file_loss *s = file_loss_of(x, pid, 0, proc_cause[c]);
 			if (s) {
 				ev[c] = s->events;
 				by[c] = s->bytes;
 				s->live = true;
 			}
 		}
-		rlog__drain_resume_proc(d, i, ev, by);
+		rlog__procs_resume_entry(d, i, ev, by);
 	}
 }
 
@@ -345,7 +345,7 @@ static void count_earlier(const char *pattern, uint64_t index, uint64_t *events,
 struct adopt {
 	struct rlog__region r;
 	int lock;
-	struct rctx x;
+	struct recovery x;
 	struct rlog__output o;
 	struct rlog__drain d;
 	bool have_output, have_drain;
@@ -545,7 +545,7 @@ static void skip_delivered(struct adopt *a)
 {
 	struct rlog__region *r = &a->r;
 	for (size_t i = 0; i < a->x.nc; i++) {
-		struct cand *c = &a->x.c[i];
+		struct unwritten *c = &a->x.c[i];
 		struct rlog_shm_desc *desc = &r->desc[c->idx];
 		uint32_t de = load_relaxed(&desc->delivered_events);
 		if (de == 0 || c->matched > 0)
@@ -556,8 +556,8 @@ static void skip_delivered(struct adopt *a)
 		if (w.left > 0)
 			continue; /* not there (scribbled): the buffer goes whole */
 		c->past_snapshots = true;
-		if (a->d.keep)
-			a->d.bufs[c->idx].snap = (struct rlog__dsnap){
+		if (a->d.recorder.on)
+			a->d.bufs[c->idx].snapshot = (struct rlog__snapshot_mark){
 				.gen = load_relaxed(&desc->gen), .off = w.off, .events = de,
 				.event_bytes = load_relaxed(&desc->delivered_bytes), .cursor = w.cursor,
 			};
@@ -571,10 +571,10 @@ static void skip_delivered(struct adopt *a)
  * bytes in gone[0], gone[1]. */
 static void report_gone(struct adopt *a, uint64_t gone[2])
 {
-	struct rctx *x = &a->x;
+	struct recovery *x = &a->x;
 	gone[0] = gone[1] = 0;
 	for (size_t i = 0; x->journal && i < x->nl; i++) {
-		struct lossum *s = &x->l[i];
+		struct file_loss *s = &x->l[i];
 		if (s->live || (s->pid == x->jpid && s->tid == x->jtid) ||
 		    (s->events == 0 && s->bytes == 0))
 			continue;
@@ -598,15 +598,15 @@ static void seed_ledger(struct adopt *a)
 {
 	struct rlog__drain *d = &a->d;
 	for (size_t i = 0; i < a->x.nl; i++) {
-		const struct lossum *s = &a->x.l[i];
+		const struct file_loss *s = &a->x.l[i];
 		if (s->cause == RLOG_LOSS_OVERWRITTEN) {
-			d->snap_total_ow.events += s->events;
-			d->snap_total_ow.bytes += s->bytes;
-			d->snap_total_ow.buffers += s->blocks;
+			d->snapshots.total_overwritten.events += s->events;
+			d->snapshots.total_overwritten.bytes += s->bytes;
+			d->snapshots.total_overwritten.buffers += s->blocks;
 		} else if (s->cause == RLOG_LOSS_NO_BUFFER || s->cause == RLOG_LOSS_NESTED) {
 			int c = s->cause == RLOG_LOSS_NESTED;
-			d->snap_total.events[c] += s->events;
-			d->snap_total.bytes[c] += s->bytes;
+			d->snapshots.total.events[c] += s->events;
+			d->snapshots.total.bytes[c] += s->bytes;
 		}
 	}
 }
@@ -714,7 +714,7 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 	struct rlog_shm_header *h = a->r.hdr;
 	rlog__output_init(&a->o, rlog__output_meta_limit(a->mode, h->max_file_size));
 	a->have_output = true;
-	int err = candidates(&a->x, a->pool);
+	int err = buffers_to_adopt(&a->x, a->pool);
 	if (err < 0)
 		return err;
 	if (a->mode & RLOG_MODE_NO_FILE)
@@ -760,7 +760,7 @@ static int adopt_prepare(struct adopt *a, const struct rlog__recover_to *to, boo
 		return a->x.err;
 	uint64_t gone[2];
 	report_gone(a, gone);
-	if (a->x.journal && a->d.keep)
+	if (a->x.journal && a->d.recorder.on)
 		seed_ledger(a);
 	/* A buffer the dead daemon was reading (overwrite mode) is nobody's
 	 * now: producers may take it again. */

@@ -43,6 +43,7 @@
 #include "system/system.h"
 #include "system_out.h"
 #include "drain.h"
+#include "pool.h"
 #include "futex.h"
 #include "journal.h"
 #include "lock.h"
@@ -144,13 +145,12 @@ static void quiesce_producers(struct rlog__region *r, struct rlog__drain *d)
 		/* seq_cst: a slot claimed after this load sees the mask at 0
 		 * (src/lib/thread.c, rlog__thread_bind).  busy == 0 seen once
 		 * suffices: a later write sees mask 0. */
-		if (load_seq_cst(&s->state) != RLOG_SLOT_ACTIVE || d->dead[i])
+		if (load_seq_cst(&s->state) != RLOG_SLOT_ACTIVE || rlog__procs_slot_dead(d, i))
 			continue;
 		/* busy is stored after the pid (release): busy seen at 1, the
 		 * pid is its owner's. */
 		if (load_seq_cst(&s->busy) != 0 && !rlog__pid_possible(s->pid, pid_max)) {
-			d->dead[i] = 1;
-			rlog__drain_damaged_pid(d, "thread slot", i, s->pid, s->tid);
+			rlog__procs_slot_damaged(d, i, s->pid, s->tid);
 			continue;
 		}
 		wait_zero(r, &s->busy, s->pid, 0, s->tid, RLOG_WAIT_WRITE, deadline);
@@ -160,14 +160,13 @@ static void quiesce_producers(struct rlog__region *r, struct rlog__drain *d)
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
 		uint32_t st = load_seq_cst(&p->state);
-		if ((st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED) || d->procs[i].dead)
+		if ((st != RLOG_PROC_ACTIVE && st != RLOG_PROC_EXITED) || rlog__procs_entry_dead(d, i))
 			continue;
 		/* The gate is raised only by a thread of a process whose entry
 		 * has its pid (src/lib/proc.c). */
 		uint32_t pid = load_acquire(&p->pid);
 		if (load_seq_cst(&p->gate) != 0 && !rlog__pid_possible(pid, pid_max)) {
-			d->procs[i].dead = true;
-			rlog__drain_damaged_pid(d, "process entry", i, pid, 0);
+			rlog__procs_entry_damaged(d, i, pid);
 			continue;
 		}
 		wait_zero(r, &p->gate, pid, load_relaxed(&p->start_time), 0, RLOG_WAIT_GATE,
@@ -299,7 +298,7 @@ static void output_error(struct rlog__region *r, struct rlog__output *out)
 static uint32_t busy_backlog(const struct rlog__drain *d)
 {
 	uint32_t eighth = d->pool / 8 > 0 ? d->pool / 8 : 1;
-	return d->pass_budget < eighth ? d->pass_budget : eighth;
+	return d->pass.budget < eighth ? d->pass.budget : eighth;
 }
 
 /*
@@ -328,7 +327,7 @@ void rlog__daemon_stop(struct rlog__region *r, struct rlog__drain *d, struct rlo
 	store_release(&h->state, RLOG_STATE_STOPPING);
 	store_seq_cst(&h->enable_mask, 0);
 	quiesce_producers(r, d);
-	rlog__drain_check_dead(d);
+	rlog__procs_check_dead(d);
 	rlog__drain_pass(d, RLOG_DRAIN_FINAL);
 	/* Data first, then the loss records in a write of their own: on a full
 	 * disk the small records may still fit where a data block did not, and
@@ -431,6 +430,46 @@ fail:
 	return err;
 }
 
+/* After a pass: its blocks reach the file and the consumers; only then
+ * are its buffers given back (a daemon that dies in between leaves them
+ * for `ringlog stop --force`). */
+static void write_pass(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
+		       const char *name)
+{
+	if (rlog__output_flush(out) < 0 || d->flush_failed)
+		output_error(r, out);
+	else
+		rlog__drain_report_log_losses(d, false);
+	d->flush_failed = false;
+	/* Without a file, the names and schemas seen so far, and what the
+	 * snapshots reported, live only here: journaled for `ringlog
+	 * recover` (journal.h), before the slots the pass reaped are
+	 * freed (commit) and their losses known nowhere else. */
+	rlog__journal_update(d, name);
+	rlog__drain_commit(d);
+}
+
+/* The fill event's second look (fill_waiting is 1): whether to go round
+ * at once rather than sleep.  A FULL buffer that the pass left (held back
+ * for order) must not make the daemon spin: at once only after progress,
+ * and only with a pass's worth of FULL buffers waiting; fewer wait for the
+ * poll (1 ms while producers are fast) or the high-water wake, so that
+ * each pass writes in large writes rather than a buffer or two at a time
+ * (docs/PERFORMANCE.md, "Drain throughput").  Past the high-water mark it
+ * goes round: a producer that handed a buffer over while the daemon was
+ * not waiting did not wake it.  seq_cst pairs with the producers'
+ * handover (thread.c). */
+static bool go_round(struct rlog__region *r, struct rlog__drain *d, uint32_t flush_served,
+		     uint32_t snap_served, int released)
+{
+	struct rlog_shm_header *h = r->hdr;
+	return load_seq_cst(&h->stop_requested) ||
+	       load_seq_cst(&h->flush_requested) != flush_served ||
+	       load_seq_cst(&r->ctl->req_seq) != snap_served ||
+	       (released > 0 && (rlog__drain_full_at_least(d, busy_backlog(d)) ||
+				 rlog__region_past_high_water(r, d->pool)));
+}
+
 void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
 			const char *name, uint32_t tid, struct rlog__sys *sys)
 {
@@ -470,14 +509,14 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		if (flush)
 			last_flush = now;
 		if (now - last_dead_check >= 1000000000u) {
-			rlog__drain_check_dead(d);
+			rlog__procs_check_dead(d);
 			check_header(r, &header_scribbled);
 			last_dead_check = now;
 		}
 		rlog__categories_resolve(r, &pending);
 		/* Growth first: what is in use now is what woke the daemon; the
 		 * drain below frees it again. */
-		int released = (int)rlog__pool_grow(d);
+		int released = (int)rlog__pool_grow(r, &d->pool);
 		released += rlog__drain_pass(d, flush || watching ? RLOG_DRAIN_FLUSH
 								   : RLOG_DRAIN_FULL);
 		released_since += (uint32_t)released;
@@ -490,27 +529,14 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 			rlog__sys_poll(sys);
 			rlog__sys_publish(r, sys);
 		}
-		/* The pass's blocks reach the file and the consumers; only then
-		 * are its buffers given back (a daemon that dies in between
-		 * leaves them for `ringlog stop --force`). */
-		if (rlog__output_flush(out) < 0 || d->flush_failed)
-			output_error(r, out);
-		else
-			rlog__drain_report_log_losses(d, false);
-		d->flush_failed = false;
-		/* Without a file, the names and schemas seen so far, and what the
-		 * snapshots reported, live only here: journaled for `ringlog
-		 * recover` (journal.h), before the slots the pass reaped are
-		 * freed (commit) and their losses known nowhere else. */
-		rlog__journal_update(d, name);
-		rlog__drain_commit(d);
+		write_pass(r, d, out, name);
 		/* An idle pool gives its written pages back (trim.c), once the
 		 * pass's buffers are given back. */
 		if (released > 0)
 			last_busy = now;
 		else if (now - last_busy >= (uint64_t)RLOG_TRIM_IDLE_MS * 1000000u &&
-			 rlog__trim_pending(d))
-			rlog__trim(d);
+			 rlog__trim_pending(&d->trim))
+			rlog__trim(&d->trim);
 		rlog__drain_publish(d);
 		/* Snapshots read the buffers between passes, none held. */
 		watching = rlog__snap_poll(&snap, d, now);
@@ -524,19 +550,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		/* The fill event: announce the sleep, look once more, sleep.
 		 * seq_cst pairs with the producers' handover (thread.c). */
 		store_seq_cst(&h->fill_waiting, 1);
-		/* A FULL buffer that the pass left (held back for order) must not
-		 * make the daemon spin: re-loop at once only after progress, and
-		 * only with a pass's worth of FULL buffers waiting; fewer wait
-		 * for the poll (1 ms while producers are fast) or the high-water
-		 * wake, so that each pass writes in large writes rather than a
-		 * buffer or two at a time (docs/PERFORMANCE.md, "Drain
-		 * throughput").  Past the high-water mark it goes round: a
-		 * producer that handed a buffer over while the daemon was not
-		 * waiting did not wake it. */
-		if (load_seq_cst(&h->stop_requested) || load_seq_cst(&h->flush_requested) != flush_served ||
-		    load_seq_cst(&r->ctl->req_seq) != snap.served ||
-		    (released > 0 && (rlog__drain_full_at_least(d, busy_backlog(d)) ||
-				      rlog__region_past_high_water(r, d->pool)))) {
+		if (go_round(r, d, flush_served, snap.served, released)) {
 			store_seq_cst(&h->fill_waiting, 0);
 			continue;
 		}

@@ -52,6 +52,33 @@
 #include "test_hooks.h"
 #include "trim.h"
 
+/* The pass's scratch arrays; false if one could not be had. */
+static bool scratch_init(struct rlog__pass_scratch *p, const struct rlog__region *r)
+{
+	p->order = malloc(r->buffer_count * sizeof *p->order);
+	p->scan_slot = calloc(r->buffer_count, sizeof *p->scan_slot);
+	p->scan_seq = calloc(r->buffer_count, sizeof *p->scan_seq);
+	p->pending = calloc(r->slot_count, sizeof *p->pending);
+	p->exited = calloc(r->slot_count, sizeof *p->exited);
+	p->held_seq = malloc(r->slot_count * sizeof *p->held_seq);
+	if (!p->order || !p->scan_slot || !p->scan_seq || !p->pending || !p->exited || !p->held_seq)
+		return false;
+	for (uint32_t i = 0; i < r->slot_count; i++)
+		p->held_seq[i] = UINT64_MAX;
+	return true;
+}
+
+static void scratch_free(struct rlog__pass_scratch *p)
+{
+	free(p->order);
+	free(p->scan_slot);
+	free(p->scan_seq);
+	free(p->pending);
+	free(p->exited);
+	free(p->held_seq);
+	memset(p, 0, sizeof *p);
+}
+
 int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog__output *out,
 		     uint32_t tick_source)
 {
@@ -60,35 +87,23 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->out = out;
 	d->tick_source = tick_source;
 	d->pool = r->min_buffers;
-	d->overwrite = r->overwrite;
-	d->keep = r->overwrite && out->n == 0;
+	d->overwrite.on = r->overwrite;
+	d->recorder.on = r->overwrite && out->n == 0;
 	d->start_ticks = r->hdr->sync_ticks;
 	/* tests/test_overwrite.c: the daemon stops itself (SIGSTOP) when it
 	 * holds the Nth full buffer in overwrite mode, before reading it. */
 	d->test_hold_stop = (uint32_t)RLOG__TEST_ENV(RINGLOG_TEST_HOLD_STOP);
+	d->pass.budget = r->buffer_size < RLOG__PASS_BYTES ? RLOG__PASS_BYTES / r->buffer_size : 1;
 	d->bufs = calloc(r->buffer_count, sizeof *d->bufs);
 	d->slots = calloc(r->slot_count, sizeof *d->slots);
 	d->copy = malloc(r->buffer_size);
-	d->pass_budget = r->buffer_size < RLOG__PASS_BYTES ? RLOG__PASS_BYTES / r->buffer_size : 1;
-	d->order = malloc(r->buffer_count * sizeof *d->order);
-	d->dead = calloc(r->slot_count, 1);
-	d->procs = calloc(r->slot_count, sizeof *d->procs);
-	d->verdicts = calloc(r->slot_count, sizeof *d->verdicts);
-	d->scan_slot = calloc(r->buffer_count, sizeof *d->scan_slot);
-	d->scan_seq = calloc(r->buffer_count, sizeof *d->scan_seq);
-	d->pending = calloc(r->slot_count, sizeof *d->pending);
-	d->exited = calloc(r->slot_count, sizeof *d->exited);
-	d->held_seq = malloc(r->slot_count * sizeof *d->held_seq);
-	d->dirty = calloc(r->free_words, sizeof *d->dirty);
-	d->release = malloc(r->buffer_count * sizeof *d->release);
-	d->reap_slots = malloc(r->slot_count * sizeof *d->reap_slots);
-	d->reap_procs = malloc(r->slot_count * sizeof *d->reap_procs);
-	if (d->held_seq)
-		for (uint32_t i = 0; i < r->slot_count; i++)
-			d->held_seq[i] = UINT64_MAX;
-	if (!d->held_seq || !d->bufs || !d->slots || !d->copy || !d->order || !d->dead || !d->procs || !d->verdicts || !d->scan_slot ||
-	    !d->scan_seq || !d->pending || !d->exited || !d->release || !d->reap_slots ||
-	    !d->reap_procs || !d->dirty) {
+	d->release.idx = malloc(r->buffer_count * sizeof *d->release.idx);
+	bool ok = d->bufs && d->slots && d->copy && d->release.idx &&
+		  scratch_init(&d->scratch, r);
+	ok = rlog__reaping_init(&d->reaping, r) == 0 && ok;
+	ok = rlog__trim_init(&d->trim, r) == 0 && ok;
+	ok = rlog__snapshots_init(&d->snapshots, r) == 0 && ok;
+	if (!ok) {
 		rlog__drain_free(d);
 		return -ENOMEM;
 	}
@@ -100,33 +115,15 @@ void rlog__drain_free(struct rlog__drain *d)
 	free(d->bufs);
 	free(d->slots);
 	free(d->copy);
-	free(d->order);
-	free(d->dead);
-	free(d->procs);
-	free(d->verdicts);
-	d->procs = NULL;
-	d->verdicts = NULL;
-	free(d->scan_slot);
-	free(d->scan_seq);
-	free(d->pending);
-	free(d->exited);
-	free(d->held_seq);
-	free(d->dirty);
-	d->dirty = NULL;
-	d->held_seq = NULL;
-	free(d->release);
-	free(d->reap_slots);
-	free(d->reap_procs);
-	d->release = d->reap_slots = d->reap_procs = NULL;
-	d->scan_slot = NULL;
-	d->scan_seq = NULL;
-	d->pending = NULL;
-	d->exited = NULL;
+	free(d->release.idx);
 	d->bufs = NULL;
 	d->slots = NULL;
 	d->copy = NULL;
-	d->order = NULL;
-	d->dead = NULL;
+	d->release.idx = NULL;
+	scratch_free(&d->scratch);
+	rlog__reaping_free(&d->reaping);
+	rlog__trim_free(&d->trim);
+	rlog__snapshots_free(&d->snapshots);
 }
 
 struct rlog_data_loss rlog__loss_block_make(struct rlog__loss_rec *rec, uint32_t pid, uint32_t tid,
@@ -225,7 +222,7 @@ void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, 
 	c->start = cursor;
 	/* The common record is checked in place; a watched event needs its
 	 * ID looked at, so a trigger sends every record the long way. */
-	bool fast = d->watch_id == 0;
+	bool fast = d->watch.id == 0;
 	uint32_t size = 0;
 	while (size < n) {
 		if (fast) {
@@ -276,9 +273,9 @@ void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, 
 		if (kind == RLOG_RECORD_EVENT) {
 			c->events++;
 			c->event_bytes += (uint32_t)sz;
-			if (d->watch_id && rec.id == d->watch_id &&
-			    (!d->watch_flagged || (rec.flagged && rec.flag == d->watch_flag)))
-				d->watch_hit = true;
+			if (d->watch.id && rec.id == d->watch.id &&
+			    (!d->watch.flagged || (rec.flagged && rec.flag == d->watch.flag)))
+				d->watch.hit = true;
 		} else if (kind == RLOG_RECORD_METADATA) {
 			/* Kept, to be written again where a reader needs it
 			 * (a new file, a wrap, a consumer's stream, a
@@ -296,7 +293,7 @@ void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, 
 static void start_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 {
 	struct rlog_shm_desc *desc = &d->r->desc[idx];
-	struct rlog__dbuf *b = &d->bufs[idx];
+	struct rlog__buffer_view *b = &d->bufs[idx];
 	b->started = true;
 	b->read_off = 0;
 	b->poisoned = false;
@@ -305,7 +302,7 @@ static void start_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 	b->tid = desc->tid;
 	b->slot = slot; /* the scan's checked copy, never desc->slot again */
 	b->events_read = b->bytes_read = 0;
-	struct rlog__dslot *s = &d->slots[b->slot];
+	struct rlog__slot_view *s = &d->slots[b->slot];
 	if (!s->seen) {
 		s->seen = true;
 		s->pid = b->pid;
@@ -316,15 +313,15 @@ static void start_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot)
 		ev[c] = desc->lost_events[c];
 		by[c] = desc->lost_bytes[c];
 	}
-	rlog__drain_report_increase(d, b->pid, b->tid, b->cursor, ev, by, &s->rep, loss_cause);
+	rlog__drain_report_increase(d, b->pid, b->tid, b->cursor, ev, by, &s->reported, loss_cause);
 	/* Overwritten events go right before the thread's first block after
 	 * them (docs/FORMAT.md, "struct rlog_data_loss_range").  Before its
 	 * first buffer, or right after one drained whole, none of this
 	 * thread's was lost: what its counters gained was lost further on,
 	 * and waits for the block after that gap. */
-	uint64_t seq = d->scan_seq[idx];
-	if (seq != 0 && seq != s->ow_whole)
-		rlog__ow_report(d, slot, b->pid, b->tid, s->last_time ? s->last_time : d->start_ticks);
+	uint64_t seq = d->scratch.scan_seq[idx];
+	if (seq != 0 && seq != s->drained_whole)
+		rlog__overwrite_report(d, slot, b->pid, b->tid, s->last_time ? s->last_time : d->start_ticks);
 }
 
 /*
@@ -339,7 +336,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot, uin
 {
 	struct rlog__region *r = d->r;
 	struct rlog_shm_desc *desc = &r->desc[idx];
-	struct rlog__dbuf *b = &d->bufs[idx];
+	struct rlog__buffer_view *b = &d->bufs[idx];
 	if (!b->started)
 		start_buffer(d, idx, slot);
 	/* Pairs with the producer's store_release(write_off) after it stored
@@ -403,7 +400,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot, uin
 static bool release_buffer(struct rlog__drain *d, uint32_t idx)
 {
 	struct rlog__region *r = d->r;
-	if (d->overwrite) {
+	if (d->overwrite.on) {
 		uint32_t st = load_seq_cst(&r->desc[idx].state);
 		do {
 			if (st == RLOG_BUF_TAKING)
@@ -421,7 +418,7 @@ static bool release_buffer(struct rlog__drain *d, uint32_t idx)
 		d->bufs[idx].held = false;
 		store_release(&r->desc[idx].reader, 0);
 	}
-	rlog__trim_dirty(d, idx);
+	rlog__trim_dirty(&d->trim, idx);
 	/* Release: the state store and every read of the buffer happen before
 	 * a producer's acquire CAS can take the bit (src/lib/thread.c). */
 	atomic_fetch_or_explicit(&r->free_bits[idx / 64], UINT64_C(1) << (idx % 64),
@@ -434,116 +431,29 @@ static bool release_buffer(struct rlog__drain *d, uint32_t idx)
 static void give_back(struct rlog__drain *d)
 {
 	uint32_t kept = 0;
-	for (uint32_t k = 0; k < d->nrelease; k++)
-		if (!release_buffer(d, d->release[k]))
-			d->release[kept++] = d->release[k];
-	d->nrelease = kept;
+	for (uint32_t k = 0; k < d->release.n; k++)
+		if (!release_buffer(d, d->release.idx[k]))
+			d->release.idx[kept++] = d->release.idx[k];
+	d->release.n = kept;
 }
 
-static struct rlog__drain *sort_ctx; /* qsort has no context argument in C11 */
+/* qsort has no context argument in C11. */
+static struct {
+	const uint32_t *slot;
+	const uint64_t *seq;
+} sort_ctx;
 
 static int by_slot_seq(const void *a, const void *b)
 {
 	/* Private copies only: values in the region may change mid-sort. */
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	uint32_t xs = sort_ctx->scan_slot[i], ys = sort_ctx->scan_slot[j];
+	uint32_t xs = sort_ctx.slot[i], ys = sort_ctx.slot[j];
 	if (xs != ys)
 		return xs < ys ? -1 : 1;
-	uint64_t xq = sort_ctx->scan_seq[i], yq = sort_ctx->scan_seq[j];
+	uint64_t xq = sort_ctx.seq[i], yq = sort_ctx.seq[j];
 	if (xq != yq)
 		return xq < yq ? -1 : 1;
 	return i < j ? -1 : (i > j);
-}
-
-/*
- * Slot i's process died while taking a buffer: its taking mark names the
- * buffer (index + 1), stored before the CAS that cleared the free bit
- * (src/lib/thread.c).  The CAS may have succeeded (the buffer is claimed
- * by the dead: FREE state, bit clear, leaked unless given back), or failed
- * (another thread claimed it, or nobody did), or the buffer may have gone
- * OWNED since (the drain handled it).  Give it back only if it is FREE with
- * its bit clear and no live slot is taking it, and it is still FREE after
- * that scan: a live taker's mark is stored before its CAS and cleared only
- * after its OWNED store, so a taker that won the bit is seen either by its
- * mark or by the second look at the state (docs/FORMAT.md, "Dead processes",
- * and the suspected two-owner case).  All seq_cst, pairing with the taker's.
- */
-static void reclaim_taking(struct rlog__drain *d, uint32_t i)
-{
-	struct rlog__region *r = d->r;
-	uint32_t taking = load_seq_cst(&r->slots[i].taking);
-	if (taking == 0 || taking > r->buffer_count)
-		return;
-	uint32_t b = taking - 1;
-	uint64_t bit = UINT64_C(1) << (b % 64);
-	if (load_seq_cst(&r->desc[b].state) != RLOG_BUF_FREE ||
-	    (load_seq_cst(&r->free_bits[b / 64]) & bit) != 0)
-		return;
-	for (uint32_t j = 0; j < r->slot_count; j++)
-		if (j != i && !d->dead[j] && load_seq_cst(&r->slots[j].taking) == taking)
-			return;
-	if (load_seq_cst(&r->desc[b].state) != RLOG_BUF_FREE)
-		return;
-	atomic_fetch_or_explicit(&r->free_bits[b / 64], bit, memory_order_release);
-}
-
-/* Frees an exited slot once none of its buffers is pending. */
-static void reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
-{
-	struct rlog__region *r = d->r;
-	struct rlog_shm_slot *sl = &r->slots[i];
-	uint32_t st = load_acquire(&sl->state);
-	struct rlog__dslot *s = &d->slots[i];
-	if (!(st == RLOG_SLOT_EXITED || (st == RLOG_SLOT_ACTIVE && d->dead[i])) || pending[i] ||
-	    s->reaped)
-		return;
-	uint64_t ev[2], by[2];
-	for (int c = 0; c < 2; c++) {
-		ev[c] = load_acquire(&sl->lost_events[c]);
-		by[c] = load_acquire(&sl->lost_bytes[c]);
-	}
-	uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
-	rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->rep, loss_cause);
-	if (d->overwrite) {
-		rlog__ow_report(d, i, sl->pid, sl->tid, s->last_time ? s->last_time : d->start_ticks);
-		d->ow_reaped_events += load_relaxed(&sl->ow_events);
-		rlog__snap_slot_gone(d, i);
-	}
-	memset(s, 0, sizeof *s);
-	/* Freed once the loss records are written (commit). */
-	s->reaped = true;
-	d->reap_slots[d->nreap_slots++] = i;
-}
-
-/* Frees reaped slot i: nothing of its owner stays. */
-static void free_slot(struct rlog__drain *d, uint32_t i)
-{
-	struct rlog__region *r = d->r;
-	struct rlog_shm_slot *sl = &r->slots[i];
-	if (d->dead[i])
-		reclaim_taking(d, i);
-	store_relaxed(&sl->taking, 0);
-	d->dead[i] = 0;
-	d->slots[i].reaped = false;
-	/* A FREE slot holds nothing of its last owner: its next owner is
-	 * ACTIVE (CAS) a moment before it stores its pid and resets the
-	 * counters, and in that moment the daemon must see pid 0 (claiming,
-	 * not dead) and no losses, not the old owner's. */
-	sl->pid = 0;
-	sl->tid = 0;
-	for (int c = 0; c < 2; c++) {
-		store_relaxed(&sl->lost_events[c], 0);
-		store_relaxed(&sl->lost_bytes[c], 0);
-	}
-	store_relaxed(&sl->buffers_taken, 0);
-	store_relaxed(&sl->ow_events, 0);
-	store_relaxed(&sl->ow_bytes, 0);
-	store_relaxed(&sl->ow_buffers, 0);
-	store_relaxed(&sl->ow_last_time, 0);
-	store_relaxed(&sl->claimer, 0);
-	/* The producer that claims it next CASes FREE -> ACTIVE (release:
-	 * the resets above come first). */
-	store_release(&sl->state, RLOG_SLOT_FREE);
 }
 
 /*
@@ -560,22 +470,26 @@ static void skip_gaps(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
-		uint64_t held = d->held_seq[i];
+		uint64_t held = d->scratch.held_seq[i];
 		if (held == UINT64_MAX)
 			continue;
-		d->held_seq[i] = UINT64_MAX;
-		struct rlog__dslot *s = &d->slots[i];
+		d->scratch.held_seq[i] = UINT64_MAX;
+		struct rlog__slot_view *s = &d->slots[i];
 		bool found = false;
 		for (uint32_t b = 0; b < d->pool && !found; b++) {
 			uint32_t st = load_acquire(&r->desc[b].state);
-			uint32_t slot = d->bufs[b].started ? d->bufs[b].slot : r->desc[b].slot;
+			/* The descriptor's slot, not the daemon's copy: a buffer
+			 * read in part and then taken over holds another
+			 * thread's buffer now, maybe this slot's missing one
+			 * (only compared, never an index). */
+			uint32_t slot = r->desc[b].slot;
 			found = (st == RLOG_BUF_OWNED || st == RLOG_BUF_FULL ||
-				 (d->overwrite && st == RLOG_BUF_TAKING)) &&
+				 (d->overwrite.on && st == RLOG_BUF_TAKING)) &&
 				slot == i && r->desc[b].seq >= s->next_seq && r->desc[b].seq < held;
 		}
 		if (found)
 			continue;
-		if (d->overwrite) {
+		if (d->overwrite.on) {
 			/* The missing buffers were overwritten: their owner's
 			 * ow_* counters say so, reported before its next block. */
 			s->next_seq = held;
@@ -588,10 +502,12 @@ static void skip_gaps(struct rlog__drain *d)
 	}
 }
 
-void rlog__drain_sort(struct rlog__drain *d, uint32_t n)
+void rlog__sort_by_slot_seq(uint32_t *order, uint32_t n, const uint32_t *slot,
+			   const uint64_t *seq)
 {
-	sort_ctx = d;
-	qsort(d->order, n, sizeof *d->order, by_slot_seq);
+	sort_ctx.slot = slot;
+	sort_ctx.seq = seq;
+	qsort(order, n, sizeof *order, by_slot_seq);
 }
 
 /*
@@ -602,33 +518,51 @@ void rlog__drain_sort(struct rlog__drain *d, uint32_t n)
  */
 bool rlog__drain_hold_scanned(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq)
 {
-	if (!rlog__ow_hold(d, idx))
+	if (!rlog__overwrite_hold(d, idx))
 		return false;
 	struct rlog_shm_desc *desc = &d->r->desc[idx];
 	if (!d->bufs[idx].started && (desc->slot != slot || desc->seq != seq)) {
-		rlog__ow_release(d, idx);
+		rlog__overwrite_release(d, idx);
 		return false;
 	}
 	return true;
 }
 
-int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
+/* What each kind of pass does (docs/FORMAT.md, "The daemon's drain"). */
+struct pass_rules {
+	bool budget;         /* stops after pass.budget buffers drained whole, and starts
+	                        at pass.next_slot */
+	bool in_order;       /* a thread's buffer waits until its predecessors are drained */
+	bool owned;          /* also drains the committed part of buffers still OWNED */
+	bool give_back_half; /* overwrite mode: with half the pool held, writes it and
+	                        gives it back at once */
+};
+
+static const struct pass_rules pass_rules[] = {
+	[RLOG_DRAIN_FULL] = { .budget = true, .in_order = true, .give_back_half = true },
+	[RLOG_DRAIN_FLUSH] = { .in_order = true, .owned = true, .give_back_half = true },
+	[RLOG_DRAIN_FINAL] = { .owned = true },
+};
+
+/* The pass's first step: marks the slots that had exited, and lists the
+ * buffers to look at in d->scratch.order, sorted.  Returns how many. */
+static uint32_t collect(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
-	uint32_t n = 0, released = 0;
-	d->passes++;
-	bool *pending = d->pending, *exited = d->exited;
+	bool *pending = d->scratch.pending, *exited = d->scratch.exited;
+	uint32_t n = 0;
 	memset(pending, 0, r->slot_count * sizeof *pending);
 	/* Slots that had exited before the scan: their buffers were handed
 	 * over first (release), so the scan below sees them. */
 	for (uint32_t i = 0; i < r->slot_count; i++)
-		exited[i] = load_seq_cst(&r->slots[i].state) == RLOG_SLOT_EXITED || d->dead[i];
+		exited[i] = load_seq_cst(&r->slots[i].state) == RLOG_SLOT_EXITED ||
+			    rlog__procs_slot_dead(d, i);
 
 	for (uint32_t i = 0; i < d->pool; i++) {
 		if (d->bufs[i].giving_back)
 			continue; /* drained whole: only its give-back is left */
 		uint32_t st = load_acquire(&r->desc[i].state);
-		if (st == RLOG_BUF_TAKING && d->overwrite) {
+		if (st == RLOG_BUF_TAKING && d->overwrite.on) {
 			/* Being overwritten: its old owner's counts are being
 			 * added; the slot is not freed under them. */
 			uint32_t v = r->desc[i].slot;
@@ -638,6 +572,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 		}
 		if (st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL)
 			continue;
+		rlog__overwrite_forget_replaced(d, i);
 		uint32_t slot = d->bufs[i].started ? d->bufs[i].slot : r->desc[i].slot;
 		if (slot >= r->slot_count || (!d->bufs[i].started && !rlog__desc_sane(r, &r->desc[i]))) {
 			/* Not a slot of ours, or out-of-range fields: a hostile
@@ -648,112 +583,158 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 			release_buffer(d, i);
 			continue;
 		}
-		d->scan_slot[i] = slot;
-		d->scan_seq[i] = r->desc[i].seq;
-		d->order[n++] = i;
+		d->scratch.scan_slot[i] = slot;
+		d->scratch.scan_seq[i] = r->desc[i].seq;
+		d->scratch.order[n++] = i;
 	}
-	rlog__drain_sort(d, n);
+	rlog__sort_by_slot_seq(d->scratch.order, n, d->scratch.scan_slot, d->scratch.scan_seq);
+	return n;
+}
+
+/* Whether buffer idx (slot, seq, as scanned) waits for its thread's
+ * earlier buffers: then its slot is pending and the lowest seq held back
+ * noted (skip_gaps looks for what it waits for).  A seq below next_seq (a
+ * duplicate, from a hostile writer) is drained at once. */
+static bool waits(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq)
+{
+	if (d->bufs[idx].started || seq <= d->slots[slot].next_seq)
+		return false;
+	d->scratch.pending[slot] = true;
+	if (seq < d->scratch.held_seq[slot])
+		d->scratch.held_seq[slot] = seq;
+	return true;
+}
+
+/* A flight recorder: nothing is written; the drain reads the metadata
+ * records (up to meta_end), or every record while a snapshot trigger
+ * watches for an event, and lets go of the buffer. */
+static void read_metadata(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq,
+			  uint32_t st)
+{
+	struct rlog__slot_view *s = &d->slots[slot];
+	uint32_t limit = d->watch.id ? UINT32_MAX : load_acquire(&d->r->desc[idx].meta_end);
+	drain_buffer(d, idx, slot, limit, false);
+	if (st == RLOG_BUF_FULL && seq >= s->next_seq)
+		s->next_seq = seq + 1;
+	d->scratch.pending[slot] = true;
+	rlog__overwrite_release(d, idx);
+}
+
+/* Drains buffer idx whole (FULL, or its owner is gone): given back once
+ * its blocks are written (commit), held until then in overwrite mode. */
+static void drain_whole(struct rlog__drain *d, uint32_t idx, uint32_t slot, uint64_t seq,
+			const struct pass_rules *rules)
+{
+	struct rlog__slot_view *s = &d->slots[slot];
+	if (RLOG_TEST_HOOKS && d->test_hold_stop && d->overwrite.on && --d->test_hold_stop == 0)
+		raise(SIGSTOP); /* test hook: stopped holding a full buffer */
+	drain_buffer(d, idx, slot, UINT32_MAX, true);
+	d->release.idx[d->release.n++] = idx;
+	d->bufs[idx].giving_back = true;
+	if (seq >= s->next_seq)
+		s->next_seq = seq + 1;
+	s->drained_whole = seq + 1;
+	if (!d->overwrite.on)
+		return;
+	rlog__overwrite_publish(d, idx);
+	/* A held buffer is not reused: one pass holding the whole pool until
+	 * its write would leave the producers none to take (-ENOBUFS).  Half
+	 * the pool held: written and given back now (docs/FORMAT.md,
+	 * "Overwrite mode"). */
+	uint32_t half = d->pool / 2 > 0 ? d->pool / 2 : 1;
+	if (rules->give_back_half && d->release.n >= half) {
+		if (rlog__output_flush(d->out) < 0)
+			d->flush_failed = true;
+		give_back(d);
+	}
+}
+
+/* Buffer idx is still its thread's (OWNED): its committed part, if the
+ * pass drains those.  Committed bytes never change while the buffer is
+ * not FREE, except that in overwrite mode a producer may take it once it
+ * is FULL and no longer held: copied then (stable false). */
+static void drain_owned(struct rlog__drain *d, uint32_t idx, uint32_t slot,
+			const struct pass_rules *rules)
+{
+	if (rules->owned)
+		drain_buffer(d, idx, slot, UINT32_MAX, !d->overwrite.on);
+	d->scratch.pending[slot] = true;
+	rlog__overwrite_release(d, idx);
+}
+
+/* The pass's last step: slots whose predecessors are gone for good move
+ * on (skip_gaps), slots and process entries that ended are reaped. */
+static void finish_pass(struct rlog__drain *d)
+{
+	skip_gaps(d);
+	for (uint32_t i = 0; i < d->r->slot_count; i++)
+		if (d->scratch.exited[i])
+			rlog__procs_reap_slot(d, i, d->scratch.pending);
+	rlog__procs_reap(d);
+}
+
+int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
+{
+	const struct pass_rules *rules = &pass_rules[mode];
+	struct rlog__pass_scratch *p = &d->scratch;
+	uint32_t released = 0;
+	d->pass.count++;
+	uint32_t n = collect(d);
 	/* A pass with a budget starts at the slot where the last one stopped,
 	 * so that one busy thread's buffers do not keep the others' waiting:
 	 * each slot's buffers stay together and in order. */
 	uint32_t k0 = 0;
-	uint32_t half = d->pool / 2 > 0 ? d->pool / 2 : 1;
-	if (mode == RLOG_DRAIN_FULL)
-		while (k0 < n && d->scan_slot[d->order[k0]] < d->rr_slot)
+	if (rules->budget)
+		while (k0 < n && p->scan_slot[p->order[k0]] < d->pass.next_slot)
 			k0++;
 
 	for (uint32_t j = 0; j < n; j++) {
-		uint32_t idx = d->order[(k0 + j) % n];
-		if (mode == RLOG_DRAIN_FULL && released >= d->pass_budget) {
+		uint32_t idx = p->order[(k0 + j) % n];
+		if (rules->budget && released >= d->pass.budget) {
 			/* The rest waits for the next pass, which comes at once
 			 * while a pass's worth is FULL (daemon.c):
 			 * their slots are not reaped meanwhile. */
-			d->rr_slot = d->scan_slot[idx];
+			d->pass.next_slot = p->scan_slot[idx];
 			for (; j < n; j++)
-				pending[d->scan_slot[d->order[(k0 + j) % n]]] = true;
+				p->pending[p->scan_slot[p->order[(k0 + j) % n]]] = true;
 			break;
 		}
-		struct rlog_shm_desc *desc = &r->desc[idx];
-		uint32_t slot = d->scan_slot[idx];
-		struct rlog__dslot *s = &d->slots[slot];
-		uint64_t seq = d->scan_seq[idx];
-		if (mode != RLOG_DRAIN_FINAL && !d->bufs[idx].started && seq > s->next_seq) {
-			/* Its predecessor is not drained yet: keep the thread's
-			 * blocks in order, take it next pass (or find the gap
-			 * below).  A seq below next_seq (a duplicate, from a
-			 * hostile writer) is drained at once. */
-			pending[slot] = true;
-			if (seq < d->held_seq[slot])
-				d->held_seq[slot] = seq;
+		uint32_t slot = p->scan_slot[idx];
+		uint64_t seq = p->scan_seq[idx];
+		if (rules->in_order && waits(d, idx, slot, seq))
 			continue;
-		}
-		if (d->overwrite && !rlog__drain_hold_scanned(d, idx, slot, seq)) {
-			pending[slot] = true;
-			continue;
-		}
-		if (mode != RLOG_DRAIN_FINAL && !d->bufs[idx].started && seq > s->next_seq) {
-			/* The hold found other contents than the ones a read in
-			 * part had started (overwrite.c): a newer buffer of the
-			 * thread, which waits for its predecessors as above. */
-			pending[slot] = true;
-			if (seq < d->held_seq[slot])
-				d->held_seq[slot] = seq;
-			rlog__ow_release(d, idx);
-			continue;
+		if (d->overwrite.on) {
+			if (!rlog__drain_hold_scanned(d, idx, slot, seq)) {
+				p->pending[slot] = true;
+				continue;
+			}
+			/* The hold found other contents than the ones a read
+			 * in part had started (overwrite.c): a newer buffer of
+			 * the thread, which waits for its predecessors too. */
+			if (rules->in_order && waits(d, idx, slot, seq)) {
+				rlog__overwrite_release(d, idx);
+				continue;
+			}
 		}
 		/* Re-read: it may have become FULL since the scan. */
-		uint32_t st = load_acquire(&desc->state);
-		bool owner_dead = d->dead[slot] || (exited[slot] && st == RLOG_BUF_OWNED);
-		if (d->keep) {
-			/* A flight recorder: nothing is written; the drain reads
-			 * the metadata records (up to meta_end), or every record
-			 * while a snapshot trigger watches for an event. */
-			uint32_t limit = d->watch_id ? UINT32_MAX : load_acquire(&desc->meta_end);
-			drain_buffer(d, idx, slot, limit, false);
-			if (st == RLOG_BUF_FULL && seq >= s->next_seq)
-				s->next_seq = seq + 1;
-			pending[slot] = true;
-			rlog__ow_release(d, idx);
+		uint32_t st = load_acquire(&d->r->desc[idx].state);
+		/* Held, a buffer is TAKING only for a moment: the producer
+		 * that CASed it sees reader = 1 and puts FULL back
+		 * (overwrite.c).  Its contents are the owner's, whole. */
+		if (st == RLOG_BUF_TAKING && d->overwrite.on)
+			st = RLOG_BUF_FULL;
+		bool owner_dead = rlog__procs_slot_dead(d, slot) ||
+				  (p->exited[slot] && st == RLOG_BUF_OWNED);
+		if (d->recorder.on) {
+			read_metadata(d, idx, slot, seq, st);
 		} else if (st == RLOG_BUF_FULL || owner_dead) {
-			if (RLOG_TEST_HOOKS && d->test_hold_stop && d->overwrite && --d->test_hold_stop == 0)
-				raise(SIGSTOP); /* test hook: stopped holding a full buffer */
-			drain_buffer(d, idx, slot, UINT32_MAX, true);
-			/* Given back once its blocks are written (commit); held
-			 * until then in overwrite mode. */
-			d->release[d->nrelease++] = idx;
-			d->bufs[idx].giving_back = true;
-			if (seq >= s->next_seq)
-				s->next_seq = seq + 1;
-			s->ow_whole = seq + 1;
+			drain_whole(d, idx, slot, seq, rules);
 			released++;
-			if (d->overwrite) {
-				rlog__ow_publish(d, idx);
-				/* A held buffer is not reused: one pass holding
-				 * the whole pool until its write would leave the
-				 * producers none to take (-ENOBUFS).  Half the
-				 * pool held: written and given back now
-				 * (docs/FORMAT.md, "Overwrite mode"). */
-				if (mode != RLOG_DRAIN_FINAL && d->nrelease >= half) {
-					if (rlog__output_flush(d->out) < 0)
-						d->flush_failed = true;
-					give_back(d);
-				}
-			}
 		} else if (st == RLOG_BUF_OWNED) {
-			/* Committed bytes never change while the buffer is not
-			 * FREE, except that in overwrite mode a producer may take
-			 * it once it is FULL and no longer held (below). */
-			if (mode != RLOG_DRAIN_FULL)
-				drain_buffer(d, idx, slot, UINT32_MAX, !d->overwrite);
-			pending[slot] = true;
-			rlog__ow_release(d, idx);
+			drain_owned(d, idx, slot, rules);
 		}
 	}
-	skip_gaps(d);
-	for (uint32_t i = 0; i < r->slot_count; i++)
-		if (exited[i])
-			reap_slot(d, i, pending);
-	rlog__drain_reap_procs(d);
+	finish_pass(d);
 	return (int)released;
 }
 
@@ -763,7 +744,7 @@ void rlog__drain_final_losses(struct rlog__drain *d)
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_slot *sl = &r->slots[i];
 		uint32_t st = load_acquire(&sl->state);
-		struct rlog__dslot *s = &d->slots[i];
+		struct rlog__slot_view *s = &d->slots[i];
 		if ((st != RLOG_SLOT_ACTIVE && st != RLOG_SLOT_EXITED) || s->reaped)
 			continue;
 		uint64_t ev[2], by[2];
@@ -772,10 +753,10 @@ void rlog__drain_final_losses(struct rlog__drain *d)
 			by[c] = load_acquire(&sl->lost_bytes[c]);
 		}
 		uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
-		rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->rep, loss_cause);
-		rlog__ow_report(d, i, sl->pid, sl->tid, s->last_time ? s->last_time : d->start_ticks);
+		rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->reported, loss_cause);
+		rlog__overwrite_report(d, i, sl->pid, sl->tid, s->last_time ? s->last_time : d->start_ticks);
 	}
-	rlog__drain_final_proc_losses(d);
+	rlog__procs_final_losses(d);
 	rlog__drain_report_log_losses(d, true);
 }
 
@@ -812,19 +793,20 @@ void rlog__drain_publish(struct rlog__drain *d)
 		uint32_t s = load_relaxed(&sl->state);
 		if ((s != RLOG_SLOT_ACTIVE && s != RLOG_SLOT_EXITED) || d->slots[i].reaped)
 			continue;
-		rlog__drain_add_increase(sl->lost_events, sl->lost_bytes, &d->slots[i].rep, &ev, &by);
+		rlog__drain_add_increase(sl->lost_events, sl->lost_bytes, &d->slots[i].reported, &ev, &by);
 	}
-	rlog__drain_unreported_proc_losses(d, &ev, &by);
-	rlog__ow_unreported(d, &ev, &by);
-	ev += d->discarded_events;
-	by += d->discarded_bytes;
+	rlog__procs_unreported_losses(d, &ev, &by);
+	rlog__overwrite_unreported(d, &ev, &by);
+	struct rlog__recorder_stats fr = rlog__recorder_stats(d);
+	ev += fr.discarded_events;
+	by += fr.discarded_bytes;
 	/* A flight recorder writes what snapshots took, each event once. */
 	const struct rlog__drain_base *b = &d->base;
-	store_relaxed(&st->events_written, b->events + o->events_written + d->snap_events);
-	store_relaxed(&st->bytes_written, b->bytes + o->bytes_written + d->snap_bytes);
+	store_relaxed(&st->events_written, b->events + o->events_written + fr.delivered_events);
+	store_relaxed(&st->bytes_written, b->bytes + o->bytes_written + fr.delivered_bytes);
 	store_relaxed(&st->buffers_written, b->buffers + o->buffers_written);
-	store_relaxed(&st->events_overwritten, b->events_overwritten + rlog__ow_total(d));
-	store_relaxed(&st->events_discarded, d->discarded_events);
+	store_relaxed(&st->events_overwritten, b->events_overwritten + rlog__overwrite_total(d));
+	store_relaxed(&st->events_discarded, fr.discarded_events);
 	store_relaxed(&st->events_lost, b->lost_events + ev);
 	store_relaxed(&st->bytes_lost, b->lost_bytes + by);
 	store_relaxed(&st->log_buffers_lost,
@@ -834,16 +816,13 @@ void rlog__drain_publish(struct rlog__drain *d)
 	store_relaxed(&st->file_index, d->out->file ? d->out->file->st.file_index : 0);
 	store_relaxed(&st->realtime_buffers_lost,
 		      b->realtime_buffers_lost + rlog__output_realtime_lost(d->out));
-	store_relaxed(&st->passes, d->passes);
+	store_relaxed(&st->passes, d->pass.count);
 }
 
 void rlog__drain_commit(struct rlog__drain *d)
 {
 	give_back(d);
-	for (uint32_t k = 0; k < d->nreap_slots; k++)
-		free_slot(d, d->reap_slots[k]);
-	d->nreap_slots = 0;
-	rlog__drain_free_procs(d);
+	rlog__procs_free_reaped(d);
 }
 
 int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot,
@@ -853,7 +832,7 @@ int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot
 	if (idx >= r->buffer_count || slot >= r->slot_count || read_off > r->buffer_size ||
 	    (read_off & 3))
 		return -EINVAL;
-	struct rlog__dbuf *b = &d->bufs[idx];
+	struct rlog__buffer_view *b = &d->bufs[idx];
 	b->started = true;
 	b->poisoned = false;
 	b->read_off = read_off;
@@ -863,7 +842,7 @@ int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot
 	b->slot = slot;
 	/* Overwrite mode: these contents, not a later producer's (overwrite.c). */
 	b->gen = load_relaxed(&r->desc[idx].gen);
-	struct rlog__dslot *s = &d->slots[slot];
+	struct rlog__slot_view *s = &d->slots[slot];
 	if (!s->seen) {
 		s->seen = true;
 		s->pid = b->pid;
@@ -876,22 +855,13 @@ int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot
 void rlog__drain_resume_slot(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
 			     const uint64_t bytes[2], uint64_t last_time)
 {
-	struct rlog__dslot *s = &d->slots[i];
+	struct rlog__slot_view *s = &d->slots[i];
 	for (int c = 0; c < 2; c++) {
-		s->rep.events[c] = events[c];
-		s->rep.bytes[c] = bytes[c];
+		s->reported.events[c] = events[c];
+		s->reported.bytes[c] = bytes[c];
 	}
 	if (last_time > s->last_time)
 		s->last_time = last_time;
-}
-
-void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
-			     const uint64_t bytes[2])
-{
-	for (int c = 0; c < 2; c++) {
-		d->procs[i].rep.events[c] = events[c];
-		d->procs[i].rep.bytes[c] = bytes[c];
-	}
 }
 
 void rlog__drain_resume_seq(struct rlog__drain *d, uint32_t i, uint64_t next_seq)
@@ -899,10 +869,10 @@ void rlog__drain_resume_seq(struct rlog__drain *d, uint32_t i, uint64_t next_seq
 	d->slots[i].next_seq = next_seq;
 }
 
-void rlog__drain_resume_ow(struct rlog__drain *d, uint32_t i, uint64_t events, uint64_t bytes,
+void rlog__drain_resume_overwritten(struct rlog__drain *d, uint32_t i, uint64_t events, uint64_t bytes,
 			   uint64_t buffers)
 {
-	d->slots[i].ow = (struct rlog__ow_reported){ .events = events, .bytes = bytes,
+	d->slots[i].overwritten = (struct rlog__overwritten){ .events = events, .bytes = bytes,
 						     .buffers = buffers };
 }
 

@@ -8,8 +8,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "journal.h"
+#include "ledger.h"
+#include "overwrite.h"
+#include "procs.h"
 #include "shm.h"
 #include "sink.h"
+#include "snapshot.h"
+#include "trim.h"
 
 enum rlog__drain_mode {
 	RLOG_DRAIN_FULL,    /* buffers handed over (FULL) only */
@@ -17,17 +23,8 @@ enum rlog__drain_mode {
 	RLOG_DRAIN_FINAL,   /* everything, whatever the order: the session ends */
 };
 
-/* Where a snapshot left a buffer (--since-last goes on from there). */
-struct rlog__dsnap {
-	uint32_t gen;        /* the contents it is about (the descriptor's gen); valid if off */
-	uint32_t off;        /* bytes of it in snapshots */
-	uint32_t events;     /* their events ... */
-	uint32_t event_bytes;/* ... and record bytes */
-	uint64_t cursor;     /* the time after them */
-};
-
 /* The daemon's private view of one buffer: never stored in the region. */
-struct rlog__dbuf {
+struct rlog__buffer_view {
 	uint32_t read_off;   /* bytes of the buffer already written to the file */
 	uint64_t cursor;     /* 64-bit time after the last record read */
 	bool started;        /* first chunk seen (losses reported, identity copied) */
@@ -39,129 +36,88 @@ struct rlog__dbuf {
 	 * the drain has delivered (the descriptor's delivered_*). */
 	uint32_t gen;
 	uint32_t events_read, bytes_read;
-	struct rlog__dsnap snap;
-};
-
-/* Overwritten events of a slot (its ow_* counters) already reported. */
-struct rlog__ow_reported {
-	uint64_t events, bytes, buffers;
-};
-
-/* What the daemon has put in DATA_LOSS records of a pair of cumulative
- * loss counters (a slot's or a process entry's), per cause. */
-struct rlog__reported {
-	uint64_t events[2], bytes[2];
+	struct rlog__snapshot_mark snapshot; /* where the snapshots left it (snapshot.h) */
 };
 
 /* The daemon's private view of one producer slot. */
-struct rlog__dslot {
-	struct rlog__reported rep;            /* losses already in DATA_LOSS records */
+struct rlog__slot_view {
+	struct rlog__reported reported;       /* losses already in DATA_LOSS records */
 	uint64_t next_seq;                    /* next buffer of this slot to drain */
 	uint64_t last_time;                   /* time of its last record in the file */
 	uint32_t pid, tid;
 	bool seen;
 	bool reaped;                          /* its losses are reported; freed at commit */
-	struct rlog__ow_reported ow;          /* overwritten events in DATA_LOSS records */
-	uint64_t ow_whole;                    /* overwrite mode: seq + 1 of the last buffer
+	struct rlog__overwritten overwritten; /* overwrite mode: in OVERWRITTEN records */
+	uint64_t drained_whole;               /* overwrite mode: seq + 1 of the last buffer
 	                                         drained whole to the file, or 0 */
-	/* Snapshots (snapshot.c): what the last one reported of this slot. */
-	struct rlog__reported snap_rep;
-	struct rlog__ow_reported snap_ow;
-	uint64_t snap_time;                   /* time of its last record in a snapshot */
 };
 
-/* The daemon's private view of one process entry. */
-struct rlog__dproc {
-	struct rlog__reported rep;            /* losses already in DATA_LOSS records */
-	bool dead;                            /* its process was found dead */
+/* What a daemon that died had written and lost before this one took its
+ * session over (adopt.c: the file's events and DATA_LOSS records, or
+ * its last statistics); added to what rlog__drain_publish publishes. */
+struct rlog__drain_base {
+	uint64_t events, bytes, buffers, lost_events, lost_bytes;
+	uint64_t log_buffers_lost, realtime_buffers_lost, corrupt_buffers;
+	uint64_t events_overwritten; /* of threads whose slots are gone */
 };
 
-/* A process's liveness, as rlog__drain_check_dead found it. */
-struct pid_verdict {
-	uint32_t pid;
-	bool dead;
+/* A pass's scratch, per buffer or per slot (drain.c). */
+struct rlog__pass_scratch {
+	uint32_t *order;             /* candidate buffer indices, in (slot, seq) order */
+	uint32_t *scan_slot;         /* per buffer: slot as read (and checked) by the scan */
+	uint64_t *scan_seq;          /* per buffer: seq as read by the scan */
+	bool *pending;               /* per slot: a buffer of it waits */
+	bool *exited;                /* per slot: exited before the scan */
+	uint64_t *held_seq;          /* per slot: lowest seq held back for order */
 };
 
-struct rlog__snap_state;
-
+/*
+ * The daemon's state: the drain's own (the pool as it sees it, the pass,
+ * what it wrote and reported), and one member per part that owns the rest
+ * (its header, its file): overwrite mode, the flight recorder and
+ * snapshots, process reaping, trimming, the journal.
+ */
 struct rlog__drain {
 	struct rlog__region *r;
 	struct rlog__output *out;
 	uint32_t tick_source;
-	struct rlog__dbuf *bufs;
-	struct rlog__dslot *slots;
+	uint64_t start_ticks;        /* the session's time origin (the header's sync_ticks,
+	                                written by this daemon) */
+	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
+	                                own count, never read back from the region */
+	struct rlog__buffer_view *bufs;
+	struct rlog__slot_view *slots;
 	uint8_t *copy;               /* one record (at most a buffer): what the decode's slow
 	                                path copies out of the region and checks */
-	uint32_t *order;             /* candidate buffer indices for a pass */
-	uint32_t *scan_slot;         /* per buffer: slot as read (and checked) by the scan */
-	uint64_t *scan_seq;          /* per buffer: seq as read by the scan */
-	bool *pending;               /* per slot: a buffer of it waits (pass scratch) */
-	bool *exited;                /* per slot: exited before the scan (pass scratch) */
-	uint64_t *held_seq;          /* per slot: lowest seq held back for order (pass scratch) */
-	uint8_t *dead;               /* per slot: owner process found dead */
-	struct rlog__dproc *procs;   /* per process entry */
-	struct pid_verdict *verdicts;/* per process entry: scratch of rlog__drain_check_dead */
-	/* What a daemon that died had written and lost before this one took
-	 * its session over (adopt.c: the file's events and DATA_LOSS
-	 * records, or its last statistics); added to what rlog__drain_publish
-	 * publishes. */
-	struct rlog__drain_base {
-		uint64_t events, bytes, buffers, lost_events, lost_bytes;
-		uint64_t log_buffers_lost, realtime_buffers_lost, corrupt_buffers;
-		uint64_t events_overwritten; /* of threads whose slots are gone */
-	} base;
+	struct rlog__pass_scratch scratch;
+	struct {
+		uint64_t count;      /* passes so far (the statistics' passes) */
+		uint32_t budget;     /* RLOG_DRAIN_FULL: at most this many buffers drained
+		                        whole per pass (RLOG__PASS_BYTES of them) */
+		uint32_t next_slot;  /* RLOG_DRAIN_FULL: the slot a pass starts from (the
+		                        one where the last pass's budget ran out) */
+	} pass;
+	struct rlog__drain_base base;
 	uint64_t reported_events;    /* events in every DATA_LOSS written */
 	uint64_t reported_bytes;
 	uint64_t corrupt_buffers;
-	uint64_t passes;
-	uint32_t pass_budget;        /* RLOG_DRAIN_FULL: at most this many buffers drained
-	                                whole per pass (RLOG__PASS_BYTES of them) */
-	uint32_t rr_slot;            /* RLOG_DRAIN_FULL: the slot a pass starts from (the
-	                                one where the last pass's budget ran out) */
-	uint32_t pool;               /* buffers in the pool (NumberOfBuffers): the daemon's
-	                                own count, never read back from the region */
-	/* Overwrite mode (RLOG_MODE_OVERWRITE, overwrite.c). */
-	bool overwrite;
-	bool keep;                   /* a flight recorder: no sink, the buffers stay until
-	                                overwritten; the drain only reads their metadata */
-	uint64_t ow_reaped_events;   /* overwritten events of slots freed since */
-	uint64_t ow_reaped_bytes;
-	uint64_t snap_events;        /* flight recorder: events snapshots delivered first */
-	uint64_t snap_bytes;
-	uint64_t discarded_events;   /* flight recorder: events no snapshot took, at stop */
-	uint64_t discarded_bytes;
-	/* Every loss the snapshots' DATA_LOSS records counted since the
-	 * session began, per cause (journal.c keeps it for recovery). */
-	struct rlog__reported snap_total;
-	struct rlog__ow_reported snap_total_ow;
-	uint64_t journal_version;    /* the metadata cache's version the journal holds */
-	uint64_t journal_sum;        /* a digest of the loss ledger the journal holds */
-	struct rlog__snap_state *snap; /* snapshot.c's state, or NULL */
-	uint32_t test_hold_stop;     /* RINGLOG_TEST_HOLD_STOP (a test hook, drain.c) */
-	uint64_t start_ticks;        /* the session's time origin (the header's sync_ticks,
-	                                written by this daemon) */
-	/* The snapshot trigger's event (snapshot.c): an event of ID watch_id
-	 * (and, if watch_flagged, FLAGGED with watch_flag) sets watch_hit. */
-	uint32_t watch_id;
-	uint16_t watch_flag;
-	bool watch_flagged;
-	bool watch_hit;
-	uint64_t *dirty;             /* trim.c: per buffer, freed since its pages were last
-	                                removed (free_words words) */
-	bool trim_failed;            /* trim.c: madvise refused; no more trimming */
-	uint64_t buffers_trimmed;    /* trim.c: buffers whose pages were removed */
-	/* What the pass has done that waits for its blocks to be written
-	 * (rlog__drain_commit): buffers to give back, slots and process
-	 * entries to free.  Until then a daemon that dies leaves them as they
-	 * were, for `ringlog stop --force` to find. */
-	uint32_t *release;           /* buffer indices */
-	uint32_t nrelease;
+	/* Buffers the passes drained whole, given back once their blocks are
+	 * written (rlog__drain_commit).  Until then a daemon that dies leaves
+	 * them as they were, for `ringlog stop --force` to find. */
+	struct {
+		uint32_t *idx;
+		uint32_t n;
+	} release;
 	bool flush_failed;           /* overwrite mode: a write in the middle of a pass failed
-	                                (drain.c; daemon.c reports it after the pass's) */
-	uint32_t *reap_slots;        /* slot indices */
-	uint32_t nreap_slots;
-	uint32_t *reap_procs;        /* process entry indices */
-	uint32_t nreap_procs;
+	                                (daemon.c reports it after the pass's) */
+	uint32_t test_hold_stop;     /* RINGLOG_TEST_HOLD_STOP (a test hook, drain.c) */
+	struct rlog__overwrite overwrite;       /* overwrite.h */
+	struct rlog__flight_recorder recorder;  /* snapshot.h */
+	struct rlog__snapshots snapshots;       /* snapshot.h */
+	struct rlog__watch watch;               /* snapshot.h: the trigger's event */
+	struct rlog__reaping reaping;           /* procs.h */
+	struct rlog__trim_state trim;           /* trim.h */
+	struct rlog__journal_mark journal;      /* journal.h */
 };
 
 /* A pass that only drains FULL buffers stops after this many bytes of
@@ -184,9 +140,11 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 		     uint32_t tick_source);
 void rlog__drain_free(struct rlog__drain *d);
 
-/* Sorts d->order[0 .. n) by the scan's (scan_slot, scan_seq): each
- * thread's buffers in the order it took them. */
-void rlog__drain_sort(struct rlog__drain *d, uint32_t n);
+/* Sorts order[0 .. n) (buffer indices) by (slot[idx], seq[idx]), private
+ * copies of what a scan read: each thread's buffers in the order it took
+ * them. */
+void rlog__sort_by_slot_seq(uint32_t *order, uint32_t n, const uint32_t *slot,
+			   const uint64_t *seq);
 
 /* Overwrite mode: holds buffer idx (overwrite.h) if it still holds what a
  * scan saw there (slot, seq).  Returns false, not holding it, if not. */
@@ -209,11 +167,9 @@ int rlog__drain_resume_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot
 			      uint32_t read_off, uint64_t cursor);
 
 /* Adopting an orphan: losses the output already reports for slot i (per
- * cause index) or process entry i. */
+ * cause index); for a process entry, rlog__procs_resume_entry. */
 void rlog__drain_resume_slot(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
 			     const uint64_t bytes[2], uint64_t last_time);
-void rlog__drain_resume_proc(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
-			     const uint64_t bytes[2]);
 
 /* Adopting an orphan: the next buffer of slot i to drain is its buffer
  * next_seq (the dead daemon drained the ones before). */
@@ -221,32 +177,8 @@ void rlog__drain_resume_seq(struct rlog__drain *d, uint32_t i, uint64_t next_seq
 
 /* Adopting an orphan: overwritten events of slot i the output already
  * reports (OVERWRITTEN DATA_LOSS records: events, bytes, buffers). */
-void rlog__drain_resume_ow(struct rlog__drain *d, uint32_t i, uint64_t events, uint64_t bytes,
+void rlog__drain_resume_overwritten(struct rlog__drain *d, uint32_t i, uint64_t events, uint64_t bytes,
 			   uint64_t buffers);
-
-/* procs.c: finds producer processes that died (gone, zombies, reused
- * pids): their slots are reaped and their buffers drained and freed on the
- * next pass, their process entries freed. */
-void rlog__drain_check_dead(struct rlog__drain *d);
-
-/* procs.c: region damage: slot or process entry i (what names which)
- * holds pid, which no process can have: counted as a corrupt buffer, with
- * a CORRUPT DATA_LOSS record and last_error (if it is empty). */
-void rlog__drain_damaged_pid(struct rlog__drain *d, const char *what, uint32_t i, uint32_t pid,
-			     uint32_t tid);
-
-/* procs.c: frees process entries that are EXITED (gate 0) or dead, after
- * reporting their losses. */
-void rlog__drain_reap_procs(struct rlog__drain *d);
-
-/* procs.c: frees the process entries the passes reaped (rlog__drain_commit). */
-void rlog__drain_free_procs(struct rlog__drain *d);
-
-/* procs.c: the session ends: reports every process entry's losses. */
-void rlog__drain_final_proc_losses(struct rlog__drain *d);
-
-/* procs.c: adds the process entries' unreported losses to *events, *bytes. */
-void rlog__drain_unreported_proc_losses(struct rlog__drain *d, uint64_t *events, uint64_t *bytes);
 
 /* Decodes n bytes of a buffer's records at data (in the region: 4-aligned,
  * n a multiple of 4; each word is read once, or copied out before it is
@@ -306,10 +238,6 @@ void rlog__drain_report_log_losses(struct rlog__drain *d, bool final);
 
 /* Publishes statistics into the region header. */
 void rlog__drain_publish(struct rlog__drain *d);
-
-/* pool.c: grows the pool (NumberOfBuffers) toward MaximumBuffers when
- * producers use more than its high-water mark.  Returns the buffers added. */
-uint32_t rlog__pool_grow(struct rlog__drain *d);
 
 /* True if at least n buffers are FULL (seq_cst loads: the fill-event
  * check). */

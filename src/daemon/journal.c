@@ -61,22 +61,22 @@ static uint64_t ledger_sum(const struct rlog__drain *d)
 {
 	uint64_t h = UINT64_C(0xcbf29ce484222325);
 	for (int c = 0; c < 2; c++)
-		mix(&h, d->snap_total.events[c] + (d->snap_total.bytes[c] << 1));
-	mix(&h, d->snap_total_ow.events + (d->snap_total_ow.buffers << 1));
+		mix(&h, d->snapshots.total.events[c] + (d->snapshots.total.bytes[c] << 1));
+	mix(&h, d->snapshots.total_overwritten.events + (d->snapshots.total_overwritten.buffers << 1));
 	for (uint32_t i = 0; i < d->r->slot_count; i++) {
-		const struct rlog__dslot *s = &d->slots[i];
-		if (!slot_live(d, i) || (s->snap_ow.buffers == 0 && s->snap_rep.events[0] == 0 &&
-					 s->snap_rep.events[1] == 0))
+		const struct rlog__snapshot_slot *s = &d->snapshots.slots[i];
+		if (!slot_live(d, i) || (s->overwritten.buffers == 0 && s->reported.events[0] == 0 &&
+					 s->reported.events[1] == 0))
 			continue;
 		mix(&h, i);
 		mix(&h, d->r->slots[i].tid);
-		mix(&h, s->snap_rep.events[0] + (s->snap_rep.events[1] << 1));
-		mix(&h, s->snap_ow.events + (s->snap_ow.buffers << 1));
+		mix(&h, s->reported.events[0] + (s->reported.events[1] << 1));
+		mix(&h, s->overwritten.events + (s->overwritten.buffers << 1));
 	}
-	for (size_t k = 0; d->snap && k < d->snap->ngone; k++) {
-		const struct rlog__snap_gone *g = &d->snap->gone[k];
+	for (size_t k = 0; d->snapshots.state && k < d->snapshots.state->ngone; k++) {
+		const struct rlog__snap_gone *g = &d->snapshots.state->gone[k];
 		mix(&h, g->tid);
-		mix(&h, g->events[0] + (g->events[1] << 1) + (g->ow_events << 2));
+		mix(&h, g->events[0] + (g->events[1] << 1) + (g->overwritten_events << 2));
 	}
 	return h;
 }
@@ -85,7 +85,7 @@ static uint64_t ledger_sum(const struct rlog__drain *d)
  * (OVERWRITTEN, from first to last) of thread pid/tid into fs. */
 static void put_ledger(struct rlog__sink *fs, uint32_t pid, uint32_t tid, uint64_t first,
 		       uint64_t last, const struct rlog__reported *rep,
-		       const struct rlog__ow_reported *ow)
+		       const struct rlog__overwritten *ow)
 {
 	static const uint32_t causes[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
 	struct rlog__loss_rec rec;
@@ -117,29 +117,29 @@ static uint64_t minus(uint64_t a, uint64_t b)
 static void put_ledgers(struct rlog__drain *d, struct rlog__sink *fs, uint32_t pid)
 {
 	struct rlog__region *r = d->r;
-	struct rlog__reported gone = d->snap_total;
-	struct rlog__ow_reported gone_ow = d->snap_total_ow;
+	struct rlog__reported gone = d->snapshots.total;
+	struct rlog__overwritten gone_overwritten = d->snapshots.total_overwritten;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		if (!slot_live(d, i))
 			continue;
-		const struct rlog__dslot *s = &d->slots[i];
-		uint64_t t = s->snap_time ? s->snap_time : d->start_ticks;
-		put_ledger(fs, r->slots[i].pid, r->slots[i].tid, t, t, &s->snap_rep, &s->snap_ow);
+		const struct rlog__snapshot_slot *s = &d->snapshots.slots[i];
+		uint64_t t = s->time ? s->time : d->start_ticks;
+		put_ledger(fs, r->slots[i].pid, r->slots[i].tid, t, t, &s->reported, &s->overwritten);
 		for (int c = 0; c < 2; c++) {
-			gone.events[c] = minus(gone.events[c], s->snap_rep.events[c]);
-			gone.bytes[c] = minus(gone.bytes[c], s->snap_rep.bytes[c]);
+			gone.events[c] = minus(gone.events[c], s->reported.events[c]);
+			gone.bytes[c] = minus(gone.bytes[c], s->reported.bytes[c]);
 		}
-		gone_ow.events = minus(gone_ow.events, s->snap_ow.events);
-		gone_ow.bytes = minus(gone_ow.bytes, s->snap_ow.bytes);
-		gone_ow.buffers = minus(gone_ow.buffers, s->snap_ow.buffers);
+		gone_overwritten.events = minus(gone_overwritten.events, s->overwritten.events);
+		gone_overwritten.bytes = minus(gone_overwritten.bytes, s->overwritten.bytes);
+		gone_overwritten.buffers = minus(gone_overwritten.buffers, s->overwritten.buffers);
 	}
-	put_ledger(fs, pid, pid, d->start_ticks, d->start_ticks, &gone, &gone_ow);
-	for (size_t k = 0; d->snap && k < d->snap->ngone; k++) {
-		const struct rlog__snap_gone *g = &d->snap->gone[k];
+	put_ledger(fs, pid, pid, d->start_ticks, d->start_ticks, &gone, &gone_overwritten);
+	for (size_t k = 0; d->snapshots.state && k < d->snapshots.state->ngone; k++) {
+		const struct rlog__snap_gone *g = &d->snapshots.state->gone[k];
 		struct rlog__reported rep = { { g->events[0], g->events[1] },
 					      { g->bytes[0], g->bytes[1] } };
-		struct rlog__ow_reported ow = { g->ow_events, g->ow_bytes, g->ow_buffers };
-		put_ledger(fs, g->pid, g->tid, g->ow_first, g->ow_last, &rep, &ow);
+		struct rlog__overwritten ow = { g->overwritten_events, g->overwritten_bytes, g->overwritten_buffers };
+		put_ledger(fs, g->pid, g->tid, g->overwritten_first, g->overwritten_last, &rep, &ow);
 	}
 }
 
@@ -150,7 +150,7 @@ void rlog__journal_update(struct rlog__drain *d, const char *name)
 	if (!(r->hdr->log_file_mode & RLOG_MODE_NO_FILE))
 		return;
 	uint64_t sum = ledger_sum(d);
-	if (out->meta.version == d->journal_version && sum == d->journal_sum)
+	if (out->meta.version == d->journal.version && sum == d->journal.sum)
 		return;
 	char path[160], tmp[176];
 	if (rlog__journal_path(name, path, sizeof path) < 0)
@@ -180,8 +180,8 @@ void rlog__journal_update(struct rlog__drain *d, const char *name)
 		unlink(tmp);
 		return;
 	}
-	d->journal_version = out->meta.version;
-	d->journal_sum = sum;
+	d->journal.version = out->meta.version;
+	d->journal.sum = sum;
 }
 
 void rlog__journal_snapshot_loss(struct rlog__drain *d, const void *pl, uint32_t len)
@@ -192,15 +192,15 @@ void rlog__journal_snapshot_loss(struct rlog__drain *d, const void *pl, uint32_t
 	memcpy(&dl, pl, sizeof dl);
 	if (dl.cause == RLOG_LOSS_NO_BUFFER || dl.cause == RLOG_LOSS_NESTED) {
 		int c = dl.cause == RLOG_LOSS_NESTED;
-		d->snap_total.events[c] += dl.events;
-		d->snap_total.bytes[c] += dl.bytes;
+		d->snapshots.total.events[c] += dl.events;
+		d->snapshots.total.bytes[c] += dl.bytes;
 	} else if (dl.cause == RLOG_LOSS_OVERWRITTEN) {
-		d->snap_total_ow.events += dl.events;
-		d->snap_total_ow.bytes += dl.bytes;
+		d->snapshots.total_overwritten.events += dl.events;
+		d->snapshots.total_overwritten.bytes += dl.bytes;
 		if (len >= sizeof(struct rlog_data_loss_range)) {
 			struct rlog_data_loss_range dr;
 			memcpy(&dr, pl, sizeof dr);
-			d->snap_total_ow.buffers += dr.blocks;
+			d->snapshots.total_overwritten.buffers += dr.blocks;
 		}
 	}
 }

@@ -18,6 +18,12 @@
 
 struct rlog__drain;
 
+/* What the journal holds now (journal.c): the metadata cache's version
+ * and a digest of the snapshots' loss ledger. */
+struct rlog__journal_mark {
+	uint64_t version, sum;
+};
+
 #define RLOG_JOURNAL_PREFIX "/dev/shm/ringlog-meta."
 
 /* The journal's path for session name (lower-cased, as the region's). */
@@ -35,7 +41,7 @@ int rlog__journal_path(const char *name, char *out, size_t n);
 void rlog__journal_update(struct rlog__drain *d, const char *name);
 
 /* Adds a DATA_LOSS record a snapshot wrote (payload pl, len bytes) to the
- * ledger (d->snap_total). */
+ * ledger (d->snapshots.total). */
 void rlog__journal_snapshot_loss(struct rlog__drain *d, const void *pl, uint32_t len);
 
 /* After a snapshot, before it is answered: the statistics published and

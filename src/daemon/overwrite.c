@@ -28,11 +28,12 @@
 #include <string.h>
 
 #include "atomics.h"
+#include "drain.h"
 
-bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx)
+bool rlog__overwrite_hold(struct rlog__drain *d, uint32_t idx)
 {
 	struct rlog_shm_desc *desc = &d->r->desc[idx];
-	struct rlog__dbuf *b = &d->bufs[idx];
+	struct rlog__buffer_view *b = &d->bufs[idx];
 	if (b->held)
 		return true;
 	store_seq_cst(&desc->reader, 1);
@@ -54,36 +55,50 @@ bool rlog__ow_hold(struct rlog__drain *d, uint32_t idx)
 		b->gen = gen;
 		b->events_read = b->bytes_read = 0;
 	}
-	if (b->snap.off != 0 && b->snap.gen != gen)
-		memset(&b->snap, 0, sizeof b->snap);
+	if (b->snapshot.off != 0 && b->snapshot.gen != gen)
+		memset(&b->snapshot, 0, sizeof b->snapshot);
 	b->held = true;
 	return true;
 }
 
-void rlog__ow_publish(struct rlog__drain *d, uint32_t idx)
+void rlog__overwrite_forget_replaced(struct rlog__drain *d, uint32_t idx)
+{
+	struct rlog__buffer_view *b = &d->bufs[idx];
+	/* A held buffer is not taken: its contents are the ones read. */
+	if (!d->overwrite.on || !b->started || b->held)
+		return;
+	/* gen changes only when a producer takes the buffer: the contents
+	 * read so far are gone for good, counted by their taker. */
+	if (load_relaxed(&d->r->desc[idx].gen) != b->gen) {
+		b->started = false;
+		b->poisoned = false;
+	}
+}
+
+void rlog__overwrite_publish(struct rlog__drain *d, uint32_t idx)
 {
 	struct rlog_shm_desc *desc = &d->r->desc[idx];
-	struct rlog__dbuf *b = &d->bufs[idx];
+	struct rlog__buffer_view *b = &d->bufs[idx];
 	/* Delivered: to the file (the drain), or, in a flight recorder, in
 	 * a snapshot; with a file, a snapshot is a copy, and the identity is
 	 * the file's.  Seen: what either read of its metadata. */
 	uint32_t drained = b->started ? b->read_off : 0;
-	uint32_t ev = d->keep ? b->snap.events : b->started ? b->events_read : 0;
-	uint32_t by = d->keep ? b->snap.event_bytes : b->started ? b->bytes_read : 0;
-	uint32_t seen = drained > b->snap.off ? drained : b->snap.off;
+	uint32_t ev = d->recorder.on ? b->snapshot.events : b->started ? b->events_read : 0;
+	uint32_t by = d->recorder.on ? b->snapshot.event_bytes : b->started ? b->bytes_read : 0;
+	uint32_t seen = drained > b->snapshot.off ? drained : b->snapshot.off;
 	store_relaxed(&desc->delivered_events, ev);
 	store_relaxed(&desc->delivered_bytes, by);
 	store_relaxed(&desc->meta_seen, seen);
 }
 
-void rlog__ow_release(struct rlog__drain *d, uint32_t idx)
+void rlog__overwrite_release(struct rlog__drain *d, uint32_t idx)
 {
-	struct rlog__dbuf *b = &d->bufs[idx];
+	struct rlog__buffer_view *b = &d->bufs[idx];
 	/* A buffer drained whole stays held until it is given back
 	 * (drain.c, release_buffer), whoever else reads it meanwhile. */
 	if (!b->held || b->giving_back)
 		return;
-	rlog__ow_publish(d, idx);
+	rlog__overwrite_publish(d, idx);
 	b->held = false;
 	/* Release: a producer that then loads reader == 0 sees what was
 	 * published above. */
@@ -91,7 +106,7 @@ void rlog__ow_release(struct rlog__drain *d, uint32_t idx)
 }
 
 /* Reads slot i's overwrite counters into ev, by, bufs, last. */
-static void ow_load(const struct rlog_shm_slot *sl, uint64_t *ev, uint64_t *by, uint64_t *bufs,
+static void load_overwritten(const struct rlog_shm_slot *sl, uint64_t *ev, uint64_t *by, uint64_t *bufs,
 		    uint64_t *last)
 {
 	*ev = load_relaxed(&sl->ow_events);
@@ -100,49 +115,58 @@ static void ow_load(const struct rlog_shm_slot *sl, uint64_t *ev, uint64_t *by, 
 	*last = load_relaxed(&sl->ow_last_time);
 }
 
-void rlog__ow_report(struct rlog__drain *d, uint32_t i, uint32_t pid, uint32_t tid,
+void rlog__overwrite_report(struct rlog__drain *d, uint32_t i, uint32_t pid, uint32_t tid,
 		     uint64_t first)
 {
-	if (!d->overwrite)
+	if (!d->overwrite.on)
 		return;
-	struct rlog__dslot *s = &d->slots[i];
+	struct rlog__slot_view *s = &d->slots[i];
 	uint64_t ev, by, bufs, last;
-	ow_load(&d->r->slots[i], &ev, &by, &bufs, &last);
-	if (bufs <= s->ow.buffers)
+	load_overwritten(&d->r->slots[i], &ev, &by, &bufs, &last);
+	if (bufs <= s->overwritten.buffers)
 		return;
 	/* Counters only grow; a smaller one (hostile) reports nothing. */
-	uint64_t e = ev > s->ow.events ? ev - s->ow.events : 0;
-	uint64_t b = by > s->ow.bytes ? by - s->ow.bytes : 0;
+	uint64_t e = ev > s->overwritten.events ? ev - s->overwritten.events : 0;
+	uint64_t b = by > s->overwritten.bytes ? by - s->overwritten.bytes : 0;
 	/* A buffer reused after the daemon delivered all of it lost nothing. */
 	if (e || b)
-		rlog__drain_range_block(d, pid, tid, first, e, b, bufs - s->ow.buffers,
+		rlog__drain_range_block(d, pid, tid, first, e, b, bufs - s->overwritten.buffers,
 					last > first ? last : first);
-	s->ow.events = ev > s->ow.events ? ev : s->ow.events;
-	s->ow.bytes = by > s->ow.bytes ? by : s->ow.bytes;
-	s->ow.buffers = bufs;
+	s->overwritten.events = ev > s->overwritten.events ? ev : s->overwritten.events;
+	s->overwritten.bytes = by > s->overwritten.bytes ? by : s->overwritten.bytes;
+	s->overwritten.buffers = bufs;
 }
 
-void rlog__ow_unreported(struct rlog__drain *d, uint64_t *events, uint64_t *bytes)
+void rlog__overwrite_slot_gone(struct rlog__drain *d, uint32_t i, uint64_t first)
 {
-	if (!d->overwrite)
+	if (!d->overwrite.on)
+		return;
+	struct rlog_shm_slot *sl = &d->r->slots[i];
+	rlog__overwrite_report(d, i, sl->pid, sl->tid, first);
+	d->overwrite.reaped_events += load_relaxed(&sl->ow_events);
+}
+
+void rlog__overwrite_unreported(struct rlog__drain *d, uint64_t *events, uint64_t *bytes)
+{
+	if (!d->overwrite.on)
 		return;
 	for (uint32_t i = 0; i < d->r->slot_count; i++) {
 		uint32_t st = load_relaxed(&d->r->slots[i].state);
 		if ((st != RLOG_SLOT_ACTIVE && st != RLOG_SLOT_EXITED) || d->slots[i].reaped)
 			continue;
 		uint64_t ev, by, bufs, last;
-		ow_load(&d->r->slots[i], &ev, &by, &bufs, &last);
-		if (ev > d->slots[i].ow.events)
-			*events += ev - d->slots[i].ow.events;
-		if (by > d->slots[i].ow.bytes)
-			*bytes += by - d->slots[i].ow.bytes;
+		load_overwritten(&d->r->slots[i], &ev, &by, &bufs, &last);
+		if (ev > d->slots[i].overwritten.events)
+			*events += ev - d->slots[i].overwritten.events;
+		if (by > d->slots[i].overwritten.bytes)
+			*bytes += by - d->slots[i].overwritten.bytes;
 	}
 }
 
-uint64_t rlog__ow_total(struct rlog__drain *d)
+uint64_t rlog__overwrite_total(struct rlog__drain *d)
 {
-	uint64_t total = d->ow_reaped_events;
-	for (uint32_t i = 0; i < d->r->slot_count && d->overwrite; i++) {
+	uint64_t total = d->overwrite.reaped_events;
+	for (uint32_t i = 0; i < d->r->slot_count && d->overwrite.on; i++) {
 		uint32_t st = load_relaxed(&d->r->slots[i].state);
 		if ((st == RLOG_SLOT_ACTIVE || st == RLOG_SLOT_EXITED) && !d->slots[i].reaped)
 			total += load_relaxed(&d->r->slots[i].ow_events);

@@ -22,13 +22,13 @@
  * buffers either; AgeLimit is not used).
  */
 #define _GNU_SOURCE
-#include "atomics.h"
-#include "drain.h"
+#include "pool.h"
 
-uint32_t rlog__pool_grow(struct rlog__drain *d)
+#include "atomics.h"
+
+uint32_t rlog__pool_grow(struct rlog__region *r, uint32_t *pool)
 {
-	struct rlog__region *r = d->r;
-	uint32_t n = d->pool, max = load_relaxed(&r->hdr->max_buffers);
+	uint32_t n = *pool, max = load_relaxed(&r->hdr->max_buffers);
 	if (max > r->buffer_count)
 		max = r->buffer_count; /* a hostile value: the capacity is the bound */
 	if (n >= max)
@@ -46,6 +46,6 @@ uint32_t rlog__pool_grow(struct rlog__drain *d)
 	for (uint32_t i = n; i < grown; i++)
 		atomic_fetch_or_explicit(&r->free_bits[i / 64], UINT64_C(1) << (i % 64),
 					 memory_order_release);
-	d->pool = grown;
+	*pool = grown;
 	return grown - n;
 }

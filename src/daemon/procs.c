@@ -25,6 +25,7 @@
  * or entry treated as dead, never waited for.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,52 @@
 #include "procstat.h"
 
 static const uint32_t proc_cause[2] = { RLOG_LOSS_NO_SLOT, RLOG_LOSS_NESTED };
+static const uint32_t slot_cause[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
+
+int rlog__reaping_init(struct rlog__reaping *p, const struct rlog__region *r)
+{
+	memset(p, 0, sizeof *p);
+	p->slot_dead = calloc(r->slot_count, 1);
+	p->procs = calloc(r->slot_count, sizeof *p->procs);
+	p->verdicts = calloc(r->slot_count, sizeof *p->verdicts);
+	p->slots_to_free = malloc(r->slot_count * sizeof *p->slots_to_free);
+	p->procs_to_free = malloc(r->slot_count * sizeof *p->procs_to_free);
+	if (!p->slot_dead || !p->procs || !p->verdicts || !p->slots_to_free || !p->procs_to_free)
+		return -ENOMEM;
+	return 0;
+}
+
+void rlog__reaping_free(struct rlog__reaping *p)
+{
+	free(p->slot_dead);
+	free(p->procs);
+	free(p->verdicts);
+	free(p->slots_to_free);
+	free(p->procs_to_free);
+	memset(p, 0, sizeof *p);
+}
+
+bool rlog__procs_slot_dead(const struct rlog__drain *d, uint32_t i)
+{
+	return d->reaping.slot_dead[i] != 0;
+}
+
+bool rlog__procs_entry_dead(const struct rlog__drain *d, uint32_t i)
+{
+	return d->reaping.procs[i].dead;
+}
+
+void rlog__procs_slot_damaged(struct rlog__drain *d, uint32_t i, uint32_t pid, uint32_t tid)
+{
+	d->reaping.slot_dead[i] = 1;
+	rlog__procs_damaged_pid(d, "thread slot", i, pid, tid);
+}
+
+void rlog__procs_entry_damaged(struct rlog__drain *d, uint32_t i, uint32_t pid)
+{
+	d->reaping.procs[i].dead = true;
+	rlog__procs_damaged_pid(d, "process entry", i, pid, 0);
+}
 
 static int by_pid(const void *a, const void *b)
 {
@@ -41,7 +88,7 @@ static int by_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void rlog__drain_damaged_pid(struct rlog__drain *d, const char *what, uint32_t i, uint32_t pid,
+void rlog__procs_damaged_pid(struct rlog__drain *d, const char *what, uint32_t i, uint32_t pid,
 			     uint32_t tid)
 {
 	struct rlog_shm_header *h = d->r->hdr;
@@ -99,14 +146,14 @@ static bool claim_dead(struct rlog__drain *d, const char *what, uint32_t i,
 	uint32_t c = load_acquire(claimer);
 	if (rlog__pid_possible(c, pid_max))
 		return claimer_dead(c, v, n);
-	rlog__drain_damaged_pid(d, what, i, c, tid);
+	rlog__procs_damaged_pid(d, what, i, c, tid);
 	return true;
 }
 
-void rlog__drain_check_dead(struct rlog__drain *d)
+void rlog__procs_check_dead(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
-	struct pid_verdict *v = d->verdicts;
+	struct pid_verdict *v = d->reaping.verdicts;
 	uint32_t pid_max = rlog__pid_max();
 	size_t n = 0;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
@@ -117,45 +164,45 @@ void rlog__drain_check_dead(struct rlog__drain *d)
 		uint32_t pid = load_acquire(&p->pid);
 		if (pid == 0)
 			continue; /* being claimed: below */
-		if (!d->procs[i].dead && !rlog__pid_possible(pid, pid_max)) {
+		if (!d->reaping.procs[i].dead && !rlog__pid_possible(pid, pid_max)) {
 			/* No process has it: damage, dead at once (never
 			 * kill(0, 0), never a wait on it at stop). */
-			d->procs[i].dead = true;
-			rlog__drain_damaged_pid(d, "process entry", i, pid, 0);
+			d->reaping.procs[i].dead = true;
+			rlog__procs_damaged_pid(d, "process entry", i, pid, 0);
 		}
-		if (!d->procs[i].dead)
-			d->procs[i].dead = rlog__process_dead((pid_t)pid, load_relaxed(&p->start_time));
+		if (!d->reaping.procs[i].dead)
+			d->reaping.procs[i].dead = rlog__process_dead((pid_t)pid, load_relaxed(&p->start_time));
 		v[n].pid = pid;
-		v[n].dead = d->procs[i].dead;
+		v[n].dead = d->reaping.procs[i].dead;
 		n++;
 	}
 	qsort(v, n, sizeof *v, by_pid);
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
 		if (clear_dead_stamp(&p->state, &p->claimer, RLOG_PROC_FREE, pid_max, v, n) ||
-		    d->procs[i].dead || load_acquire(&p->state) != RLOG_PROC_ACTIVE ||
+		    d->reaping.procs[i].dead || load_acquire(&p->state) != RLOG_PROC_ACTIVE ||
 		    load_acquire(&p->pid) != 0)
 			continue;
-		d->procs[i].dead = claim_dead(d, "process entry", i, &p->claimer, 0, pid_max, v, n);
+		d->reaping.procs[i].dead = claim_dead(d, "process entry", i, &p->claimer, 0, pid_max, v, n);
 	}
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_slot *s = &r->slots[i];
 		if (clear_dead_stamp(&s->state, &s->claimer, RLOG_SLOT_FREE, pid_max, v, n) ||
-		    d->dead[i] || load_acquire(&s->state) != RLOG_SLOT_ACTIVE)
+		    d->reaping.slot_dead[i] || load_acquire(&s->state) != RLOG_SLOT_ACTIVE)
 			continue;
 		uint32_t pid = s->pid;
 		if (pid == 0) {
-			d->dead[i] = claim_dead(d, "thread slot", i, &s->claimer, s->tid, pid_max, v, n);
+			d->reaping.slot_dead[i] = claim_dead(d, "thread slot", i, &s->claimer, s->tid, pid_max, v, n);
 			continue;
 		}
 		if (!rlog__pid_possible(pid, pid_max)) {
-			d->dead[i] = 1;
-			rlog__drain_damaged_pid(d, "thread slot", i, pid, s->tid);
+			d->reaping.slot_dead[i] = 1;
+			rlog__procs_damaged_pid(d, "thread slot", i, pid, s->tid);
 			continue;
 		}
 		struct pid_verdict key = { pid, false };
 		const struct pid_verdict *hit = bsearch(&key, v, n, sizeof *v, by_pid);
-		d->dead[i] = hit ? hit->dead : rlog__process_dead((pid_t)pid, 0);
+		d->reaping.slot_dead[i] = hit ? hit->dead : rlog__process_dead((pid_t)pid, 0);
 	}
 }
 
@@ -169,16 +216,16 @@ static void report(struct rlog__drain *d, uint32_t i)
 		by[c] = load_acquire(&p->lost_bytes[c]);
 	}
 	rlog__drain_report_increase(d, load_relaxed(&p->pid), 0, rlog__drain_now(d), ev, by,
-				    &d->procs[i].rep, proc_cause);
+				    &d->reaping.procs[i].reported, proc_cause);
 }
 
-void rlog__drain_reap_procs(struct rlog__drain *d)
+void rlog__procs_reap(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
 		uint32_t st = load_seq_cst(&p->state);
-		bool dead = d->procs[i].dead;
+		bool dead = d->reaping.procs[i].dead;
 		if (!(st == RLOG_PROC_EXITED || (st == RLOG_PROC_ACTIVE && dead)))
 			continue;
 		/* seq_cst pairs with the producer's fetch_sub(gate) after its
@@ -192,22 +239,22 @@ void rlog__drain_reap_procs(struct rlog__drain *d)
 		if (!atomic_compare_exchange_strong(&p->state, &st, RLOG_PROC_REAPING))
 			continue;
 		report(d, i);
-		memset(&d->procs[i], 0, sizeof d->procs[i]);
-		d->procs[i].dead = dead;
+		memset(&d->reaping.procs[i], 0, sizeof d->reaping.procs[i]);
+		d->reaping.procs[i].dead = dead;
 		/* Freed once the loss records are written (commit): until then
 		 * it stays REAPING, which nobody takes. */
-		d->reap_procs[d->nreap_procs++] = i;
+		d->reaping.procs_to_free[d->reaping.nprocs_to_free++] = i;
 	}
 }
 
-void rlog__drain_free_procs(struct rlog__drain *d)
+static void free_procs(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
-	for (uint32_t k = 0; k < d->nreap_procs; k++) {
-		uint32_t i = d->reap_procs[k];
+	for (uint32_t k = 0; k < d->reaping.nprocs_to_free; k++) {
+		uint32_t i = d->reaping.procs_to_free[k];
 		struct rlog_shm_proc *p = &r->procs[i];
-		bool dead = d->procs[i].dead;
-		d->procs[i].dead = false;
+		bool dead = d->reaping.procs[i].dead;
+		d->reaping.procs[i].dead = false;
 		for (int c = 0; c < 2; c++) {
 			store_relaxed(&p->lost_events[c], 0);
 			store_relaxed(&p->lost_bytes[c], 0);
@@ -221,10 +268,10 @@ void rlog__drain_free_procs(struct rlog__drain *d)
 		 * entry reset. */
 		store_release(&p->state, RLOG_PROC_FREE);
 	}
-	d->nreap_procs = 0;
+	d->reaping.nprocs_to_free = 0;
 }
 
-void rlog__drain_final_proc_losses(struct rlog__drain *d)
+void rlog__procs_final_losses(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
@@ -234,14 +281,118 @@ void rlog__drain_final_proc_losses(struct rlog__drain *d)
 	}
 }
 
-void rlog__drain_unreported_proc_losses(struct rlog__drain *d, uint64_t *events, uint64_t *bytes)
+void rlog__procs_unreported_losses(struct rlog__drain *d, uint64_t *events, uint64_t *bytes)
 {
 	struct rlog__region *r = d->r;
 	for (uint32_t i = 0; i < r->slot_count; i++) {
 		struct rlog_shm_proc *p = &r->procs[i];
 		uint32_t st = load_relaxed(&p->state);
 		if (st == RLOG_PROC_ACTIVE || st == RLOG_PROC_EXITED)
-			rlog__drain_add_increase(p->lost_events, p->lost_bytes, &d->procs[i].rep, events,
+			rlog__drain_add_increase(p->lost_events, p->lost_bytes, &d->reaping.procs[i].reported, events,
 						 bytes);
+	}
+}
+
+/*
+ * Slot i's process died while taking a buffer: its taking mark names the
+ * buffer (index + 1), stored before the CAS that cleared the free bit
+ * (src/lib/thread.c).  The CAS may have succeeded (the buffer is claimed
+ * by the dead: FREE state, bit clear, leaked unless given back), or failed
+ * (another thread claimed it, or nobody did), or the buffer may have gone
+ * OWNED since (the drain handled it).  Give it back only if it is FREE with
+ * its bit clear and no live slot is taking it, and it is still FREE after
+ * that scan: a live taker's mark is stored before its CAS and cleared only
+ * after its OWNED store, so a taker that won the bit is seen either by its
+ * mark or by the second look at the state (docs/FORMAT.md, "Dead processes",
+ * and the suspected two-owner case).  All seq_cst, pairing with the taker's.
+ */
+static void reclaim_taking(struct rlog__drain *d, uint32_t i)
+{
+	struct rlog__region *r = d->r;
+	uint32_t taking = load_seq_cst(&r->slots[i].taking);
+	if (taking == 0 || taking > r->buffer_count)
+		return;
+	uint32_t b = taking - 1;
+	uint64_t bit = UINT64_C(1) << (b % 64);
+	if (load_seq_cst(&r->desc[b].state) != RLOG_BUF_FREE ||
+	    (load_seq_cst(&r->free_bits[b / 64]) & bit) != 0)
+		return;
+	for (uint32_t j = 0; j < r->slot_count; j++)
+		if (j != i && !d->reaping.slot_dead[j] && load_seq_cst(&r->slots[j].taking) == taking)
+			return;
+	if (load_seq_cst(&r->desc[b].state) != RLOG_BUF_FREE)
+		return;
+	atomic_fetch_or_explicit(&r->free_bits[b / 64], bit, memory_order_release);
+}
+
+void rlog__procs_reap_slot(struct rlog__drain *d, uint32_t i, const bool *pending)
+{
+	struct rlog__region *r = d->r;
+	struct rlog_shm_slot *sl = &r->slots[i];
+	uint32_t st = load_acquire(&sl->state);
+	struct rlog__slot_view *s = &d->slots[i];
+	if (!(st == RLOG_SLOT_EXITED || (st == RLOG_SLOT_ACTIVE && d->reaping.slot_dead[i])) || pending[i] ||
+	    s->reaped)
+		return;
+	uint64_t ev[2], by[2];
+	for (int c = 0; c < 2; c++) {
+		ev[c] = load_acquire(&sl->lost_events[c]);
+		by[c] = load_acquire(&sl->lost_bytes[c]);
+	}
+	uint64_t t = s->last_time ? s->last_time : rlog__drain_now(d);
+	rlog__drain_report_increase(d, sl->pid, sl->tid, t, ev, by, &s->reported, slot_cause);
+	rlog__overwrite_slot_gone(d, i, s->last_time ? s->last_time : d->start_ticks);
+	rlog__snap_slot_gone(d, i);
+	memset(s, 0, sizeof *s);
+	/* Freed once the loss records are written (commit). */
+	s->reaped = true;
+	d->reaping.slots_to_free[d->reaping.nslots_to_free++] = i;
+}
+
+/* Frees reaped slot i: nothing of its owner stays. */
+static void free_slot(struct rlog__drain *d, uint32_t i)
+{
+	struct rlog__region *r = d->r;
+	struct rlog_shm_slot *sl = &r->slots[i];
+	if (d->reaping.slot_dead[i])
+		reclaim_taking(d, i);
+	store_relaxed(&sl->taking, 0);
+	d->reaping.slot_dead[i] = 0;
+	d->slots[i].reaped = false;
+	/* A FREE slot holds nothing of its last owner: its next owner is
+	 * ACTIVE (CAS) a moment before it stores its pid and resets the
+	 * counters, and in that moment the daemon must see pid 0 (claiming,
+	 * not dead) and no losses, not the old owner's. */
+	sl->pid = 0;
+	sl->tid = 0;
+	for (int c = 0; c < 2; c++) {
+		store_relaxed(&sl->lost_events[c], 0);
+		store_relaxed(&sl->lost_bytes[c], 0);
+	}
+	store_relaxed(&sl->buffers_taken, 0);
+	store_relaxed(&sl->ow_events, 0);
+	store_relaxed(&sl->ow_bytes, 0);
+	store_relaxed(&sl->ow_buffers, 0);
+	store_relaxed(&sl->ow_last_time, 0);
+	store_relaxed(&sl->claimer, 0);
+	/* The producer that claims it next CASes FREE -> ACTIVE (release:
+	 * the resets above come first). */
+	store_release(&sl->state, RLOG_SLOT_FREE);
+}
+
+void rlog__procs_free_reaped(struct rlog__drain *d)
+{
+	for (uint32_t k = 0; k < d->reaping.nslots_to_free; k++)
+		free_slot(d, d->reaping.slots_to_free[k]);
+	d->reaping.nslots_to_free = 0;
+	free_procs(d);
+}
+
+void rlog__procs_resume_entry(struct rlog__drain *d, uint32_t i, const uint64_t events[2],
+			      const uint64_t bytes[2])
+{
+	for (int c = 0; c < 2; c++) {
+		d->reaping.procs[i].reported.events[c] = events[c];
+		d->reaping.procs[i].reported.bytes[c] = bytes[c];
 	}
 }

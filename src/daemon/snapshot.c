@@ -44,6 +44,7 @@
 #include "atomics.h"
 #include "clock.h"
 #include "daemon.h"
+#include "drain.h"
 #include "futex.h"
 #include "journal.h"
 #include "overwrite.h"
@@ -90,8 +91,8 @@ static void put_loss(struct snap_job *j, uint32_t pid, uint32_t tid, uint64_t ti
  * record in a snapshot (or the session's start). */
 static void put_losses(struct snap_job *j, uint32_t pid, uint32_t tid, uint64_t first,
 		       const uint64_t ev[2], const uint64_t by[2], struct rlog__reported *rep,
-		       const struct rlog__ow_reported *ow, uint64_t ow_last,
-		       struct rlog__ow_reported *rep_ow)
+		       const struct rlog__overwritten *ow, uint64_t ow_last,
+		       struct rlog__overwritten *rep_ow)
 {
 	static const uint32_t causes[2] = { RLOG_LOSS_NO_BUFFER, RLOG_LOSS_NESTED };
 	for (int c = 0; c < 2; c++) {
@@ -126,17 +127,17 @@ static void slot_losses(struct snap_job *j, uint32_t i, bool again)
 	j->told[i] = true;
 	struct rlog__drain *d = j->d;
 	struct rlog_shm_slot *sl = &d->r->slots[i];
-	struct rlog__dslot *s = &d->slots[i];
+	struct rlog__snapshot_slot *s = &d->snapshots.slots[i];
 	uint64_t ev[2], by[2];
 	for (int c = 0; c < 2; c++) {
 		ev[c] = load_acquire(&sl->lost_events[c]);
 		by[c] = load_acquire(&sl->lost_bytes[c]);
 	}
-	struct rlog__ow_reported ow = { load_relaxed(&sl->ow_events), load_relaxed(&sl->ow_bytes),
+	struct rlog__overwritten ow = { load_relaxed(&sl->ow_events), load_relaxed(&sl->ow_bytes),
 					load_relaxed(&sl->ow_buffers) };
-	uint64_t first = s->snap_time ? s->snap_time : d->start_ticks;
-	put_losses(j, sl->pid, sl->tid, first, ev, by, &s->snap_rep, &ow,
-		   load_relaxed(&sl->ow_last_time), &s->snap_ow);
+	uint64_t first = s->time ? s->time : d->start_ticks;
+	put_losses(j, sl->pid, sl->tid, first, ev, by, &s->reported, &ow,
+		   load_relaxed(&sl->ow_last_time), &s->overwritten);
 }
 
 /* How long a snapshot waits for producers in the middle of taking a
@@ -159,7 +160,7 @@ static void put_buffer(struct snap_job *j, uint32_t idx)
 	struct rlog__drain *d = j->d;
 	struct rlog__region *r = d->r;
 	struct rlog_shm_desc *desc = &r->desc[idx];
-	struct rlog__dbuf *b = &d->bufs[idx];
+	struct rlog__buffer_view *b = &d->bufs[idx];
 	uint32_t slot = desc->slot, pid = desc->pid, tid = desc->tid;
 	uint32_t gen = load_relaxed(&desc->gen);
 	if (slot >= r->slot_count)
@@ -177,9 +178,9 @@ static void put_buffer(struct snap_job *j, uint32_t idx)
 	}
 	uint32_t from = 0;
 	uint64_t cursor = desc->base_time;
-	if (j->since_last && b->snap.off) {
-		from = b->snap.off;
-		cursor = b->snap.cursor;
+	if (j->since_last && b->snapshot.off) {
+		from = b->snapshot.off;
+		cursor = b->snapshot.cursor;
 	}
 	/* Pairs with the producer's store_release(write_off). */
 	uint32_t wo = load_acquire(&desc->write_off);
@@ -197,24 +198,24 @@ static void put_buffer(struct snap_job *j, uint32_t idx)
 			.event_bytes = c.event_bytes,
 		};
 		j->fs->ops->block(j->fs, &ob);
-		d->slots[slot].snap_time = c.cursor;
+		d->snapshots.slots[slot].time = c.cursor;
 	}
 	/* What this buffer's contents have now been in a snapshot: a full
 	 * snapshot reads from 0 again, so only what lies past the previous
 	 * snapshot's end is delivered for the first time. */
-	uint32_t before_ev = from < b->snap.off ? b->snap.events : 0;
-	uint32_t before_by = from < b->snap.off ? b->snap.event_bytes : 0;
+	uint32_t before_ev = from < b->snapshot.off ? b->snapshot.events : 0;
+	uint32_t before_by = from < b->snapshot.off ? b->snapshot.event_bytes : 0;
 	uint32_t end = c.bad ? wo : from + c.size;
-	if (end >= b->snap.off) {
-		if (d->keep) {
-			d->snap_events += c.events > before_ev ? c.events - before_ev : 0;
-			d->snap_bytes += c.event_bytes > before_by ? c.event_bytes - before_by : 0;
+	if (end >= b->snapshot.off) {
+		if (d->recorder.on) {
+			d->recorder.delivered_events += c.events > before_ev ? c.events - before_ev : 0;
+			d->recorder.delivered_bytes += c.event_bytes > before_by ? c.event_bytes - before_by : 0;
 		}
-		b->snap.events = from ? b->snap.events + c.events : c.events;
-		b->snap.event_bytes = from ? b->snap.event_bytes + c.event_bytes : c.event_bytes;
-		b->snap.off = end;
-		b->snap.cursor = c.cursor;
-		b->snap.gen = gen;
+		b->snapshot.events = from ? b->snapshot.events + c.events : c.events;
+		b->snapshot.event_bytes = from ? b->snapshot.event_bytes + c.event_bytes : c.event_bytes;
+		b->snapshot.off = end;
+		b->snapshot.cursor = c.cursor;
+		b->snapshot.gen = gen;
 	}
 }
 
@@ -224,15 +225,15 @@ static void put_gone(struct snap_job *j, struct rlog__snap_state *s)
 	for (size_t k = 0; k < s->ngone; k++) {
 		struct rlog__snap_gone *g = &s->gone[k];
 		struct rlog__reported rep = { { 0, 0 }, { 0, 0 } };
-		struct rlog__ow_reported none = { 0, 0, 0 };
-		struct rlog__ow_reported ow = { g->ow_events, g->ow_bytes, g->ow_buffers };
-		put_losses(j, g->pid, g->tid, g->ow_first, g->events, g->bytes, &rep, &ow, g->ow_last,
+		struct rlog__overwritten none = { 0, 0, 0 };
+		struct rlog__overwritten ow = { g->overwritten_events, g->overwritten_bytes, g->overwritten_buffers };
+		put_losses(j, g->pid, g->tid, g->overwritten_first, g->events, g->bytes, &rep, &ow, g->overwritten_last,
 			   &none);
 	}
 	s->ngone = 0;
 }
 
-/* The buffers a snapshot reads, in (slot, seq) order: d->order[0 .. *n). */
+/* The buffers a snapshot reads, in (slot, seq) order: d->snapshots.order[0 .. n). */
 static uint32_t candidates(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
@@ -241,11 +242,11 @@ static uint32_t candidates(struct rlog__drain *d)
 		uint32_t st = load_acquire(&r->desc[i].state);
 		if ((st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL) || !rlog__desc_sane(r, &r->desc[i]))
 			continue;
-		d->scan_slot[i] = r->desc[i].slot;
-		d->scan_seq[i] = r->desc[i].seq;
-		d->order[n++] = i;
+		d->snapshots.scan_slot[i] = r->desc[i].slot;
+		d->snapshots.scan_seq[i] = r->desc[i].seq;
+		d->snapshots.order[n++] = i;
 	}
-	rlog__drain_sort(d, n);
+	rlog__sort_by_slot_seq(d->snapshots.order, n, d->snapshots.scan_slot, d->snapshots.scan_seq);
 	return n;
 }
 
@@ -265,7 +266,7 @@ static void fail(struct snap_result *res, int err, const char *what, const char 
  */
 static void settle_takers(struct rlog__drain *d)
 {
-	if (!d->overwrite)
+	if (!d->overwrite.on)
 		return;
 	uint64_t deadline = rlog__monotonic_ns() + SETTLE_NS;
 	for (uint32_t i = 0; i < d->pool; i++)
@@ -306,16 +307,25 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	rlog__sink_file_copies(j.fs, d->out);
 	uint32_t n = candidates(d);
 	for (uint32_t k = 0; k < n; k++) {
-		uint32_t idx = d->order[k];
-		if (!rlog__drain_hold_scanned(d, idx, d->scan_slot[idx], d->scan_seq[idx])) {
+		uint32_t idx = d->snapshots.order[k];
+		bool held = rlog__drain_hold_scanned(d, idx, d->snapshots.scan_slot[idx], d->snapshots.scan_seq[idx]);
+		/* A hold that saw TAKING may have met a producer that saw
+		 * reader = 1 and stepped back (both do, at times: overwrite.c):
+		 * once it is done, the buffer may hold what candidates() saw
+		 * still, and is no gap.  A few tries, each after the taker. */
+		for (int t = 0; !held && d->overwrite.on && t < 4; t++) {
+			settle_taker(d, idx);
+			held = rlog__drain_hold_scanned(d, idx, d->snapshots.scan_slot[idx], d->snapshots.scan_seq[idx]);
+		}
+		if (!held) {
 			/* Taken over since candidates() saw it: reported
 			 * before the thread's next block here, or at the end. */
-			if (d->scan_slot[idx] < r->slot_count)
-				j.gap[d->scan_slot[idx]] = idx + 1;
+			if (d->snapshots.scan_slot[idx] < r->slot_count)
+				j.gap[d->snapshots.scan_slot[idx]] = idx + 1;
 			continue;
 		}
 		put_buffer(&j, idx);
-		rlog__ow_release(d, idx);
+		rlog__overwrite_release(d, idx);
 	}
 	settle_takers(d);
 	for (uint32_t i = 0; i < r->slot_count; i++) {
@@ -379,7 +389,7 @@ static uint64_t losses(struct rlog__drain *d)
 	const struct rlog_shm_stats *st = &d->r->hdr->stats;
 	uint64_t lost = load_relaxed(&st->events_lost);
 	uint64_t ow = load_relaxed(&st->events_overwritten);
-	return d->keep && lost >= ow ? lost - ow : lost;
+	return d->recorder.on && lost >= ow ? lost - ow : lost;
 }
 
 /* Reads and serves a new request. */
@@ -401,7 +411,7 @@ static void serve(struct rlog__snap_state *s, struct rlog__drain *d, uint32_t se
 	if (flags & RLOG_SNAP_DISARM) {
 		bool was = s->armed;
 		s->armed = s->fired = false;
-		d->watch_id = 0;
+		d->watch.id = 0;
 		store_release(&ctl->trigger, RLOG_TRIGGER_NONE);
 		answer(ctl, seq, was ? 0 : -ENOENT, "no snapshot trigger is armed");
 		return;
@@ -422,10 +432,10 @@ static void serve(struct rlog__snap_state *s, struct rlog__drain *d, uint32_t se
 		s->after_ms = after;
 		memcpy(s->path, path, sizeof path);
 		s->lost_at_arm = losses(d);
-		d->watch_hit = false;
-		d->watch_id = (flags & RLOG_SNAP_ON_EVENT) ? id : 0;
-		d->watch_flagged = (flags & RLOG_SNAP_FLAG) != 0;
-		d->watch_flag = (uint16_t)flag;
+		d->watch.hit = false;
+		d->watch.id = (flags & RLOG_SNAP_ON_EVENT) ? id : 0;
+		d->watch.flagged = (flags & RLOG_SNAP_FLAG) != 0;
+		d->watch.flag = (uint16_t)flag;
 		store_release(&ctl->trigger, RLOG_TRIGGER_ARMED);
 		answer(ctl, seq, 0, "");
 		return;
@@ -447,10 +457,10 @@ bool rlog__snap_poll(struct rlog__snap_state *s, struct rlog__drain *d, uint64_t
 		serve(s, d, seq);
 	}
 	if (s->armed && !s->fired &&
-	    (d->watch_hit || ((s->flags & RLOG_SNAP_ON_LOSS) && losses(d) > s->lost_at_arm))) {
+	    (d->watch.hit || ((s->flags & RLOG_SNAP_ON_LOSS) && losses(d) > s->lost_at_arm))) {
 		s->fired = true;
 		s->fired_ns = now_ns;
-		d->watch_id = 0;
+		d->watch.id = 0;
 		store_release(&ctl->trigger, RLOG_TRIGGER_FIRED);
 	}
 	if (s->fired && now_ns - s->fired_ns >= (uint64_t)s->after_ms * 1000000u) {
@@ -460,35 +470,65 @@ bool rlog__snap_poll(struct rlog__snap_state *s, struct rlog__drain *d, uint64_t
 		store_release(&ctl->trigger, RLOG_TRIGGER_NONE);
 		publish(ctl, s->path, &res);
 	}
-	return s->armed && !s->fired && d->watch_id != 0;
+	return s->armed && !s->fired && d->watch.id != 0;
 }
 
-void rlog__snap_slot_gone(struct rlog__drain *d, uint32_t i)
+struct rlog__recorder_stats rlog__recorder_stats(const struct rlog__drain *d)
 {
-	struct rlog__snap_state *s = d->snap;
-	if (s == NULL || !d->keep)
+	const struct rlog__flight_recorder *f = &d->recorder;
+	return (struct rlog__recorder_stats){ f->delivered_events, f->delivered_bytes,
+					      f->discarded_events, f->discarded_bytes };
+}
+
+int rlog__snapshots_init(struct rlog__snapshots *s, const struct rlog__region *r)
+{
+	memset(s, 0, sizeof *s);
+	s->slots = calloc(r->slot_count, sizeof *s->slots);
+	s->order = malloc(r->buffer_count * sizeof *s->order);
+	s->scan_slot = calloc(r->buffer_count, sizeof *s->scan_slot);
+	s->scan_seq = calloc(r->buffer_count, sizeof *s->scan_seq);
+	return s->slots && s->order && s->scan_slot && s->scan_seq ? 0 : -ENOMEM;
+}
+
+void rlog__snapshots_free(struct rlog__snapshots *s)
+{
+	free(s->slots);
+	free(s->order);
+	free(s->scan_slot);
+	free(s->scan_seq);
+	s->slots = NULL;
+	s->order = s->scan_slot = NULL;
+	s->scan_seq = NULL;
+}
+
+/* Keeps what no snapshot has reported of slot i's losses, for the next
+ * snapshot (a flight recorder). */
+static void keep_gone(struct rlog__drain *d, uint32_t i)
+{
+	struct rlog__snap_state *s = d->snapshots.state;
+	if (s == NULL || !d->recorder.on)
 		return;
 	struct rlog_shm_slot *sl = &d->r->slots[i];
-	struct rlog__dslot *ds = &d->slots[i];
+	const struct rlog__snapshot_slot *ds = &d->snapshots.slots[i];
 	struct rlog__snap_gone g = { .pid = sl->pid, .tid = sl->tid };
 	bool any = false;
 	for (int c = 0; c < 2; c++) {
 		uint64_t e = load_relaxed(&sl->lost_events[c]), b = load_relaxed(&sl->lost_bytes[c]);
-		g.events[c] = e > ds->snap_rep.events[c] ? e - ds->snap_rep.events[c] : 0;
-		g.bytes[c] = b > ds->snap_rep.bytes[c] ? b - ds->snap_rep.bytes[c] : 0;
+		g.events[c] = e > ds->reported.events[c] ? e - ds->reported.events[c] : 0;
+		g.bytes[c] = b > ds->reported.bytes[c] ? b - ds->reported.bytes[c] : 0;
 		any |= g.events[c] || g.bytes[c];
 	}
 	uint64_t oe = load_relaxed(&sl->ow_events), ob = load_relaxed(&sl->ow_bytes);
 	uint64_t obuf = load_relaxed(&sl->ow_buffers);
-	if (obuf > ds->snap_ow.buffers) {
-		g.ow_events = oe > ds->snap_ow.events ? oe - ds->snap_ow.events : 0;
-		g.ow_bytes = ob > ds->snap_ow.bytes ? ob - ds->snap_ow.bytes : 0;
-		g.ow_buffers = obuf - ds->snap_ow.buffers;
-		g.ow_first = ds->snap_time ? ds->snap_time : d->start_ticks;
-		g.ow_last = load_relaxed(&sl->ow_last_time);
+	if (obuf > ds->overwritten.buffers) {
+		g.overwritten_events = oe > ds->overwritten.events ? oe - ds->overwritten.events : 0;
+		g.overwritten_bytes = ob > ds->overwritten.bytes ? ob - ds->overwritten.bytes : 0;
+		g.overwritten_buffers = obuf - ds->overwritten.buffers;
+		g.overwritten_first = ds->time ? ds->time : d->start_ticks;
+		g.overwritten_last = load_relaxed(&sl->ow_last_time);
 		any = true;
 	} else {
-		g.ow_first = ds->snap_time ? ds->snap_time : d->start_ticks;
+		g.overwritten_first = ds->time ? ds->time : d->start_ticks;
 	}
 	if (!any)
 		return;
@@ -503,28 +543,34 @@ void rlog__snap_slot_gone(struct rlog__drain *d, uint32_t i)
 	s->gone[s->ngone++] = g;
 }
 
+void rlog__snap_slot_gone(struct rlog__drain *d, uint32_t i)
+{
+	keep_gone(d, i);
+	memset(&d->snapshots.slots[i], 0, sizeof d->snapshots.slots[i]);
+}
+
 void rlog__snap_discard(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
-	if (!d->keep)
+	if (!d->recorder.on)
 		return;
 	/* Counting only: no trigger, no metadata matters any more. */
-	d->watch_id = 0;
+	d->watch.id = 0;
 	for (uint32_t i = 0; i < d->pool; i++) {
-		if (!rlog__ow_hold(d, i))
+		if (!rlog__overwrite_hold(d, i))
 			continue;
-		struct rlog__dbuf *b = &d->bufs[i];
+		struct rlog__buffer_view *b = &d->bufs[i];
 		struct rlog_shm_desc *desc = &r->desc[i];
 		uint32_t wo = load_acquire(&desc->write_off);
-		uint32_t from = b->snap.off;
+		uint32_t from = b->snapshot.off;
 		if (wo <= r->buffer_size && !(wo & 3) && wo > from) {
 			struct rlog__chunk c;
 			rlog__drain_decode(d, rlog__region_buffer(r, i) + from, wo - from, desc->pid, desc->tid,
-					   from ? b->snap.cursor : desc->base_time, &c);
-			d->discarded_events += c.events;
-			d->discarded_bytes += c.event_bytes;
+					   from ? b->snapshot.cursor : desc->base_time, &c);
+			d->recorder.discarded_events += c.events;
+			d->recorder.discarded_bytes += c.event_bytes;
 		}
-		rlog__ow_release(d, i);
+		rlog__overwrite_release(d, i);
 	}
 }
 
@@ -541,7 +587,7 @@ void rlog__snap_init(struct rlog__snap_state *s, struct rlog__drain *d, uint32_t
 	 * whose requester, seeing this daemon, waits for it (--resume).
 	 * Acquire pairs with the answering daemon's release. */
 	s->served = load_acquire(&d->r->ctl->done_seq);
-	d->snap = s;
+	d->snapshots.state = s;
 }
 
 void rlog__snap_free(struct rlog__snap_state *s)

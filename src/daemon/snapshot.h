@@ -10,14 +10,81 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "drain.h"
+#include "ledger.h"
+#include "shm.h"
+
+struct rlog__drain;
+
+/* Where the snapshots left a buffer (--since-last goes on from there). */
+struct rlog__snapshot_mark {
+	uint32_t gen;        /* the contents it is about (the descriptor's gen); valid if off */
+	uint32_t off;        /* bytes of it in snapshots */
+	uint32_t events;     /* their events ... */
+	uint32_t event_bytes;/* ... and record bytes */
+	uint64_t cursor;     /* the time after them */
+};
+
+/* What the last snapshot reported of a slot. */
+struct rlog__snapshot_slot {
+	struct rlog__reported reported;
+	struct rlog__overwritten overwritten;
+	uint64_t time;               /* time of its last record in a snapshot */
+};
+
+/* A flight recorder (overwrite mode, no file): the daemon writes only
+ * snapshots, and the buffers stay until overwritten. */
+struct rlog__flight_recorder {
+	bool on;
+	uint64_t delivered_events;   /* events snapshots delivered first */
+	uint64_t delivered_bytes;
+	uint64_t discarded_events;   /* events no snapshot took, at stop */
+	uint64_t discarded_bytes;
+};
+
+struct rlog__snap_state;
+
+/* The snapshots' state that lives as long as the drain. */
+struct rlog__snapshots {
+	struct rlog__snap_state *state;      /* the requests' state, or NULL */
+	struct rlog__snapshot_slot *slots;   /* per slot */
+	/* A snapshot's scratch: the buffers it reads, in (slot, seq) order,
+	 * and per buffer its slot and seq as read. */
+	uint32_t *order, *scan_slot;
+	uint64_t *scan_seq;
+	/* Every loss the snapshots' DATA_LOSS records counted since the
+	 * session began, per cause (journal.c keeps it for recovery). */
+	struct rlog__reported total;
+	struct rlog__overwritten total_overwritten;
+};
+
+/* The snapshot trigger's event: an event of ID id (and, if flagged,
+ * FLAGGED with flag) sets hit (the drain's decode looks). */
+struct rlog__watch {
+	uint32_t id;                 /* 0: none */
+	uint16_t flag;
+	bool flagged;
+	bool hit;
+};
+
+/* A flight recorder's part of the statistics (drain.c publishes them):
+ * events and bytes its snapshots delivered first, and those no snapshot
+ * took (at stop).  All 0 for a session with a file. */
+struct rlog__recorder_stats {
+	uint64_t delivered_events, delivered_bytes, discarded_events, discarded_bytes;
+};
+struct rlog__recorder_stats rlog__recorder_stats(const struct rlog__drain *d);
+
+/* Returns 0 or -ENOMEM. */
+int rlog__snapshots_init(struct rlog__snapshots *s, const struct rlog__region *r);
+void rlog__snapshots_free(struct rlog__snapshots *s);
 
 /* Losses of a thread whose slot was freed before a snapshot reported them. */
 struct rlog__snap_gone {
 	uint32_t pid, tid;
 	uint64_t time;               /* its last record's time */
 	uint64_t events[2], bytes[2];/* NO_BUFFER, NESTED */
-	uint64_t ow_events, ow_bytes, ow_buffers, ow_first, ow_last;
+	uint64_t overwritten_events, overwritten_bytes, overwritten_buffers;
+	uint64_t overwritten_first, overwritten_last; /* the time range they cover */
 };
 
 struct rlog__snap_state {
@@ -34,7 +101,7 @@ struct rlog__snap_state {
 	uint32_t pid, tid;
 };
 
-/* Starts the snapshot state of drain d (d->snap points at s). */
+/* Starts the snapshot state of drain d (d->snapshots.state points at s). */
 void rlog__snap_init(struct rlog__snap_state *s, struct rlog__drain *d, uint32_t pid,
 		     uint32_t tid);
 void rlog__snap_free(struct rlog__snap_state *s);
@@ -50,8 +117,9 @@ void rlog__snap_free(struct rlog__snap_state *s);
  */
 bool rlog__snap_poll(struct rlog__snap_state *s, struct rlog__drain *d, uint64_t now_ns);
 
-/* drain.c: slot i is being freed; keep what no snapshot has reported of
- * its losses (a flight recorder: they go in the next snapshot). */
+/* procs.c: slot i is being freed; keep what no snapshot has reported of
+ * its losses (a flight recorder: they go in the next snapshot), and
+ * forget the slot. */
 void rlog__snap_slot_gone(struct rlog__drain *d, uint32_t i);
 
 /* A flight recorder stops: counts what the buffers hold that no snapshot

@@ -36,19 +36,35 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "atomics.h"
-#include "drain.h"
+#include "shm.h"
 #include "trim.h"
 
 #if RLOG_TEST_HOOKS
 void (*_Atomic rlog__trim_test_hook)(uint32_t first, uint32_t last);
 #endif
 
-void rlog__trim_dirty(struct rlog__drain *d, uint32_t idx)
+int rlog__trim_init(struct rlog__trim_state *t, struct rlog__region *r)
 {
-	d->dirty[idx / 64] |= UINT64_C(1) << (idx % 64);
+	memset(t, 0, sizeof *t);
+	t->r = r;
+	t->dirty = calloc(r->free_words, sizeof *t->dirty);
+	return t->dirty ? 0 : -ENOMEM;
+}
+
+void rlog__trim_free(struct rlog__trim_state *t)
+{
+	free(t->dirty);
+	t->dirty = NULL;
+}
+
+void rlog__trim_dirty(struct rlog__trim_state *t, uint32_t idx)
+{
+	t->dirty[idx / 64] |= UINT64_C(1) << (idx % 64);
 }
 
 /* Removes the pages of buffers first .. last - 1.  False on failure. */
@@ -65,15 +81,15 @@ static bool remove_pages(struct rlog__region *r, uint32_t first, uint32_t last)
 	return madvise(p, len, MADV_REMOVE) == 0;
 }
 
-uint32_t rlog__trim(struct rlog__drain *d)
+uint32_t rlog__trim(struct rlog__trim_state *t)
 {
-	struct rlog__region *r = d->r;
+	struct rlog__region *r = t->r;
 	uint32_t trimmed = 0;
-	if (d->trim_failed)
+	if (t->failed)
 		return 0;
 	for (uint32_t w = 0; w < r->free_words; w++) {
-		for (unsigned c = 0; c < 64 && d->dirty[w] != 0; c += RLOG_TRIM_CHUNK) {
-			uint64_t chunk = d->dirty[w] & (((UINT64_C(1) << RLOG_TRIM_CHUNK) - 1) << c);
+		for (unsigned c = 0; c < 64 && t->dirty[w] != 0; c += RLOG_TRIM_CHUNK) {
+			uint64_t chunk = t->dirty[w] & (((UINT64_C(1) << RLOG_TRIM_CHUNK) - 1) << c);
 			if (chunk == 0)
 				continue;
 			uint64_t held = atomic_fetch_and_explicit(&r->free_bits[w], ~chunk,
@@ -101,22 +117,22 @@ uint32_t rlog__trim(struct rlog__drain *d)
 			 * one of them; the removal happened before. */
 			atomic_fetch_or_explicit(&r->free_bits[w], held, memory_order_release);
 			if (!ok) {
-				d->trim_failed = true;
+				t->failed = true;
 				return trimmed;
 			}
-			d->dirty[w] &= ~held;
+			t->dirty[w] &= ~held;
 		}
 	}
-	d->buffers_trimmed += trimmed;
+	t->buffers_trimmed += trimmed;
 	return trimmed;
 }
 
-bool rlog__trim_pending(const struct rlog__drain *d)
+bool rlog__trim_pending(const struct rlog__trim_state *t)
 {
-	if (d->trim_failed)
+	if (t->failed)
 		return false;
-	for (uint32_t w = 0; w < d->r->free_words; w++)
-		if (d->dirty[w])
+	for (uint32_t w = 0; w < t->r->free_words; w++)
+		if (t->dirty[w])
 			return true;
 	return false;
 }

@@ -10,7 +10,20 @@
 
 #include "test_hooks.h"
 
-struct rlog__drain;
+struct rlog__region;
+
+/* Trimming's state (trim.c). */
+struct rlog__trim_state {
+	struct rlog__region *r;
+	uint64_t *dirty;             /* per buffer, freed since its pages were last removed
+	                                (free_words words) */
+	bool failed;                 /* madvise refused; no more trimming */
+	uint64_t buffers_trimmed;    /* buffers whose pages were removed */
+};
+
+/* Returns 0 or -ENOMEM. */
+int rlog__trim_init(struct rlog__trim_state *t, struct rlog__region *r);
+void rlog__trim_free(struct rlog__trim_state *t);
 
 /* Nothing drained for this long: the pool is idle, trim it. */
 #define RLOG_TRIM_IDLE_MS 1000
@@ -18,14 +31,14 @@ struct rlog__drain;
 #define RLOG_TRIM_CHUNK 8
 
 /* Buffer idx was freed after being written: its pages may be resident. */
-void rlog__trim_dirty(struct rlog__drain *d, uint32_t idx);
+void rlog__trim_dirty(struct rlog__trim_state *t, uint32_t idx);
 
 /* Are there buffers to trim? */
-bool rlog__trim_pending(const struct rlog__drain *d);
+bool rlog__trim_pending(const struct rlog__trim_state *t);
 
 /* Removes the pages of every dirty buffer that is free now.  Returns the
  * number of buffers trimmed. */
-uint32_t rlog__trim(struct rlog__drain *d);
+uint32_t rlog__trim(struct rlog__trim_state *t);
 
 /* Test hook (not API; tests/test_trim.c): when set, called with buffers
  * first .. last - 1 held (their free bits cleared by the daemon), just

@@ -36,6 +36,9 @@
  *            (ACTIVE slot of a dead process: drained and freed by the daemon)
  *   buffer:  FREE, bit set --taking = i+1; CAS bit--> claimed --OWNED, taking = 0-->
  *            OWNED --handover--> FULL --daemon drains: state FREE, then bit--> FREE
+ *            overwrite mode, no free buffer: FULL --CAS--> TAKING, then load reader:
+ *              0: the rest counted as overwritten in the owner's slot --> OWNED (ours)
+ *              1: the daemon holds it (reading) --> FULL again, try the next
  *
  * The region side, each step and its pairing:
  *
@@ -50,8 +53,15 @@
  *          taking = 0
  *   write: record, write_off (rel)  buffer bytes ----------------->  copy [read_off, write_off)
  *   full:  state = FULL (seq_cst)   ------------------------------> drains, state = FREE
- *          in use >= high water and fill_waiting == 1:
- *          exchange(fill_waiting, 0) == 1 -> futex_wake        <-  fill_waiting = 1; futex_wait
+ *   take over (overwrite mode, no free buffer):
+ *          taking = i + 1
+ *          CAS FULL->TAKING         desc.state <----------------> hold: reader = 1 (seq_cst),
+ *            (seq_cst), load reader desc {reader, delivered_*,     then load state (seq_cst)
+ *            (seq_cst), meta_seen         meta_seen} <---------    TAKING: reader = 0, skip it
+ *          reader 0: ow_* += the    slot {ow_*} ---------------->  OWNED/FULL: read, publish
+ *            rest, as take (gen+1)                                 delivered_*, meta_seen, then
+ *          reader 1: state = FULL                                  reader = 0 (release), or FREE
+ *            (steps back)                                          by CAS after the write
  *   exit:  handover, busy = 0, slot EXITED -------------------->  reports losses, slot FREE
  *
  * taking is stored before the CAS, so a process killed between the CAS and

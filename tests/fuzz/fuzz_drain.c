@@ -28,6 +28,7 @@
 #include "daemon/categories.h"
 #include "daemon/counters.h"
 #include "daemon/drain.h"
+#include "daemon/pool.h"
 #include "daemon/sink_file.h"
 #include "daemon/snapshot.h"
 
@@ -140,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		rlog__snap_init(&snap, &dr, 1, 1);
 		struct rlog__pending pending = { UINT32_MAX, 0 };
 		rlog__categories_resolve(&r, &pending);
-		rlog__pool_grow(&dr);
+		rlog__pool_grow(&r, &dr.pool);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FULL);
 		rlog__output_flush(&out);
 		rlog__drain_commit(&dr);
@@ -153,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 			rlog__snap_poll(&snap, &dr, 0);
 			rlog__snap_poll(&snap, &dr, UINT64_C(1) << 62);
 		}
-		rlog__drain_check_dead(&dr);
+		rlog__procs_check_dead(&dr);
 		rlog__drain_pass(&dr, RLOG_DRAIN_FLUSH);
 		struct rlog__counters *ctr;
 		if (rlog__counters_open(&r, RLOG_TICK_MONOTONIC, rlog__counters_to_output, &out,
