@@ -38,7 +38,8 @@ static void collect(void *arg, uint32_t cpu, uint64_t base, const void *data, ui
 		    uint32_t records, uint32_t events)
 {
 	(void)arg;
-	blks = realloc(blks, (nblks + 1) * sizeof *blks);
+	if ((nblks & (nblks - 1)) == 0) /* at 0, 1, 2, 4, ...: doubling */
+		blks = realloc(blks, (nblks ? 2 * nblks : 1) * sizeof *blks);
 	uint8_t *d = malloc(size);
 	memcpy(d, data, size);
 	blks[nblks++] = (struct blk){ cpu, base, d, size, records, events };
@@ -50,10 +51,11 @@ struct ev {
 	uint32_t cpu;
 	uint64_t t;
 	int64_t v[NF];
-	char s[NF][96];
+	char s[NF][64];
+	char *chain;       /* the profile's call chain, whole */
 };
 static struct ev *evs;
-static size_t nevs;
+static size_t nevs, evs_cap;
 static uint64_t lost_records_sum, loss_records, schema_count, block_records, bad;
 static struct rlog__schema_buf *schemas[128];
 
@@ -74,6 +76,8 @@ static int64_t V(const struct ev *e, const char *name)
 
 static const char *S(const struct ev *e, const char *name)
 {
+	if (e->chain && strcmp(name, "callchain") == 0)
+		return e->chain;
 	int i = fidx(e->id, name);
 	return i < 0 ? "" : e->s[i];
 }
@@ -119,7 +123,11 @@ static void decode(void)
 					bad++;
 				continue;
 			}
-			evs = realloc(evs, (nevs + 1) * sizeof *evs);
+			if (nevs == evs_cap) { /* doubling: a realloc per event is quadratic */
+				evs_cap = evs_cap ? 2 * evs_cap : 4096;
+				evs = realloc(evs, evs_cap * sizeof *evs);
+				BAIL_IF(evs == NULL, "out of memory");
+			}
 			struct ev *e = &evs[nevs++];
 			memset(e, 0, sizeof *e);
 			e->id = r.id;
@@ -134,9 +142,11 @@ static void decode(void)
 					break;
 				}
 				if (s->fields[i].type == RLOG_FIELD_STRING) {
-					size_t l = v.len < 95 ? v.len : 95;
+					size_t l = v.len < 63 ? v.len : 63;
 					memcpy(e->s[i], v.bytes, l);
 					e->s[i][l] = '\0';
+					if (strcmp(s->fields[i].name, "callchain") == 0)
+						e->chain = strndup((const char *)v.bytes, v.len);
 				} else {
 					e->v[i] = v.v.i;
 				}
@@ -155,9 +165,11 @@ static void reset(void)
 	free(blks);
 	blks = NULL;
 	nblks = 0;
+	for (size_t i = 0; i < nevs; i++)
+		free(evs[i].chain);
 	free(evs);
 	evs = NULL;
-	nevs = 0;
+	nevs = evs_cap = 0;
 	lost_records_sum = loss_records = schema_count = block_records = bad = 0;
 	for (int i = 0; i < 128; i++) {
 		free(schemas[i]);
@@ -580,17 +592,36 @@ static void t_loss(void)
 static void t_align(void)
 {
 	app_t = calloc(TRIES, sizeof *app_t);
-	if (run(RLOG_SYS_SYSTEMCALL, 4096, false, false, false, w_align, NULL) < 0)
+	if (run(RLOG_SYS_SYSTEMCALL | RLOG_SYS_CSWITCH, 4096, false, false, false, w_align, NULL) < 0)
 		return;
 	ASSERT_EQ(bad, 0);
 	ASSERT_EQ_U64(st.lost, 0);
-	int k = 0, before = 0;
-	uint64_t min = UINT64_MAX;
-	/* The i-th read() of the thread is the i-th sys_enter(read) of it. */
-	for (size_t i = 0; i < nevs && k < TRIES; i++) {
+	int k = 0, before = 0, sleeps = 0, in_read = 0;
+	uint64_t min = UINT64_MAX, min_out = UINT64_MAX;
+	bool reading = false;
+	/* The responder's events in time order: the k-th read() is its k-th
+	 * sys_enter(read), stamped just before; a switch-out asleep (S) is
+	 * inside a read (after its sys_enter, before its sys_exit). */
+	for (size_t i = 0; i < nevs && k <= TRIES; i++) {
 		const struct ev *e = &evs[i];
-		if (e->id != 80 || V(e, "tid") != pong_tid || V(e, "id") != SYS_read)
+		if (e->id == 64 && V(e, "prev_tid") == pong_tid && (V(e, "prev_state") & 1) && k > 0) {
+			sleeps++;
+			if (reading && e->t > app_t[k - 1]) {
+				in_read++;
+				if (e->t - app_t[k - 1] < min_out)
+					min_out = e->t - app_t[k - 1];
+			}
 			continue;
+		}
+		if ((e->id != 80 && e->id != 81) || V(e, "tid") != pong_tid || V(e, "id") != SYS_read)
+			continue;
+		if (e->id == 81) {
+			reading = false;
+			continue;
+		}
+		if (k == TRIES)
+			break;
+		reading = true;
 		if (e->t > app_t[k]) {
 			before++;
 			if (e->t - app_t[k] < min)
@@ -600,8 +631,11 @@ static void t_align(void)
 	}
 	diag("tries %d, app time before sys_enter in %d; least gap %.1f ns", k, before,
 	     ticks_ms(min) * 1e6);
+	diag("switches out asleep %d, inside a read() after its stamp %d; least gap %.1f ns", sleeps,
+	     in_read, ticks_ms(min_out) * 1e6);
 	ASSERT_EQ(k, TRIES);
 	ASSERT_EQ(before, TRIES);
+	ASSERT_EQ(in_read, sleeps);
 	free(app_t);
 }
 
