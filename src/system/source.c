@@ -51,6 +51,10 @@
 /* A block is emitted when it reaches this many bytes (and at each poll). */
 #define BLOCK_BYTES (256u * 1024u)
 #define PAYLOAD_MAX 8192u
+/* Data pages of a CPU's ring by default: 4 MiB, some 60,000 records,
+ * 20 ms of a CPU making system calls flat out, twice the daemon's
+ * longest sleep (RLOG_DAEMON_POLL_MS). */
+#define DEFAULT_PAGES 1024u
 #define STRING_CUT 255u
 /* A call chain's text may be longer: about 55 frames. */
 #define CHAIN_CUT 1024u
@@ -366,9 +370,9 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		return -ENOMEM;
 	}
 	long pg = sysconf(_SC_PAGESIZE);
-	uint32_t pages = cfg->pages_per_cpu ? cfg->pages_per_cpu : 256;
+	uint32_t pages = cfg->pages_per_cpu ? cfg->pages_per_cpu : DEFAULT_PAGES;
 	if (pages & (pages - 1))
-		pages = 256;
+		pages = DEFAULT_PAGES;
 	for (unsigned c = 0; c < ncpu && s->nev; c++) {
 		struct cpu *k = &s->cpus[s->ncpu];
 		k->cpu = (int)c;
@@ -423,6 +427,14 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 				lead = fd;
 				k->map_size = (size_t)pg * (1 + pages);
 				void *m = mmap(NULL, k->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				/* Without CAP_IPC_LOCK the rings' pages count against
+				 * perf_event_mlock_kb: smaller rings, down to one page,
+				 * rather than none (their losses are counted). */
+				while (m == MAP_FAILED && errno == EPERM && pages > 1) {
+					pages /= 2;
+					k->map_size = (size_t)pg * (1 + pages);
+					m = mmap(NULL, k->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				}
 				if (m == MAP_FAILED) {
 					rc = -errno;
 					snprintf(why, why_size, "mmap of %u pages on CPU %u: %s", pages, c,

@@ -36,7 +36,8 @@ struct rlog__sys_config {
 	size_t npids;
 	bool follow;             /* keep their children too (from sched_process_fork) */
 	uint32_t profile_hz;     /* RLOG_SYS_PROFILE: samples per second per CPU (0: 1000) */
-	uint32_t pages_per_cpu;  /* data pages of each CPU's ring, a power of 2 (0: 256) */
+	uint32_t pages_per_cpu;  /* data pages of each CPU's ring, a power of 2 (0: 1024, 4 MiB;
+	                            fewer if the kernel's mlock limit refuses them) */
 };
 
 /* The session's clock, for the conversion of the kernel's times. */
