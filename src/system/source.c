@@ -74,6 +74,7 @@ struct oev {
 	uint64_t sample_type;
 	struct rfield f[RLOG__SYS_FIELDS_MAX];
 	uint16_t id_off; bool have_id; /* raw_syscalls: the "id" field, for @sysname */
+	bool counted;        /* sample_period 1: its count is its samples (not the profile's) */
 };
 
 struct cpu {
@@ -87,7 +88,7 @@ struct cpu {
 	uint64_t base, cursor;
 	uint64_t lost_reported;  /* from LOST records */
 	uint64_t taken;          /* samples read from the ring (written or filtered) */
-	uint64_t sideband;       /* MMAP2 records read (written or filtered) */
+	uint64_t sideband;       /* MMAP2 records and the profile's samples read (in no count) */
 };
 
 struct idmap { uint64_t id; uint32_t ev; };
@@ -358,6 +359,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			if (e->source == RLOG__SRC_PROFILE)
 				o->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		}
+		o->counted = e->source != RLOG__SRC_PROFILE && e->source != RLOG__SRC_MMAP;
 		s->nev++;
 	}
 	clock_mode(s);
@@ -825,7 +827,10 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 		memcpy(&id, body, 8);
 		const struct oev *o = by_id(s, id);
 		if (o) {
-			k->taken++;
+			if (o->counted)
+				k->taken++;
+			else
+				k->sideband++;
 			sample(s, k, o, body, blen);
 		}
 		break;
@@ -971,16 +976,20 @@ void rlog__sys_stop(struct rlog__sys *s)
 		uint64_t made = 0;
 		for (unsigned i = 0; i < s->nev; i++) {
 			uint64_t v;
-			if (k->fds[i] >= 0 && read(k->fds[i], &v, sizeof v) == (ssize_t)sizeof v)
+			if (s->ev[i].counted && k->fds[i] >= 0 &&
+			    read(k->fds[i], &v, sizeof v) == (ssize_t)sizeof v)
 				made += v;
 		}
-		/* The MMAP2 records are in no count: handed over when read;
+		/* The MMAP2 records and the profile's samples are in no
+		 * count (the profile's counts nanoseconds): handed over when read;
 		 * and a LOST record may count some of them, beyond what the
 		 * samples' counts explain. */
 		uint64_t seen = k->taken + k->lost_reported;
 		s->st.handed_over += k->sideband + (made > seen ? made : seen);
-		if (made > seen)
+		if (made > seen) {
+			s->st.lost_at_stop += made - seen;
 			put_loss(s, k, now, made - seen);
+		}
 		cpu_flush(s, k);
 	}
 	s->stopped = true;

@@ -60,6 +60,7 @@ typedef void rlog__sys_emit_fn(void *arg, uint32_t cpu, uint64_t base_time, cons
 struct rlog__sys_stats {
 	uint64_t written;      /* system events written (records emitted) */
 	uint64_t lost;         /* events the kernel lost (PERF_RECORD_LOST, LOST_SAMPLES, at stop) */
+	uint64_t lost_at_stop; /* the part of lost found at stop from the counts */
 	uint64_t filtered;     /* events of processes outside the selection, dropped */
 	uint64_t handed_over;  /* at stop: the events' own counts, summed */
 	uint64_t loss_records; /* DATA_LOSS records written */
