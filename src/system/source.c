@@ -51,6 +51,10 @@
 /* A block is emitted when it reaches this many bytes (and at each poll). */
 #define BLOCK_BYTES (256u * 1024u)
 #define PAYLOAD_MAX 8192u
+/* Data pages of a CPU's ring by default: 4 MiB, some 60,000 records,
+ * 20 ms of a CPU making system calls flat out, twice the daemon's
+ * longest sleep (RLOG_DAEMON_POLL_MS). */
+#define DEFAULT_PAGES 1024u
 #define STRING_CUT 255u
 /* A call chain's text may be longer: about 55 frames. */
 #define CHAIN_CUT 1024u
@@ -70,6 +74,7 @@ struct oev {
 	uint64_t sample_type;
 	struct rfield f[RLOG__SYS_FIELDS_MAX];
 	uint16_t id_off; bool have_id; /* raw_syscalls: the "id" field, for @sysname */
+	bool counted;        /* sample_period 1: its count is its samples (not the profile's) */
 };
 
 struct cpu {
@@ -83,7 +88,7 @@ struct cpu {
 	uint64_t base, cursor;
 	uint64_t lost_reported;  /* from LOST records */
 	uint64_t taken;          /* samples read from the ring (written or filtered) */
-	uint64_t sideband;       /* MMAP2 records read (written or filtered) */
+	uint64_t sideband;       /* MMAP2 records and the profile's samples read (in no count) */
 };
 
 struct idmap { uint64_t id; uint32_t ev; };
@@ -354,6 +359,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			if (e->source == RLOG__SRC_PROFILE)
 				o->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		}
+		o->counted = e->source != RLOG__SRC_PROFILE && e->source != RLOG__SRC_MMAP;
 		s->nev++;
 	}
 	clock_mode(s);
@@ -366,9 +372,9 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		return -ENOMEM;
 	}
 	long pg = sysconf(_SC_PAGESIZE);
-	uint32_t pages = cfg->pages_per_cpu ? cfg->pages_per_cpu : 256;
+	uint32_t pages = cfg->pages_per_cpu ? cfg->pages_per_cpu : DEFAULT_PAGES;
 	if (pages & (pages - 1))
-		pages = 256;
+		pages = DEFAULT_PAGES;
 	for (unsigned c = 0; c < ncpu && s->nev; c++) {
 		struct cpu *k = &s->cpus[s->ncpu];
 		k->cpu = (int)c;
@@ -423,6 +429,14 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 				lead = fd;
 				k->map_size = (size_t)pg * (1 + pages);
 				void *m = mmap(NULL, k->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				/* Without CAP_IPC_LOCK the rings' pages count against
+				 * perf_event_mlock_kb: smaller rings, down to one page,
+				 * rather than none (their losses are counted). */
+				while (m == MAP_FAILED && errno == EPERM && pages > 1) {
+					pages /= 2;
+					k->map_size = (size_t)pg * (1 + pages);
+					m = mmap(NULL, k->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				}
 				if (m == MAP_FAILED) {
 					rc = -errno;
 					snprintf(why, why_size, "mmap of %u pages on CPU %u: %s", pages, c,
@@ -813,7 +827,10 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 		memcpy(&id, body, 8);
 		const struct oev *o = by_id(s, id);
 		if (o) {
-			k->taken++;
+			if (o->counted)
+				k->taken++;
+			else
+				k->sideband++;
 			sample(s, k, o, body, blen);
 		}
 		break;
@@ -959,16 +976,20 @@ void rlog__sys_stop(struct rlog__sys *s)
 		uint64_t made = 0;
 		for (unsigned i = 0; i < s->nev; i++) {
 			uint64_t v;
-			if (k->fds[i] >= 0 && read(k->fds[i], &v, sizeof v) == (ssize_t)sizeof v)
+			if (s->ev[i].counted && k->fds[i] >= 0 &&
+			    read(k->fds[i], &v, sizeof v) == (ssize_t)sizeof v)
 				made += v;
 		}
-		/* The MMAP2 records are in no count: handed over when read;
+		/* The MMAP2 records and the profile's samples are in no
+		 * count (the profile's counts nanoseconds): handed over when read;
 		 * and a LOST record may count some of them, beyond what the
 		 * samples' counts explain. */
 		uint64_t seen = k->taken + k->lost_reported;
 		s->st.handed_over += k->sideband + (made > seen ? made : seen);
-		if (made > seen)
+		if (made > seen) {
+			s->st.lost_at_stop += made - seen;
 			put_loss(s, k, now, made - seen);
+		}
 		cpu_flush(s, k);
 	}
 	s->stopped = true;

@@ -36,7 +36,8 @@ struct rlog__sys_config {
 	size_t npids;
 	bool follow;             /* keep their children too (from sched_process_fork) */
 	uint32_t profile_hz;     /* RLOG_SYS_PROFILE: samples per second per CPU (0: 1000) */
-	uint32_t pages_per_cpu;  /* data pages of each CPU's ring, a power of 2 (0: 256) */
+	uint32_t pages_per_cpu;  /* data pages of each CPU's ring, a power of 2 (0: 1024, 4 MiB;
+	                            fewer if the kernel's mlock limit refuses them) */
 };
 
 /* The session's clock, for the conversion of the kernel's times. */
@@ -59,6 +60,7 @@ typedef void rlog__sys_emit_fn(void *arg, uint32_t cpu, uint64_t base_time, cons
 struct rlog__sys_stats {
 	uint64_t written;      /* system events written (records emitted) */
 	uint64_t lost;         /* events the kernel lost (PERF_RECORD_LOST, LOST_SAMPLES, at stop) */
+	uint64_t lost_at_stop; /* the part of lost found at stop from the counts */
 	uint64_t filtered;     /* events of processes outside the selection, dropped */
 	uint64_t handed_over;  /* at stop: the events' own counts, summed */
 	uint64_t loss_records; /* DATA_LOSS records written */
