@@ -106,7 +106,8 @@ int main(void)
 	ok(t.order, "in time order");
 	diag("sched_switch records %d, of this thread %d", t.all, t.mine);
 	ok(t.mine >= 20, "this thread's 20 sleeps are switches out (%d)", t.mine);
-	h_ringlog(&r, "dump", path, NULL);
+	/* (--name: the rundown of the whole machine comes first.) */
+	h_ringlog(&r, "dump", path, "--name", "sched_switch", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.out, "sched_switch");
 	ASSERT_CONTAINS(r.out, "prev_tid=");
