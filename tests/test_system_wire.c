@@ -126,6 +126,7 @@ struct who {
 	uint32_t in[2];      /* the scope's (0: none) */
 	int out_a, out_b, out_c, stray;
 	uint64_t kernel;     /* system events but the rundown's */
+	int self_rundown;    /* process_rundown of this process, its parent right */
 };
 
 static bool in_scope(const struct who *w, uint32_t tid)
@@ -138,6 +139,9 @@ static void who_fn(const struct sysev *e, void *arg)
 	struct who *w = arg;
 	if (e->tid != RUNDOWN_TID)
 		w->kernel++;
+	else if (strcmp(e->name, "process_rundown") == 0 && e->v[0].v.u == (uint64_t)getpid() &&
+		 e->v[2].v.u == (uint64_t)getppid())
+		w->self_rundown++;
 	if (strcmp(e->name, "sched_switch") != 0)
 		return;
 	/* pid tid prev_tid prev_state prev_prio next_tid */
@@ -199,6 +203,9 @@ static void test_follow(void)
 	 * commands it ran), followed as they should be. */
 	ok(w.out_c == 0, "none of the unrelated process (%d; %d of the other processes)", w.out_c,
 	   w.stray);
+	/* Nobody was attached at the start: the rundown named this process
+	 * when it attached, once. */
+	ASSERT_EQ(w.self_rundown, 1);
 	unlink(path);
 }
 

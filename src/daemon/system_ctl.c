@@ -18,31 +18,46 @@ static bool same_props(const struct rlog__sys_props *a, const struct rlog__sys_p
 }
 
 /* The scope now; true when it differs from the one c holds (which it
- * then becomes). */
+ * then becomes); c->added[0..nadded) are its processes that the old one
+ * did not have. */
 static bool scope_now(struct rlog__sys_ctl *c, const struct rlog__sys_props *p)
 {
 	bool whole;
 	size_t n = rlog__sys_scope(c->r, p, c->next, c->cap, &whole);
 	if (whole == c->whole && n == c->nscope && memcmp(c->next, c->scope, n * sizeof *c->next) == 0)
 		return false;
+	c->nadded = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool had = false;
+		for (size_t k = 0; k < c->nscope && !had; k++)
+			had = c->scope[k] == c->next[i];
+		if (!had)
+			c->added[c->nadded++] = c->next[i];
+	}
 	memcpy(c->scope, c->next, n * sizeof *c->next);
 	c->nscope = n;
 	c->whole = whole;
 	return true;
 }
 
-static void rundown(struct rlog__sys_ctl *c)
+/* The rundown of pids[0..npids) (whole: of every process). */
+static void rundown_of(struct rlog__sys_ctl *c, const uint32_t *pids, size_t npids, bool whole)
 {
-	if (c->s == NULL || (!c->whole && c->nscope == 0))
+	if (c->s == NULL || (!whole && npids == 0))
 		return; /* --follow and nobody attached yet: nobody to name */
 	uint64_t n = 0;
-	int rc = rlog__sys_rundown(c->whole ? NULL : c->scope, c->whole ? 0 : c->nscope,
-				   c->r->hdr->tick_source, rlog__sys_to_output, c->output, &n, NULL);
+	int rc = rlog__sys_rundown(whole ? NULL : pids, whole ? 0 : npids, c->r->hdr->tick_source,
+				   rlog__sys_to_output, c->output, &n, NULL);
 	c->rundown_records += n;
 	struct rlog_shm_header *h = c->r->hdr;
 	if (rc < 0 && h->last_error[0] == '\0')
 		snprintf(h->last_error, sizeof h->last_error, "system events: the rundown: %s",
 			 strerror(-rc));
+}
+
+static void rundown(struct rlog__sys_ctl *c)
+{
+	rundown_of(c, c->scope, c->nscope, c->whole);
 }
 
 /* Stops and closes the engine open, its statistics kept in done. */
@@ -98,10 +113,12 @@ void rlog__sys_ctl_init(struct rlog__sys_ctl *c, struct rlog__region *r, void *o
 	c->cap = RLOG_SYS_PIDS_MAX + (size_t)r->slot_count;
 	c->scope = calloc(c->cap, sizeof *c->scope);
 	c->next = calloc(c->cap, sizeof *c->next);
-	if (c->scope == NULL || c->next == NULL) {
+	c->added = calloc(c->cap, sizeof *c->added);
+	if (c->scope == NULL || c->next == NULL || c->added == NULL) {
 		free(c->scope);
 		free(c->next);
-		c->scope = c->next = NULL;
+		free(c->added);
+		c->scope = c->next = c->added = NULL;
 		c->cap = 0;
 		/* No system events then; the session goes on without. */
 		if (r->hdr->last_error[0] == '\0')
@@ -122,14 +139,18 @@ void rlog__sys_ctl_pass(struct rlog__sys_ctl *c)
 		apply(c, &p);
 	if (c->s == NULL)
 		return;
-	if (c->props.follow && scope_now(c, &c->props))
+	if (c->props.follow && scope_now(c, &c->props)) {
 		rlog__sys_set_pids(c->s, c->scope, c->nscope, c->whole);
+		/* A process that attaches is named as those of the start were. */
+		rundown_of(c, c->added, c->nadded, false);
+	}
 	rlog__sys_poll(c->s);
 	rlog__sys_publish(c->r, c->s, &c->done);
 }
 
 void rlog__sys_ctl_rundown(struct rlog__sys_ctl *c)
 {
+	/* (The rundown below names the processes that just attached.) */
 	if (c->s != NULL && c->props.follow && scope_now(c, &c->props))
 		rlog__sys_set_pids(c->s, c->scope, c->nscope, c->whole);
 	rundown(c);
@@ -145,5 +166,6 @@ void rlog__sys_ctl_close(struct rlog__sys_ctl *c)
 	close_engine(c);
 	free(c->scope);
 	free(c->next);
-	c->scope = c->next = NULL;
+	free(c->added);
+	c->scope = c->next = c->added = NULL;
 }

@@ -26,7 +26,8 @@ struct rlog__sys_ctl {
 	struct rlog__sys_stats done; /* the engines closed before, summed */
 	uint32_t *scope;             /* the processes in the scope (rlog__sys_scope) */
 	uint32_t *next;              /* room for the next look at it */
-	size_t nscope, cap;
+	uint32_t *added;             /* the processes the last change added */
+	size_t nscope, nadded, cap;
 	bool whole;
 	uint64_t rundown_records;    /* written by the rundowns so far */
 };
@@ -38,7 +39,8 @@ void rlog__sys_ctl_init(struct rlog__sys_ctl *c, struct rlog__region *r, void *o
 /*
  * Once per daemon pass: a changed selection closes the engine (its last
  * records and losses first) and opens one for the new selection; with
- * --follow, the scope follows the attached processes; then the engine's
+ * --follow, the scope follows the attached processes (each one that
+ * attaches gets its rundown); then the engine's
  * rings are read and the statistics published (those of the engines
  * closed before included: the identity holds across a reopen).
  */
