@@ -117,13 +117,13 @@ static bool str_is(const struct rlog_value *v, const char *s, size_t len)
 
 /*
  * The sched_switch records: those switching thread a, b or c out, and
- * the strays, which neither switch out of nor into the scope's threads
- * (in[]): a switch from a thread outside the scope into one in it is
- * recorded, as it names the scope's thread.
+ * the strays, which neither switch out of the scope's processes nor into
+ * their main threads (in[]): a switch from a thread outside the scope
+ * into one in it is recorded, as it names the scope's thread.
  */
 struct who {
 	uint32_t a, b, c;    /* the tids asked about */
-	uint32_t in[2];      /* the scope's (0: none) */
+	uint32_t in[16];     /* the scope's processes, then their threads too (0: none) */
 	int out_a, out_b, out_c, stray;
 	uint64_t kernel;     /* system events but the rundown's */
 	int self_rundown;    /* process_rundown of this process, its parent right */
@@ -131,7 +131,25 @@ struct who {
 
 static bool in_scope(const struct who *w, uint32_t tid)
 {
-	return tid != 0 && (tid == w->in[0] || tid == w->in[1]);
+	for (int i = 0; tid != 0 && i < 16; i++)
+		if (w->in[i] == tid)
+			return true;
+	return false;
+}
+
+/* The first pass: the threads of the scope's processes (a sanitizer's
+ * runtime may start one) from the records' pid and tid. */
+static void threads_fn(const struct sysev *e, void *arg)
+{
+	struct who *w = arg;
+	uint32_t pid = (uint32_t)e->v[0].v.u, tid = (uint32_t)e->v[1].v.u;
+	if (!in_scope(w, pid) || in_scope(w, tid))
+		return;
+	for (int i = 0; i < 16; i++)
+		if (w->in[i] == 0) {
+			w->in[i] = tid;
+			return;
+		}
 }
 
 static void who_fn(const struct sysev *e, void *arg)
@@ -144,14 +162,21 @@ static void who_fn(const struct sysev *e, void *arg)
 		w->self_rundown++;
 	if (strcmp(e->name, "sched_switch") != 0)
 		return;
-	/* pid tid prev_tid prev_state prev_prio next_tid */
-	uint32_t prev = (uint32_t)e->v[2].v.i, next = (uint32_t)e->v[5].v.i;
-	if (in_scope(w, next) && !in_scope(w, prev))
+	/* pid tid prev_tid prev_state prev_prio next_tid; pid is prev's
+	 * process (a thread a sanitizer's runtime starts in it is in the
+	 * scope too). */
+	uint32_t pid = (uint32_t)e->v[0].v.u, prev = (uint32_t)e->v[2].v.i,
+		 next = (uint32_t)e->v[5].v.i;
+	if (in_scope(w, next) && !in_scope(w, pid))
 		return; /* into the scope */
+	/* A thread that has exited has no pid (the kernel gives -1): it is
+	 * kept only for a switch into the scope. */
+	if (pid == UINT32_MAX)
+		return;
 	w->out_a += prev == w->a;
 	w->out_b += prev == w->b;
 	w->out_c += prev == w->c;
-	w->stray += !in_scope(w, prev);
+	w->stray += !in_scope(w, pid);
 }
 
 static void check_identity(const struct h_run *stop, const char *path, uint64_t *written)
@@ -193,6 +218,7 @@ static void test_follow(void)
 	ok(h_kv(r.out, "sys_filtered") > 0, "other processes' events filtered");
 	struct who w = { .a = me, .b = (uint32_t)child, .c = (uint32_t)other,
 			 .in = { me, (uint32_t)child } };
+	each(path, threads_fn, &w);
 	each(path, who_fn, &w);
 	ASSERT_EQ_U64(w.kernel, sw);
 	diag("--follow: switches out of the attached thread %d, of its child %d, of the other %d",
@@ -229,6 +255,7 @@ static void test_system_pid(void)
 	uint64_t sw;
 	check_identity(&r, path, &sw);
 	struct who w = { .a = (uint32_t)p, .b = me, .c = (uint32_t)other, .in = { (uint32_t)p } };
+	each(path, threads_fn, &w);
 	each(path, who_fn, &w);
 	ASSERT_EQ_U64(w.kernel, sw);
 	diag("--system-pid: switches out of it %d, of this test %d, of the other %d", w.out_a,
