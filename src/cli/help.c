@@ -463,9 +463,9 @@ static const struct cli_help help[] = {
 		"profile", "top functions and folded stacks of a sampled profile (not built yet)",
 		"profile FILE",
 		"Not built yet: \"ringlog profile\" will print the top functions and folded\n"
-		"stacks of the cpu-clock samples that a session with system events records\n"
-		"(docs/DESIGN.md, \"System events\"; neither is built yet: today a session\n"
-		"records only what applications write).\n",
+		"stacks of the cpu-clock samples that a session with --system profile\n"
+		"records (docs/DESIGN.md, \"System events\"; the samples are recorded, their\n"
+		"symbolization is not built yet).\n",
 		false,
 	},
 	{

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -124,6 +125,9 @@ static int maps_walk(uint32_t pid, const struct rlog__buf *b, const struct rlog_
 				.pid = pid, .start = start, .end = stop, .offset = offset,
 				.dev_major = major, .dev_minor = minor, .inode = inode,
 				.path = path, .path_len = (size_t)(eol - path),
+				.prot = (perms[0] == 'r' ? PROT_READ : 0u) |
+					(perms[1] == 'w' ? PROT_WRITE : 0u) | PROT_EXEC,
+				.shared = perms[3] == 's',
 			};
 			st->mappings++;
 			if (ops->mapping) {

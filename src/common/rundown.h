@@ -63,6 +63,8 @@ struct rlog__rundown_mapping {
 	                            file's); "[vdso]" and the like for the kernel's; 0 bytes
 	                            for anonymous memory */
 	size_t path_len;
+	uint32_t prot;           /* PROT_READ | PROT_WRITE | PROT_EXEC of its perms */
+	bool shared;             /* perms 's' (MAP_SHARED), else 'p' (MAP_PRIVATE) */
 };
 
 /* The callbacks (any may be NULL).  A negative return stops the walk,

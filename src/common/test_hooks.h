@@ -7,10 +7,7 @@
  * daemon's trim hook (src/daemon/trim.h), and two environment variables
  * read by the daemon, RINGLOG_TEST_HOLD_STOP (drain.c: stop itself,
  * SIGSTOP, holding a full buffer in overwrite mode) and
- * RINGLOG_TEST_DIE_IN_WRITE (logfile.c: die in the middle of a write),
- * and RINGLOG_TEST_SYSTEM (src/system/source.c: the system events a
- * daemon opens, RLOG_SYS_* bits in decimal, until a session's property
- * selects them).
+ * RINGLOG_TEST_DIE_IN_WRITE (logfile.c: die in the middle of a write).
  * They exist only when RLOG_TEST_HOOKS is 1: meson's option test_hooks,
  * on by default except in a release build (b_ndebug=if-release, as the
  * asserts).  Off, every hook compiles to nothing: no load, no getenv, and

@@ -41,7 +41,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "system/system.h"
-#include "system_out.h"
+#include "system_ctl.h"
 #include "drain.h"
 #include "pool.h"
 #include "futex.h"
@@ -413,13 +413,13 @@ int rlog__daemon_run(struct rlog__region *r, const struct rlog__daemon_opts *o)
 	}
 	/* System events (src/system), if the session selects them: on
 	 * before the session is, so that they cover everything in it. */
-	struct rlog__sys *sys = NULL;
-	rlog__sys_start(r, &out, &sys);
+	struct rlog__sys_ctl sys;
+	rlog__sys_ctl_init(&sys, r, &out);
 	/* Pairs with the producers' load_acquire(state) in rlog_attach and
 	 * the `ringlog start` waiting for it. */
 	store_release(&h->state, RLOG_STATE_ACTIVE);
 	rlog__futex_wake(&h->state, INT_MAX);
-	rlog__daemon_serve(r, &d, &out, name, tid, sys);
+	rlog__daemon_serve(r, &d, &out, name, tid, &sys);
 	close(lock);
 	return 0;
 
@@ -471,7 +471,7 @@ static bool go_round(struct rlog__region *r, struct rlog__drain *d, uint32_t flu
 }
 
 void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
-			const char *name, uint32_t tid, struct rlog__sys *sys)
+			const char *name, uint32_t tid, struct rlog__sys_ctl *sys)
 {
 	struct rlog_shm_header *h = r->hdr;
 	struct rlog__snap_state snap;
@@ -482,8 +482,11 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 	struct rlog__counters *ctr = NULL;
 	if (rlog__counters_open(r, h->tick_source, rlog__counters_to_output, out, &ctr) < 0)
 		set_error(r, "sampling counters", ENOMEM);
-	if (sys == NULL)
-		rlog__sys_start(r, out, &sys);
+	struct rlog__sys_ctl own_sys;
+	if (sys == NULL) {
+		sys = &own_sys;
+		rlog__sys_ctl_init(sys, r, out);
+	}
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
 	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
@@ -524,11 +527,9 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		 * DATA_LOSS records the pass wrote about the same process. */
 		rlog__counters_tick(ctr, now);
 		/* The kernel's rings, every loop (at most RLOG_DAEMON_POLL_MS
-		 * apart: the rings hold far more than that at any sane rate). */
-		if (sys) {
-			rlog__sys_poll(sys);
-			rlog__sys_publish(r, sys);
-		}
+		 * apart: the rings hold far more than that at any sane rate);
+		 * the selection looked at first (`ringlog update` changes it). */
+		rlog__sys_ctl_pass(sys);
 		write_pass(r, d, out, name);
 		/* An idle pool gives its written pages back (trim.c), once the
 		 * pass's buffers are given back. */
@@ -538,7 +539,11 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 			 rlog__trim_pending(&d->trim))
 			rlog__trim(&d->trim);
 		rlog__drain_publish(d);
-		/* Snapshots read the buffers between passes, none held. */
+		/* Snapshots read the buffers between passes, none held.  A
+		 * request starts with the rundown of the system events' scope,
+		 * so that the snapshot names every process and thread in it. */
+		if (load_acquire(&r->ctl->req_seq) != snap.served)
+			rlog__sys_ctl_rundown(sys);
 		watching = rlog__snap_poll(&snap, d, now);
 		if (flush_req != flush_served) {
 			flush_served = flush_req;
@@ -565,11 +570,10 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 	rlog__counters_pass(ctr);
 	/* The system events' last records and the losses the kernel had not
 	 * reported, before the stop sequence's final flush. */
-	rlog__sys_stop(sys);
-	rlog__sys_publish(r, sys);
+	rlog__sys_ctl_stop(sys);
 	rlog__daemon_stop(r, d, out, name);
 	rlog__counters_close(ctr);
-	rlog__sys_close(sys);
+	rlog__sys_ctl_close(sys);
 	rlog__snap_free(&snap);
 	rlog__drain_free(d);
 	rlog__output_free(out);

@@ -57,13 +57,13 @@ void rlog__daemon_signals(void);
  * the stop sequence and frees d and out.  rlog__daemon_run's loop, and
  * `ringlog start --resume`'s (src/daemon/adopt.c) on an orphan.  tid
  * is the daemon thread's, for snapshot files' block 0.  sys: the system
- * events already opened (rlog__daemon_run opens them before the session
- * is active, so that they cover its first moment), or NULL: serve opens
- * them if the session selects them; serve closes them.
+ * events already started (rlog__daemon_run starts them before the session
+ * is active, so that they cover its first moment: system_ctl.h), or NULL:
+ * serve starts them for the session's selection; serve closes them.
  */
-struct rlog__sys;
+struct rlog__sys_ctl;
 void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
-			const char *name, uint32_t tid, struct rlog__sys *sys);
+			const char *name, uint32_t tid, struct rlog__sys_ctl *sys);
 
 /*
  * The stop sequence (docs/FORMAT.md, "Stop"), run by the daemon and by

@@ -23,34 +23,35 @@ void rlog__sys_to_output(void *arg, uint32_t cpu, uint64_t base_time, const void
 	rlog__output_meta_block(out, 0, cpu, base_time, data, size, RLOG_ID_EVENT_SCHEMA);
 }
 
-void rlog__sys_start(struct rlog__region *r, void *output, struct rlog__sys **out)
+int rlog__sys_start(struct rlog__region *r, void *output, const struct rlog__sys_config *cfg,
+		    struct rlog__sys **out)
 {
 	struct rlog_shm_header *h = r->hdr;
-	struct rlog__sys_config cfg;
 	*out = NULL;
-	if (rlog__sys_config_from_region(h, &cfg) < 0 || cfg.flags == 0)
-		return;
+	if (cfg->flags == 0)
+		return 0;
 	struct rlog__sys_clock clk = { .tick_source = h->tick_source, .tick_freq_hz = h->tick_freq_hz,
 				       .sync = { .ticks = h->sync_ticks,
 						 .realtime_ns = h->sync_realtime_ns,
 						 .monotonic_raw_ns = h->sync_monotonic_ns } };
 	char why[200];
-	int rc = rlog__sys_open(&cfg, &clk, rlog__sys_to_output, output, out, why, sizeof why);
+	int rc = rlog__sys_open(cfg, &clk, rlog__sys_to_output, output, out, why, sizeof why);
 	if (rc < 0 && h->last_error[0] == '\0')
 		snprintf(h->last_error, sizeof h->last_error, "system events: %s", why);
+	return rc;
 }
 
-void rlog__sys_publish(struct rlog__region *r, const struct rlog__sys *s)
+void rlog__sys_publish(struct rlog__region *r, const struct rlog__sys *s,
+		       const struct rlog__sys_stats *before)
 {
-	if (s == NULL)
-		return;
-	struct rlog__sys_stats st;
-	rlog__sys_get_stats(s, &st);
+	struct rlog__sys_stats st = { 0 };
+	if (s != NULL)
+		rlog__sys_get_stats(s, &st);
 	struct rlog_shm_ctl *c = r->ctl;
-	store_relaxed(&c->sys_written, st.written);
-	store_relaxed(&c->sys_lost, st.lost);
-	store_relaxed(&c->sys_filtered, st.filtered);
-	store_relaxed(&c->sys_handed_over, st.handed_over);
-	store_relaxed(&c->sys_loss_records, st.loss_records);
-	store_relaxed(&c->sys_bytes, st.bytes);
+	store_relaxed(&c->sys_written, before->written + st.written);
+	store_relaxed(&c->sys_lost, before->lost + st.lost);
+	store_relaxed(&c->sys_filtered, before->filtered + st.filtered);
+	store_relaxed(&c->sys_handed_over, before->handed_over + st.handed_over);
+	store_relaxed(&c->sys_loss_records, before->loss_records + st.loss_records);
+	store_relaxed(&c->sys_bytes, before->bytes + st.bytes);
 }

@@ -10,6 +10,8 @@
 #include "shm.h"
 
 struct rlog__sys;
+struct rlog__sys_config;
+struct rlog__sys_stats;
 
 /*
  * The engine's emit (system.h): the block goes to the output arg (a
@@ -23,11 +25,15 @@ struct rlog__sys;
 void rlog__sys_to_output(void *arg, uint32_t cpu, uint64_t base_time, const void *data,
 			 uint32_t size, uint32_t records, uint32_t events);
 
-/* Opens the engine for region r's selection (nothing when it selects
- * none): *out stays NULL then, or when it fails (said in last_error). */
-void rlog__sys_start(struct rlog__region *r, void *output, struct rlog__sys **out);
+/* Opens the engine for the selection cfg on region r's clock (nothing
+ * when it selects none): *out stays NULL then, or when it fails (said in
+ * last_error).  Returns 0 or the open's -errno. */
+int rlog__sys_start(struct rlog__region *r, void *output, const struct rlog__sys_config *cfg,
+		    struct rlog__sys **out);
 
-/* Copies the engine's statistics into the region's request page. */
-void rlog__sys_publish(struct rlog__region *r, const struct rlog__sys *s);
+/* Copies the statistics into the region's request page: those of the
+ * engines closed before (before, summed) plus s's (s may be NULL). */
+void rlog__sys_publish(struct rlog__region *r, const struct rlog__sys *s,
+		       const struct rlog__sys_stats *before);
 
 #endif

@@ -43,7 +43,6 @@
 #include "format/loss.h"
 #include "record.h"
 #include "schema.h"
-#include "test_hooks.h"
 #include "system/events.h"
 #include "system/syscalls.h"
 #include "system/tracefs.h"
@@ -75,6 +74,7 @@ struct oev {
 	struct rfield f[RLOG__SYS_FIELDS_MAX];
 	uint16_t id_off; bool have_id; /* raw_syscalls: the "id" field, for @sysname */
 	bool counted;        /* sample_period 1: its count is its samples (not the profile's) */
+	bool hidden;         /* not selected: opened to follow forks (its records dropped) */
 };
 
 struct cpu {
@@ -314,7 +314,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 	}
 	int rc = 0;
 	char dir[256];
-	bool need_tp = false;
+	bool need_tp = cfg->follow; /* sched_process_fork, to follow children */
 	for (unsigned i = 0; i < rlog__sys_nevents; i++)
 		need_tp |= (rlog__sys_events[i].flags & cfg->flags) &&
 			   rlog__sys_events[i].source == RLOG__SRC_TRACEPOINT;
@@ -331,10 +331,13 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 	}
 	for (unsigned i = 0; i < rlog__sys_nevents; i++) {
 		const struct rlog__sys_event *e = &rlog__sys_events[i];
-		if (!(e->flags & cfg->flags))
+		/* --follow needs the forks, selected or not. */
+		bool hidden = !(e->flags & cfg->flags) && cfg->follow && e->id == 69;
+		if (!(e->flags & cfg->flags) && !hidden)
 			continue;
 		struct oev *o = &s->ev[s->nev];
 		o->ev = e;
+		o->hidden = hidden;
 		if (e->source == RLOG__SRC_TRACEPOINT) {
 			struct rlog__tp_format fmt;
 			int r = rlog__tracefs_format(dir, e->group, e->tp, &fmt);
@@ -677,8 +680,14 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 			s->st.filtered++;
 			return;
 		}
-		if (pid)
-			keep_add(s, tid); /* its threads: for switches to them */
+		/* Its threads: for switches to them (not the threads of a
+		 * process kept only as the other side of a switch or wake-up). */
+		if (pid && keep_has(s, pid))
+			keep_add(s, tid);
+	}
+	if (o->hidden) {
+		s->st.filtered++;
+		return;
 	}
 	uint8_t *pl = s->scratch;
 	uint32_t n = 0;
@@ -1021,13 +1030,37 @@ void rlog__sys_close(struct rlog__sys *s)
 	free(s);
 }
 
-int rlog__sys_config_from_region(const struct rlog_shm_header *h, struct rlog__sys_config *cfg)
+/* ---------------------------------------------------------------- */
+/* The scope while open, and what is open                           */
+/* ---------------------------------------------------------------- */
+
+int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool whole)
 {
-	(void)h;
-	memset(cfg, 0, sizeof *cfg);
-	/* Until the session's property holds the selection: a test's daemon
-	 * takes it from RINGLOG_TEST_SYSTEM (decimal RLOG_SYS_* bits;
-	 * test_hooks.h). */
-	cfg->flags = RLOG__TEST_ENV(RINGLOG_TEST_SYSTEM);
+	if (whole) {
+		free(s->keep);
+		s->keep = NULL;
+		s->nkeep = s->keep_cap = 0;
+		return 0;
+	}
+	if (s->keep == NULL) {
+		/* An empty set keeps nothing (keep_has): a scope of nobody
+		 * yet is not the whole machine. */
+		s->keep = calloc(64, sizeof *s->keep);
+		if (s->keep == NULL)
+			return -ENOMEM;
+		s->keep_cap = 64;
+		s->nkeep = 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		keep_add(s, pids[i]);
 	return 0;
+}
+
+uint64_t rlog__sys_opened(const struct rlog__sys *s)
+{
+	uint64_t f = 0;
+	for (unsigned i = 0; s->ncpu && i < s->nev; i++)
+		if (!s->ev[i].hidden)
+			f |= s->ev[i].ev->flags;
+	return f;
 }

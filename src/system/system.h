@@ -27,8 +27,6 @@
 #include "clock.h"
 #include "sysflags.h"
 
-struct rlog_shm_header;
-
 /* What to trace (the session's selection, docs/SESSIONS.md). */
 struct rlog__sys_config {
 	uint64_t flags;          /* RLOG_SYS_* (sysflags.h); 0: no system events */
@@ -99,10 +97,18 @@ void rlog__sys_close(struct rlog__sys *s);
 uint64_t rlog__sys_ticks(const struct rlog__sys *s, uint64_t t);
 
 /*
- * The session's selection from its region.  Today no session selects
- * system events: it gives flags 0 (the daemon then opens nothing).
- * Returns 0.
+ * Changes the scope of an open engine (the daemon's --follow: the
+ * session's attached processes as they come): with whole, every process
+ * of the machine; else the processes of pids[0..n-1] are kept from now
+ * on, beside those kept already (the threads and the children the engine
+ * learnt of stay), and an empty scope keeps nothing rather than
+ * everything.  The records still in the rings are filtered by the new
+ * scope at the next poll.  Returns 0 or -ENOMEM.
  */
-int rlog__sys_config_from_region(const struct rlog_shm_header *h, struct rlog__sys_config *cfg);
+int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool whole);
+
+/* The RLOG_SYS_* flags of the events open (a tracepoint this kernel
+ * lacks is not; a flag that selects none of them is not either). */
+uint64_t rlog__sys_opened(const struct rlog__sys *s);
 
 #endif
