@@ -274,6 +274,7 @@ static bool take_grown(struct rlog__region *r, struct rlog_shm_slot *s, uint32_t
 		 * then the marks); a failed CAS reloads n: another producer or
 		 * the daemon grew it first. */
 		if (atomic_compare_exchange_weak(&r->hdr->number_of_buffers, &n, n + 1)) {
+			RLOG__HOOK(RLOG__HOOK_GROWN);
 			*idx = n;
 			return true;
 		}
