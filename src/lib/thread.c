@@ -221,8 +221,9 @@ void rlog__buffer_handover(struct rlog__bind *b)
 	 * write_off and bytes.  seq_cst: see wake_daemon_if_waiting. */
 	rlog__tsan_release(d);
 	store_seq_cst(&d->state, RLOG_BUF_FULL);
-	/* The high-water mark of the pool as it is now (the daemon grows it;
-	 * a hostile value is only a wake-up more or less). */
+	/* The high-water mark of the pool as it is now (the daemon grows it
+	 * the rest of the way; a hostile value is only a wake-up more or
+	 * less). */
 	struct rlog__region *r = b->region;
 	if (rlog__region_past_high_water(r, load_relaxed(&r->hdr->number_of_buffers)))
 		wake_daemon_if_waiting(r);
