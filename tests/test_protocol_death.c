@@ -10,6 +10,8 @@
  *   6. A process dies between clearing a buffer's free bit and making the
  *      buffer OWNED, and another just after OWNED: no buffer leaks, none is
  *      freed twice.
+ *      A process dies having grown the pool by the buffer it needed, before
+ *      that buffer is OWNED: the daemon gives it back.
  *   7. Fork while another thread attaches and detaches in a loop: the
  *      child's rlog_attach never hangs.
  *   8. A session whose header magic was scribbled can still be stopped: its
@@ -193,6 +195,40 @@ static void case_taking(int point, const char *tag)
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: a fresh process wrote 2000 events, all 1 "
 	   "(status %d)", tag, st);
 	struct h_run r;
+	stop_prompt(name, &r);
+	ASSERT_EQ_U64(h_kv(r.out, "corrupt_buffers"), 0);
+	unlink(path);
+}
+
+/* A producer that found no free buffer (the daemon stopped) grows the pool
+ * by one buffer itself (src/lib/thread.c) and dies before that buffer is
+ * OWNED: the buffer is in the pool, FREE, its free bit clear; the daemon
+ * gives it back from the dead slot's taking mark, and grows the rest of
+ * the way: the pool is whole at its maximum. */
+static void case_grown(void)
+{
+	const char *name = h_session("grown");
+	char path[256];
+	snprintf(path, sizeof path, "%s", h_path("grown"));
+	struct h_run r;
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--min-buffers", "4",
+		  "--max-buffers", "8", NULL);
+	ASSERT_EQ(r.status, 0);
+	h_ringlog(&r, "query", name, NULL);
+	pid_t daemon = (pid_t)h_kv(r.out, "daemon_pid");
+	ASSERT_EQ(daemon > 0, 1);
+	ASSERT_EQ(kill(daemon, SIGSTOP), 0);
+	pid_t pid = child_dies_at(name, die_hook, RLOG__HOOK_GROWN);
+	int st;
+	waitpid(pid, &st, 0);
+	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "grown: the child died growing the pool");
+	h_ringlog(&r, "query", name, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "number_of_buffers"), 5);
+	ASSERT_EQ(kill(daemon, SIGCONT), 0);
+	pool_whole(name, 8);
+	h_ringlog(&r, "query", name, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "number_of_buffers"), 8);
 	stop_prompt(name, &r);
 	ASSERT_EQ_U64(h_kv(r.out, "corrupt_buffers"), 0);
 	unlink(path);
@@ -545,6 +581,7 @@ int main(void)
 	case_gate();
 	case_taking(RLOG__HOOK_TAKE_CLAIMED, "claimed");
 	case_taking(RLOG__HOOK_TAKE_OWNED, "owned");
+	case_grown();
 	case_claim();
 	case_claim_attached(RLOG__HOOK_SLOT_CLAIMED, "claimatt", 2);
 	case_claim_attached(RLOG__HOOK_SLOT_STAMPED, "stampatt", 2);

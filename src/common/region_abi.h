@@ -145,7 +145,7 @@ struct rlog_shm_header {
 	_Atomic uint32_t stop_wait_tid;    /* its thread (0: a process gate) */
 	_Atomic uint32_t stop_wait_what;   /* RLOG_WAIT_* */
 	_Atomic uint32_t flush_done;       /* the last flush request served; futex for `ringlog flush` */
-	_Atomic uint32_t number_of_buffers;/* NumberOfBuffers: buffers in the pool now (the daemon grows it) */
+	_Atomic uint32_t number_of_buffers;/* NumberOfBuffers: buffers in the pool now (grown by CAS) */
 	_Atomic uint32_t max_buffers;      /* MaximumBuffers: the pool grows up to this (<= buffer_count) */
 	_Atomic uint32_t flush_timer_ms;   /* FlushTimer: drain partial buffers this often; 0: only full */
 	_Atomic uint32_t wake_counted;     /* 1: start counted the session in the wake registry */

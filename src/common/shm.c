@@ -196,7 +196,7 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	store_relaxed(&h->enable_mask, p->enable_mask);
 	store_relaxed(&h->counter_mask, p->counter_mask);
 	store_relaxed(&h->counter_period_ms, period);
-	/* The pool starts with min_buffers; the daemon grows it (its bits). */
+	/* The pool starts with min_buffers; producers and the daemon grow it (pool.c). */
 	for (uint32_t w = 0; w < l.free_words; w++) {
 		uint32_t left = p->min_buffers > w * 64 ? p->min_buffers - w * 64 : 0;
 		store_relaxed(&out->free_bits[w], left >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << left) - 1);

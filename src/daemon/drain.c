@@ -47,6 +47,7 @@
 #include "clock.h"
 #include "format/loss.h"
 #include "overwrite.h"
+#include "pool.h"
 #include "snapshot.h"
 #include "record.h"
 #include "test_hooks.h"
@@ -558,6 +559,8 @@ static uint32_t collect(struct rlog__drain *d)
 		exited[i] = load_seq_cst(&r->slots[i].state) == RLOG_SLOT_EXITED ||
 			    rlog__procs_slot_dead(d, i);
 
+	/* Buffers producers added to the pool since the last pass. */
+	rlog__pool_sync(r, &d->pool);
 	for (uint32_t i = 0; i < d->pool; i++) {
 		if (d->bufs[i].giving_back)
 			continue; /* drained whole: only its give-back is left */

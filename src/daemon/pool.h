@@ -9,6 +9,11 @@
 
 #include "shm.h"
 
+/* Raises *pool (the daemon's own count) to number_of_buffers when
+ * producers grew the pool themselves; never lowers it, never past the
+ * capacity. */
+void rlog__pool_sync(struct rlog__region *r, uint32_t *pool);
+
 /* Grows the pool of *pool buffers (NumberOfBuffers; the daemon's own
  * count) toward MaximumBuffers when producers use more than its
  * high-water mark.  Returns the buffers added. */

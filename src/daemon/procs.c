@@ -32,6 +32,7 @@
 
 #include "atomics.h"
 #include "drain.h"
+#include "pool.h"
 #include "procstat.h"
 
 static const uint32_t proc_cause[2] = { RLOG_LOSS_NO_SLOT, RLOG_LOSS_NESTED };
@@ -314,6 +315,12 @@ static void reclaim_taking(struct rlog__drain *d, uint32_t i)
 		return;
 	uint32_t b = taking - 1;
 	uint64_t bit = UINT64_C(1) << (b % 64);
+	/* A producer growing the pool marks the buffer past it before its CAS
+	 * on number_of_buffers (thread.c): one still outside the pool was
+	 * not added, and gets no free bit. */
+	rlog__pool_sync(r, &d->pool);
+	if (b >= d->pool)
+		return;
 	if (load_seq_cst(&r->desc[b].state) != RLOG_BUF_FREE ||
 	    (load_seq_cst(&r->free_bits[b / 64]) & bit) != 0)
 		return;

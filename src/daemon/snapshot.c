@@ -48,6 +48,7 @@
 #include "futex.h"
 #include "journal.h"
 #include "overwrite.h"
+#include "pool.h"
 #include "record.h"
 #include "sink_file.h"
 #include "io.h"
@@ -238,6 +239,7 @@ static uint32_t candidates(struct rlog__drain *d)
 {
 	struct rlog__region *r = d->r;
 	uint32_t n = 0;
+	rlog__pool_sync(r, &d->pool); /* buffers producers added since the last pass */
 	for (uint32_t i = 0; i < d->pool; i++) {
 		uint32_t st = load_acquire(&r->desc[i].state);
 		if ((st != RLOG_BUF_OWNED && st != RLOG_BUF_FULL) || !rlog__desc_sane(r, &r->desc[i]))

@@ -159,6 +159,7 @@ enum rlog__hook_point {
 	RLOG__HOOK_SLOT_STAMPED, /* binding: the slot's claimer stamped, its state still FREE */
 	RLOG__HOOK_PROC_CLAIMED, /* attaching: the process entry's state CAS done, no pid yet */
 	RLOG__HOOK_STARVED,      /* a search of the free bitmap found no buffer */
+	RLOG__HOOK_GROWN,        /* the pool grown by this thread's buffer, not yet OWNED */
 };
 #if RLOG_TEST_HOOKS
 extern void (*_Atomic rlog__test_hook)(int point);

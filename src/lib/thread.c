@@ -221,8 +221,9 @@ void rlog__buffer_handover(struct rlog__bind *b)
 	 * write_off and bytes.  seq_cst: see wake_daemon_if_waiting. */
 	rlog__tsan_release(d);
 	store_seq_cst(&d->state, RLOG_BUF_FULL);
-	/* The high-water mark of the pool as it is now (the daemon grows it;
-	 * a hostile value is only a wake-up more or less). */
+	/* The high-water mark of the pool as it is now (the daemon grows it
+	 * the rest of the way; a hostile value is only a wake-up more or
+	 * less). */
 	struct rlog__region *r = b->region;
 	if (rlog__region_past_high_water(r, load_relaxed(&r->hdr->number_of_buffers)))
 		wake_daemon_if_waiting(r);
@@ -245,6 +246,37 @@ static bool try_take_word(struct rlog__region *r, struct rlog_shm_slot *s, uint3
 							  v & ~(UINT64_C(1) << bit),
 							  memory_order_seq_cst, memory_order_relaxed)) {
 			*idx = w * 64 + bit;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * No free buffer, and the pool below MaximumBuffers: the producer grows it
+ * by the buffer it needs and takes that buffer, without waiting for the
+ * daemon to wake up and grow it (pool.c; docs/FORMAT.md, "Growing the
+ * pool").  The taking mark names buffer n before the CAS that adds it to
+ * the pool, as for a free bit: a process killed between the CAS and OWNED
+ * leaves a buffer in the pool, FREE with its bit clear, that the daemon
+ * gives back (src/daemon/procs.c).  A buffer past number_of_buffers has
+ * never been used (the pool never shrinks) and has no free bit, so the CAS
+ * alone makes it this thread's.  False when the pool is at its maximum.
+ */
+static bool take_grown(struct rlog__region *r, struct rlog_shm_slot *s, uint32_t *idx)
+{
+	uint32_t max = load_relaxed(&r->hdr->max_buffers);
+	if (max > r->buffer_count)
+		max = r->buffer_count; /* a hostile header */
+	uint32_t n = load_relaxed(&r->hdr->number_of_buffers);
+	while (n < max) {
+		store_seq_cst(&s->taking, n + 1);
+		/* seq_cst: after the mark (the daemon's reclaim reads the pool,
+		 * then the marks); a failed CAS reloads n: another producer or
+		 * the daemon grew it first. */
+		if (atomic_compare_exchange_weak(&r->hdr->number_of_buffers, &n, n + 1)) {
+			RLOG__HOOK(RLOG__HOOK_GROWN);
+			*idx = n;
 			return true;
 		}
 	}
@@ -336,6 +368,13 @@ bool rlog__buffer_take(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t no
 	bool got = try_take_word(r, s, w0, ~UINT64_C(0) << (start % 64), &idx);
 	for (uint32_t k = 1; !got && k <= r->free_words; k++)
 		got = try_take_word(r, s, (w0 + k) % r->free_words, ~UINT64_C(0), &idx);
+	if (!got) {
+		got = take_grown(r, s, &idx);
+		/* The daemon may have grown it to the maximum meanwhile: its free
+		 * bits follow its CAS at once (pool.c). */
+		for (uint32_t k = 0; !got && k < r->free_words; k++)
+			got = try_take_word(r, s, k, ~UINT64_C(0), &idx);
+	}
 	if (!got && r->overwrite) {
 		got = take_overwritten(r, s, &idx);
 		/* The daemon gives a buffer back FREE first, then its free
