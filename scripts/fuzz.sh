@@ -14,7 +14,7 @@ out=build-fuzz
 mkdir -p "$out"
 # Every source but the CLI's (except the consumer's stream framing): the
 # targets call the parsers directly.
-srcs=(src/common/*.c src/format/*.c src/reader/*.c src/daemon/*.c src/ring/*.c)
+srcs=(src/common/*.c src/format/*.c src/reader/*.c src/system/*.c src/daemon/*.c src/ring/*.c)
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc/common -Isrc)
 
