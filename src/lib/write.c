@@ -32,9 +32,13 @@
  *
  * Several sessions.  With two or more sessions in the set, every write
  * comes here (the inline path's mask pointer is rlog__multi_mask, which no
- * binding has), and write_one() writes into each session whose enable mask
- * asks for the event's category, binding 0 under the thread's guard, the
- * others under their own slot's busy flag.  What each session's daemon
+ * binding has), with the clock read once by the inline path, and goes to
+ * each session whose enable mask asks for the event's category, binding 0
+ * under the thread's guard, the others under their own slot's busy flag:
+ * write_fast() stores the record as the inline path would where the
+ * binding has room and nothing else is due (ETW's providers write into
+ * each of up to eight sessions the same way), write_one() does the rest
+ * (binding, a buffer to take, metadata, a schema record, a loss).  What each session's daemon
  * counts is that session's: the identity holds per session.  The write's
  * result sums them: 1 if written in every session it was for, a loss if
  * lost in any (counted there), 0 if it was for none.
