@@ -4,7 +4,10 @@
  * invocation (docs/PERFORMANCE.md):
  *
  *   write_2sessions_*   the process attached to a second session as well:
- *                       every write then takes the slow path and goes to both
+ *                       every write goes to both, each binding on the
+ *                       library's several-session fast path (src/lib/write.c)
+ *   write_3sessions_*,  the same with three and with eight sessions
+ *   write_8sessions_*   (RLOG_MAX_SESSIONS), added one by one in each run
  *   write_overwrite_*   a flight recorder (overwrite mode, no file) of 64
  *                       buffers (1 MiB with the default size), which each run
  *                       laps several times: every buffer taken is a full
@@ -27,6 +30,7 @@
 /* Per run: the main session alone (one), then with the other (other). */
 struct pair {
 	double *one, *other;
+	double *one_cpu, *other_cpu; /* the same in the writer's CPU time */
 	uint64_t lost;
 	bool ok;
 };
@@ -35,7 +39,9 @@ static bool pair_alloc(struct pair *x, unsigned runs)
 {
 	x->one = calloc(runs, sizeof(double));
 	x->other = calloc(runs, sizeof(double));
-	x->ok = x->one && x->other;
+	x->one_cpu = calloc(runs, sizeof(double));
+	x->other_cpu = calloc(runs, sizeof(double));
+	x->ok = x->one && x->other && x->one_cpu && x->other_cpu;
 	return x->ok;
 }
 
@@ -43,24 +49,55 @@ static void pair_free(struct pair *x)
 {
 	free(x->one);
 	free(x->other);
+	free(x->one_cpu);
+	free(x->other_cpu);
 }
 
-/* A second session: attached as well, then detached from, run by run. */
-static void two_sessions(struct pair *x, const char *second, unsigned runs, uint64_t events)
+/* The sessions added to the main one: 1, 2 and 7 of them make 2, 3 and
+ * 8 sessions (RLOG_MAX_SESSIONS). */
+#define EXTRA 7
+static const unsigned with_n[] = { 2, 3, 8 };
+#define WITH (sizeof with_n / sizeof with_n[0])
+
+/* Run by run: the main session alone, then with the others attached as
+ * well, added one by one up to each count of with_n, then detached. */
+static void several_sessions(struct pair x[WITH], struct bench_session *extra, unsigned runs,
+			     uint64_t events)
 {
-	for (unsigned r = 0; r < runs && x->ok; r++) {
-		x->one[r] = bench_write16(1, events, false).ns;
+	/* A run into all of them first, not measured: each pool grows and
+	 * its pages are in, as the main session's are after its own first
+	 * run (a run into a pool not yet touched costs its page faults, in
+	 * the writer: docs/PERFORMANCE.md, "Memory"). */
+	bool ok = true;
+	unsigned added = 0;
+	while (ok && added < EXTRA)
+		ok = rlog_attach_add(extra[added++].name) == 0;
+	if (ok)
+		bench_write16(1, events, false);
+	while (added > 0)
+		rlog_detach_session(extra[--added].name);
+	for (unsigned r = 0; r < runs && ok; r++) {
+		struct bench_result one = bench_write16(1, events, false);
 		bench_settle();
-		if (rlog_attach_add(second) != 0) {
-			x->ok = false;
-			break;
+		for (unsigned w = 0; w < WITH && ok; w++) {
+			while (ok && added + 1 < with_n[w])
+				ok = rlog_attach_add(extra[added++].name) == 0;
+			if (!ok)
+				break;
+			struct bench_result res = bench_write16(1, events, false);
+			x[w].one[r] = one.ns;
+			x[w].other[r] = res.ns;
+			x[w].one_cpu[r] = one.cpu_ns;
+			x[w].other_cpu[r] = res.cpu_ns;
+			x[w].lost += res.lost;
+			bench_settle();
 		}
-		struct bench_result res = bench_write16(1, events, false);
-		x->other[r] = res.ns;
-		x->lost += res.lost;
-		rlog_detach_session(second);
+		while (added > 0)
+			rlog_detach_session(extra[--added].name);
 		bench_settle();
 	}
+	for (unsigned w = 0; w < WITH; w++)
+		x[w].ok &= ok;
 }
 
 /* The flight recorder instead of the main session, run by run. */
@@ -92,15 +129,19 @@ int main(int argc, char **argv)
 	pow = p;
 	pow.min_buffers = pow.max_buffers = 64;
 	pow.log_file_mode = RLOG_MODE_OVERWRITE;
-	struct pair two = { 0 }, ovw = { 0 };
+	struct pair with[WITH], ovw = { 0 };
+	memset(with, 0, sizeof with);
 	double ref = 0;
-	struct bench_session s, s2, sow;
+	struct bench_session s, extra[EXTRA], sow;
 	struct rlog__stop_result res2, resow;
 	memset(&s, 0, sizeof s);
-	memset(&s2, 0, sizeof s2);
+	memset(extra, 0, sizeof extra);
 	memset(&sow, 0, sizeof sow);
 	memset(&resow, 0, sizeof resow);
-	int err = pair_alloc(&two, o.runs) && pair_alloc(&ovw, o.runs) ? 0 : -ENOMEM;
+	bool alloc = pair_alloc(&ovw, o.runs);
+	for (unsigned w = 0; w < WITH; w++)
+		alloc &= pair_alloc(&with[w], o.runs);
+	int err = alloc ? 0 : -ENOMEM;
 	if (err == 0)
 		err = prog_session_open(&s, NULL, &p);
 	if (err == 0) {
@@ -109,9 +150,18 @@ int main(int argc, char **argv)
 			rs[r] = bench_ref_rdtsc_store(o.events);
 		ref = rs ? bench_median(rs, (int)o.runs) : 0;
 		free(rs);
-		two.ok &= bench_session_start(&s2, "second", &p) == 0;
-		two_sessions(&two, s2.name, o.runs, o.events);
-		bench_session_stop(&s2, &res2);
+		bool started = true;
+		for (unsigned e = 0; e < EXTRA && started; e++) {
+			char tag[16];
+			snprintf(tag, sizeof tag, "s%u", e + 2);
+			started = bench_session_start(&extra[e], tag, &p) == 0;
+		}
+		for (unsigned w = 0; w < WITH; w++)
+			with[w].ok &= started;
+		if (started)
+			several_sessions(with, extra, o.runs, o.events);
+		for (unsigned e = 0; e < EXTRA; e++)
+			bench_session_stop(&extra[e], &res2);
 		ovw.ok &= bench_session_start(&sow, "ow", &pow) == 0;
 		overwrite(&ovw, s.name, sow.name, o.runs, o.events);
 		bench_session_stop(&sow, &resow);
@@ -120,20 +170,28 @@ int main(int argc, char **argv)
 	if (err < 0) {
 		if (err == -ENOMEM)
 			fprintf(stderr, "bench_modes: out of memory\n");
-		pair_free(&two);
+		for (unsigned w = 0; w < WITH; w++)
+			pair_free(&with[w]);
 		pair_free(&ovw);
 		return 1;
 	}
 	printf("ref_rdtsc_store_ns: %.2f\n", ref);
-	if (two.ok) {
-		double one = bench_median(two.one, (int)o.runs);
-		double both = bench_median(two.other, (int)o.runs);
-		printf("write_2sessions_ns: %.2f\n", both);
-		printf("write_2sessions_vs_1session: %.2f\n", both / one);
-		printf("write_2sessions_events_lost: %" PRIu64 "\n", two.lost);
-	} else {
-		fprintf(stderr, "bench_modes: the second session failed (no write_2sessions_*)\n");
+	bool with_ok = true;
+	for (unsigned w = 0; w < WITH; w++) {
+		with_ok &= with[w].ok;
+		if (!with[w].ok)
+			continue;
+		double one = bench_median(with[w].one, (int)o.runs);
+		double n = bench_median(with[w].other, (int)o.runs);
+		printf("write_%usessions_ns: %.2f\n", with_n[w], n);
+		printf("write_%usessions_vs_1session: %.2f\n", with_n[w], n / one);
+		double cone = bench_median(with[w].one_cpu, (int)o.runs);
+		double cn = bench_median(with[w].other_cpu, (int)o.runs);
+		printf("write_%usessions_cpu_vs_1session: %.2f\n", with_n[w], cn / cone);
+		printf("write_%usessions_events_lost: %" PRIu64 "\n", with_n[w], with[w].lost);
 	}
+	if (!with_ok)
+		fprintf(stderr, "bench_modes: the other sessions failed (no write_Nsessions_*)\n");
 	if (ovw.ok) {
 		double one = bench_median(ovw.one, (int)o.runs);
 		double ow = bench_median(ovw.other, (int)o.runs);
@@ -145,7 +203,8 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "bench_modes: the flight recorder failed (no write_overwrite_*)\n");
 	}
-	pair_free(&two);
+	for (unsigned w = 0; w < WITH; w++)
+		pair_free(&with[w]);
 	pair_free(&ovw);
-	return two.ok && ovw.ok ? 0 : 1;
+	return with_ok && ovw.ok ? 0 : 1;
 }

@@ -139,7 +139,10 @@ int main(void)
 	r = run_prog(dir, "bench_modes", quick);
 	numbers(r.out, KEYS("ref_rdtsc_store_ns", "write_2sessions_ns",
 			    "write_2sessions_vs_1session", "write_2sessions_events_lost",
-			    "write_overwrite_ns", "write_overwrite_vs_rdtsc_store",
+			    "write_2sessions_cpu_vs_1session", "write_3sessions_ns",
+			    "write_3sessions_vs_1session", "write_3sessions_cpu_vs_1session",
+			    "write_8sessions_ns", "write_8sessions_vs_1session",
+			    "write_8sessions_cpu_vs_1session", "write_overwrite_ns", "write_overwrite_vs_rdtsc_store",
 			    "write_overwrite_vs_1t", "overwrite_events_lost",
 			    "overwrite_events_overwritten"));
 	run_free(&r);

@@ -160,6 +160,7 @@ struct writer {
 	const struct bench_write *w;
 	_Atomic int *go;  /* set once every thread exists: they start together */
 	uint64_t t0, t1, lost;
+	uint64_t c0, c1;  /* the thread's CPU time at t0 and t1 */
 };
 
 /* Inlined into write_loop with untimed a constant: two loops, each as an
@@ -201,12 +202,20 @@ static uint64_t loop_timed_len(uint64_t n, size_t len)
 	return lost;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void *write_loop(void *arg)
 {
 	struct writer *wr = arg;
 	const struct bench_write *w = wr->w;
 	while (atomic_load(wr->go) == 0)
 		sched_yield();
+	wr->c0 = thread_cpu_ns();
 	wr->t0 = bench_now_ns();
 	if (w->batch > 0)
 		wr->lost = loop16_batch(w->events, w->batch);
@@ -215,6 +224,7 @@ static void *write_loop(void *arg)
 	else
 		wr->lost = loop_timed_len(w->events, w->len);
 	wr->t1 = bench_now_ns();
+	wr->c1 = thread_cpu_ns();
 	/* Hand the partial buffer over so that the next run starts clean. */
 	rlog_flush_thread();
 	return NULL;
@@ -225,7 +235,7 @@ struct bench_result bench_write_run(const struct bench_write *w)
 	pthread_t th[BENCH_MAX_THREADS];
 	struct writer wr[BENCH_MAX_THREADS];
 	_Atomic int go = 0;
-	struct bench_result res = { 0, 0, 0, 0 };
+	struct bench_result res = { 0, 0, 0, 0, 0 };
 	int n = w->threads < 1 ? 1 : w->threads > BENCH_MAX_THREADS ? BENCH_MAX_THREADS : w->threads;
 	int started = 0;
 	for (int i = 0; i < n; i++) {
@@ -237,16 +247,18 @@ struct bench_result bench_write_run(const struct bench_write *w)
 	atomic_store(&go, 1);
 	res.threads = started;
 	uint64_t first = UINT64_MAX, last = 0;
-	double sum = 0;
+	double sum = 0, cpu = 0;
 	for (int i = 0; i < started; i++) {
 		pthread_join(th[i], NULL);
 		sum += (double)(wr[i].t1 - wr[i].t0) / (double)w->events;
+		cpu += (double)(wr[i].c1 - wr[i].c0) / (double)w->events;
 		res.lost += wr[i].lost;
 		first = wr[i].t0 < first ? wr[i].t0 : first;
 		last = wr[i].t1 > last ? wr[i].t1 : last;
 	}
 	if (started > 0) {
 		res.ns = sum / started;
+		res.cpu_ns = cpu / started;
 		res.span_ns = (double)(last - first);
 	}
 	return res;

@@ -48,6 +48,8 @@ struct bench_result {
 	double span_ns;   /* from the first thread's start to the last one's end */
 	uint64_t lost;    /* writes that returned -ENOBUFS or -EBUSY */
 	int threads;      /* threads that ran (fewer than asked if one could not be created) */
+	double cpu_ns;    /* as ns, in the threads' own CPU time: what a loaded machine's
+	                     other processes (a session's daemon) add to ns is not in it */
 };
 
 /* Runs w's threads at once, each handing its buffer over at

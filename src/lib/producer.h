@@ -10,8 +10,9 @@
  * that the inline write path uses (include/ringlog.h); the other bindings'
  * hot parts, and every binding's cold part, are in struct rlog__tpriv,
  * which only the slow path touches.  With one session, every write the
- * fast path can take goes there; with two or more, every write takes the
- * slow path, which writes into each session whose enable mask asks for it.
+ * fast path can take goes there; with two or more, every write calls the
+ * library (write.c), which writes into each session whose enable mask
+ * asks for it, on a fast path per binding while it has room.
  */
 #ifndef RLOG_LIB_PRODUCER_H
 #define RLOG_LIB_PRODUCER_H

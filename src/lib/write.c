@@ -32,9 +32,13 @@
  *
  * Several sessions.  With two or more sessions in the set, every write
  * comes here (the inline path's mask pointer is rlog__multi_mask, which no
- * binding has), and write_one() writes into each session whose enable mask
- * asks for the event's category, binding 0 under the thread's guard, the
- * others under their own slot's busy flag.  What each session's daemon
+ * binding has), with the clock read once by the inline path, and goes to
+ * each session whose enable mask asks for the event's category, binding 0
+ * under the thread's guard, the others under their own slot's busy flag:
+ * write_fast() stores the record as the inline path would where the
+ * binding has room and nothing else is due (ETW's providers write into
+ * each of up to eight sessions the same way), write_one() does the rest
+ * (binding, a buffer to take, metadata, a schema record, a loss).  What each session's daemon
  * counts is that session's: the identity holds per session.  The write's
  * result sums them: 1 if written in every session it was for, a loss if
  * lost in any (counted there), 0 if it was for none.
@@ -131,8 +135,11 @@ int rlog__write_nested(uint32_t hdr, size_t len)
 	return rlog__nested(hdr, RLOG__CAT_ANY);
 }
 
-static void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *payload,
-		       size_t len, uint64_t now)
+/* Inlined: write_fast's record is the inline path's, with the same stores
+ * (each word from a register: no wider load of stored bytes, which the
+ * store buffer would not forward; rlog__put_payload). */
+RLOG__INLINE void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *payload,
+			     size_t len, uint64_t now)
 {
 	memcpy(p, &hdr, 4);
 	p += 4;
@@ -432,6 +439,61 @@ out:
 	return ret;
 }
 
+#define NOT_FAST 2 /* write_fast: not applicable, nothing done */
+
+/*
+ * The fast path of one session of several: binding k (the set's session
+ * sess, bound under this generation with multi) writes the event as the
+ * inline path writes into a single session, when nothing else is due
+ * there: a buffer with room, no metadata pending, no TIME_SYNC due, no
+ * schema record to write first.  Busy (k >= 1) is taken before the
+ * decisive mask load, as in write_one.  Returns 1 (written), 0 (not for
+ * this session: its mask does not ask for cat), or NOT_FAST with nothing
+ * done and busy free again: write_one then does the whole work.  So the
+ * results, the buffer's event count and the losses (only write_one
+ * counts them) are write_one's.
+ */
+static int write_fast(struct rlog__tpriv *pv, unsigned k, struct rlog__session *sess, uint32_t hdr,
+		      uint32_t flagword, const void *payload, size_t len, uint64_t now, unsigned cat,
+		      const struct rlog_schema *schema)
+{
+	struct rlog__bind *b = &pv->bind[k];
+	struct rlog__thread *h = b->h;
+	uint32_t size = record_bytes(hdr);
+	/* An untimed event has the time of the binding's previous record
+	 * (write_one): no TIME_SYNC can be due for it. */
+	uint64_t at = rlog__hdr_has_time(hdr) ? now : h->last;
+	if (b->slot == NULL || !b->multi || h->pos == NULL || b->meta_pending != 0 ||
+	    (size_t)(h->end - h->pos) < size || at == 0 || at - h->last >= RLOG_TIME_SYNC_TICKS)
+		return NOT_FAST;
+	if (k != 0) {
+		store_relaxed(h->busy, 1);
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+	int ret = 0;
+	/* The decisive check of this session's mask, after busy was set. */
+	if (wanted(load_relaxed(h->mask), cat)) {
+		if (schema != NULL && !rlog__schema_in(sess, schema->id)) {
+			ret = NOT_FAST; /* its schema record first: write_one */
+		} else {
+			/* As the inline path: the daemon drains the buffer in
+			 * place, so the lines ahead are in its core's cache. */
+			RLOG__PREFETCH_W(h->pos + 256);
+			put_record(h->pos, hdr, flagword, payload, len, at);
+			h->pos += size;
+			h->last = at;
+			commit(h);
+			b->buf_events++;
+			ret = 1;
+		}
+	}
+	if (k != 0) {
+		atomic_signal_fence(memory_order_seq_cst);
+		store_release(h->busy, 0); /* pairs with the daemon's load_acquire(busy) */
+	}
+	return ret;
+}
+
 int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uint32_t flagword,
 	       const void *payload, size_t len, uint64_t now, unsigned cat,
 	       const struct rlog_schema *schema, bool *schema_written)
@@ -481,13 +543,19 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 	}
 	int ret = 0;
 	for (unsigned k = 0; k < set->n; k++) {
-		/* A filter before binding: a session that does not ask for this
-		 * category gets no slot for it (write_one decides, after busy). */
-		if (!wanted(load_relaxed(&set->s[k]->region.hdr->enable_mask), cat) &&
-		    pv->bind[k].slot == NULL)
-			continue;
-		int r = write_one(pv, k, set->s[k], true, hdr, flagword, payload, len, now, cat,
-				  schema, schema_written);
+		int r = event ? write_fast(pv, k, set->s[k], hdr, flagword, payload, len, now, cat,
+					   schema)
+			      : NOT_FAST;
+		if (r == NOT_FAST) {
+			/* A filter before binding: a session that does not ask for
+			 * this category gets no slot for it (write_one decides,
+			 * after busy). */
+			if (pv->bind[k].slot == NULL &&
+			    !wanted(load_relaxed(&set->s[k]->region.hdr->enable_mask), cat))
+				continue;
+			r = write_one(pv, k, set->s[k], true, hdr, flagword, payload, len, now, cat,
+				      schema, schema_written);
+		}
 		if (r < 0 && r != -EMSGSIZE)
 			ret = r;
 		else if (r == -EMSGSIZE && ret >= 0)
