@@ -24,6 +24,8 @@
 #include "test_convert_fixture.h"
 #include "proc_run.h"
 
+#include <sys/stat.h>
+
 /* ------------------------------------------------------------------ */
 /* protoc's text format, one field per line                            */
 
@@ -159,7 +161,16 @@ static void reset(struct check *c)
 	c->nuuid = 0;
 }
 
-#define OUT(...) (c->len += (size_t)snprintf(c->sum + c->len, sizeof(c->sum) - c->len, __VA_ARGS__))
+/* The summary; past its room (a large trace), the counts only. */
+#define OUT(...)                                                                           \
+	do {                                                                               \
+		if (c->len < sizeof(c->sum)) {                                             \
+			c->len += (size_t)snprintf(c->sum + c->len, sizeof(c->sum) - c->len, \
+						   __VA_ARGS__);                           \
+			if (c->len >= sizeof(c->sum))                                      \
+				c->len = sizeof(c->sum);                                   \
+		}                                                                          \
+	} while (0)
 
 static void check_packet(struct check *c, const struct node *p, bool first)
 {
@@ -301,6 +312,77 @@ static bool decode(struct check *c, const char *path)
 	return true;
 }
 
+
+/* The lines of text starting with "E " (track events). */
+static size_t count_lines(const char *text, const char *needle, bool ends_too)
+{
+	size_t n = 0;
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[2048];
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		if (line[0] == 'E' && (ends_too || !strstr(line, "SLICE_END")) &&
+		    (!needle || strcmp(line, needle) == 0) && !strstr(line, "\"continued\""))
+			n++;
+		l += len + (e != NULL);
+	}
+	return n;
+}
+
+/* Every track event of whole (but the ends: a split adds some) is in
+ * parts exactly once, and parts has no other (but the spans begun again,
+ * "continued"). */
+static void same_events(const char *whole, const char *parts, const char *what)
+{
+	size_t missing = 0;
+	for (const char *l = whole; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[2048];
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		if (line[0] == 'E' && !strstr(line, "SLICE_END") && count_lines(parts, line, false) != 1) {
+			if (missing++ < 3)
+				diag("%s: not once: %s", what, line);
+		}
+		l += len + (e != NULL);
+	}
+	ok(missing == 0, "%s: every event of the whole trace once", what);
+	ASSERT_EQ_U64(count_lines(parts, NULL, false), count_lines(whole, NULL, false));
+}
+
+/* Decodes the series base-0001.pftrace ... (n files) into one summary. */
+static struct check *decode_series(const char *base, unsigned n)
+{
+	struct check *c = calloc(1, sizeof(*c));
+	for (unsigned i = 0; i < n; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "%s-%04u.pftrace", base, i + 1);
+		struct stat st;
+		ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "%s exists, 0600", path);
+		c->last_ts = 0; /* each file on its own */
+		ok(decode(c, path), "protoc decodes %s", path);
+		unlink(path);
+	}
+	return c;
+}
+
+/* A trace of n raw events of 16 bytes on one thread. */
+static void build_big(struct fg_file *f, unsigned n)
+{
+	struct fg_block b;
+	fg_file_init(f);
+	fg_marker_block(f, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 16384, 8, "big");
+	for (unsigned i = 0; i < n;) {
+		fg_block_begin(&b, 300, 301, FX_START + (uint64_t)i * 10, 0);
+		for (unsigned k = 0; k < 400 && i < n; k++, i++) {
+			uint32_t p[4] = { 301, i, i * 7, 0 };
+			fx_rec(&b, (uint64_t)i * 10 + 1, 1030, -1, p, sizeof(p));
+		}
+		fg_block_end(f, &b);
+	}
+}
+
 static const char expected[] =
 	"C snapshot\n"
 	"D 6 parent 0 process 200 \"client\"\n"
@@ -376,7 +458,107 @@ int main(void)
 	if (getenv("SHOW"))
 		fputs(c->sum, stderr);
 	ASSERT_STREQ(c->sum, expected);
+	ASSERT_EQ_U64(h_kv(r.out, "files"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 37);
+	ASSERT_EQ_U64(h_kv(r.out, "spans"), 4);
+	ASSERT_EQ_U64(h_kv(r.out, "unmatched_begins"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "unmatched_ends"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), FX_LOST_EVENTS);
+	struct stat sb;
+	ASSERT_EQ_U64(stat(out, &sb) == 0 ? (uint64_t)sb.st_size : 0, h_kv(r.out, "bytes_written"));
+
+	/* --split 1us: a file per microsecond from its first event. */
+	char base[80], first[96];
+	snprintf(base, sizeof(base), "%s_s", out);
+	snprintf(first, sizeof(first), "%s.pftrace", base);
+	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", first, "--split", "1us", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "files"), 3);
+	struct check *s3 = decode_series(base, 3);
+	ASSERT_EQ(s3->errors, 0);
+	ASSERT_EQ(s3->files, 3);
+	same_events(c->sum, s3->sum, "--split 1us");
+	/* A file starts at its first record (a name at 100 ns): the span open
+	 * at the second split (1000 ns, work.span) ends with the second file,
+	 * at its last time, and is begun again at the third's first event. */
+	ASSERT_CONTAINS(s3->sum, "E 1900 SLICE_END 4\nE 1900 SLICE_END 2\nM ");
+	ASSERT_CONTAINS(s3->sum, "C snapshot\nD 3 parent 0 process 100 \"server\"\n"
+				 "D 2 parent 3 thread 100 101 \"main\"\n"
+				 "E 2000 SLICE_BEGIN 2 [\"1\"] \"work.span\" \"continued\"=b:true\n"
+				 "E 2000 SLICE_END 2\n");
+	ASSERT_EQ_U64(count_lines(s3->sum, NULL, true), 37 + 1);
+	ASSERT_EQ_U64(s3->events, 37 + 1 + 1);
+	free(s3);
+
+	/* --since/--until: the window's events only. */
+	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--force", "--since", "1100ns",
+		  "--until", "2us", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct check *w = calloc(1, sizeof(*w));
+	ok(decode(w, out), "protoc decodes the window");
+	ASSERT_EQ(w->errors, 0);
+	ASSERT_CONTAINS(w->sum, "E 1100 SLICE_BEGIN 2 [\"1\"] \"work.span\" \"continued\"=b:true\n"
+				"D 4 parent 3 thread 100 102 \"worker-1\"\n"
+				"E 1100 SLICE_BEGIN 4 [\"1\"] \"work.span\" \"continued\"=b:true\n"
+				"D 7 parent 3 name \"queue.depth\" counter\n");
+	ASSERT_CONTAINS(w->sum, "E 2000 SLICE_END 2\nM ");
+	ok(strstr(w->sum, "E 1050 ") == NULL && strstr(w->sum, "E 2100 ") == NULL,
+	   "nothing outside the window");
+	free(w);
 	free(c);
+
+	/* --max-size 1M: no file past it, every event once. */
+	struct fg_file big;
+	char bin[64];
+	build_big(&big, 120000);
+	fg_tmpname(bin, "cvpb");
+	BAIL_IF(fg_write(&big, bin) < 0, "cannot write %s", bin);
+	fg_file_free(&big);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", out, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct check *whole = calloc(1, sizeof(*whole));
+	ok(decode(whole, out), "protoc decodes the large trace");
+	uint64_t whole_bytes = h_kv(r.out, "bytes_written");
+	ASSERT_EQ_U64(whole->events, 120000);
+	ASSERT_EQ(whole->errors, 0);
+	snprintf(base, sizeof(base), "%s_m", out);
+	snprintf(first, sizeof(first), "%s.pftrace", base);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", first, "--max-size", "1M", NULL);
+	ASSERT_EQ(r.status, 0);
+	unsigned nf = (unsigned)h_kv(r.out, "files");
+	ok(nf >= 2 && nf <= 1 + whole_bytes / 900000, "%u files for %" PRIu64 " bytes", nf, whole_bytes);
+	for (unsigned i = 0; i < nf; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "%s-%04u.pftrace", base, i + 1);
+		ok(stat(path, &sb) == 0 && sb.st_size <= (1 << 20), "%s within 1M", path);
+	}
+	struct check *m = decode_series(base, nf);
+	ASSERT_EQ(m->errors, 0);
+	ASSERT_EQ(m->files, nf);
+	ASSERT_EQ_U64(m->events, 120000);
+	free(m);
+	free(whole);
+	unlink(bin);
+
+	/* A file that is not a log: one error line, exit 1, no output. */
+	FILE *g = fopen(bin, "w");
+	fputs("this is not a ringlog log file, not even its header...........", g);
+	fclose(g);
+	unlink(out);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", out, NULL);
+	ASSERT_EQ(r.status, 1);
+	char want[160];
+	snprintf(want, sizeof(want), "ringlog: convert %s: not a ringlog log file (bad file header)\n", bin);
+	ASSERT_STREQ(r.err, want);
+	ok(access(out, F_OK) != 0, "no output for a corrupt input");
+	unlink(bin);
+
+	/* Usage errors. */
+	h_ringlog(&r, "convert", in, "--to", "chrome", "-o", out, "--split", "1s", NULL);
+	ASSERT_EQ(r.status, 2);
+	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--max-size", "1000", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "--max-size '1000': expected a size of at least 1M");
 
 	unlink(in);
 	unlink(out);
