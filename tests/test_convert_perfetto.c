@@ -121,6 +121,7 @@ struct check {
 	uint64_t uuids[MAXI];
 	size_t nuuid;
 	uint64_t last_ts, mono;
+	bool incremental;
 	unsigned errors;
 	unsigned files, events;
 	char sum[65536];
@@ -180,6 +181,7 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 	if (first != (flags == 1) || (!first && flags != 2))
 		bad(c, "sequence flags", first ? "first packet" : "later packet");
 	if (flags == 1) {
+		uint64_t rt = 0;
 		reset(c);
 		c->files++;
 		const struct node *cs = kid(p, "clock_snapshot");
@@ -187,9 +189,19 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 			bad(c, "no clock snapshot in the first packet", "");
 		else
 			for (size_t i = 0; i < cs->n; i++)
-				if (strcmp(cs->kids[i]->key, "clocks") == 0 &&
-				    num(cs->kids[i], "clock_id") == 64)
-					c->mono = num(cs->kids[i], "timestamp");
+				if (strcmp(cs->kids[i]->key, "clocks") != 0)
+					continue;
+				else if (num(cs->kids[i], "clock_id") == 64)
+					c->last_ts = num(cs->kids[i], "timestamp"),
+					c->incremental = val(cs->kids[i], "is_incremental") &&
+							 strcmp(val(cs->kids[i], "is_incremental"), "true") == 0;
+				else if (num(cs->kids[i], "clock_id") == 1)
+					rt = num(cs->kids[i], "timestamp");
+		/* time 0 (the LOG_MARKER) on clock 64: the realtime clock says
+		 * how far the snapshot is from it. */
+		c->mono = c->last_ts - (rt - FX_REALTIME);
+		if (!c->incremental)
+			bad(c, "clock 64 is not incremental", "");
 		const struct node *d = kid(p, "trace_packet_defaults");
 		if (!d || num(d, "timestamp_clock_id") != 64)
 			bad(c, "no default clock 64", "");
@@ -209,12 +221,9 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 					c->names[t][iid] = strdup(val(in->kids[i], "name"));
 			}
 	const char *ts = val(p, "timestamp");
-	uint64_t t = ts ? strtoull(ts, NULL, 10) : 0;
-	if (ts) {
-		if (t < c->last_ts)
-			bad(c, "a timestamp going back", ts);
-		c->last_ts = t;
-	}
+	/* Deltas on clock 64: never back by construction (unsigned). */
+	uint64_t t = c->last_ts + (ts ? strtoull(ts, NULL, 10) : 0);
+	c->last_ts = t;
 	const struct node *td = kid(p, "track_descriptor");
 	if (td) {
 		uint64_t u = num(td, "uuid"), par = num(td, "parent_uuid");
@@ -360,7 +369,6 @@ static struct check *decode_series(const char *base, unsigned n)
 		snprintf(path, sizeof(path), "%s-%04u.pftrace", base, i + 1);
 		struct stat st;
 		ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "%s exists, 0600", path);
-		c->last_ts = 0; /* each file on its own */
 		ok(decode(c, path), "protoc decodes %s", path);
 		unlink(path);
 	}

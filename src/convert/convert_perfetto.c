@@ -55,7 +55,7 @@ enum {
 	TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CHROME_EVENTS = 5, TP_DEFAULTS = 59,
 	TP_TRACK_DESC = 60,
 	TPD_CLOCK_ID = 58,
-	CS_CLOCKS = 1, CS_PRIMARY = 2, CLK_ID = 1, CLK_TIMESTAMP = 2,
+	CS_CLOCKS = 1, CS_PRIMARY = 2, CLK_ID = 1, CLK_TIMESTAMP = 2, CLK_INCREMENTAL = 3,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
 	PD_PID = 1, PD_NAME = 6,
 	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
@@ -115,7 +115,8 @@ struct pf {
 	bool emit;                /* the current event is in the window */
 	bool started;             /* an event of the window was written to this file */
 	int64_t file_first_ns;
-	uint64_t last_ts;
+	uint64_t last_ts;         /* the latest timestamp given (ts_of) */
+	uint64_t prev_ts;         /* the latest written: clock 64 is incremental */
 	uint64_t next_uuid;
 	uint64_t sys_uuid;        /* the track of pid 0 (the daemon and the kernel) */
 	unsigned sys_gen;
@@ -252,8 +253,10 @@ static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const 
 {
 	struct rlog__buf *b = &c->out;
 	size_t at = pb_open(b, TRACE_PACKET);
-	if (ts_set)
-		pb_uint(b, TP_TIMESTAMP, ts);
+	if (ts_set) {
+		pb_uint(b, TP_TIMESTAMP, ts - c->prev_ts);
+		c->prev_ts = ts;
+	}
 	pb_uint(b, TP_SEQ_ID, SEQ_ID);
 	pb_uint(b, TP_SEQ_FLAGS, SEQ_NEEDS);
 	if (c->in.len) {
@@ -269,27 +272,35 @@ static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const 
 	return b->oom || body->oom || c->in.oom ? -ENOMEM : 0;
 }
 
-/* The first packet of a file: the sequence's state cleared, the clock
- * snapshot, the defaults. */
-static int file_header(struct pf *c)
+/*
+ * The first packet of a file: the sequence's state cleared, the clock
+ * snapshot, the defaults.  x is the session clock's value at the snapshot,
+ * which the file's first timestamp counts from: clock 64 is incremental
+ * (each packet's timestamp the nanoseconds since the previous one's), so
+ * that a timestamp costs a byte or two, not nine.
+ */
+static int file_header(struct pf *c, uint64_t x)
 {
 	struct rlog__buf *b = &c->out;
-	uint64_t mono = c->info->sync_monotonic_ns;
+	int64_t since = (int64_t)(x - c->info->sync_monotonic_ns);
 	size_t at = pb_open(b, TRACE_PACKET);
 	pb_uint(b, TP_SEQ_ID, SEQ_ID);
 	pb_uint(b, TP_SEQ_FLAGS, SEQ_CLEARED);
 	size_t cs = pb_open(b, TP_CLOCK_SNAPSHOT);
 	/* The session clock is CLOCK_MONOTONIC_RAW's nanoseconds (the LOG_MARKER's
 	 * sync pair, docs/FORMAT.md): ringlog's time 0 is sync_monotonic_ns.
-	 * BOOTTIME, Perfetto's default trace clock, is taken as equal to it at
-	 * that instant: a log file does not record it (they differ by the time
-	 * the machine was suspended since boot). */
+	 * BOOTTIME, Perfetto's default trace clock, is taken as equal to it: a
+	 * log file does not record it (they differ by the time the machine was
+	 * suspended since boot). */
 	static const unsigned ids[] = { CLOCK_SESSION, CLOCK_BOOTTIME, CLOCK_MONOTONIC_RAW,
 					CLOCK_REALTIME };
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		size_t k = pb_open(b, CS_CLOCKS);
 		pb_uint(b, CLK_ID, ids[i]);
-		pb_uint(b, CLK_TIMESTAMP, ids[i] == CLOCK_REALTIME ? c->info->sync_realtime_ns : mono);
+		pb_uint(b, CLK_TIMESTAMP,
+			ids[i] == CLOCK_REALTIME ? c->info->sync_realtime_ns + (uint64_t)since : x);
+		if (ids[i] == CLOCK_SESSION)
+			pb_uint(b, CLK_INCREMENTAL, 1);
 		pb_close(b, k);
 	}
 	pb_uint(b, CS_PRIMARY, CLOCK_BOOTTIME);
@@ -298,6 +309,7 @@ static int file_header(struct pf *c)
 	pb_uint(b, TPD_CLOCK_ID, CLOCK_SESSION);
 	pb_close(b, d);
 	pb_close(b, at);
+	c->prev_ts = x;
 	if (c->st)
 		c->st->packets++;
 	return b->oom ? -ENOMEM : 0;
@@ -957,7 +969,7 @@ static int metadata_out(struct pf *c)
  * not the last file), the totals, everything written. */
 static int file_end(struct pf *c, bool last)
 {
-	int rc = 0;
+	int rc = c->started ? 0 : file_header(c, c->last_ts ? c->last_ts : c->info->sync_monotonic_ns);
 	for (size_t i = 0; i < c->nth && rc == 0 && !last && c->started; i++)
 		for (size_t k = 0; k < c->th[i].depth && rc == 0; k++)
 			rc = end_out(c, &c->th[i], (int64_t)(c->last_ts - c->info->sync_monotonic_ns));
@@ -979,7 +991,7 @@ static int file_begin(struct pf *c)
 	c->in.len = 0;
 	if (c->st)
 		c->st->files++;
-	return file_header(c);
+	return 0;
 }
 
 /* The first event of the window in a file: the spans open before it begun
@@ -988,7 +1000,9 @@ static int start_events(struct pf *c, int64_t ns)
 {
 	c->started = true;
 	c->file_first_ns = ns;
-	int rc = 0;
+	int64_t m = (int64_t)c->info->sync_monotonic_ns + ns;
+	uint64_t x = m < 0 ? 0 : (uint64_t)m;
+	int rc = file_header(c, x > c->last_ts ? x : c->last_ts);
 	for (size_t i = 0; i < c->nth && rc == 0; i++)
 		for (size_t k = 0; k < c->th[i].depth && rc == 0; k++)
 			rc = begin_out(c, &c->th[i], c->th[i].stack[k], ns, true, false);
