@@ -13,7 +13,8 @@
  *   events                  events in the trace
  *
  * The trace is crafted (tests/filegen.h), a typical mix on 4 threads of one
- * process, repeated: a span begin (one u32 field), an event of 3 fields
+ * process (pid 123456: six digits, as on a machine up for a while), from 1 s
+ * into the session, 20 ns apart, repeated: a span begin (one u32 field), an event of 3 fields
  * (u64, i32, a 12-byte string), a counter event of 3 fields (u32, f64,
  * i16), the same event again, the span's end.  Written to $TMPDIR (or
  * /tmp), converted into files there (the page cache, not the disk, on a
@@ -51,17 +52,17 @@ static void build(struct fg_file *f, uint64_t events)
 	struct fg_block b;
 	fg_file_init(f);
 	fg_marker_block(f, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 65536, 8, "bench");
-	fg_block_begin(&b, 500, 501, FX_START, 0);
+	fg_block_begin(&b, 123456, 123457, FX_START, 0);
 	fx_schema(&b, 1, FX_WORK, RLOG_KIND_SPAN, 1, "work.span", work, 1);
 	fx_schema(&b, 2, REQ, RLOG_KIND_EVENT, 2, "http.request", req, 3);
 	fx_schema(&b, 3, FX_QUEUE, RLOG_KIND_COUNTER, 0, "queue", queue, 3);
 	fg_block_end(f, &b);
 	/* 4 threads, a block of 500 records each in turn; 100 ns apart, so
 	 * that 32-bit record times never wrap in a block. */
-	uint64_t n = 0, t = 10;
+	uint64_t n = 0, t = 1000000000; /* from 1 s into the session */
 	while (n < events) {
 		for (uint32_t th = 0; th < 4 && n < events; th++) {
-			fg_block_begin(&b, 500, 501 + th, FX_START + t, 0);
+			fg_block_begin(&b, 123456, 123457 + th, FX_START + t, 0);
 			for (unsigned k = 0; k < 100 && n < events; k++) {
 				struct fg_buf p = { 0 };
 				fx_work_begin(&b, t, k & 7);

@@ -261,6 +261,18 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 		if (val(te, "double_counter_value"))
 			OUT(" =%s", val(te, "double_counter_value"));
 		for (size_t i = 0; i < te->n; i++) {
+			const struct node *x = te->kids[i];
+			if (strncmp(x->key, "extra_", 6) != 0)
+				continue;
+			if (strstr(x->key, "track_uuids")) {
+				if (!described(c, strtoull(x->val, NULL, 10)))
+					bad(c, "an extra counter track not described first", x->val);
+				OUT(" +%s", x->val);
+			} else {
+				OUT("=%s", x->val);
+			}
+		}
+		for (size_t i = 0; i < te->n; i++) {
 			const struct node *a = te->kids[i];
 			if (strcmp(a->key, "debug_annotations") != 0)
 				continue;
@@ -408,30 +420,22 @@ static const char expected[] =
 	"D 4 parent 3 thread 100 102 \"worker-1\"\n"
 	"E 1050 SLICE_BEGIN 4 [\"1\"] \"work.span\" \"depth\"=u:7\n"
 	"D 7 parent 3 name \"queue.depth\" counter\n"
-	"E 1100 COUNTER 7 =3\n"
 	"D 8 parent 3 name \"queue.load\" counter\n"
-	"E 1100 COUNTER 8 =0.25\n"
 	"D 9 parent 3 name \"queue.delta\" counter\n"
-	"E 1100 COUNTER 9 =-2\n"
+	"E 1100 COUNTER 7 =3=-2 +9 +8=0.25\n"
 	"E 1200 SLICE_BEGIN 2 [\"2\"] \"io.span\" \"what\"=s:\"read \\\"cfg\\\"\\n\"\n"
 	"E 1500 SLICE_END 2\n"
 	"E 1600 SLICE_BEGIN 2 [\"1\"] \"work.span\" \"depth\"=u:1\n"
 	"E 1700 SLICE_END 2\n"
-	"E 1800 COUNTER 7 =0\n"
-	"E 1800 COUNTER 8 =0.001\n"
-	"E 1800 COUNTER 9 =5\n"
+	"E 1800 COUNTER 7 =0=5 +9 +8=0.001\n"
 	"E 1900 SLICE_END 4\n"
 	"E 2000 SLICE_END 2\n"
 	"E 2100 INSTANT 2 [\"3\"] \"all.types\" \"a\"=u:0 \"b\"=u:0 \"c\"=u:0 \"d\"=u:0 \"e\"=i:127 \"f\"=i:32767 \"g\"=i:2147483647 \"h\"=i:9223372036854775807 \"x\"=d:-2.75e-300 \"blob\"=s:\"00010203\" \"s\"=s:\"\"\n"
 	"E 2150 INSTANT 2 [\"3\"] \"all.types\" \"a\"=u:1 \"b\"=u:2 \"c\"=u:3 \"d\"=u:4 \"e\"=i:-1 \"f\"=i:-2 \"g\"=i:-3 \"h\"=i:-4 \"x\"=d:1e+300 \"blob\"=s:\"00010203\" \"s\"=s:\"h\\303\\251llo \\\"q\\\" \\\\ \\t\\001\"\n"
 	"E 2160 INSTANT 2 [\"3\"] \"all.types\" \"a\"=u:9 \"b\"=u:9 \"c\"=u:9 \"d\"=u:9 \"e\"=i:9 \"f\"=i:9 \"g\"=i:9 \"h\"=i:9 \"x\"=d:nan \"blob\"=s:\"00010203\" \"s\"=s:\"ab\\000cd\"\n"
 	"E 2170 INSTANT 2 [\"3\"] \"all.types\" \"mismatch\"=b:true \"payload\"=s:\"7a7a\"\n"
-	"E 2180 COUNTER 7 =4\n"
-	"E 2180 COUNTER 8 =2.5\n"
-	"E 2180 COUNTER 9 =-1\n"
-	"E 2185 COUNTER 7 =1\n"
-	"E 2185 COUNTER 8 =inf\n"
-	"E 2185 COUNTER 9 =0\n"
+	"E 2180 COUNTER 7 =4=-1 +9 +8=2.5\n"
+	"E 2185 COUNTER 7 =1=0 +9 +8=inf\n"
 	"E 2190 INSTANT 2 [\"2\"] \"io.span/2\" \"mismatch\"=b:true \"flag\"=u:2 \"payload\"=s:\"78\"\n"
 	"D 10 parent 4 name \"lost\"\n"
 	"E 2200 INSTANT 10 [\"ringlog\"] \"data_loss: no_buffer\" \"events\"=u:5 \"bytes\"=u:80 \"cause\"=s:\"no_buffer\"\n"
@@ -443,7 +447,7 @@ static const char expected[] =
 	"E 2700 INSTANT 13 [\"ringlog\"] \"data_loss: log_write\" \"events\"=u:3 \"bytes\"=u:48 \"cause\"=s:\"log_write\"\n"
 	"D 14 parent 2 name \"lost\"\n"
 	"E 2800 INSTANT 14 [\"ringlog\"] \"data_loss: corrupt\" \"events\"=u:0 \"bytes\"=u:64 \"cause\"=s:\"corrupt\"\n"
-	"M \"ringlog.session\"=\"demo\" \"ringlog.file_index\"=\"0\" \"ringlog.track_events\"=\"37\" \"ringlog.loss_records\"=\"3\" \"ringlog.events_lost\"=\"8\" \"ringlog.start_realtime_ns\"=\"1700000000123456789\"\n";
+	"M \"ringlog.session\"=\"demo\" \"ringlog.file_index\"=\"0\" \"ringlog.track_events\"=\"29\" \"ringlog.loss_records\"=\"3\" \"ringlog.events_lost\"=\"8\" \"ringlog.start_realtime_ns\"=\"1700000000123456789\"\n";
 
 int main(void)
 {
@@ -467,7 +471,7 @@ int main(void)
 		fputs(c->sum, stderr);
 	ASSERT_STREQ(c->sum, expected);
 	ASSERT_EQ_U64(h_kv(r.out, "files"), 1);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 37);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 29);
 	ASSERT_EQ_U64(h_kv(r.out, "spans"), 4);
 	ASSERT_EQ_U64(h_kv(r.out, "unmatched_begins"), 1);
 	ASSERT_EQ_U64(h_kv(r.out, "unmatched_ends"), 1);
@@ -494,8 +498,8 @@ int main(void)
 				 "D 2 parent 3 thread 100 101 \"main\"\n"
 				 "E 2000 SLICE_BEGIN 2 [\"1\"] \"work.span\" \"continued\"=b:true\n"
 				 "E 2000 SLICE_END 2\n");
-	ASSERT_EQ_U64(count_lines(s3->sum, NULL, true), 37 + 1);
-	ASSERT_EQ_U64(s3->events, 37 + 1 + 1);
+	ASSERT_EQ_U64(count_lines(s3->sum, NULL, true), 29 + 1);
+	ASSERT_EQ_U64(s3->events, 29 + 1 + 1);
 	free(s3);
 
 	/* --since/--until: the window's events only. */

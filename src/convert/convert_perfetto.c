@@ -60,7 +60,8 @@ enum {
 	PD_PID = 1, PD_NAME = 6,
 	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
 	TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11,
-	TE_COUNTER = 30, TE_DOUBLE_COUNTER = 44,
+	TE_COUNTER = 30, TE_DOUBLE_COUNTER = 44, TE_EXTRA_TRACKS = 31, TE_EXTRA_VALUES = 12,
+	TE_EXTRA_DOUBLE_TRACKS = 45, TE_EXTRA_DOUBLE_VALUES = 46,
 	DA_NAME_IID = 1, DA_BOOL = 2, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6,
 	ID_CATEGORIES = 1, ID_NAMES = 2, ID_ANNOTATION_NAMES = 3, IN_IID = 1, IN_NAME = 2,
 	CEB_METADATA = 2, CM_NAME = 1, CM_STRING = 2,
@@ -817,11 +818,17 @@ static int counter_out(struct pf *c, struct thread *t, const struct rlog_event *
 	return te_out(c, ev->time_ns);
 }
 
-/* A schema'd counter event: each numeric field on a counter track
- * "name.field" of the process (a string or bytes field has no track). */
+/*
+ * A schema'd counter event: each numeric field on a counter track
+ * "name.field" of the process (a string or bytes field has no track), in
+ * one TrackEvent: the first field's value on its track, the others as its
+ * extra counter values (TrackEvent's extra_counter_* fields).
+ */
 static int schema_counter_out(struct pf *c, const struct rlog_schema *s,
 			      const struct rlog_event *ev)
 {
+	uint64_t uuid[RLOG_SCHEMA_MAX_FIELDS];
+	int first = -1;
 	for (unsigned i = 0; i < s->field_count; i++) {
 		const struct rlog_field *f = &s->fields[i];
 		if (f->type == RLOG_FIELD_BYTES || f->type == RLOG_FIELD_STRING)
@@ -830,26 +837,38 @@ static int schema_counter_out(struct pf *c, const struct rlog_schema *s,
 		int n = snprintf(name, sizeof(name), "%s.%s", s->name, f->name);
 		if (n >= (int)sizeof(name))
 			n = sizeof(name) - 1;
-		uint64_t uuid;
 		uint64_t key = (uint64_t)ev->pid << 32 | (uint64_t)s->id << 8 | i;
-		int rc = counter_track(c, &c->sct_map, key, ev->pid, name, (size_t)n, &uuid);
+		int rc = counter_track(c, &c->sct_map, key, ev->pid, name, (size_t)n, &uuid[i]);
 		if (rc < 0)
 			return rc;
-		const struct rlog_value *v = &c->vals[i];
-		c->te.len = 0;
-		pb_uint(&c->te, TE_TYPE, COUNTER);
-		pb_uint(&c->te, TE_TRACK, uuid);
-		if (f->type == RLOG_FIELD_F64)
-			pb_double(&c->te, TE_DOUBLE_COUNTER, v->v.f);
-		else if (f->type >= RLOG_FIELD_I8 && f->type <= RLOG_FIELD_I64)
-			pb_uint(&c->te, TE_COUNTER, (uint64_t)v->v.i);
-		else
-			pb_uint(&c->te, TE_COUNTER, v->v.u);
-		rc = te_out(c, ev->time_ns);
-		if (rc < 0)
-			return rc;
+		if (first < 0)
+			first = (int)i;
 	}
-	return 0;
+	if (first < 0)
+		return 0;
+	struct rlog__buf *b = &c->te;
+	b->len = 0;
+	pb_uint(b, TE_TYPE, COUNTER);
+	pb_uint(b, TE_TRACK, uuid[first]);
+	for (unsigned i = (unsigned)first; i < s->field_count; i++) {
+		const struct rlog_field *f = &s->fields[i];
+		const struct rlog_value *v = &c->vals[i];
+		bool extra = i != (unsigned)first;
+		if (f->type == RLOG_FIELD_BYTES || f->type == RLOG_FIELD_STRING)
+			continue;
+		if (f->type == RLOG_FIELD_F64) {
+			if (extra)
+				pb_uint(b, TE_EXTRA_DOUBLE_TRACKS, uuid[i]);
+			pb_double(b, extra ? TE_EXTRA_DOUBLE_VALUES : TE_DOUBLE_COUNTER, v->v.f);
+		} else {
+			if (extra)
+				pb_uint(b, TE_EXTRA_TRACKS, uuid[i]);
+			pb_uint(b, extra ? TE_EXTRA_VALUES : TE_COUNTER,
+				f->type >= RLOG_FIELD_I8 && f->type <= RLOG_FIELD_I64 ? (uint64_t)v->v.i
+										      : v->v.u);
+		}
+	}
+	return te_out(c, ev->time_ns);
 }
 
 static int schema_event_out(struct pf *c, struct thread *t, const struct rlog_schema *s,
