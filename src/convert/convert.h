@@ -28,8 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map.h"
 #include "names.h"
 #include "region_abi.h"
+#include "vec.h"
 #include "ringlog/reader.h"
 
 /* What a conversion did; every counter starts at 0. */
@@ -152,6 +154,26 @@ static inline int rlog__convert_fields(const struct rlog_schema *s, const struct
 		if (rlog_event_field(s, ev, (unsigned)i, &off, &v[i]) != 1)
 			return -EBADMSG;
 	return nf;
+}
+
+/*
+ * The index of key's entry in the array *vp (*n entries of elem bytes,
+ * found through m): an existing one, or one added at the end, zeroed
+ * (*added then true).  Returns the index, or -ENOMEM.  The converters'
+ * threads, processes and tracks.
+ */
+static inline long rlog__convert_entry(void *vp, size_t *n, size_t *cap, size_t elem,
+				       struct rlog__map *m, uint64_t key, bool *added)
+{
+	uint32_t i = rlog__map_get(m, key);
+	*added = false;
+	if (i != RLOG__MAP_NONE)
+		return (long)i;
+	if (rlog__vec_room(vp, *n, cap, elem, 16) < 0 || rlog__map_put(m, key, (uint32_t)*n) < 0)
+		return -ENOMEM;
+	memset(*(char **)vp + *n * elem, 0, elem);
+	*added = true;
+	return (long)(*n)++;
 }
 
 /* v in decimal, written backwards ending at end; returns its start. */

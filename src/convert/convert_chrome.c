@@ -163,18 +163,13 @@ static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
 {
 	if (c->last < c->nth && c->th[c->last].pid == pid && c->th[c->last].tid == tid)
 		return &c->th[c->last];
-	uint64_t key = (uint64_t)pid << 32 | tid;
-	uint32_t i = rlog__map_get(&c->th_map, key);
-	if (i != RLOG__MAP_NONE) {
-		c->last = i;
-		return &c->th[i];
-	}
-	if (rlog__vec_room(&c->th, c->nth, &c->th_cap, sizeof(*c->th), 16) < 0 ||
-	    rlog__map_put(&c->th_map, key, (uint32_t)c->nth) < 0)
+	bool added;
+	long i = rlog__convert_entry(&c->th, &c->nth, &c->th_cap, sizeof(*c->th), &c->th_map,
+				     (uint64_t)pid << 32 | tid, &added);
+	if (i < 0)
 		return NULL;
-	c->last = c->nth;
-	struct thread *t = &c->th[c->nth++];
-	memset(t, 0, sizeof(*t));
+	c->last = (size_t)i;
+	struct thread *t = &c->th[i];
 	t->pid = pid;
 	t->tid = tid;
 	return t;
@@ -182,16 +177,13 @@ static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
 
 static struct process *process_of(struct chrome *c, uint32_t pid)
 {
-	uint32_t i = rlog__map_get(&c->pr_map, pid);
-	if (i != RLOG__MAP_NONE)
-		return &c->pr[i];
-	if (rlog__vec_room(&c->pr, c->npr, &c->pr_cap, sizeof(*c->pr), 16) < 0 ||
-	    rlog__map_put(&c->pr_map, pid, (uint32_t)c->npr) < 0)
+	bool added;
+	long i = rlog__convert_entry(&c->pr, &c->npr, &c->pr_cap, sizeof(*c->pr), &c->pr_map, pid,
+				     &added);
+	if (i < 0)
 		return NULL;
-	struct process *p = &c->pr[c->npr++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	return p;
+	c->pr[i].pid = pid;
+	return &c->pr[i];
 }
 
 static int set_name(char **name, size_t *len, const struct rlog_event *ev)

@@ -360,16 +360,16 @@ static int sys_track(struct pf *c, uint64_t *uuid)
 
 static struct process *process_of(struct pf *c, uint32_t pid)
 {
-	uint32_t i = rlog__map_get(&c->pr_map, pid);
-	if (i != RLOG__MAP_NONE)
-		return &c->pr[i];
-	if (rlog__vec_room(&c->pr, c->npr, &c->pr_cap, sizeof(*c->pr), 16) < 0 ||
-	    rlog__map_put(&c->pr_map, pid, (uint32_t)c->npr) < 0)
+	bool added;
+	long i = rlog__convert_entry(&c->pr, &c->npr, &c->pr_cap, sizeof(*c->pr), &c->pr_map, pid,
+				     &added);
+	if (i < 0)
 		return NULL;
-	struct process *p = &c->pr[c->npr++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	p->uuid = ++c->next_uuid;
+	struct process *p = &c->pr[i];
+	if (added) {
+		p->pid = pid;
+		p->uuid = ++c->next_uuid;
+	}
 	return p;
 }
 
@@ -402,21 +402,18 @@ static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
 {
 	if (c->last < c->nth && c->th[c->last].pid == pid && c->th[c->last].tid == tid)
 		return &c->th[c->last];
-	uint64_t key = (uint64_t)pid << 32 | tid;
-	uint32_t i = rlog__map_get(&c->th_map, key);
-	if (i != RLOG__MAP_NONE) {
-		c->last = i;
-		return &c->th[i];
-	}
-	if (rlog__vec_room(&c->th, c->nth, &c->th_cap, sizeof(*c->th), 16) < 0 ||
-	    rlog__map_put(&c->th_map, key, (uint32_t)c->nth) < 0)
+	bool added;
+	long i = rlog__convert_entry(&c->th, &c->nth, &c->th_cap, sizeof(*c->th), &c->th_map,
+				     (uint64_t)pid << 32 | tid, &added);
+	if (i < 0)
 		return NULL;
-	c->last = c->nth;
-	struct thread *t = &c->th[c->nth++];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->tid = tid;
-	t->uuid = ++c->next_uuid;
+	c->last = (size_t)i;
+	struct thread *t = &c->th[i];
+	if (added) {
+		t->pid = pid;
+		t->tid = tid;
+		t->uuid = ++c->next_uuid;
+	}
 	return t;
 }
 
@@ -474,19 +471,16 @@ static int lost_track(struct pf *c, struct thread *t)
 static int counter_track(struct pf *c, struct rlog__map *m, uint64_t key, uint32_t pid,
 			 const char *n, size_t nlen, uint64_t *uuid)
 {
-	uint32_t i = rlog__map_get(m, key);
-	if (i == RLOG__MAP_NONE) {
-		if (rlog__vec_room(&c->ct, c->nct, &c->ct_cap, sizeof(*c->ct), 16) < 0 ||
-		    rlog__map_put(m, key, (uint32_t)c->nct) < 0)
-			return -ENOMEM;
-		i = (uint32_t)c->nct++;
-		struct ctrack *k = &c->ct[i];
-		memset(k, 0, sizeof(*k));
+	bool added;
+	long i = rlog__convert_entry(&c->ct, &c->nct, &c->ct_cap, sizeof(*c->ct), m, key, &added);
+	if (i < 0)
+		return (int)i;
+	struct ctrack *k = &c->ct[i];
+	if (added) {
 		k->uuid = ++c->next_uuid;
 		if (!(k->name = strndup(n, nlen)))
 			return -ENOMEM;
 	}
-	struct ctrack *k = &c->ct[i];
 	*uuid = k->uuid;
 	if (k->gen == c->gen)
 		return 0;
