@@ -466,6 +466,14 @@ static int lost_track(struct pf *c, struct thread *t)
 	return descriptor_out(c);
 }
 
+/* The uuid of the counter track under map m's key if it is described in
+ * this file (the common case, before its name is made), else 0. */
+static uint64_t counter_known(const struct pf *c, const struct rlog__map *m, uint64_t key)
+{
+	uint32_t i = rlog__map_get(m, key);
+	return i != RLOG__MAP_NONE && c->ct[i].gen == c->gen ? c->ct[i].uuid : 0;
+}
+
 /* The counter track under map m's key (created with name n, parent pid's
  * track), described first; *uuid receives it. */
 static int counter_track(struct pf *c, struct rlog__map *m, uint64_t key, uint32_t pid,
@@ -795,16 +803,18 @@ static int counter_out(struct pf *c, struct thread *t, const struct rlog_event *
 	}
 	if (!c->emit)
 		return 0;
-	char name[300];
-	int n = k.name ? snprintf(name, sizeof(name), "%s", k.name)
-		       : snprintf(name, sizeof(name), "counter #%" PRIu32, k.counter_id);
-	if (n >= (int)sizeof(name))
-		n = sizeof(name) - 1;
-	uint64_t uuid;
-	int rc = counter_track(c, &c->ct_map, (uint64_t)ev->pid << 32 | k.counter_id, ev->pid, name,
-			       (size_t)n, &uuid);
-	if (rc < 0)
-		return rc;
+	uint64_t key = (uint64_t)ev->pid << 32 | k.counter_id;
+	uint64_t uuid = counter_known(c, &c->ct_map, key);
+	if (!uuid) {
+		char name[300];
+		int n = k.name ? snprintf(name, sizeof(name), "%s", k.name)
+			       : snprintf(name, sizeof(name), "counter #%" PRIu32, k.counter_id);
+		if (n >= (int)sizeof(name))
+			n = sizeof(name) - 1;
+		int rc = counter_track(c, &c->ct_map, key, ev->pid, name, (size_t)n, &uuid);
+		if (rc < 0)
+			return rc;
+	}
 	c->te.len = 0;
 	pb_uint(&c->te, TE_TYPE, COUNTER);
 	pb_uint(&c->te, TE_TRACK, uuid);
@@ -827,14 +837,17 @@ static int schema_counter_out(struct pf *c, const struct rlog_schema *s,
 		const struct rlog_field *f = &s->fields[i];
 		if (f->type == RLOG_FIELD_BYTES || f->type == RLOG_FIELD_STRING)
 			continue;
-		char name[300];
-		int n = snprintf(name, sizeof(name), "%s.%s", s->name, f->name);
-		if (n >= (int)sizeof(name))
-			n = sizeof(name) - 1;
 		uint64_t key = (uint64_t)ev->pid << 32 | (uint64_t)s->id << 8 | i;
-		int rc = counter_track(c, &c->sct_map, key, ev->pid, name, (size_t)n, &uuid[i]);
-		if (rc < 0)
-			return rc;
+		uuid[i] = counter_known(c, &c->sct_map, key);
+		if (!uuid[i]) {
+			char name[300];
+			int n = snprintf(name, sizeof(name), "%s.%s", s->name, f->name);
+			if (n >= (int)sizeof(name))
+				n = sizeof(name) - 1;
+			int rc = counter_track(c, &c->sct_map, key, ev->pid, name, (size_t)n, &uuid[i]);
+			if (rc < 0)
+				return rc;
+		}
 		if (first < 0)
 			first = (int)i;
 	}
