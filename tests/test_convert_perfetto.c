@@ -522,7 +522,7 @@ int main(void)
 	/* --max-size 1M: no file past it, every event once. */
 	struct fg_file big;
 	char bin[64];
-	build_big(&big, 120000);
+	build_big(&big, 50000);
 	fg_tmpname(bin, "cvpb");
 	BAIL_IF(fg_write(&big, bin) < 0, "cannot write %s", bin);
 	fg_file_free(&big);
@@ -531,7 +531,7 @@ int main(void)
 	struct check *whole = calloc(1, sizeof(*whole));
 	ok(decode(whole, out), "protoc decodes the large trace");
 	uint64_t whole_bytes = h_kv(r.out, "bytes_written");
-	ASSERT_EQ_U64(whole->events, 120000);
+	ASSERT_EQ_U64(whole->events, 50000);
 	ASSERT_EQ(whole->errors, 0);
 	snprintf(base, sizeof(base), "%s_m", out);
 	snprintf(first, sizeof(first), "%s.pftrace", base);
@@ -547,9 +547,31 @@ int main(void)
 	struct check *m = decode_series(base, nf);
 	ASSERT_EQ(m->errors, 0);
 	ASSERT_EQ(m->files, nf);
-	ASSERT_EQ_U64(m->events, 120000);
+	ASSERT_EQ_U64(m->events, 50000);
 	free(m);
 	free(whole);
+	unlink(bin);
+
+	/* Bytes that are not UTF-8 in a thread name and a string: each
+	 * becomes U+FFFD (protoc would refuse the file otherwise). */
+	struct fg_file u;
+	struct fg_block ub;
+	fg_file_init(&u);
+	fg_marker_block(&u, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 16384, 8, "utf");
+	fg_block_begin(&ub, 400, 401, FX_START, 0);
+	fx_rec(&ub, 10, RLOG_ID_THREAD_NAME, -1, "w\xff\xfe", 3);
+	fx_rec(&ub, 20, RLOG_ID_RAW_STRING, -1, "a\xc3(b", 4);
+	fg_block_end(&u, &ub);
+	BAIL_IF(fg_write(&u, bin) < 0, "cannot write %s", bin);
+	fg_file_free(&u);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", out, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct check *uc = calloc(1, sizeof(*uc));
+	ok(decode(uc, out), "protoc decodes the names made valid");
+	ASSERT_EQ(uc->errors, 0);
+	ASSERT_CONTAINS(uc->sum, "thread 400 401 \"w\\357\\277\\275\\357\\277\\275\"\n");
+	ASSERT_CONTAINS(uc->sum, "\"value\"=s:\"a\\357\\277\\275(b\"\n");
+	free(uc);
 	unlink(bin);
 
 	/* A file that is not a log: one error line, exit 1, no output. */
