@@ -10,6 +10,9 @@
  *   chrome_events_per_s, chrome_bytes, chrome_bytes_per_event  the same for
  *                           --to chrome ("X" spans, its default)
  *   perfetto_vs_chrome_size perfetto_bytes / chrome_bytes
+ *   read_events_per_s       the reader alone (rlog_reader_next, and
+ *                           rlog_reader_schema and the fields' decoding as a
+ *                           converter does them): the ceiling of both
  *   events                  events in the trace
  *
  * The trace is crafted (tests/filegen.h), a typical mix on 4 threads of one
@@ -116,6 +119,27 @@ static double run(const char *in, const char *out, bool perfetto, struct rlog__c
 	return dt;
 }
 
+/* The reader and the decoding alone; returns the seconds taken. */
+static double run_read(const char *in, uint64_t *n)
+{
+	struct rlog_reader *r;
+	struct rlog_event ev;
+	struct rlog_value v[RLOG_SCHEMA_MAX_FIELDS];
+	if (rlog_reader_open(in, &r) < 0)
+		exit(1);
+	double t0 = now_s();
+	*n = 0;
+	while (rlog_reader_next(r, &ev) > 0) {
+		const struct rlog_schema *s = rlog_reader_schema(r, &ev);
+		if (s)
+			(void)rlog__convert_fields(s, &ev, v);
+		(*n)++;
+	}
+	double dt = now_s() - t0;
+	rlog_reader_close(r);
+	return dt;
+}
+
 int main(int argc, char **argv)
 {
 	struct prog_opts o = { .runs = 5, .events = 5000000 };
@@ -134,10 +158,13 @@ int main(int argc, char **argv)
 	}
 	fg_file_free(&f);
 
-	double best_p = 1e30, best_c = 1e30;
+	double best_p = 1e30, best_c = 1e30, best_r = 1e30;
+	uint64_t nr = 0;
 	struct rlog__convert_stats sp, sc;
 	for (unsigned i = 0; i < o.runs; i++) {
 		double p = run(in, out, true, &sp), c = run(in, out, false, &sc);
+		double rd = run_read(in, &nr);
+		best_r = rd < best_r ? rd : best_r;
 		best_p = p < best_p ? p : best_p;
 		best_c = c < best_c ? c : best_c;
 	}
@@ -150,5 +177,6 @@ int main(int argc, char **argv)
 	printf("chrome_bytes: %" PRIu64 "\n", sc.bytes_written);
 	printf("chrome_bytes_per_event: %.2f\n", (double)sc.bytes_written / (double)sc.events_read);
 	printf("perfetto_vs_chrome_size: %.3f\n", (double)sp.bytes_written / (double)sc.bytes_written);
+	printf("read_events_per_s: %.0f\n", (double)nr / best_r);
 	return 0;
 }
