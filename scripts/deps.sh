@@ -21,6 +21,7 @@ PACKAGES=(
 	libclang-rt-14-dev # clang's sanitizer and fuzzer runtimes
 	babeltrace2        # CTF conversion check
 	man-db             # man ringlog after meson install; tests/test_cli_help.c renders the pages
+	protobuf-compiler  # protoc --decode: tests/test_convert_perfetto.c checks the Perfetto output
 )
 case "${1:-}" in
 "") ;;

@@ -586,7 +586,7 @@ int main(void)
 	ASSERT_CONTAINS(r.err, "usage: ringlog convert FILE");
 	h_ringlog(&r, "convert", in, "--to", "svg", "-o", out, NULL);
 	ASSERT_EQ(r.status, 2);
-	ASSERT_CONTAINS(r.err, "ringlog: convert: --to 'svg': expected chrome or ctf");
+	ASSERT_CONTAINS(r.err, "ringlog: convert: --to 'svg': expected chrome, perfetto or ctf");
 	h_ringlog(&r, "convert", "/nonexistent/x.rlog", "--to", "chrome", "-o", out, NULL);
 	ASSERT_EQ(r.status, 1);
 	ASSERT_CONTAINS(r.err, "ringlog: convert /nonexistent/x.rlog: No such file or directory");

@@ -17,7 +17,9 @@
 #include "test_convert_fixture.h"
 #include "proc_run.h"
 
-#define USAGE "usage: ringlog convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]\n"
+#define USAGE                                                                            \
+	"usage: ringlog convert FILE --to chrome|perfetto|ctf -o OUT [--spans x|be] [--since T] " \
+	"[--until T] [--split DURATION] [--max-size SIZE] [--force]\n"
 
 /* The fixture's records, counted independently of the converters. */
 struct expect {
@@ -87,7 +89,7 @@ int main(void)
 	RL(&c, "convert", in, "--to", "chrome");
 	expect_err(&c, 2, "ringlog: convert: missing -o OUT\n" USAGE);
 	RL(&c, "convert", in, "-o", out);
-	expect_err(&c, 2, "ringlog: convert: missing --to chrome|ctf\n" USAGE);
+	expect_err(&c, 2, "ringlog: convert: missing --to chrome|perfetto|ctf\n" USAGE);
 	RL(&c, "convert", "--to", "chrome", "-o", out);
 	expect_err(&c, 2, "ringlog: convert: missing FILE\n" USAGE);
 	RL(&c, "convert", in, "--to", "chrome", "-o");

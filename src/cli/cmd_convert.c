@@ -1,11 +1,16 @@
 /*
- * cmd_convert.c - `ringlog convert FILE --to chrome|ctf -o OUT`: a log file
- * in a format other tools open (docs/CONVERT.md):
+ * cmd_convert.c - `ringlog convert FILE --to chrome|perfetto|ctf -o OUT`: a
+ * log file in a format other tools open (docs/CONVERT.md):
  *
  *   --to chrome   OUT is a JSON file (Trace Event Format) for
  *                 ui.perfetto.dev and chrome://tracing; "-" is stdout.
  *                 --spans x (default) writes each span as one "X" event,
  *                 --spans be as a "B" and an "E".
+ *   --to perfetto OUT is a Perfetto trace (protobuf) for ui.perfetto.dev and
+ *                 trace_processor; "-" is stdout.  --since/--until keep a
+ *                 window; --split DURATION and --max-size SIZE write a
+ *                 series OUT-0001, OUT-0002, ... (the number before OUT's
+ *                 extension, if it has one), each file a whole trace.
  *   --to ctf      OUT is a directory (created if missing) that receives a
  *                 CTF 1.8 trace for babeltrace2.
  *
@@ -30,6 +35,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +43,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "format.h"
 #include "cli.h"
 #include "convert/convert.h"
 #include "ringlog/reader.h"
@@ -44,8 +51,75 @@
 
 static const struct cli_opt opts[] = {
 	{ "--to", NULL, true },      { "--output", "-o", true }, { "--spans", NULL, true },
-	{ "--force", NULL, false }, { NULL, NULL, false },
+	{ "--force", NULL, false }, { "--since", NULL, true },     { "--until", NULL, true },
+	{ "--split", NULL, true },   { "--max-size", NULL, true },
+	{ NULL, NULL, false },
 };
+
+#define TIME_WANT "a time: 1.5s, 250ms, 10us, 123ns, or 2026-11-22T07:01:31.5Z"
+
+/* SIZE: bytes, or a number with K, M or G (powers of 1024). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return false;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+/* The series of a split output: OUT with "-NNNN" before its extension. */
+struct series {
+	const char *out;
+	bool force;
+	int fd;
+	int err;
+};
+
+static void series_name(char *buf, size_t n, const char *out, unsigned index)
+{
+	const char *slash = strrchr(out, '/');
+	const char *dot = strrchr(slash ? slash + 1 : out, '.');
+	if (!dot || dot == (slash ? slash + 1 : out))
+		dot = out + strlen(out);
+	snprintf(buf, n, "%.*s-%04u%s", (int)(dot - out), out, index + 1, dot);
+}
+
+static int series_next(void *arg, unsigned index, int *fd)
+{
+	struct series *se = arg;
+	char name[4096];
+	if (close(se->fd) < 0) {
+		se->fd = -1;
+		return -errno;
+	}
+	se->fd = -1;
+	series_name(name, sizeof(name), se->out, index);
+	int f = rlog__create_output(name, se->force ? RLOG_OUT_FORCE : 0, NULL);
+	if (f < 0) {
+		if (f == -EEXIST)
+			cli_error("convert: %s: file exists (use --force to overwrite)", name);
+		else
+			cli_error("convert: cannot create %s: %s", name, strerror(-f));
+		se->err = f;
+		return f;
+	}
+	se->fd = *fd = f;
+	return 0;
+}
 
 /* A required argument is missing: say which, then the usage line. */
 static int missing(const char *what)
@@ -111,7 +185,8 @@ static int prepare_dir(const char *dir, bool force)
 	return status;
 }
 
-static void print_stats(const struct rlog__convert_stats *st, bool ctf, unsigned flags)
+static void print_stats(const struct rlog__convert_stats *st, bool ctf, bool perfetto,
+			unsigned flags)
 {
 	cli_kv_u64("events_read", st->events_read);
 	cli_kv_u64("events_written", st->events_written);
@@ -122,11 +197,11 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, unsigned
 	 * output (reader/convert.h); in chrome's "X" mode that includes each
 	 * span's begin, which ends either matched (spans) or open at the end
 	 * (unmatched_begins).  Said apart, by what became of them. */
-	uint64_t merged = !ctf && !(flags & RLOG__CHROME_SPANS_BE)
+	uint64_t merged = !ctf && !perfetto && !(flags & RLOG__CHROME_SPANS_BE)
 				  ? st->spans + st->unmatched_begins
 				  : 0;
 	cli_kv_u64("metadata_records", st->skipped - merged);
-	if (!ctf && !(flags & RLOG__CHROME_SPANS_BE))
+	if (!ctf && !perfetto && !(flags & RLOG__CHROME_SPANS_BE))
 		cli_kv_u64("span_begins_merged", merged);
 	if (!ctf) {
 		cli_kv_u64("spans", st->spans);
@@ -142,13 +217,22 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, unsigned
 		cli_kv_u64("packets", st->packets);
 		cli_kv_u64("event_classes", st->event_classes);
 	}
+	if (perfetto) {
+		cli_kv_u64("packets", st->packets);
+		cli_kv_u64("files", st->files);
+		cli_kv_u64("times_raised", st->clamped);
+	}
 	cli_kv_u64("bytes_written", st->bytes_written);
 }
 
 int cmd_convert(int argc, char **argv)
 {
 	const char *to = NULL, *out = NULL;
-	bool force = false, ctf;
+	bool force = false, ctf, perfetto = false;
+	struct rlog__perfetto_opts po;
+	struct cli_time since = { 0 }, until = { 0 };
+	bool has_window = false;
+	memset(&po, 0, sizeof(po));
 	unsigned flags = 0;
 	struct rlog_reader *r;
 	struct rlog__convert_stats st;
@@ -168,6 +252,28 @@ int cmd_convert(int argc, char **argv)
 				cli_error("convert: --spans '%s': expected x or be", a.value);
 				return 2;
 			}
+		} else if (cli_is(&a, "--since") || cli_is(&a, "--until")) {
+			bool is_since = cli_is(&a, "--since");
+			if (cli_parse_time(a.value, is_since ? &since : &until) < 0) {
+				cli_error("convert: %s '%s': expected %s", is_since ? "--since" : "--until",
+					  a.value, TIME_WANT);
+				return 2;
+			}
+			*(is_since ? &po.has_since : &po.has_until) = true;
+			has_window = true;
+		} else if (cli_is(&a, "--split")) {
+			struct cli_time d;
+			if (cli_parse_time(a.value, &d) < 0 || d.wall || d.ns <= 0) {
+				cli_error("convert: --split '%s': expected a duration: 10s, 500ms", a.value);
+				return 2;
+			}
+			po.split_ns = d.ns;
+		} else if (cli_is(&a, "--max-size")) {
+			if (!parse_size(a.value, &po.max_size) || po.max_size < RLOG__PERFETTO_MIN_SIZE) {
+				cli_error("convert: --max-size '%s': expected a size of at least 1M: 64M, 1G",
+					  a.value);
+				return 2;
+			}
 		} else {
 			force = true;
 		}
@@ -176,15 +282,31 @@ int cmd_convert(int argc, char **argv)
 		return 2;
 	const char *path = a.pos[0];
 	if (!to)
-		return missing("--to chrome|ctf");
+		return missing("--to chrome|perfetto|ctf");
 	if (!out)
 		return missing("-o OUT");
 	if (strcmp(to, "chrome") == 0) {
 		ctf = false;
 	} else if (strcmp(to, "ctf") == 0) {
 		ctf = true;
+	} else if (strcmp(to, "perfetto") == 0) {
+		ctf = false;
+		perfetto = true;
 	} else {
-		cli_error("convert: --to '%s': expected chrome or ctf", to);
+		cli_error("convert: --to '%s': expected chrome, perfetto or ctf", to);
+		return 2;
+	}
+	bool split = po.split_ns > 0 || po.max_size > 0;
+	if (!perfetto && (has_window || split)) {
+		cli_error("convert: --since, --until, --split and --max-size apply to --to perfetto only");
+		return 2;
+	}
+	if (perfetto && flags) {
+		cli_error("convert: --spans applies to --to chrome only");
+		return 2;
+	}
+	if (split && strcmp(out, "-") == 0) {
+		cli_error("convert: --split and --max-size write files: -o - is not one");
 		return 2;
 	}
 	if (ctf && flags) {
@@ -201,6 +323,21 @@ int cmd_convert(int argc, char **argv)
 	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
 		rlog_reader_close(r);
 		return cli_error("convert: %s: the output is the input file", out);
+	}
+
+	if (has_window) {
+		/* A wall-clock time is relative to the session's start. */
+		const struct rlog_reader_info *info = rlog_reader_info(r);
+		int64_t base = info->sync_realtime_ns > (uint64_t)INT64_MAX ? INT64_MAX
+									 : (int64_t)info->sync_realtime_ns;
+		po.since_ns = since.wall ? since.ns - base : since.ns;
+		po.until_ns = until.wall ? until.ns - base : until.ns;
+	}
+	char first[4096];
+	struct series se = { out, force, -1, 0 };
+	if (split) {
+		series_name(first, sizeof(first), out, 0);
+		out = first;
 	}
 
 	if (ctf) {
@@ -222,13 +359,23 @@ int cmd_convert(int argc, char **argv)
 			rlog_reader_close(r);
 			return 1;
 		}
-		rc = rlog__convert_chrome(r, fd, flags, &st);
-		if (!to_stdout && close(fd) < 0 && rc == 0)
+		if (perfetto) {
+			se.fd = fd;
+			po.next_file = series_next;
+			po.arg = &se;
+			rc = rlog__convert_perfetto(r, fd, &po, &st);
+			fd = se.fd;
+		} else {
+			rc = rlog__convert_chrome(r, fd, flags, &st);
+		}
+		if (!to_stdout && fd >= 0 && close(fd) < 0 && rc == 0)
 			rc = -errno;
 	}
 
 	int status = 0;
-	if (rc < 0) {
+	if (rc < 0 && se.err) {
+		status = 1; /* series_next said which file */
+	} else if (rc < 0) {
 		/* A reader error reads as the reader words it; the rest is the
 		 * output's. */
 		if (rc == -ENOMEM)
@@ -238,7 +385,7 @@ int cmd_convert(int argc, char **argv)
 		if (!ctf && !to_stdout)
 			unlink(out); /* half a JSON document helps nobody */
 	} else if (!to_stdout) {
-		print_stats(&st, ctf, flags);
+		print_stats(&st, ctf, perfetto, flags);
 	}
 	size_t nd = rlog_reader_damage_count(r);
 	for (size_t i = 0; i < nd; i++) {

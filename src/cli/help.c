@@ -249,8 +249,9 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
-		"convert", "a log file as Chrome/Perfetto trace JSON or as a CTF trace",
-		"convert FILE --to chrome|ctf -o OUT [--spans x|be] [--force]",
+		"convert", "a log file as a Perfetto trace, Chrome trace JSON or a CTF trace",
+		"convert FILE --to chrome|perfetto|ctf -o OUT [--spans x|be] [--since T] [--until T] "
+		"[--split DURATION] [--max-size SIZE] [--force]",
 		"Writes log file FILE in a format that other tools open, then prints counts,\n"
 		"one \"key: value\" per line (not when the JSON goes to stdout).  An existing\n"
 		"OUT is refused unless --force, as ringlog start refuses an existing FILE.\n"
@@ -260,11 +261,21 @@ static const struct cli_help help[] = {
 		"  FILE                  a log file written by ringlog start\n"
 		"  --to chrome           the Trace Event Format (JSON) that ui.perfetto.dev and\n"
 		"                        chrome://tracing open; OUT is a file, \"-\" for stdout\n"
+		"  --to perfetto         Perfetto's own protobuf trace, which ui.perfetto.dev and\n"
+		"                        trace_processor load natively (far larger traces than\n"
+		"                        JSON); OUT is a file, \"-\" for stdout\n"
 		"  --to ctf              a CTF 1.8 trace for babeltrace2 and Trace Compass; OUT is\n"
 		"                        a directory, created if missing\n"
 		"  -o OUT                the output (required)\n"
 		"  --spans x|be          chrome: a span as one complete \"X\" event (the default)\n"
 		"                        or as a \"B\" and an \"E\" event\n"
+		"  --since T             perfetto: only the events from T on (as dump's: 1.5s,\n"
+		"                        250ms, or a wall-clock time 2026-11-22T07:01:31.5Z)\n"
+		"  --until T             perfetto: only the events up to T (included)\n"
+		"  --split DURATION      perfetto: a new file each DURATION (10s, 500ms) of trace\n"
+		"  --max-size SIZE       perfetto: a new file before one passes SIZE (64M, 1G;\n"
+		"                        at least 1M); with either, OUT-0001.EXT, OUT-0002.EXT,\n"
+		"                        ... each a whole trace that opens on its own\n"
 		"  --force               overwrite OUT: truncate the file; for ctf, delete the\n"
 		"                        metadata and stream_* files of an earlier conversion\n"
 		"                        (a directory holding anything else is still refused)\n",

@@ -37,16 +37,6 @@
 
 #define OUT_FLUSH (1u << 20) /* write the output once this much is pending */
 
-/* v in decimal, written backwards ending at end; returns its start. */
-static char *u64_text(char *end, uint64_t v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
 /* Nanoseconds as microseconds with three decimals: -1500 -> "-1.500". */
 static void put_us(struct rlog__buf *b, int64_t ns)
 {
@@ -57,7 +47,7 @@ static void put_us(struct rlog__buf *b, int64_t ns)
 	*--e = (char)('0' + frac / 10 % 10);
 	*--e = (char)('0' + frac / 100);
 	*--e = '.';
-	char *s = u64_text(e, a / 1000);
+	char *s = rlog__convert_u64_text(e, a / 1000);
 	if (ns < 0)
 		*--s = '-';
 	rlog__buf_put(b, s, (size_t)(tmp + sizeof(tmp) - s));
@@ -173,18 +163,13 @@ static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
 {
 	if (c->last < c->nth && c->th[c->last].pid == pid && c->th[c->last].tid == tid)
 		return &c->th[c->last];
-	uint64_t key = (uint64_t)pid << 32 | tid;
-	uint32_t i = rlog__map_get(&c->th_map, key);
-	if (i != RLOG__MAP_NONE) {
-		c->last = i;
-		return &c->th[i];
-	}
-	if (rlog__vec_room(&c->th, c->nth, &c->th_cap, sizeof(*c->th), 16) < 0 ||
-	    rlog__map_put(&c->th_map, key, (uint32_t)c->nth) < 0)
+	bool added;
+	long i = rlog__convert_entry(&c->th, &c->nth, &c->th_cap, sizeof(*c->th), &c->th_map,
+				     (uint64_t)pid << 32 | tid, &added);
+	if (i < 0)
 		return NULL;
-	c->last = c->nth;
-	struct thread *t = &c->th[c->nth++];
-	memset(t, 0, sizeof(*t));
+	c->last = (size_t)i;
+	struct thread *t = &c->th[i];
 	t->pid = pid;
 	t->tid = tid;
 	return t;
@@ -192,16 +177,13 @@ static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
 
 static struct process *process_of(struct chrome *c, uint32_t pid)
 {
-	uint32_t i = rlog__map_get(&c->pr_map, pid);
-	if (i != RLOG__MAP_NONE)
-		return &c->pr[i];
-	if (rlog__vec_room(&c->pr, c->npr, &c->pr_cap, sizeof(*c->pr), 16) < 0 ||
-	    rlog__map_put(&c->pr_map, pid, (uint32_t)c->npr) < 0)
+	bool added;
+	long i = rlog__convert_entry(&c->pr, &c->npr, &c->pr_cap, sizeof(*c->pr), &c->pr_map, pid,
+				     &added);
+	if (i < 0)
 		return NULL;
-	struct process *p = &c->pr[c->npr++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	return p;
+	c->pr[i].pid = pid;
+	return &c->pr[i];
 }
 
 static int set_name(char **name, size_t *len, const struct rlog_event *ev)
@@ -243,35 +225,8 @@ static void cat_of(char *buf, const struct rlog_schema *s)
 {
 	char *e = buf + 4;
 	*--e = '\0';
-	char *p = u64_text(e, s->category);
+	char *p = rlog__convert_u64_text(e, s->category);
 	memmove(buf, p, (size_t)(e - p) + 1);
-}
-
-/* The name `ringlog dump` gives an event: the schema's or the ID's, with
- * "/flag" for a flagged record (except a span's that matches its schema:
- * its flag is begin or end). */
-static size_t event_name(char *buf, size_t n, const struct rlog_event *ev,
-			 const struct rlog_schema *s, bool matched)
-{
-	/* By hand: snprintf() was a tenth of the time of a conversion. */
-	const char *known = s ? s->name : rlog__id_name(ev->id);
-	char tmp[8], *e = tmp + sizeof(tmp), *d;
-	size_t k;
-	if (known) {
-		k = strnlen(known, n - 8);
-		memcpy(buf, known, k);
-	} else {
-		d = u64_text(e, ev->id);
-		k = (size_t)(e - d);
-		memcpy(buf, d, k);
-	}
-	if (ev->flagged && !(matched && s->kind == RLOG_KIND_SPAN)) {
-		d = u64_text(e, ev->flag);
-		buf[k++] = '/';
-		memcpy(buf + k, d, (size_t)(e - d));
-		k += (size_t)(e - d);
-	}
-	return k;
 }
 
 /*
@@ -284,7 +239,7 @@ static int put_raw(struct chrome *c, const struct rlog_event *ev, const struct r
 {
 	struct rlog__buf *b = &c->out;
 	char name[300], cat[4];
-	size_t n = event_name(name, sizeof(name), ev, s, false);
+	size_t n = rlog__convert_event_name(name, sizeof(name), ev, s, false);
 	if (c->st) {
 		c->st->raw_events++;
 		c->st->mismatched += s != NULL;
@@ -464,7 +419,7 @@ static int put_schema_event(struct chrome *c, const struct rlog_schema *s,
 			    const struct rlog_event *ev)
 {
 	char cat[4], name[300];
-	size_t n = event_name(name, sizeof(name), ev, s, true);
+	size_t n = rlog__convert_event_name(name, sizeof(name), ev, s, true);
 	cat_of(cat, s);
 	if (c->st)
 		c->st->schema_events++;

@@ -9,8 +9,11 @@
  *
  *   no session      rlog__zero_mask: every write returns at its first load
  *   one session     that session's enable mask: the fast path as it was
- *   two or more     rlog__multi_mask (~0): every write takes the slow path,
- *                   which writes into each session whose mask asks for it
+ *   two or more     rlog__multi_mask (~0): every write leaves the inline
+ *                   path, with the time read once, for the library's loop
+ *                   over the sessions, which stores into each session whose
+ *                   mask asks for it on a fast path of its own (write.c,
+ *                   write_fast) and falls back to write_one otherwise
  *
  * A thread bound under an older generation is sent to the slow path by the
  * inline path (its binding's mask pointer is not rlog__mask) or by the

@@ -1,0 +1,1141 @@
+/*
+ * convert_perfetto.c - a ringlog log file as Perfetto's own trace format, a
+ * stream of TracePacket messages (the `Trace` message's repeated field 1),
+ * which ui.perfetto.dev and trace_processor load natively and at sizes
+ * where the Chrome JSON breaks (docs/CONVERT.md).  The messages and field
+ * numbers written are exactly those of docs/perfetto/ringlog_perfetto.proto.
+ *
+ * Everything is on one trusted packet sequence (id 1).  Each file opens
+ * with a packet flagged SEQ_INCREMENTAL_STATE_CLEARED holding the clock
+ * snapshot and the sequence's defaults (timestamps on clock 64, ringlog's
+ * session clock in ns); every later packet is flagged
+ * SEQ_NEEDS_INCREMENTAL_STATE.  Then, in the reader's time order:
+ *
+ *   - a TrackDescriptor before the first use of each track: a process
+ *     track per pid, a thread track per (pid, tid), a "lost" track under a
+ *     thread for its DATA_LOSS records, a counter track per counter;
+ *   - a TrackEvent per event, its name and category interned (the
+ *     InternedData of the packet that first uses them), a schema'd event's
+ *     fields as typed debug annotations with interned names;
+ *   - at the end, a ChromeEventBundle whose metadata (trace_processor's
+ *     metadata table) holds the session's totals.
+ *
+ * A split (--split, --max-size) ends a file as a whole trace (open spans
+ * ended at its last time, the totals) and starts the next as a new one
+ * (clock snapshot, descriptors and interned names again, open spans begun
+ * again), so that each file opens on its own.
+ *
+ * Memory: per thread its open-span stack, the names interned (the
+ * distinct names, not the events), the tracks; the output goes out in
+ * 1 MiB writes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "convert.h"
+#include "map.h"
+#include "names.h"
+#include "pb.h"
+#include "ringlog/reader.h"
+#include "utf8.h"
+#include "vec.h"
+
+#define OUT_FLUSH (1u << 20)
+
+/* Field numbers: Perfetto's protos (docs/perfetto/ringlog_perfetto.proto). */
+enum {
+	TRACE_PACKET = 1,
+	TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
+	TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CHROME_EVENTS = 5, TP_DEFAULTS = 59,
+	TP_TRACK_DESC = 60,
+	TPD_CLOCK_ID = 58,
+	CS_CLOCKS = 1, CS_PRIMARY = 2, CLK_ID = 1, CLK_TIMESTAMP = 2, CLK_INCREMENTAL = 3,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
+	PD_PID = 1, PD_NAME = 6,
+	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+	TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11,
+	TE_COUNTER = 30, TE_DOUBLE_COUNTER = 44, TE_EXTRA_TRACKS = 31, TE_EXTRA_VALUES = 12,
+	TE_EXTRA_DOUBLE_TRACKS = 45, TE_EXTRA_DOUBLE_VALUES = 46,
+	DA_NAME_IID = 1, DA_BOOL = 2, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6,
+	ID_CATEGORIES = 1, ID_NAMES = 2, ID_ANNOTATION_NAMES = 3, IN_IID = 1, IN_NAME = 2,
+	CEB_METADATA = 2, CM_NAME = 1, CM_STRING = 2,
+};
+
+enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
+enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
+enum { CLOCK_REALTIME = 1, CLOCK_MONOTONIC_RAW = 5, CLOCK_BOOTTIME = 6, CLOCK_SESSION = 64 };
+#define SEQ_ID 1
+
+/* Names given small ids: iid = index + 1, valid until the next file. */
+struct interner {
+	unsigned field;       /* its InternedData field */
+	struct rlog__map map; /* hash (probed) -> index */
+	struct rlog__buf text;
+	size_t *off;          /* index -> offset in text ("name\0") */
+	size_t n, cap;
+};
+
+struct thread {
+	uint32_t pid, tid;
+	uint64_t uuid, lost_uuid;
+	unsigned gen, lost_gen;   /* described in file gen (0: not yet) */
+	const struct rlog_schema **stack; /* open spans, innermost last */
+	size_t depth, cap;
+	char *name;               /* a THREAD_NAME record's payload, or NULL */
+};
+
+struct process {
+	uint32_t pid;
+	uint64_t uuid;
+	unsigned gen;
+	char *name;
+};
+
+struct ctrack {
+	uint64_t uuid, parent;
+	unsigned gen;
+	char *name;
+};
+
+struct pf {
+	struct rlog_reader *r;
+	const struct rlog_reader_info *info;
+	int fd;
+	const struct rlog__perfetto_opts *opt;
+	struct rlog__convert_stats *st;
+	int err;
+	struct rlog__buf out, te, in, tmp, fix; /* fix: put_str's */
+	uint64_t file_bytes;      /* written to the current file */
+	unsigned gen;             /* the current file, from 1 */
+	bool emit;                /* the current event is in the window */
+	bool started;             /* an event of the window was written to this file */
+	int64_t file_first_ns;
+	uint64_t last_ts;         /* the latest timestamp given (ts_of) */
+	uint64_t prev_ts;         /* the latest written: clock 64 is incremental */
+	uint64_t next_uuid;
+	uint64_t sys_uuid;        /* the track of pid 0 (the daemon and the kernel) */
+	unsigned sys_gen;
+	struct interner names, cats, anns;
+	struct thread *th;
+	size_t nth, th_cap, last;
+	struct rlog__map th_map;
+	struct process *pr;
+	size_t npr, pr_cap;
+	struct rlog__map pr_map;
+	struct ctrack *ct;
+	size_t nct, ct_cap;
+	struct rlog__map ct_map;  /* COUNTER records: pid << 32 | counter id */
+	struct rlog__map sct_map; /* schema'd counters: pid << 32 | id << 8 | field */
+	uint64_t file_events, file_loss_records, file_events_lost;
+	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
+};
+
+/* ------------------------------------------------------------------ */
+/* Strings                                                             */
+
+/* A string field, valid UTF-8 as protobuf's string requires: each byte
+ * that does not start a valid sequence becomes U+FFFD. */
+static void put_str(struct pf *c, struct rlog__buf *b, unsigned field, const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	size_t i = 0;
+	uint32_t cp;
+	while (i < n && s[i] < 0x80)
+		i++;
+	while (i < n) {
+		unsigned k = rlog__utf8_len(s + i, n - i, &cp);
+		if (k == 0)
+			break;
+		i += k;
+	}
+	if (i == n) {
+		pb_bytes(b, field, p, n);
+		return;
+	}
+	c->fix.len = 0;
+	for (i = 0; i < n;) {
+		unsigned k = rlog__utf8_len(s + i, n - i, &cp);
+		if (k == 0) {
+			rlog__buf_lit(&c->fix, "\xef\xbf\xbd");
+			i++;
+		} else {
+			rlog__buf_put(&c->fix, s + i, k);
+			i += k;
+		}
+	}
+	pb_bytes(b, field, c->fix.p, c->fix.len);
+}
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211u;
+	return h;
+}
+
+/*
+ * The iid of name s (n bytes, no NUL in it): an existing one, or a new
+ * one whose entry goes into the packet's InternedData (c->in).  Returns
+ * 0 when out of memory.
+ */
+static uint64_t intern(struct pf *c, struct interner *t, const char *s, size_t n)
+{
+	uint64_t key = hash_str(s, n);
+	for (;; key++) {
+		uint32_t i = rlog__map_get(&t->map, key);
+		if (i == RLOG__MAP_NONE)
+			break;
+		const char *e = t->text.p + t->off[i];
+		if (strncmp(e, s, n) == 0 && e[n] == '\0')
+			return (uint64_t)i + 1;
+	}
+	if (rlog__vec_room(&t->off, t->n, &t->cap, sizeof(*t->off), 64) < 0 ||
+	    rlog__map_put(&t->map, key, (uint32_t)t->n) < 0)
+		return 0;
+	t->off[t->n] = t->text.len;
+	rlog__buf_put(&t->text, s, n);
+	rlog__buf_char(&t->text, '\0');
+	if (t->text.oom)
+		return 0;
+	uint64_t iid = ++t->n;
+	size_t at = pb_open(&c->in, t->field);
+	pb_uint(&c->in, IN_IID, iid);
+	put_str(c, &c->in, IN_NAME, s, n);
+	pb_close(&c->in, at);
+	return iid;
+}
+
+static void interner_reset(struct interner *t)
+{
+	rlog__map_clear(&t->map);
+	t->text.len = 0;
+	t->n = 0;
+}
+
+static void interner_free(struct interner *t)
+{
+	rlog__map_free(&t->map);
+	free(t->text.p);
+	free(t->off);
+}
+
+/* ------------------------------------------------------------------ */
+/* Packets                                                             */
+
+static int flush_out(struct pf *c)
+{
+	size_t n = c->out.len;
+	if (c->out.oom)
+		c->err = c->err ? c->err : -ENOMEM;
+	if (c->err == 0) {
+		c->err = rlog__buf_write(&c->out, c->fd);
+		if (c->err == 0) {
+			c->file_bytes += n;
+			if (c->st)
+				c->st->bytes_written += n;
+		}
+	}
+	c->out.len = 0;
+	return c->err;
+}
+
+/*
+ * One TracePacket: the timestamp (ts_set), the sequence, its flags, the
+ * names interned for it (c->in, then emptied) and body as field `field`.
+ */
+static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const struct rlog__buf *body)
+{
+	struct rlog__buf *b = &c->out;
+	size_t at = pb_open(b, TRACE_PACKET);
+	if (ts_set) {
+		pb_uint(b, TP_TIMESTAMP, ts - c->prev_ts);
+		c->prev_ts = ts;
+	}
+	pb_uint(b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(b, TP_SEQ_FLAGS, SEQ_NEEDS);
+	if (c->in.len) {
+		pb_bytes(b, TP_INTERNED, c->in.p, c->in.len);
+		c->in.len = 0;
+	}
+	pb_bytes(b, field, body->p, body->len);
+	pb_close(b, at);
+	if (c->st)
+		c->st->packets++;
+	if (b->len >= OUT_FLUSH)
+		return flush_out(c);
+	return b->oom || body->oom || c->in.oom ? -ENOMEM : 0;
+}
+
+/*
+ * The first packet of a file: the sequence's state cleared, the clock
+ * snapshot, the defaults.  x is the session clock's value at the snapshot,
+ * which the file's first timestamp counts from: clock 64 is incremental
+ * (each packet's timestamp the nanoseconds since the previous one's), so
+ * that a timestamp costs a byte or two, not nine.
+ */
+static int file_header(struct pf *c, uint64_t x)
+{
+	struct rlog__buf *b = &c->out;
+	int64_t since = (int64_t)(x - c->info->sync_monotonic_ns);
+	size_t at = pb_open(b, TRACE_PACKET);
+	pb_uint(b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(b, TP_SEQ_FLAGS, SEQ_CLEARED);
+	size_t cs = pb_open(b, TP_CLOCK_SNAPSHOT);
+	/* The session clock is CLOCK_MONOTONIC_RAW's nanoseconds (the LOG_MARKER's
+	 * sync pair, docs/FORMAT.md): ringlog's time 0 is sync_monotonic_ns.
+	 * BOOTTIME, Perfetto's default trace clock, is taken as equal to it: a
+	 * log file does not record it (they differ by the time the machine was
+	 * suspended since boot). */
+	static const unsigned ids[] = { CLOCK_SESSION, CLOCK_BOOTTIME, CLOCK_MONOTONIC_RAW,
+					CLOCK_REALTIME };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		size_t k = pb_open(b, CS_CLOCKS);
+		pb_uint(b, CLK_ID, ids[i]);
+		pb_uint(b, CLK_TIMESTAMP,
+			ids[i] == CLOCK_REALTIME ? c->info->sync_realtime_ns + (uint64_t)since : x);
+		if (ids[i] == CLOCK_SESSION)
+			pb_uint(b, CLK_INCREMENTAL, 1);
+		pb_close(b, k);
+	}
+	pb_uint(b, CS_PRIMARY, CLOCK_BOOTTIME);
+	pb_close(b, cs);
+	size_t d = pb_open(b, TP_DEFAULTS);
+	pb_uint(b, TPD_CLOCK_ID, CLOCK_SESSION);
+	pb_close(b, d);
+	pb_close(b, at);
+	c->prev_ts = x;
+	if (c->st)
+		c->st->packets++;
+	return b->oom ? -ENOMEM : 0;
+}
+
+/* ns since the start as the session clock, never before the previous
+ * packet's (the reader's order is by time; a record it could not place
+ * exactly keeps the sequence monotonic). */
+static uint64_t ts_of(struct pf *c, int64_t ns)
+{
+	int64_t m = (int64_t)c->info->sync_monotonic_ns + ns;
+	uint64_t ts = m < 0 ? 0 : (uint64_t)m;
+	if (ts < c->last_ts) {
+		ts = c->last_ts;
+		if (c->st)
+			c->st->clamped++;
+	}
+	c->last_ts = ts;
+	return ts;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tracks                                                              */
+
+static int descriptor_out(struct pf *c)
+{
+	int rc = packet(c, false, 0, TP_TRACK_DESC, &c->tmp);
+	c->tmp.len = 0;
+	return rc;
+}
+
+/* The track of pid 0's records (the daemon's and the kernel's): a plain
+ * track, not a process (pid 0 is the kernel's idle task to Perfetto). */
+static int sys_track(struct pf *c, uint64_t *uuid)
+{
+	if (c->sys_uuid == 0)
+		c->sys_uuid = ++c->next_uuid;
+	*uuid = c->sys_uuid;
+	if (c->sys_gen == c->gen)
+		return 0;
+	c->sys_gen = c->gen;
+	c->tmp.len = 0;
+	pb_uint(&c->tmp, TD_UUID, c->sys_uuid);
+	pb_bytes(&c->tmp, TD_NAME, "system (pid 0)", 14);
+	return descriptor_out(c);
+}
+
+static struct process *process_of(struct pf *c, uint32_t pid)
+{
+	bool added;
+	long i = rlog__convert_entry(&c->pr, &c->npr, &c->pr_cap, sizeof(*c->pr), &c->pr_map, pid,
+				     &added);
+	if (i < 0)
+		return NULL;
+	struct process *p = &c->pr[i];
+	if (added) {
+		p->pid = pid;
+		p->uuid = ++c->next_uuid;
+	}
+	return p;
+}
+
+/* The process track of pid (described first), or pid 0's track. */
+static int process_track(struct pf *c, uint32_t pid, uint64_t *uuid)
+{
+	if (pid == 0)
+		return sys_track(c, uuid);
+	struct process *p = process_of(c, pid);
+	if (!p)
+		return -ENOMEM;
+	*uuid = p->uuid;
+	if (p->gen == c->gen)
+		return 0;
+	p->gen = c->gen;
+	const char *n = rlog_reader_process_name(c->r, pid);
+	if (!n)
+		n = p->name;
+	c->tmp.len = 0;
+	pb_uint(&c->tmp, TD_UUID, p->uuid);
+	size_t at = pb_open(&c->tmp, TD_PROCESS);
+	pb_uint(&c->tmp, PD_PID, pid);
+	if (n)
+		put_str(c, &c->tmp, PD_NAME, n, strlen(n));
+	pb_close(&c->tmp, at);
+	return descriptor_out(c);
+}
+
+static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
+{
+	if (c->last < c->nth && c->th[c->last].pid == pid && c->th[c->last].tid == tid)
+		return &c->th[c->last];
+	bool added;
+	long i = rlog__convert_entry(&c->th, &c->nth, &c->th_cap, sizeof(*c->th), &c->th_map,
+				     (uint64_t)pid << 32 | tid, &added);
+	if (i < 0)
+		return NULL;
+	c->last = (size_t)i;
+	struct thread *t = &c->th[i];
+	if (added) {
+		t->pid = pid;
+		t->tid = tid;
+		t->uuid = ++c->next_uuid;
+	}
+	return t;
+}
+
+/* The thread's track, described first (with its process's). */
+static int thread_track(struct pf *c, struct thread *t)
+{
+	if (t->gen == c->gen)
+		return 0;
+	uint64_t parent;
+	int rc = process_track(c, t->pid, &parent);
+	if (rc < 0)
+		return rc;
+	t->gen = c->gen;
+	c->tmp.len = 0;
+	pb_uint(&c->tmp, TD_UUID, t->uuid);
+	pb_uint(&c->tmp, TD_PARENT, parent);
+	if (t->pid == 0) {
+		/* A stream of pid 0 is not a thread: for system blocks, tid is
+		 * the CPU (docs/FORMAT.md, "System events"). */
+		char name[32];
+		int n = snprintf(name, sizeof(name), "pid 0 tid %" PRIu32, t->tid);
+		pb_bytes(&c->tmp, TD_NAME, name, (size_t)n);
+		return descriptor_out(c);
+	}
+	const char *n = rlog_reader_thread_name(c->r, t->pid, t->tid);
+	if (!n)
+		n = t->name;
+	size_t at = pb_open(&c->tmp, TD_THREAD);
+	pb_uint(&c->tmp, THD_PID, t->pid);
+	pb_uint(&c->tmp, THD_TID, t->tid);
+	if (n)
+		put_str(c, &c->tmp, THD_NAME, n, strlen(n));
+	pb_close(&c->tmp, at);
+	return descriptor_out(c);
+}
+
+/* The thread's "lost" track, a child of its thread track. */
+static int lost_track(struct pf *c, struct thread *t)
+{
+	int rc = thread_track(c, t);
+	if (rc < 0 || t->lost_gen == c->gen)
+		return rc;
+	if (t->lost_uuid == 0)
+		t->lost_uuid = ++c->next_uuid;
+	t->lost_gen = c->gen;
+	c->tmp.len = 0;
+	pb_uint(&c->tmp, TD_UUID, t->lost_uuid);
+	pb_uint(&c->tmp, TD_PARENT, t->uuid);
+	pb_bytes(&c->tmp, TD_NAME, "lost", 4);
+	return descriptor_out(c);
+}
+
+/* The uuid of the counter track under map m's key if it is described in
+ * this file (the common case, before its name is made), else 0. */
+static uint64_t counter_known(const struct pf *c, const struct rlog__map *m, uint64_t key)
+{
+	uint32_t i = rlog__map_get(m, key);
+	return i != RLOG__MAP_NONE && c->ct[i].gen == c->gen ? c->ct[i].uuid : 0;
+}
+
+/* The counter track under map m's key (created with name n, parent pid's
+ * track), described first; *uuid receives it. */
+static int counter_track(struct pf *c, struct rlog__map *m, uint64_t key, uint32_t pid,
+			 const char *n, size_t nlen, uint64_t *uuid)
+{
+	bool added;
+	long i = rlog__convert_entry(&c->ct, &c->nct, &c->ct_cap, sizeof(*c->ct), m, key, &added);
+	if (i < 0)
+		return (int)i;
+	struct ctrack *k = &c->ct[i];
+	if (added) {
+		k->uuid = ++c->next_uuid;
+		if (!(k->name = strndup(n, nlen)))
+			return -ENOMEM;
+	}
+	*uuid = k->uuid;
+	if (k->gen == c->gen)
+		return 0;
+	int rc = process_track(c, pid, &k->parent);
+	if (rc < 0)
+		return rc;
+	k->gen = c->gen;
+	c->tmp.len = 0;
+	pb_uint(&c->tmp, TD_UUID, k->uuid);
+	pb_uint(&c->tmp, TD_PARENT, k->parent);
+	put_str(c, &c->tmp, TD_NAME, k->name, strlen(k->name));
+	size_t at = pb_open(&c->tmp, TD_COUNTER);
+	pb_close(&c->tmp, at);
+	return descriptor_out(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Track events                                                        */
+
+/* Starts c->te as a TrackEvent of type on track with name and category
+ * (interned; NULL: none). */
+static int te_start(struct pf *c, unsigned type, uint64_t track, const char *name, size_t nlen,
+		    const char *cat)
+{
+	struct rlog__buf *b = &c->te;
+	b->len = 0;
+	if (cat) {
+		uint64_t iid = intern(c, &c->cats, cat, strlen(cat));
+		if (!iid)
+			return -ENOMEM;
+		pb_uint(b, TE_CATEGORY_IIDS, iid);
+	}
+	pb_uint(b, TE_TYPE, type);
+	pb_uint(b, TE_TRACK, track);
+	if (name) {
+		uint64_t iid = intern(c, &c->names, name, nlen);
+		if (!iid)
+			return -ENOMEM;
+		pb_uint(b, TE_NAME_IID, iid);
+	}
+	return 0;
+}
+
+/* Opens a debug annotation named name (interned); pb_close() it. */
+static size_t ann_open(struct pf *c, const char *name)
+{
+	size_t at = pb_open(&c->te, TE_ANNOTATIONS);
+	uint64_t iid = intern(c, &c->anns, name, strlen(name));
+	pb_uint(&c->te, DA_NAME_IID, iid);
+	if (!iid)
+		c->te.oom = true;
+	return at;
+}
+
+static void ann_uint(struct pf *c, const char *name, uint64_t v)
+{
+	size_t at = ann_open(c, name);
+	pb_uint(&c->te, DA_UINT, v);
+	pb_close(&c->te, at);
+}
+
+static void ann_int(struct pf *c, const char *name, int64_t v)
+{
+	size_t at = ann_open(c, name);
+	pb_uint(&c->te, DA_INT, (uint64_t)v);
+	pb_close(&c->te, at);
+}
+
+static void ann_bool(struct pf *c, const char *name, bool v)
+{
+	size_t at = ann_open(c, name);
+	pb_uint(&c->te, DA_BOOL, v);
+	pb_close(&c->te, at);
+}
+
+static void ann_str(struct pf *c, const char *name, const void *p, size_t n)
+{
+	size_t at = ann_open(c, name);
+	put_str(c, &c->te, DA_STRING, p, n);
+	pb_close(&c->te, at);
+}
+
+static void ann_hex(struct pf *c, const char *name, const void *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	const uint8_t *s = p;
+	size_t at = ann_open(c, name);
+	pb_tag(&c->te, DA_STRING, PB_LEN);
+	pb_varint(&c->te, 2 * n);
+	if (rlog__buf_need(&c->te, 2 * n)) {
+		char *d = c->te.p + c->te.len;
+		for (size_t i = 0; i < n; i++) {
+			d[2 * i] = digits[s[i] >> 4];
+			d[2 * i + 1] = digits[s[i] & 15];
+		}
+		c->te.len += 2 * n;
+	}
+	pb_close(&c->te, at);
+}
+
+/* A decoded value, by its type: ints, doubles, strings; bytes as hex. */
+static void ann_value(struct pf *c, const char *name, const struct rlog_value *v)
+{
+	switch (v->field->type) {
+	case RLOG_FIELD_U8: case RLOG_FIELD_U16: case RLOG_FIELD_U32: case RLOG_FIELD_U64:
+		ann_uint(c, name, v->v.u);
+		break;
+	case RLOG_FIELD_I8: case RLOG_FIELD_I16: case RLOG_FIELD_I32: case RLOG_FIELD_I64:
+		ann_int(c, name, v->v.i);
+		break;
+	case RLOG_FIELD_F64: {
+		size_t at = ann_open(c, name);
+		pb_double(&c->te, DA_DOUBLE, v->v.f);
+		pb_close(&c->te, at);
+		break;
+	}
+	case RLOG_FIELD_BYTES:
+		ann_hex(c, name, v->bytes, v->len);
+		break;
+	default: /* STRING */
+		ann_str(c, name, v->bytes, v->len);
+		break;
+	}
+}
+
+static int te_out(struct pf *c, int64_t ns)
+{
+	if (c->st)
+		c->st->events_written++;
+	c->file_events++;
+	return packet(c, true, ts_of(c, ns), TP_TRACK_EVENT, &c->te);
+}
+
+static void cat_text(char *buf, const struct rlog_schema *s)
+{
+	char *e = buf + 4;
+	*--e = '\0';
+	char *p = rlog__convert_u64_text(e, s->category);
+	memmove(buf, p, (size_t)(e - p) + 1);
+}
+
+/* A span's begin, on its thread's track; continued: re-begun at the start
+ * of a file or of the window, its fields left in the earlier part. */
+static int begin_out(struct pf *c, struct thread *t, const struct rlog_schema *s, int64_t ns,
+		     bool continued, bool untimed)
+{
+	char cat[4];
+	cat_text(cat, s);
+	int rc = thread_track(c, t);
+	if (rc == 0)
+		rc = te_start(c, SLICE_BEGIN, t->uuid, s->name, strlen(s->name), cat);
+	if (rc < 0)
+		return rc;
+	if (continued)
+		ann_bool(c, "continued", true);
+	for (unsigned i = 0; !continued && i < s->field_count; i++)
+		ann_value(c, s->fields[i].name, &c->vals[i]);
+	if (untimed)
+		ann_bool(c, "untimed", true);
+	return te_out(c, ns);
+}
+
+static int end_out(struct pf *c, struct thread *t, int64_t ns)
+{
+	int rc = thread_track(c, t);
+	if (rc == 0)
+		rc = te_start(c, SLICE_END, t->uuid, NULL, 0, NULL);
+	return rc < 0 ? rc : te_out(c, ns);
+}
+
+static int span_begin(struct pf *c, struct thread *t, const struct rlog_schema *s,
+		      const struct rlog_event *ev)
+{
+	if (rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0)
+		return -ENOMEM;
+	t->stack[t->depth++] = s;
+	return c->emit ? begin_out(c, t, s, ev->time_ns, false, !ev->has_time) : 0;
+}
+
+/*
+ * Per thread, an END closes the innermost open BEGIN of the same ID (as
+ * in `ringlog dump` and the Chrome output).  Perfetto's slice end closes
+ * the innermost slice of the track: the spans opened inside the one that
+ * ends, still open, are ended with it and begun again after it, so that
+ * each slice Perfetto draws is a span's.
+ */
+static int span_end(struct pf *c, struct thread *t, const struct rlog_schema *s,
+		    const struct rlog_event *ev)
+{
+	size_t i = t->depth;
+	while (i > 0 && t->stack[i - 1]->id != s->id)
+		i--;
+	if (i == 0) {
+		if (c->st)
+			c->st->unmatched_ends++;
+		if (!c->emit)
+			return 0;
+		char cat[4];
+		cat_text(cat, s);
+		int rc = thread_track(c, t);
+		if (rc == 0)
+			rc = te_start(c, INSTANT, t->uuid, s->name, strlen(s->name), cat);
+		if (rc < 0)
+			return rc;
+		ann_str(c, "span", "end without begin", 17);
+		return te_out(c, ev->time_ns);
+	}
+	if (c->st)
+		c->st->spans++;
+	int rc = 0;
+	if (c->emit) {
+		for (size_t k = t->depth; k >= i && rc == 0; k--)
+			rc = end_out(c, t, ev->time_ns);
+		for (size_t k = i; k < t->depth && rc == 0; k++)
+			rc = begin_out(c, t, t->stack[k], ev->time_ns, true, false);
+	}
+	memmove(&t->stack[i - 1], &t->stack[i], (t->depth - i) * sizeof(*t->stack));
+	t->depth--;
+	return rc;
+}
+
+static int raw_out(struct pf *c, struct thread *t, const struct rlog_event *ev,
+		   const struct rlog_schema *s)
+{
+	char name[300], cat[4];
+	size_t n = rlog__convert_event_name(name, sizeof(name), ev, s, false);
+	if (c->st) {
+		c->st->raw_events++;
+		c->st->mismatched += s != NULL;
+	}
+	if (!c->emit)
+		return 0;
+	if (s)
+		cat_text(cat, s);
+	int rc = thread_track(c, t);
+	if (rc == 0)
+		rc = te_start(c, INSTANT, t->uuid, name, n, s ? cat : "raw");
+	if (rc < 0)
+		return rc;
+	if (s)
+		ann_bool(c, "mismatch", true);
+	if (ev->flagged)
+		ann_uint(c, "flag", ev->flag);
+	ann_hex(c, "payload", ev->payload, ev->length);
+	int count = rlog_event_raw_count(ev);
+	if (ev->id == RLOG_ID_RAW_STRING) {
+		ann_str(c, "value", ev->payload, ev->length);
+	} else {
+		struct rlog_value v;
+		char vn[24];
+		for (int i = 0; i < count && rlog_event_raw_value(ev, (unsigned)i, &v) == 1; i++) {
+			snprintf(vn, sizeof(vn), "values[%d]", i);
+			ann_value(c, vn, &v);
+		}
+	}
+	if (!ev->has_time)
+		ann_bool(c, "untimed", true);
+	return te_out(c, ev->time_ns);
+}
+
+/* A DATA_LOSS: an instant on the thread's "lost" track (pid 0's on the
+ * system track) with what was lost and when. */
+static int loss_out(struct pf *c, struct thread *t, const struct rlog_event *ev,
+		    const struct rlog_loss *l)
+{
+	if (c->st) {
+		c->st->loss_records++;
+		c->st->events_lost += l->events;
+	}
+	if (!c->emit)
+		return 0;
+	c->file_loss_records++;
+	c->file_events_lost += l->events;
+	const char *cn = rlog__loss_cause_name(l->cause);
+	char cbuf[24], name[48];
+	if (!cn) {
+		snprintf(cbuf, sizeof(cbuf), "unknown(%" PRIu32 ")", l->cause);
+		cn = cbuf;
+	}
+	int n = snprintf(name, sizeof(name), "data_loss: %s", cn);
+	int rc = lost_track(c, t);
+	if (rc == 0)
+		rc = te_start(c, INSTANT, t->lost_uuid, name, (size_t)n, "ringlog");
+	if (rc < 0)
+		return rc;
+	ann_uint(c, "events", l->events);
+	ann_uint(c, "bytes", l->bytes);
+	ann_str(c, "cause", cn, strlen(cn));
+	if (l->fields & RLOG_LOSS_HAS_BLOCKS)
+		ann_uint(c, "blocks", l->blocks);
+	if (l->fields & RLOG_LOSS_HAS_RANGE) {
+		/* The events lost lie after first and at or before last. */
+		ann_int(c, "after_ns", rlog_reader_time_ns(c->r, l->first_time));
+		ann_int(c, "until_ns", rlog_reader_time_ns(c->r, l->last_time));
+	}
+	return te_out(c, ev->time_ns);
+}
+
+/* A COUNTER record: its absolute value on the counter's track (the value,
+ * not the delta: the Chrome output's reasoning, convert_chrome.c). */
+static int counter_out(struct pf *c, struct thread *t, const struct rlog_event *ev)
+{
+	struct rlog_counter k;
+	if (rlog_event_counter(c->r, ev, &k) < 0)
+		return raw_out(c, t, ev, NULL); /* never for an event of the reader */
+	if (c->st)
+		c->st->counter_records++;
+	if (!k.value_known) {
+		if (c->st)
+			c->st->counter_unknown++;
+		return 0;
+	}
+	if (!c->emit)
+		return 0;
+	uint64_t key = (uint64_t)ev->pid << 32 | k.counter_id;
+	uint64_t uuid = counter_known(c, &c->ct_map, key);
+	if (!uuid) {
+		char name[300];
+		int n = k.name ? snprintf(name, sizeof(name), "%s", k.name)
+			       : snprintf(name, sizeof(name), "counter #%" PRIu32, k.counter_id);
+		if (n >= (int)sizeof(name))
+			n = sizeof(name) - 1;
+		int rc = counter_track(c, &c->ct_map, key, ev->pid, name, (size_t)n, &uuid);
+		if (rc < 0)
+			return rc;
+	}
+	c->te.len = 0;
+	pb_uint(&c->te, TE_TYPE, COUNTER);
+	pb_uint(&c->te, TE_TRACK, uuid);
+	pb_uint(&c->te, TE_COUNTER, k.value);
+	return te_out(c, ev->time_ns);
+}
+
+/*
+ * A schema'd counter event: each numeric field on a counter track
+ * "name.field" of the process (a string or bytes field has no track), in
+ * one TrackEvent: the first field's value on its track, the others as its
+ * extra counter values (TrackEvent's extra_counter_* fields).
+ */
+static int schema_counter_out(struct pf *c, const struct rlog_schema *s,
+			      const struct rlog_event *ev)
+{
+	uint64_t uuid[RLOG_SCHEMA_MAX_FIELDS];
+	int first = -1;
+	for (unsigned i = 0; i < s->field_count; i++) {
+		const struct rlog_field *f = &s->fields[i];
+		if (f->type == RLOG_FIELD_BYTES || f->type == RLOG_FIELD_STRING)
+			continue;
+		uint64_t key = (uint64_t)ev->pid << 32 | (uint64_t)s->id << 8 | i;
+		uuid[i] = counter_known(c, &c->sct_map, key);
+		if (!uuid[i]) {
+			char name[300];
+			int n = snprintf(name, sizeof(name), "%s.%s", s->name, f->name);
+			if (n >= (int)sizeof(name))
+				n = sizeof(name) - 1;
+			int rc = counter_track(c, &c->sct_map, key, ev->pid, name, (size_t)n, &uuid[i]);
+			if (rc < 0)
+				return rc;
+		}
+		if (first < 0)
+			first = (int)i;
+	}
+	if (first < 0)
+		return 0;
+	struct rlog__buf *b = &c->te;
+	b->len = 0;
+	pb_uint(b, TE_TYPE, COUNTER);
+	pb_uint(b, TE_TRACK, uuid[first]);
+	for (unsigned i = (unsigned)first; i < s->field_count; i++) {
+		const struct rlog_field *f = &s->fields[i];
+		const struct rlog_value *v = &c->vals[i];
+		bool extra = i != (unsigned)first;
+		if (f->type == RLOG_FIELD_BYTES || f->type == RLOG_FIELD_STRING)
+			continue;
+		if (f->type == RLOG_FIELD_F64) {
+			if (extra)
+				pb_uint(b, TE_EXTRA_DOUBLE_TRACKS, uuid[i]);
+			pb_double(b, extra ? TE_EXTRA_DOUBLE_VALUES : TE_DOUBLE_COUNTER, v->v.f);
+		} else {
+			if (extra)
+				pb_uint(b, TE_EXTRA_TRACKS, uuid[i]);
+			pb_uint(b, extra ? TE_EXTRA_VALUES : TE_COUNTER,
+				f->type >= RLOG_FIELD_I8 && f->type <= RLOG_FIELD_I64 ? (uint64_t)v->v.i
+										      : v->v.u);
+		}
+	}
+	return te_out(c, ev->time_ns);
+}
+
+static int schema_event_out(struct pf *c, struct thread *t, const struct rlog_schema *s,
+			    const struct rlog_event *ev)
+{
+	if (c->st)
+		c->st->schema_events++;
+	if (!c->emit)
+		return 0;
+	if (s->kind == RLOG_KIND_COUNTER)
+		return schema_counter_out(c, s, ev);
+	char name[300], cat[4];
+	size_t n = rlog__convert_event_name(name, sizeof(name), ev, s, true);
+	cat_text(cat, s);
+	int rc = thread_track(c, t);
+	if (rc == 0)
+		rc = te_start(c, INSTANT, t->uuid, name, n, cat);
+	if (rc < 0)
+		return rc;
+	for (unsigned i = 0; i < s->field_count; i++)
+		ann_value(c, s->fields[i].name, &c->vals[i]);
+	if (!ev->has_time)
+		ann_bool(c, "untimed", true);
+	return te_out(c, ev->time_ns);
+}
+
+static int set_name(char **name, const struct rlog_event *ev)
+{
+	char *n = strndup(ev->payload, ev->length);
+	if (!n)
+		return -ENOMEM;
+	free(*name);
+	*name = n;
+	return 0;
+}
+
+static int convert_event(struct pf *c, const struct rlog_event *ev)
+{
+	struct thread *t = thread_of(c, ev->pid, ev->tid);
+	if (!t)
+		return -ENOMEM;
+	struct rlog_loss loss;
+	switch (rlog_record_kind(ev->id, ev->flagged)) {
+	case RLOG_RECORD_LOSS:
+		if (rlog_event_loss(ev, &loss) == 0)
+			return loss_out(c, t, ev, &loss);
+		break;
+	case RLOG_RECORD_MARKER:
+		if (c->st)
+			c->st->skipped++;
+		return 0;
+	case RLOG_RECORD_COUNTER:
+		return counter_out(c, t, ev);
+	case RLOG_RECORD_METADATA:
+		if (c->st)
+			c->st->skipped++;
+		/* The reader's names (the latest in the file) come first; a
+		 * record only names what the reader could not. */
+		if (ev->id == RLOG_ID_THREAD_NAME)
+			return set_name(&t->name, ev);
+		if (ev->id == RLOG_ID_PROCESS_NAME) {
+			struct process *p = process_of(c, ev->pid);
+			return p ? set_name(&p->name, ev) : -ENOMEM;
+		}
+		return 0;
+	default:
+		break;
+	}
+	const struct rlog_schema *s = rlog_reader_schema(c->r, ev);
+	if (!s)
+		return raw_out(c, t, ev, NULL);
+	if (rlog__convert_fields(s, ev, c->vals) < 0)
+		return raw_out(c, t, ev, s);
+	if (s->kind != RLOG_KIND_SPAN)
+		return schema_event_out(c, t, s, ev);
+	if (c->st)
+		c->st->schema_events++;
+	return ev->flag == RLOG_SPAN_END ? span_end(c, t, s, ev) : span_begin(c, t, s, ev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                               */
+
+/* The totals, in trace_processor's metadata table (as "cr-" keys). */
+static int metadata_out(struct pf *c)
+{
+	struct rlog__buf *b = &c->tmp;
+	char v[32];
+	const struct {
+		const char *name;
+		uint64_t v;
+	} kv[] = {
+		{ "ringlog.file_index", c->gen - 1 },
+		{ "ringlog.track_events", c->file_events },
+		{ "ringlog.loss_records", c->file_loss_records },
+		{ "ringlog.events_lost", c->file_events_lost },
+		{ "ringlog.start_realtime_ns", c->info->sync_realtime_ns },
+	};
+	b->len = 0;
+	size_t at = pb_open(b, CEB_METADATA);
+	pb_bytes(b, CM_NAME, "ringlog.session", 15);
+	put_str(c, b, CM_STRING, c->info->session_name, strlen(c->info->session_name));
+	pb_close(b, at);
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+		int n = snprintf(v, sizeof(v), "%" PRIu64, kv[i].v);
+		at = pb_open(b, CEB_METADATA);
+		pb_bytes(b, CM_NAME, kv[i].name, strlen(kv[i].name));
+		pb_bytes(b, CM_STRING, v, (size_t)n);
+		pb_close(b, at);
+	}
+	int rc = packet(c, false, 0, TP_CHROME_EVENTS, b);
+	b->len = 0;
+	return rc;
+}
+
+/* Ends the file: the spans still open ended at its last time (when it is
+ * not the last file), the totals, everything written. */
+static int file_end(struct pf *c, bool last)
+{
+	int rc = c->started ? 0 : file_header(c, c->last_ts ? c->last_ts : c->info->sync_monotonic_ns);
+	for (size_t i = 0; i < c->nth && rc == 0 && !last && c->started; i++)
+		for (size_t k = 0; k < c->th[i].depth && rc == 0; k++)
+			rc = end_out(c, &c->th[i], (int64_t)(c->last_ts - c->info->sync_monotonic_ns));
+	if (rc == 0)
+		rc = metadata_out(c);
+	return rc < 0 ? rc : flush_out(c);
+}
+
+/* The state of a new file: nothing described, nothing interned. */
+static int file_begin(struct pf *c)
+{
+	c->gen++;
+	c->file_bytes = 0;
+	c->file_events = c->file_loss_records = c->file_events_lost = 0;
+	c->started = false;
+	interner_reset(&c->names);
+	interner_reset(&c->cats);
+	interner_reset(&c->anns);
+	c->in.len = 0;
+	if (c->st)
+		c->st->files++;
+	return 0;
+}
+
+/* The first event of the window in a file: the spans open before it begun
+ * again at its time. */
+static int start_events(struct pf *c, int64_t ns)
+{
+	c->started = true;
+	c->file_first_ns = ns;
+	int64_t m = (int64_t)c->info->sync_monotonic_ns + ns;
+	uint64_t x = m < 0 ? 0 : (uint64_t)m;
+	int rc = file_header(c, x > c->last_ts ? x : c->last_ts);
+	for (size_t i = 0; i < c->nth && rc == 0; i++)
+		for (size_t k = 0; k < c->th[i].depth && rc == 0; k++)
+			rc = begin_out(c, &c->th[i], c->th[i].stack[k], ns, true, false);
+	return rc;
+}
+
+/* Whether the event at ns, of payload n bytes, goes to a new file. */
+static bool split_here(struct pf *c, int64_t ns, size_t n)
+{
+	const struct rlog__perfetto_opts *o = c->opt;
+	if (!o || !c->started)
+		return false;
+	if (o->split_ns > 0 && ns - c->file_first_ns >= o->split_ns)
+		return true;
+	/* Room for the largest packet this event can give (a payload as hex,
+	 * descriptors, names) and the file's end (open spans, the totals). */
+	uint64_t need = 3u * n + 16384 + 16u * c->nth;
+	return o->max_size > 0 && c->file_bytes + c->out.len + need > o->max_size;
+}
+
+static int next_file(struct pf *c)
+{
+	int rc = file_end(c, false);
+	if (rc < 0)
+		return rc;
+	rc = c->opt->next_file(c->opt->arg, c->gen, &c->fd);
+	if (rc < 0)
+		return c->err = rc;
+	return file_begin(c);
+}
+
+static void pf_free(struct pf *c)
+{
+	for (size_t i = 0; i < c->nth; i++) {
+		free(c->th[i].stack);
+		free(c->th[i].name);
+	}
+	for (size_t i = 0; i < c->npr; i++)
+		free(c->pr[i].name);
+	for (size_t i = 0; i < c->nct; i++)
+		free(c->ct[i].name);
+	free(c->th);
+	free(c->pr);
+	free(c->ct);
+	rlog__map_free(&c->th_map);
+	rlog__map_free(&c->pr_map);
+	rlog__map_free(&c->ct_map);
+	rlog__map_free(&c->sct_map);
+	interner_free(&c->names);
+	interner_free(&c->cats);
+	interner_free(&c->anns);
+	free(c->out.p);
+	free(c->te.p);
+	free(c->in.p);
+	free(c->tmp.p);
+	free(c->fix.p);
+}
+
+int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__perfetto_opts *opt,
+			   struct rlog__convert_stats *st)
+{
+	struct pf c;
+	struct rlog_event ev;
+	int rc;
+
+	if (!r)
+		return -EINVAL;
+	if (opt && ((opt->max_size > 0 && opt->max_size < RLOG__PERFETTO_MIN_SIZE) ||
+		    ((opt->max_size > 0 || opt->split_ns > 0) && !opt->next_file)))
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.r = r;
+	c.info = rlog_reader_info(r);
+	c.fd = fd;
+	c.opt = opt;
+	c.st = st;
+	c.last = SIZE_MAX;
+	c.names.field = ID_NAMES;
+	c.cats.field = ID_CATEGORIES;
+	c.anns.field = ID_ANNOTATION_NAMES;
+	if (st)
+		memset(st, 0, sizeof(*st));
+	if (!rlog__buf_need(&c.out, OUT_FLUSH + 65536)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = file_begin(&c);
+	while (rc == 0 && (rc = rlog_reader_next(r, &ev)) > 0) {
+		if (st)
+			st->events_read++;
+		c.emit = !opt || ((!opt->has_since || ev.time_ns >= opt->since_ns) &&
+				  (!opt->has_until || ev.time_ns <= opt->until_ns));
+		rc = 0;
+		if (c.emit && split_here(&c, ev.time_ns, ev.length))
+			rc = next_file(&c);
+		if (rc == 0 && c.emit && !c.started)
+			rc = start_events(&c, ev.time_ns);
+		if (rc == 0)
+			rc = convert_event(&c, &ev);
+	}
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; i < c.nth; i++)
+		if (st)
+			st->unmatched_begins += c.th[i].depth;
+	rc = file_end(&c, true);
+out:
+	pf_free(&c);
+	return rc;
+}

@@ -1,0 +1,601 @@
+/*
+ * test_convert_perfetto.c - `ringlog convert --to perfetto` on the crafted
+ * trace of test_convert_fixture.h: every output is decoded by
+ * `protoc --decode=perfetto.protos.Trace` against
+ * docs/perfetto/ringlog_perfetto.proto (proto3: protoc also rejects a
+ * string that is not valid UTF-8), then
+ *
+ *   - the invariants a loader relies on: the first packet of each file is
+ *     flagged SEQ_INCREMENTAL_STATE_CLEARED and holds the clock snapshot,
+ *     every later one SEQ_NEEDS_INCREMENTAL_STATE, all on sequence 1;
+ *     every track uuid an event or a descriptor names was described
+ *     before in the same file; every iid used was interned before in the
+ *     same file; the timestamps never go back;
+ *   - the packets exactly: a summary line per packet (interned names
+ *     resolved) compared with the expected text;
+ *   - --split and --max-size: a series of files each of which passes the
+ *     same checks on its own, holding every event once between them;
+ *     --since/--until: the window's events only;
+ *   - a corrupt input: one error line, exit 1.
+ */
+#include "harness.h"
+
+#include "tap.h"
+#include "test_convert_fixture.h"
+#include "proc_run.h"
+
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------------ */
+/* protoc's text format, one field per line                            */
+
+struct node {
+	char *key, *val;         /* val NULL for a message */
+	struct node **kids;
+	size_t n;
+};
+
+static struct node *node_new(const char *key, size_t klen)
+{
+	struct node *n = calloc(1, sizeof(*n));
+	n->key = strndup(key, klen);
+	return n;
+}
+
+static void node_add(struct node *p, struct node *k)
+{
+	p->kids = realloc(p->kids, (p->n + 1) * sizeof(*p->kids));
+	p->kids[p->n++] = k;
+}
+
+static void node_free(struct node *n)
+{
+	for (size_t i = 0; i < n->n; i++)
+		node_free(n->kids[i]);
+	free(n->kids);
+	free(n->key);
+	free(n->val);
+	free(n);
+}
+
+static struct node *parse(const char *text)
+{
+	struct node *stack[16];
+	int depth = 0;
+	stack[0] = node_new("", 0);
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		if (!e)
+			e = l + strlen(l);
+		while (l < e && *l == ' ')
+			l++;
+		if (l < e && *l == '}') {
+			depth--;
+		} else if (l < e) {
+			const char *sp = memchr(l, ' ', (size_t)(e - l));
+			if (e[-1] == '{') {
+				struct node *k = node_new(l, (size_t)(sp - l));
+				node_add(stack[depth], k);
+				stack[++depth] = k;
+			} else {
+				const char *colon = memchr(l, ':', (size_t)(e - l));
+				struct node *k = node_new(l, (size_t)(colon - l));
+				k->val = strndup(colon + 2, (size_t)(e - colon - 2));
+				node_add(stack[depth], k);
+			}
+		}
+		l = *e ? e + 1 : e;
+	}
+	return stack[0];
+}
+
+static const char *val(const struct node *n, const char *key)
+{
+	for (size_t i = 0; i < n->n; i++)
+		if (strcmp(n->kids[i]->key, key) == 0)
+			return n->kids[i]->val;
+	return NULL;
+}
+
+static const struct node *kid(const struct node *n, const char *key)
+{
+	for (size_t i = 0; i < n->n; i++)
+		if (strcmp(n->kids[i]->key, key) == 0)
+			return n->kids[i];
+	return NULL;
+}
+
+static uint64_t num(const struct node *n, const char *key)
+{
+	const char *v = val(n, key);
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The checks                                                          */
+
+#define MAXI 256
+
+struct check {
+	char *names[3][MAXI];    /* categories, event names, annotation names by iid */
+	uint64_t uuids[MAXI];
+	size_t nuuid;
+	uint64_t last_ts, mono;
+	bool incremental;
+	unsigned errors;
+	unsigned files, events;
+	char sum[65536];
+	size_t len;
+};
+
+static void bad(struct check *c, const char *what, const char *detail)
+{
+	if (c->errors++ < 5)
+		diag("invariant broken: %s (%s)", what, detail);
+}
+
+static bool described(const struct check *c, uint64_t u)
+{
+	for (size_t i = 0; i < c->nuuid; i++)
+		if (c->uuids[i] == u)
+			return true;
+	return false;
+}
+
+static const char *iid_name(struct check *c, int t, const char *iid)
+{
+	uint64_t i = iid ? strtoull(iid, NULL, 10) : 0;
+	if (i == 0 || i >= MAXI || !c->names[t][i]) {
+		bad(c, "an iid used before it was interned", iid ? iid : "none");
+		return "?";
+	}
+	return c->names[t][i];
+}
+
+static void reset(struct check *c)
+{
+	for (int t = 0; t < 3; t++)
+		for (int i = 0; i < MAXI; i++) {
+			free(c->names[t][i]);
+			c->names[t][i] = NULL;
+		}
+	c->nuuid = 0;
+}
+
+/* The summary; past its room (a large trace), the counts only. */
+#define OUT(...)                                                                           \
+	do {                                                                               \
+		if (c->len < sizeof(c->sum)) {                                             \
+			c->len += (size_t)snprintf(c->sum + c->len, sizeof(c->sum) - c->len, \
+						   __VA_ARGS__);                           \
+			if (c->len >= sizeof(c->sum))                                      \
+				c->len = sizeof(c->sum);                                   \
+		}                                                                          \
+	} while (0)
+
+static void check_packet(struct check *c, const struct node *p, bool first)
+{
+	unsigned flags = (unsigned)num(p, "sequence_flags");
+	if (num(p, "trusted_packet_sequence_id") != 1)
+		bad(c, "a packet off sequence 1", "");
+	if (first != (flags == 1) || (!first && flags != 2))
+		bad(c, "sequence flags", first ? "first packet" : "later packet");
+	if (flags == 1) {
+		uint64_t rt = 0;
+		reset(c);
+		c->files++;
+		const struct node *cs = kid(p, "clock_snapshot");
+		if (!cs)
+			bad(c, "no clock snapshot in the first packet", "");
+		else
+			for (size_t i = 0; i < cs->n; i++)
+				if (strcmp(cs->kids[i]->key, "clocks") != 0)
+					continue;
+				else if (num(cs->kids[i], "clock_id") == 64)
+					c->last_ts = num(cs->kids[i], "timestamp"),
+					c->incremental = val(cs->kids[i], "is_incremental") &&
+							 strcmp(val(cs->kids[i], "is_incremental"), "true") == 0;
+				else if (num(cs->kids[i], "clock_id") == 1)
+					rt = num(cs->kids[i], "timestamp");
+		/* time 0 (the LOG_MARKER) on clock 64: the realtime clock says
+		 * how far the snapshot is from it. */
+		c->mono = c->last_ts - (rt - FX_REALTIME);
+		if (!c->incremental)
+			bad(c, "clock 64 is not incremental", "");
+		const struct node *d = kid(p, "trace_packet_defaults");
+		if (!d || num(d, "timestamp_clock_id") != 64)
+			bad(c, "no default clock 64", "");
+		OUT("C %s\n", cs ? "snapshot" : "none");
+		return;
+	}
+	const struct node *in = kid(p, "interned_data");
+	static const char *const kinds[3] = { "event_categories", "event_names",
+					      "debug_annotation_names" };
+	for (size_t i = 0; in && i < in->n; i++)
+		for (int t = 0; t < 3; t++)
+			if (strcmp(in->kids[i]->key, kinds[t]) == 0) {
+				uint64_t iid = num(in->kids[i], "iid");
+				if (iid == 0 || iid >= MAXI || c->names[t][iid])
+					bad(c, "an iid interned twice", in->kids[i]->val ? "" : kinds[t]);
+				else
+					c->names[t][iid] = strdup(val(in->kids[i], "name"));
+			}
+	const char *ts = val(p, "timestamp");
+	/* Deltas on clock 64: never back by construction (unsigned). */
+	uint64_t t = c->last_ts + (ts ? strtoull(ts, NULL, 10) : 0);
+	c->last_ts = t;
+	const struct node *td = kid(p, "track_descriptor");
+	if (td) {
+		uint64_t u = num(td, "uuid"), par = num(td, "parent_uuid");
+		if (par && !described(c, par))
+			bad(c, "a parent not described first", val(td, "name") ? val(td, "name") : "");
+		if (!described(c, u) && c->nuuid < MAXI)
+			c->uuids[c->nuuid++] = u;
+		const struct node *pr = kid(td, "process"), *th = kid(td, "thread");
+		OUT("D %" PRIu64 " parent %" PRIu64, u, par);
+		if (val(td, "name"))
+			OUT(" name %s", val(td, "name"));
+		if (pr)
+			OUT(" process %s %s", val(pr, "pid"), val(pr, "process_name") ? val(pr, "process_name") : "-");
+		if (th)
+			OUT(" thread %s %s %s", val(th, "pid"), val(th, "tid"),
+			    val(th, "thread_name") ? val(th, "thread_name") : "-");
+		if (kid(td, "counter"))
+			OUT(" counter");
+		OUT("\n");
+		return;
+	}
+	const struct node *te = kid(p, "track_event");
+	if (te) {
+		c->events++;
+		uint64_t u = num(te, "track_uuid");
+		if (!described(c, u))
+			bad(c, "a track used before it was described", val(te, "track_uuid"));
+		OUT("E %" PRId64 " %s %" PRIu64, (int64_t)(t - c->mono), val(te, "type") + 5, u);
+		if (val(te, "category_iids"))
+			OUT(" [%s]", iid_name(c, 0, val(te, "category_iids")));
+		if (val(te, "name_iid"))
+			OUT(" %s", iid_name(c, 1, val(te, "name_iid")));
+		if (val(te, "counter_value"))
+			OUT(" =%s", val(te, "counter_value"));
+		if (val(te, "double_counter_value"))
+			OUT(" =%s", val(te, "double_counter_value"));
+		for (size_t i = 0; i < te->n; i++) {
+			const struct node *x = te->kids[i];
+			if (strncmp(x->key, "extra_", 6) != 0)
+				continue;
+			if (strstr(x->key, "track_uuids")) {
+				if (!described(c, strtoull(x->val, NULL, 10)))
+					bad(c, "an extra counter track not described first", x->val);
+				OUT(" +%s", x->val);
+			} else {
+				OUT("=%s", x->val);
+			}
+		}
+		for (size_t i = 0; i < te->n; i++) {
+			const struct node *a = te->kids[i];
+			if (strcmp(a->key, "debug_annotations") != 0)
+				continue;
+			OUT(" %s=", iid_name(c, 2, val(a, "name_iid")));
+			for (size_t k = 0; k < a->n; k++)
+				if (strcmp(a->kids[k]->key, "name_iid") != 0)
+					OUT("%c:%s", a->kids[k]->key[0], a->kids[k]->val);
+		}
+		OUT("\n");
+		return;
+	}
+	const struct node *ce = kid(p, "chrome_events");
+	if (ce) {
+		OUT("M");
+		for (size_t i = 0; i < ce->n; i++)
+			OUT(" %s=%s", val(ce->kids[i], "name"), val(ce->kids[i], "string_value"));
+		OUT("\n");
+		return;
+	}
+	bad(c, "a packet of no known kind", "");
+}
+
+/* Decodes the file at path and checks it; the summary goes to c->sum. */
+static bool decode(struct check *c, const char *path)
+{
+	static char dir[2048];
+	const char *md = getenv("RINGLOG_FORMAT_MD");
+	BAIL_IF(!md, "RINGLOG_FORMAT_MD is not set");
+	snprintf(dir, sizeof(dir), "%s", md);
+	*strrchr(dir, '/') = '\0';
+	char cmd[8192 + 256];
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --decode=perfetto.protos.Trace --proto_path='%s/perfetto' "
+		 "'%s/perfetto/ringlog_perfetto.proto' < '%s' 2>&1",
+		 dir, dir, path);
+	FILE *f = popen(cmd, "r");
+	BAIL_IF(!f, "popen");
+	size_t cap = 1 << 20, n = 0;
+	char *text = malloc(cap);
+	for (size_t k; (k = fread(text + n, 1, cap - n - 1, f)) > 0;) {
+		n += k;
+		if (n + 1 == cap)
+			text = realloc(text, cap *= 2);
+	}
+	text[n] = '\0';
+	int st = pclose(f);
+	if (st != 0) {
+		diag("protoc --decode failed on %s: %.300s", path, text);
+		free(text);
+		return false;
+	}
+	struct node *root = parse(text);
+	free(text);
+	for (size_t i = 0; i < root->n; i++)
+		check_packet(c, root->kids[i], i == 0);
+	node_free(root);
+	reset(c);
+	return true;
+}
+
+
+/* The lines of text starting with "E " (track events). */
+static size_t count_lines(const char *text, const char *needle, bool ends_too)
+{
+	size_t n = 0;
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[2048];
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		if (line[0] == 'E' && (ends_too || !strstr(line, "SLICE_END")) &&
+		    (!needle || strcmp(line, needle) == 0) && !strstr(line, "\"continued\""))
+			n++;
+		l += len + (e != NULL);
+	}
+	return n;
+}
+
+/* Every track event of whole (but the ends: a split adds some) is in
+ * parts exactly once, and parts has no other (but the spans begun again,
+ * "continued"). */
+static void same_events(const char *whole, const char *parts, const char *what)
+{
+	size_t missing = 0;
+	for (const char *l = whole; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[2048];
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		if (line[0] == 'E' && !strstr(line, "SLICE_END") && count_lines(parts, line, false) != 1) {
+			if (missing++ < 3)
+				diag("%s: not once: %s", what, line);
+		}
+		l += len + (e != NULL);
+	}
+	ok(missing == 0, "%s: every event of the whole trace once", what);
+	ASSERT_EQ_U64(count_lines(parts, NULL, false), count_lines(whole, NULL, false));
+}
+
+/* Decodes the series base-0001.pftrace ... (n files) into one summary. */
+static struct check *decode_series(const char *base, unsigned n)
+{
+	struct check *c = calloc(1, sizeof(*c));
+	for (unsigned i = 0; i < n; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "%s-%04u.pftrace", base, i + 1);
+		struct stat st;
+		ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "%s exists, 0600", path);
+		ok(decode(c, path), "protoc decodes %s", path);
+		unlink(path);
+	}
+	return c;
+}
+
+/* A trace of n raw events of 16 bytes on one thread. */
+static void build_big(struct fg_file *f, unsigned n)
+{
+	struct fg_block b;
+	fg_file_init(f);
+	fg_marker_block(f, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 16384, 8, "big");
+	for (unsigned i = 0; i < n;) {
+		fg_block_begin(&b, 300, 301, FX_START + (uint64_t)i * 10, 0);
+		for (unsigned k = 0; k < 400 && i < n; k++, i++) {
+			uint32_t p[4] = { 301, i, i * 7, 0 };
+			fx_rec(&b, (uint64_t)i * 10 + 1, 1030, -1, p, sizeof(p));
+		}
+		fg_block_end(f, &b);
+	}
+}
+
+static const char expected[] =
+	"C snapshot\n"
+	"D 6 parent 0 process 200 \"client\"\n"
+	"D 5 parent 6 thread 200 201 -\n"
+	"E 400 INSTANT 5 [\"raw\"] \"1025\" \"payload\"=s:\"616263\"\n"
+	"E 410 INSTANT 5 [\"raw\"] \"1026/7\" \"flag\"=u:7 \"payload\"=s:\"0102030405\"\n"
+	"E 420 INSTANT 5 [\"raw\"] \"RAW_U32\" \"payload\"=s:\"0100000002000000ffffffff\" \"values[0]\"=u:1 \"values[1]\"=u:2 \"values[2]\"=u:4294967295\n"
+	"E 430 INSTANT 5 [\"raw\"] \"RAW_STRING\" \"payload\"=s:\"6869\" \"value\"=s:\"hi\"\n"
+	"E 440 INSTANT 5 [\"raw\"] \"RAW_I16\" \"payload\"=s:\"010203\"\n"
+	"E 450 INSTANT 5 [\"raw\"] \"1100\" \"payload\"=s:\"7a7a\"\n"
+	"D 3 parent 0 process 100 \"server\"\n"
+	"D 2 parent 3 thread 100 101 \"main\"\n"
+	"E 500 INSTANT 2 [\"3\"] \"all.types\" \"a\"=u:255 \"b\"=u:65535 \"c\"=u:4294967295 \"d\"=u:18446744073709551615 \"e\"=i:-128 \"f\"=i:-32768 \"g\"=i:-2147483648 \"h\"=i:-9223372036854775808 \"x\"=d:1.5 \"blob\"=s:\"deadbeef\" \"s\"=s:\"/index\"\n"
+	"E 1000 SLICE_BEGIN 2 [\"1\"] \"work.span\" \"depth\"=u:0\n"
+	"D 4 parent 3 thread 100 102 \"worker-1\"\n"
+	"E 1050 SLICE_BEGIN 4 [\"1\"] \"work.span\" \"depth\"=u:7\n"
+	"D 7 parent 3 name \"queue.depth\" counter\n"
+	"D 8 parent 3 name \"queue.load\" counter\n"
+	"D 9 parent 3 name \"queue.delta\" counter\n"
+	"E 1100 COUNTER 7 =3=-2 +9 +8=0.25\n"
+	"E 1200 SLICE_BEGIN 2 [\"2\"] \"io.span\" \"what\"=s:\"read \\\"cfg\\\"\\n\"\n"
+	"E 1500 SLICE_END 2\n"
+	"E 1600 SLICE_BEGIN 2 [\"1\"] \"work.span\" \"depth\"=u:1\n"
+	"E 1700 SLICE_END 2\n"
+	"E 1800 COUNTER 7 =0=5 +9 +8=0.001\n"
+	"E 1900 SLICE_END 4\n"
+	"E 2000 SLICE_END 2\n"
+	"E 2100 INSTANT 2 [\"3\"] \"all.types\" \"a\"=u:0 \"b\"=u:0 \"c\"=u:0 \"d\"=u:0 \"e\"=i:127 \"f\"=i:32767 \"g\"=i:2147483647 \"h\"=i:9223372036854775807 \"x\"=d:-2.75e-300 \"blob\"=s:\"00010203\" \"s\"=s:\"\"\n"
+	"E 2150 INSTANT 2 [\"3\"] \"all.types\" \"a\"=u:1 \"b\"=u:2 \"c\"=u:3 \"d\"=u:4 \"e\"=i:-1 \"f\"=i:-2 \"g\"=i:-3 \"h\"=i:-4 \"x\"=d:1e+300 \"blob\"=s:\"00010203\" \"s\"=s:\"h\\303\\251llo \\\"q\\\" \\\\ \\t\\001\"\n"
+	"E 2160 INSTANT 2 [\"3\"] \"all.types\" \"a\"=u:9 \"b\"=u:9 \"c\"=u:9 \"d\"=u:9 \"e\"=i:9 \"f\"=i:9 \"g\"=i:9 \"h\"=i:9 \"x\"=d:nan \"blob\"=s:\"00010203\" \"s\"=s:\"ab\\000cd\"\n"
+	"E 2170 INSTANT 2 [\"3\"] \"all.types\" \"mismatch\"=b:true \"payload\"=s:\"7a7a\"\n"
+	"E 2180 COUNTER 7 =4=-1 +9 +8=2.5\n"
+	"E 2185 COUNTER 7 =1=0 +9 +8=inf\n"
+	"E 2190 INSTANT 2 [\"2\"] \"io.span/2\" \"mismatch\"=b:true \"flag\"=u:2 \"payload\"=s:\"78\"\n"
+	"D 10 parent 4 name \"lost\"\n"
+	"E 2200 INSTANT 10 [\"ringlog\"] \"data_loss: no_buffer\" \"events\"=u:5 \"bytes\"=u:80 \"cause\"=s:\"no_buffer\"\n"
+	"E 2500 SLICE_BEGIN 4 [\"2\"] \"io.span\" \"what\"=s:\"never ends\"\n"
+	"E 2600 INSTANT 4 [\"1\"] \"work.span\" \"span\"=s:\"end without begin\"\n"
+	"D 12 parent 0 name \"system (pid 0)\"\n"
+	"D 11 parent 12 name \"pid 0 tid 0\"\n"
+	"D 13 parent 11 name \"lost\"\n"
+	"E 2700 INSTANT 13 [\"ringlog\"] \"data_loss: log_write\" \"events\"=u:3 \"bytes\"=u:48 \"cause\"=s:\"log_write\"\n"
+	"D 14 parent 2 name \"lost\"\n"
+	"E 2800 INSTANT 14 [\"ringlog\"] \"data_loss: corrupt\" \"events\"=u:0 \"bytes\"=u:64 \"cause\"=s:\"corrupt\"\n"
+	"M \"ringlog.session\"=\"demo\" \"ringlog.file_index\"=\"0\" \"ringlog.track_events\"=\"29\" \"ringlog.loss_records\"=\"3\" \"ringlog.events_lost\"=\"8\" \"ringlog.start_realtime_ns\"=\"1700000000123456789\"\n";
+
+int main(void)
+{
+	char in[64], out[64];
+	struct fg_file f;
+	struct h_run r;
+
+	BAIL_IF(system("protoc --version >/dev/null 2>&1") != 0,
+		"protoc is missing: scripts/deps.sh installs protobuf-compiler");
+	fx_build(&f);
+	fg_tmpname(in, "cvp");
+	fg_tmpname(out, "cvpo");
+	BAIL_IF(fg_write(&f, in) < 0, "cannot write %s", in);
+
+	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct check *c = calloc(1, sizeof(*c));
+	ok(decode(c, out), "protoc decodes the output");
+	ASSERT_EQ(c->errors, 0);
+	if (getenv("SHOW"))
+		fputs(c->sum, stderr);
+	ASSERT_STREQ(c->sum, expected);
+	ASSERT_EQ_U64(h_kv(r.out, "files"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 29);
+	ASSERT_EQ_U64(h_kv(r.out, "spans"), 4);
+	ASSERT_EQ_U64(h_kv(r.out, "unmatched_begins"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "unmatched_ends"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), FX_LOST_EVENTS);
+	struct stat sb;
+	ASSERT_EQ_U64(stat(out, &sb) == 0 ? (uint64_t)sb.st_size : 0, h_kv(r.out, "bytes_written"));
+
+	/* --split 1us: a file per microsecond from its first event. */
+	char base[80], first[96];
+	snprintf(base, sizeof(base), "%s_s", out);
+	snprintf(first, sizeof(first), "%s.pftrace", base);
+	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", first, "--split", "1us", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "files"), 3);
+	struct check *s3 = decode_series(base, 3);
+	ASSERT_EQ(s3->errors, 0);
+	ASSERT_EQ(s3->files, 3);
+	same_events(c->sum, s3->sum, "--split 1us");
+	/* A file starts at its first record (a name at 100 ns): the span open
+	 * at the second split (1000 ns, work.span) ends with the second file,
+	 * at its last time, and is begun again at the third's first event. */
+	ASSERT_CONTAINS(s3->sum, "E 1900 SLICE_END 4\nE 1900 SLICE_END 2\nM ");
+	ASSERT_CONTAINS(s3->sum, "C snapshot\nD 3 parent 0 process 100 \"server\"\n"
+				 "D 2 parent 3 thread 100 101 \"main\"\n"
+				 "E 2000 SLICE_BEGIN 2 [\"1\"] \"work.span\" \"continued\"=b:true\n"
+				 "E 2000 SLICE_END 2\n");
+	ASSERT_EQ_U64(count_lines(s3->sum, NULL, true), 29 + 1);
+	ASSERT_EQ_U64(s3->events, 29 + 1 + 1);
+	free(s3);
+
+	/* --since/--until: the window's events only. */
+	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--force", "--since", "1100ns",
+		  "--until", "2us", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct check *w = calloc(1, sizeof(*w));
+	ok(decode(w, out), "protoc decodes the window");
+	ASSERT_EQ(w->errors, 0);
+	ASSERT_CONTAINS(w->sum, "E 1100 SLICE_BEGIN 2 [\"1\"] \"work.span\" \"continued\"=b:true\n"
+				"D 4 parent 3 thread 100 102 \"worker-1\"\n"
+				"E 1100 SLICE_BEGIN 4 [\"1\"] \"work.span\" \"continued\"=b:true\n"
+				"D 7 parent 3 name \"queue.depth\" counter\n");
+	ASSERT_CONTAINS(w->sum, "E 2000 SLICE_END 2\nM ");
+	ok(strstr(w->sum, "E 1050 ") == NULL && strstr(w->sum, "E 2100 ") == NULL,
+	   "nothing outside the window");
+	free(w);
+	free(c);
+
+	/* --max-size 1M: no file past it, every event once. */
+	struct fg_file big;
+	char bin[64];
+	build_big(&big, 50000);
+	fg_tmpname(bin, "cvpb");
+	BAIL_IF(fg_write(&big, bin) < 0, "cannot write %s", bin);
+	fg_file_free(&big);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", out, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct check *whole = calloc(1, sizeof(*whole));
+	ok(decode(whole, out), "protoc decodes the large trace");
+	uint64_t whole_bytes = h_kv(r.out, "bytes_written");
+	ASSERT_EQ_U64(whole->events, 50000);
+	ASSERT_EQ(whole->errors, 0);
+	snprintf(base, sizeof(base), "%s_m", out);
+	snprintf(first, sizeof(first), "%s.pftrace", base);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", first, "--max-size", "1M", NULL);
+	ASSERT_EQ(r.status, 0);
+	unsigned nf = (unsigned)h_kv(r.out, "files");
+	ok(nf >= 2 && nf <= 1 + whole_bytes / 900000, "%u files for %" PRIu64 " bytes", nf, whole_bytes);
+	for (unsigned i = 0; i < nf; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "%s-%04u.pftrace", base, i + 1);
+		ok(stat(path, &sb) == 0 && sb.st_size <= (1 << 20), "%s within 1M", path);
+	}
+	struct check *m = decode_series(base, nf);
+	ASSERT_EQ(m->errors, 0);
+	ASSERT_EQ(m->files, nf);
+	ASSERT_EQ_U64(m->events, 50000);
+	free(m);
+	free(whole);
+	unlink(bin);
+
+	/* Bytes that are not UTF-8 in a thread name and a string: each
+	 * becomes U+FFFD (protoc would refuse the file otherwise). */
+	struct fg_file u;
+	struct fg_block ub;
+	fg_file_init(&u);
+	fg_marker_block(&u, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 16384, 8, "utf");
+	fg_block_begin(&ub, 400, 401, FX_START, 0);
+	fx_rec(&ub, 10, RLOG_ID_THREAD_NAME, -1, "w\xff\xfe", 3);
+	fx_rec(&ub, 20, RLOG_ID_RAW_STRING, -1, "a\xc3(b", 4);
+	fg_block_end(&u, &ub);
+	BAIL_IF(fg_write(&u, bin) < 0, "cannot write %s", bin);
+	fg_file_free(&u);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", out, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	struct check *uc = calloc(1, sizeof(*uc));
+	ok(decode(uc, out), "protoc decodes the names made valid");
+	ASSERT_EQ(uc->errors, 0);
+	ASSERT_CONTAINS(uc->sum, "thread 400 401 \"w\\357\\277\\275\\357\\277\\275\"\n");
+	ASSERT_CONTAINS(uc->sum, "\"value\"=s:\"a\\357\\277\\275(b\"\n");
+	free(uc);
+	unlink(bin);
+
+	/* A file that is not a log: one error line, exit 1, no output. */
+	FILE *g = fopen(bin, "w");
+	fputs("this is not a ringlog log file, not even its header...........", g);
+	fclose(g);
+	unlink(out);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", out, NULL);
+	ASSERT_EQ(r.status, 1);
+	char want[160];
+	snprintf(want, sizeof(want), "ringlog: convert %s: not a ringlog log file (bad file header)\n", bin);
+	ASSERT_STREQ(r.err, want);
+	ok(access(out, F_OK) != 0, "no output for a corrupt input");
+	unlink(bin);
+
+	/* Usage errors. */
+	h_ringlog(&r, "convert", in, "--to", "chrome", "-o", out, "--split", "1s", NULL);
+	ASSERT_EQ(r.status, 2);
+	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--max-size", "1000", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "--max-size '1000': expected a size of at least 1M");
+
+	unlink(in);
+	unlink(out);
+	fg_file_free(&f);
+	return done_testing();
+}
