@@ -130,12 +130,20 @@ static struct rlog_sched_call *call(struct rlog_sched *s, int64_t id, const char
 	return c;
 }
 
-/* Ends the thread's current interval at now and starts state. */
-static void enter_state(struct rlog_sched_thread *t, int state, int64_t now)
+/* Ends the thread's current interval at now and starts state (the same
+ * state: a cut, for the sink). */
+static void enter_state(struct rlog_sched *s, struct rlog_sched_thread *t, int state, int64_t now)
 {
 	int64_t d = now - t->since_ns;
 	if (d < 0)
 		d = 0;
+	if (s->sink.segment && t->state != RLOG_SCHED_UNKNOWN && s->sink_err == 0)
+		s->sink_err = s->sink.segment(s->sink.arg, t, t->state,
+					      t->sys_enter_ns >= 0 ? s->calls[t->sys_call].name : NULL,
+					      t->since_ns, t->since_ns + d);
+	if (s->sink.run && t->state == RLOG_SCHED_RUNNING && state != RLOG_SCHED_RUNNING &&
+	    s->sink_err == 0)
+		s->sink_err = s->sink.run(s->sink.arg, t, t->cpu, t->run_since_ns, t->since_ns + d);
 	switch (t->state) {
 	case RLOG_SCHED_RUNNING: t->oncpu_ns += d; break;
 	case RLOG_SCHED_RUNNABLE: t->runnable_ns += d; break;
@@ -153,7 +161,7 @@ static void set_name(struct rlog_sched_thread *t, const struct fields *f, const 
 		memcpy(t->name, name, sizeof(name));
 }
 
-static int on_switch(struct rlog_sched *s, const struct fields *f, int64_t now)
+static int on_switch(struct rlog_sched *s, const struct fields *f, int64_t now, uint32_t cpu)
 {
 	uint32_t prev = (uint32_t)fint(f, "prev_tid"), next = (uint32_t)fint(f, "next_tid");
 	if (prev != 0) {
@@ -163,12 +171,12 @@ static int on_switch(struct rlog_sched *s, const struct fields *f, int64_t now)
 		set_name(t, f, "prev_comm");
 		int64_t st = fint(f, "prev_state");
 		if (st & (TASK_S | TASK_D)) {
-			enter_state(t, RLOG_SCHED_BLOCKED, now);
+			enter_state(s, t, RLOG_SCHED_BLOCKED, now);
 		} else if (st & TASK_DEAD) {
-			enter_state(t, RLOG_SCHED_UNKNOWN, now);
+			enter_state(s, t, RLOG_SCHED_UNKNOWN, now);
 		} else {
 			t->preempted++;
-			enter_state(t, RLOG_SCHED_RUNNABLE, now);
+			enter_state(s, t, RLOG_SCHED_RUNNABLE, now);
 		}
 	}
 	if (next != 0) {
@@ -177,7 +185,11 @@ static int on_switch(struct rlog_sched *s, const struct fields *f, int64_t now)
 			return -ENOMEM;
 		set_name(t, f, "next_comm");
 		t->switches++;
-		enter_state(t, RLOG_SCHED_RUNNING, now);
+		if (t->state == RLOG_SCHED_RUNNING) /* its switch-out is not in the file */
+			enter_state(s, t, RLOG_SCHED_UNKNOWN, now);
+		enter_state(s, t, RLOG_SCHED_RUNNING, now);
+		t->cpu = cpu;
+		t->run_since_ns = now;
 	}
 	return 0;
 }
@@ -195,7 +207,7 @@ static int on_wakeup(struct rlog_sched *s, const struct fields *f, int64_t now)
 	/* A wake-up of a thread that runs (it had not yet slept, or woke
 	 * itself) changes nothing. */
 	if (t->state != RLOG_SCHED_RUNNING && t->state != RLOG_SCHED_RUNNABLE)
-		enter_state(t, RLOG_SCHED_RUNNABLE, now);
+		enter_state(s, t, RLOG_SCHED_RUNNABLE, now);
 	return 0;
 }
 
@@ -203,6 +215,7 @@ static int on_syscall(struct rlog_sched *s, struct rlog_sched_thread *t, const s
 		      bool enter, int64_t now)
 {
 	int64_t id = fint(f, "id");
+	enter_state(s, t, t->state, now); /* a cut: the segment's call changes */
 	if (enter) {
 		char name[RLOG_SCHED_NAME] = "";
 		fstr(f, "name", name, sizeof(name));
@@ -266,11 +279,11 @@ int rlog_sched_event(struct rlog_sched *s, struct rlog_reader *r, const struct r
 	}
 	if (strcmp(name, "sched_switch") == 0) {
 		s->switch_events++;
-		return on_switch(s, &f, now);
+		return on_switch(s, &f, now, ev->tid) < 0 ? -ENOMEM : s->sink_err;
 	}
 	if (strcmp(name, "sched_wakeup") == 0 || strcmp(name, "sched_wakeup_new") == 0) {
 		s->wakeup_events++;
-		return on_wakeup(s, &f, now);
+		return on_wakeup(s, &f, now) < 0 ? -ENOMEM : s->sink_err;
 	}
 	if (strcmp(name, "sched_migrate_task") == 0) {
 		uint32_t target = (uint32_t)fint(&f, "target_tid");
@@ -297,7 +310,8 @@ int rlog_sched_event(struct rlog_sched *s, struct rlog_reader *r, const struct r
 		return 0;
 	if (strcmp(name, "sys_enter") == 0 || strcmp(name, "sys_exit") == 0) {
 		s->syscall_events++;
-		return on_syscall(s, t, &f, name[4] == 'e' && name[5] == 'n', now);
+		return on_syscall(s, t, &f, name[4] == 'e' && name[5] == 'n', now) < 0 ? -ENOMEM
+											: s->sink_err;
 	}
 	if (strcmp(name, "page_fault_user") == 0 || strcmp(name, "page_fault_kernel") == 0) {
 		s->fault_events++;
@@ -327,11 +341,11 @@ static int call_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-void rlog_sched_end(struct rlog_sched *s)
+int rlog_sched_end(struct rlog_sched *s)
 {
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (s->threads[i].state != RLOG_SCHED_UNKNOWN)
-			enter_state(&s->threads[i], RLOG_SCHED_UNKNOWN, s->last_ns);
+			enter_state(s, &s->threads[i], RLOG_SCHED_UNKNOWN, s->last_ns);
 	/* The maps index the unsorted arrays: no lookup after this. */
 	rlog__map_free(&s->by_tid);
 	rlog__map_free(&s->by_call);
@@ -339,4 +353,5 @@ void rlog_sched_end(struct rlog_sched *s)
 		qsort(s->threads, s->nthreads, sizeof(*s->threads), thread_cmp);
 	if (s->ncalls)
 		qsort(s->calls, s->ncalls, sizeof(*s->calls), call_cmp);
+	return s->sink_err;
 }

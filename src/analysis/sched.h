@@ -52,6 +52,8 @@ struct rlog_sched_thread {
 	int64_t sys_enter_ns;       /* -1: not in a system call */
 	int64_t sys_id;
 	uint32_t sys_call;          /* index into calls of the call it is in */
+	uint32_t cpu;               /* RUNNING: the CPU (the system block's tid) */
+	int64_t run_since_ns;       /* RUNNING: its switch-in */
 };
 
 #define RLOG_SCHED_UNKNOWN  0
@@ -68,7 +70,29 @@ struct rlog_sched_call {
 	int64_t max_ns;
 };
 
+/*
+ * What a streaming consumer (the Chrome converter) is told as the events
+ * go, each interval when it ends (so in the order of their ends):
+ *   segment  the thread was in state (RLOG_SCHED_RUNNING, _RUNNABLE,
+ *            _BLOCKED) from from_ns to to_ns; call is the name of the
+ *            system call it was in, or NULL.  A thread's segments are
+ *            back to back and do not overlap: a running interval is cut
+ *            at each sys_enter and sys_exit.
+ *   run      the thread ran on cpu from its switch-in to its switch-out.
+ * A callback's non-zero return stops the analysis: rlog_sched_event
+ * returns it.
+ */
+struct rlog_sched_sink {
+	void *arg;
+	int (*segment)(void *arg, const struct rlog_sched_thread *t, int state, const char *call,
+		       int64_t from_ns, int64_t to_ns);
+	int (*run)(void *arg, const struct rlog_sched_thread *t, uint32_t cpu, int64_t from_ns,
+		   int64_t to_ns);
+};
+
 struct rlog_sched {
+	struct rlog_sched_sink sink; /* all NULL: no callbacks */
+	int sink_err;               /* the first non-zero return of a callback */
 	struct rlog_sched_thread *threads;
 	size_t nthreads, cap_threads;
 	struct rlog_sched_call *calls;
@@ -85,10 +109,11 @@ void rlog_sched_init(struct rlog_sched *s);
  * ignored).  Returns 0, or -ENOMEM. */
 int rlog_sched_event(struct rlog_sched *s, struct rlog_reader *r, const struct rlog_event *ev);
 
-/* Closes the open intervals at the last system event's time and sorts:
+/* Closes the open intervals at the last system event's time (telling the
+ * sink) and sorts:
  * threads by time on a CPU (most first, then tid), calls by count (most
  * first, then name). */
-void rlog_sched_end(struct rlog_sched *s);
+int rlog_sched_end(struct rlog_sched *s); /* 0 or the sink's error */
 
 void rlog_sched_free(struct rlog_sched *s);
 
