@@ -5,7 +5,9 @@
  * states running and S, a wake-up, a migration, system calls (one left
  * open at the end, one without a name) and page faults; the intervals
  * closed at the last event; a thread name with a control byte escaped in
- * the text and kept in --json; a file without system events.
+ * the text and kept in --json; `convert --to chrome` of the same file:
+ * every scheduling slice exactly (the CPUs' tracks, the threads' states);
+ * a file without system events.
  */
 #include "filegen.h"
 #include "proc_run.h"
@@ -257,6 +259,64 @@ int main(void)
 		"nanosleep's row"))
 		diag("%s", r.out);
 	run_free(&r);
+
+	/* The same file as Chrome JSON: the slices of the CPUs' tracks (pid
+	 * 4294967295) and of the threads' states, each exactly, no others. */
+	char out[80];
+	snprintf(out, sizeof(out), "%s.json", path);
+	r = RUN("convert", path, "--to", "chrome", "-o", out, "--force");
+	ok(r.status == 0, "convert --to chrome: exit 0 (%s)", r.err);
+	run_free(&r);
+	size_t len = 0;
+	char *js = slurp(out, &len);
+	static const char *const want[] = {
+#define CPU(name, ts, cpu, dur, tid) \
+	"{\"name\":\"" name "\",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":" ts ".000,\"pid\":4294967295," \
+	"\"tid\":" cpu ",\"dur\":" dur ".000,\"args\":{\"pid\":500,\"tid\":" tid "}}"
+#define ST(name, ts, tid, dur, args) \
+	"{\"name\":\"" name "\",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":" ts ".000,\"pid\":500," \
+	"\"tid\":" tid ",\"dur\":" dur ".000" args "}"
+		CPU("worker", "1000", "0", "5000", "501"),
+		CPU("b\\u001b[2Jx", "6000", "0", "3000", "502"),
+		CPU("worker", "18000", "1", "1000", "501"),
+		CPU("b\\u001b[2Jx", "19000", "1", "1000", "502"),
+		ST("running", "1000", "501", "1000", ""),
+		ST("syscall read", "2000", "501", "500", ""),
+		ST("running", "2500", "501", "500", ""),
+		ST("syscall read", "3000", "501", "400", ""),
+		ST("running", "3400", "501", "1600", ""),
+		ST("syscall nanosleep", "5000", "501", "1000", ""),
+		ST("sleeping", "6000", "501", "10000", ",\"args\":{\"syscall\":\"nanosleep\"}"),
+		ST("runnable", "16000", "501", "2000", ",\"args\":{\"syscall\":\"nanosleep\"}"),
+		ST("syscall nanosleep", "18000", "501", "500", ""),
+		ST("running", "18500", "501", "500", ""),
+		ST("runnable", "19000", "501", "1000", ""),
+		ST("running", "6000", "502", "3000", ""),
+		ST("runnable", "9000", "502", "10000", ""),
+		ST("running", "19000", "502", "1000", ""),
+#undef CPU
+#undef ST
+	};
+	size_t nwant = sizeof(want) / sizeof(want[0]), found = 0, sched = 0;
+	for (size_t i = 0; i < nwant; i++) {
+		if (js && strstr(js, want[i]))
+			found++;
+		else
+			diag("missing: %s", want[i]);
+	}
+	for (const char *p = js; p && (p = strstr(p, "\"cat\":\"sched\"")); p++)
+		sched++;
+	ok(found == nwant, "each of the %zu slices is in the JSON (%zu)", nwant, found);
+	ok(sched == nwant, "no other slice (%zu of cat sched)", sched);
+	ok(js && strstr(js, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":4294967295,"
+			    "\"args\":{\"name\":\"CPUs\"}}") &&
+	   strstr(js, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":4294967295,\"tid\":1,"
+		      "\"args\":{\"name\":\"CPU 1\"}}") &&
+	   strstr(js, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":500,\"tid\":501,"
+		      "\"args\":{\"name\":\"worker\"}}"),
+	   "the CPUs' track and the threads named");
+	free(js);
+	unlink(out);
 
 	/* A file without system events. */
 	fg_file_init(&f);
