@@ -245,6 +245,13 @@ static int on_syscall(struct rlog_sched *s, struct rlog_sched_thread *t, const s
 
 int rlog_sched_event(struct rlog_sched *s, struct rlog_reader *r, const struct rlog_event *ev)
 {
+	struct rlog_loss loss;
+	if (ev->from_daemon && rlog_record_kind(ev->id, ev->flagged) == RLOG_RECORD_LOSS &&
+	    rlog_event_loss(ev, &loss) == 0 && loss.cause == RLOG_LOSS_KERNEL) {
+		s->loss_records++;
+		s->lost_events += loss.events;
+		return 0;
+	}
 	if (!ev->from_daemon || ev->pid != 0 || ev->id < 64 || ev->id > 127)
 		return 0;
 	const struct rlog_schema *sc = rlog_reader_schema(r, ev);

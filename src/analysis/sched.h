@@ -101,6 +101,8 @@ struct rlog_sched {
 	uint64_t system_events;     /* events of IDs 64..127 read */
 	uint64_t switch_events, wakeup_events, syscall_events, fault_events;
 	int64_t first_ns, last_ns;  /* times of the first and last system events */
+	uint64_t lost_events;       /* the kernel's losses (DATA_LOSS of cause KERNEL): */
+	uint64_t loss_records;      /* switches may be missing, intervals uncertain */
 };
 
 void rlog_sched_init(struct rlog_sched *s);

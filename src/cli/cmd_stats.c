@@ -518,6 +518,10 @@ static void sched_text(struct rlog__buf *b, const char *path, struct rlog_reader
 	rlog__buf_printf(b, "system events:   %" PRIu64 " (switches %" PRIu64 ", wake-ups %" PRIu64
 			 ", system calls %" PRIu64 ", page faults %" PRIu64 ")\n", s->system_events,
 			 s->switch_events, s->wakeup_events, s->syscall_events, s->fault_events);
+	if (s->lost_events)
+		rlog__buf_printf(b, "lost:            %" PRIu64 " system events in %" PRIu64
+				 " DATA_LOSS records of cause kernel: the intervals around them are "
+				 "uncertain\n", s->lost_events, s->loss_records);
 	if (s->system_events == 0) {
 		rlog__buf_lit(b, "(no system events: record with 'ringlog start --system "
 			      "cswitch,wakeup,syscall,page-faults')\n");
@@ -576,8 +580,10 @@ static void sched_json(struct rlog__buf *b, const char *path, struct rlog_reader
 	rlog__json_cstr(b, path);
 	rlog__buf_printf(b, ",\"system_events\":%" PRIu64 ",\"switch_events\":%" PRIu64
 			 ",\"wakeup_events\":%" PRIu64 ",\"syscall_events\":%" PRIu64
-			 ",\"fault_events\":%" PRIu64, s->system_events, s->switch_events,
-			 s->wakeup_events, s->syscall_events, s->fault_events);
+			 ",\"fault_events\":%" PRIu64 ",\"lost_events\":%" PRIu64
+			 ",\"loss_records\":%" PRIu64, s->system_events, s->switch_events,
+			 s->wakeup_events, s->syscall_events, s->fault_events, s->lost_events,
+			 s->loss_records);
 	if (s->system_events)
 		rlog__buf_printf(b, ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64, s->first_ns,
 				 s->last_ns);
