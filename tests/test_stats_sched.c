@@ -5,7 +5,7 @@
  * states running and S, a wake-up, a migration, system calls (one left
  * open at the end, one without a name) and page faults; the intervals
  * closed at the last event; a thread name with a control byte escaped in
- * the text and kept in --json; `convert --to chrome` of the same file:
+ * the text and kept in --json; a DATA_LOSS of cause kernel reported; `convert --to chrome` of the same file:
  * every scheduling slice exactly (the CPUs' tracks, the threads' states);
  * a file without system events.
  */
@@ -148,6 +148,7 @@ static void build(struct fg_file *f)
 	fg_u32(&p, 1);
 	fg_str(&p, "worker", 6);
 	emit(&b, ID_WAKEUP, 16000, &p);
+	fg_data_loss(&b, T(16500), 7, 0, RLOG_LOSS_KERNEL); /* of other threads */
 	fg_u32(&p, 0);
 	fg_u32(&p, 0);
 	fg_u32(&p, 501);
@@ -200,9 +201,10 @@ int main(void)
 	ok(j && j->type == JSON_OBJ, "the output parses%s%s", j ? "" : ": ", j ? "" : err);
 	ok(nums(j, (const char *const[]){ "system_events", "19", "switch_events", "5",
 					  "wakeup_events", "1", "syscall_events", "7",
-					  "fault_events", "3", "first_ns", "500000",
+					  "fault_events", "3", "lost_events", "7",
+					  "loss_records", "1", "first_ns", "500000",
 					  "last_ns", "20000000", NULL }),
-	   "the system events by kind, the first and last times");
+	   "the system events by kind, the kernel's loss, the first and last times");
 	const struct json *th = json_get(j, "threads");
 	ok(th && th->n == 2, "two threads (the idle task left out)");
 	ok(th && th->n == 2 && strcmp(json_num(th->items[0], "tid"), "501") == 0,
@@ -251,6 +253,8 @@ int main(void)
 	ok(!strchr(r.out, '\x1b'), "no raw escape byte reaches the terminal");
 	ok(strstr(r.out, "system events:   19 (switches 5, wake-ups 1, system calls 7, page "
 			 "faults 3)\n") != NULL, "the counts line");
+	ok(strstr(r.out, "lost:            7 system events in 1 DATA_LOSS records of cause kernel")
+	   != NULL, "the loss said");
 	ok(strstr(r.out, "\n500  501  worker      6.000     3.000   10.000         2          1  "
 			 "         1         3      14.400     3/0\n") != NULL,
 	   "501's row in ms");
