@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/sched.h"
+#include "vec.h"
 
 /* Task state bits of sched_switch's prev_state (docs/FORMAT.md):
  * S (interruptible) and D (uninterruptible) wait for a wake-up; X and Z
@@ -84,14 +85,8 @@ static struct rlog_sched_thread *thread(struct rlog_sched *s, uint32_t tid)
 	uint32_t i = rlog__map_get(&s->by_tid, tid);
 	if (i != RLOG__MAP_NONE)
 		return &s->threads[i];
-	if (s->nthreads == s->cap_threads) {
-		size_t cap = s->cap_threads ? 2 * s->cap_threads : 64;
-		struct rlog_sched_thread *t = realloc(s->threads, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		s->threads = t;
-		s->cap_threads = cap;
-	}
+	if (rlog__vec_room(&s->threads, s->nthreads, &s->cap_threads, sizeof(*s->threads), 64) < 0)
+		return NULL;
 	if (rlog__map_put(&s->by_tid, tid, (uint32_t)s->nthreads) < 0)
 		return NULL;
 	struct rlog_sched_thread *t = &s->threads[s->nthreads++];
@@ -107,14 +102,8 @@ static struct rlog_sched_call *call(struct rlog_sched *s, int64_t id, const char
 {
 	uint32_t i = rlog__map_get(&s->by_call, (uint64_t)id);
 	if (i == RLOG__MAP_NONE) {
-		if (s->ncalls == s->cap_calls) {
-			size_t cap = s->cap_calls ? 2 * s->cap_calls : 64;
-			struct rlog_sched_call *c = realloc(s->calls, cap * sizeof(*c));
-			if (!c)
-				return NULL;
-			s->calls = c;
-			s->cap_calls = cap;
-		}
+		if (rlog__vec_room(&s->calls, s->ncalls, &s->cap_calls, sizeof(*s->calls), 64) < 0)
+			return NULL;
 		if (rlog__map_put(&s->by_call, (uint64_t)id, (uint32_t)s->ncalls) < 0)
 			return NULL;
 		i = (uint32_t)s->ncalls++;
