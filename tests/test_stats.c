@@ -324,7 +324,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
 		r = run_argv(usages[i]);
 		char want[256];
-		snprintf(want, sizeof want, "ringlog: stats: %s\nusage: ringlog stats FILE [--json]\n",
+		snprintf(want, sizeof want, "ringlog: stats: %s\nusage: ringlog stats FILE [--sched] [--json]\n",
 			 why[i]);
 		ASSERT_STREQ(r.err, want);
 		ASSERT_STREQ(r.out, "");

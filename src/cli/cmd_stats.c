@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/sched.h"
 #include "buf.h"
 #include "args.h"
 #include "cli.h"
@@ -112,7 +113,7 @@ static const char *damage_kind(int kind)
 }
 
 /* An aligned text table: cells are strings, numbers right-aligned. */
-#define MAXCOL 8
+#define MAXCOL 12
 struct table {
 	size_t ncols, nrows;
 	const char *head[MAXCOL];
@@ -491,20 +492,192 @@ static void put_json(struct rlog__buf *b, const char *path, struct rlog_reader *
 	rlog__buf_lit(b, "]}\n");
 }
 
+/* ---- --sched: the scheduling answers of src/analysis/sched.h ---- */
+
+#define SCHED_TOP_CALLS 20
+
+static void ms_cell(char *out, size_t cap, int64_t ns)
+{
+	snprintf(out, cap, "%" PRId64 ".%03" PRId64, ns / 1000000, (ns % 1000000) / 1000);
+}
+
+/* The thread's name: the comm the kernel recorded, else its THREAD_NAME;
+ * NULL if neither. */
+static const char *sched_name(struct rlog_reader *r, const struct rlog_sched_thread *t)
+{
+	if (t->name[0])
+		return t->name;
+	return rlog_reader_thread_name(r, t->pid, t->tid);
+}
+
+static void sched_text(struct rlog__buf *b, const char *path, struct rlog_reader *r,
+		       const struct rlog_sched *s)
+{
+	char esc[256];
+	rlog__buf_printf(b, "file:            %s\n", rlog__term_cstr(path, esc, sizeof(esc)));
+	rlog__buf_printf(b, "system events:   %" PRIu64 " (switches %" PRIu64 ", wake-ups %" PRIu64
+			 ", system calls %" PRIu64 ", page faults %" PRIu64 ")\n", s->system_events,
+			 s->switch_events, s->wakeup_events, s->syscall_events, s->fault_events);
+	if (s->lost_events)
+		rlog__buf_printf(b, "lost:            %" PRIu64 " system events in %" PRIu64
+				 " DATA_LOSS records of cause kernel: the intervals around them are "
+				 "uncertain\n", s->lost_events, s->loss_records);
+	if (s->system_events == 0) {
+		rlog__buf_lit(b, "(no system events: record with 'ringlog start --system "
+			      "cswitch,wakeup,syscall,page-faults')\n");
+		return;
+	}
+	char span[32];
+	ms_cell(span, sizeof(span), s->last_ns - s->first_ns);
+	rlog__buf_printf(b, "span:            %s ms\n\nthreads (ms):\n", span);
+	struct table t;
+	table_start(&t, 12, (const char *const[]){ "pid", "tid", "name", "on_cpu", "runnable",
+						    "blocked", "switches", "preempted",
+						    "migrations", "syscalls", "syscall_ms",
+						    "faults" }, 0xffbu);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct rlog_sched_thread *th = &s->threads[i];
+		char c[12][40];
+		const char *name = sched_name(r, th);
+		snprintf(c[0], sizeof(c[0]), "%" PRIu32, th->pid);
+		snprintf(c[1], sizeof(c[1]), "%" PRIu32, th->tid);
+		rlog__term_cstr(name ? name : "-", c[2], sizeof(c[2]));
+		ms_cell(c[3], sizeof(c[3]), th->oncpu_ns);
+		ms_cell(c[4], sizeof(c[4]), th->runnable_ns);
+		ms_cell(c[5], sizeof(c[5]), th->blocked_ns);
+		snprintf(c[6], sizeof(c[6]), "%" PRIu64, th->switches);
+		snprintf(c[7], sizeof(c[7]), "%" PRIu64, th->preempted);
+		snprintf(c[8], sizeof(c[8]), "%" PRIu64, th->migrations);
+		snprintf(c[9], sizeof(c[9]), "%" PRIu64, th->syscalls);
+		ms_cell(c[10], sizeof(c[10]), th->syscall_ns);
+		snprintf(c[11], sizeof(c[11]), "%" PRIu64 "/%" PRIu64, th->faults, th->major_faults);
+		table_row(&t, (const char *const[]){ c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+						      c[8], c[9], c[10], c[11] });
+	}
+	table_print(b, &t);
+	if (s->ncalls == 0)
+		return;
+	rlog__buf_printf(b, "\nsystem calls (top %d by count):\n", SCHED_TOP_CALLS);
+	table_start(&t, 5, (const char *const[]){ "name", "count", "completed", "total_ms", "max_ms" },
+		    0x1eu);
+	for (size_t i = 0; i < s->ncalls && i < SCHED_TOP_CALLS; i++) {
+		const struct rlog_sched_call *cl = &s->calls[i];
+		char c[5][72];
+		rlog__term_cstr(cl->name, c[0], sizeof(c[0]));
+		snprintf(c[1], sizeof(c[1]), "%" PRIu64, cl->count);
+		snprintf(c[2], sizeof(c[2]), "%" PRIu64, cl->completed);
+		ms_cell(c[3], sizeof(c[3]), cl->total_ns);
+		ms_cell(c[4], sizeof(c[4]), cl->max_ns);
+		table_row(&t, (const char *const[]){ c[0], c[1], c[2], c[3], c[4] });
+	}
+	table_print(b, &t);
+}
+
+static void sched_json(struct rlog__buf *b, const char *path, struct rlog_reader *r,
+		       const struct rlog_sched *s)
+{
+	rlog__buf_lit(b, "{\"file\":");
+	rlog__json_cstr(b, path);
+	rlog__buf_printf(b, ",\"system_events\":%" PRIu64 ",\"switch_events\":%" PRIu64
+			 ",\"wakeup_events\":%" PRIu64 ",\"syscall_events\":%" PRIu64
+			 ",\"fault_events\":%" PRIu64 ",\"lost_events\":%" PRIu64
+			 ",\"loss_records\":%" PRIu64, s->system_events, s->switch_events,
+			 s->wakeup_events, s->syscall_events, s->fault_events, s->lost_events,
+			 s->loss_records);
+	if (s->system_events)
+		rlog__buf_printf(b, ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64, s->first_ns,
+				 s->last_ns);
+	else
+		rlog__buf_lit(b, ",\"first_ns\":null,\"last_ns\":null");
+	rlog__buf_lit(b, ",\"threads\":[");
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct rlog_sched_thread *th = &s->threads[i];
+		rlog__buf_printf(b, "%s{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"name\":",
+				 i ? "," : "", th->pid, th->tid);
+		rlog__json_cstr_or_null(b, sched_name(r, th));
+		rlog__buf_printf(b, ",\"on_cpu_ns\":%" PRId64 ",\"runnable_ns\":%" PRId64
+				 ",\"blocked_ns\":%" PRId64 ",\"switches\":%" PRIu64
+				 ",\"preempted\":%" PRIu64 ",\"migrations\":%" PRIu64
+				 ",\"wakeups\":%" PRIu64 ",\"syscalls\":%" PRIu64
+				 ",\"syscall_ns\":%" PRId64 ",\"page_faults\":%" PRIu64
+				 ",\"major_faults\":%" PRIu64 "}", th->oncpu_ns, th->runnable_ns,
+				 th->blocked_ns, th->switches, th->preempted, th->migrations,
+				 th->wakeups, th->syscalls, th->syscall_ns, th->faults,
+				 th->major_faults);
+	}
+	rlog__buf_lit(b, "],\"syscalls\":[");
+	for (size_t i = 0; i < s->ncalls; i++) {
+		const struct rlog_sched_call *cl = &s->calls[i];
+		rlog__buf_str(b, i ? ",{\"name\":" : "{\"name\":");
+		rlog__json_cstr(b, cl->name);
+		rlog__buf_printf(b, ",\"id\":%" PRId64 ",\"count\":%" PRIu64 ",\"completed\":%" PRIu64
+				 ",\"total_ns\":%" PRId64 ",\"max_ns\":%" PRId64 "}", cl->id, cl->count,
+				 cl->completed, cl->total_ns, cl->max_ns);
+	}
+	rlog__buf_lit(b, "]}\n");
+}
+
+/* `stats FILE --sched`: the file read once in time order through the
+ * analysis; damaged regions reported as for the totals. */
+static int cmd_stats_sched(const char *path, bool json)
+{
+	struct rlog_reader *r;
+	int rc = rlog_reader_open(path, &r);
+	if (rc < 0)
+		return cli_error("stats %s: %s", path, rlog_reader_strerror(rc));
+	struct rlog_sched s;
+	rlog_sched_init(&s);
+	struct rlog_event ev;
+	while ((rc = rlog_reader_next(r, &ev)) > 0)
+		if ((rc = rlog_sched_event(&s, r, &ev)) < 0)
+			break;
+	int status = 0;
+	if (rc < 0) {
+		status = cli_error("stats %s: %s", path, rlog_reader_strerror(rc));
+	} else {
+		rlog_sched_end(&s);
+		struct rlog__buf out = { 0 };
+		if (json)
+			sched_json(&out, path, r, &s);
+		else
+			sched_text(&out, path, r, &s);
+		rc = rlog__buf_write(&out, STDOUT_FILENO);
+		if (rc < 0)
+			status = cli_error("stats %s: writing the output: %s", path, strerror(-rc));
+		rlog__buf_free(&out);
+	}
+	size_t nd = rlog_reader_damage_count(r);
+	for (size_t i = 0; i < nd; i++) {
+		struct rlog_damage dm;
+		if (rlog_reader_damage(r, i, &dm) == 0)
+			status = cli_error("stats %s: %s", path, dm.message);
+	}
+	rlog_sched_free(&s);
+	rlog_reader_close(r);
+	return status;
+}
+
 int cmd_stats(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = { { "--json", NULL, false }, { NULL, NULL, false } };
-	bool json = false;
+	static const struct cli_opt opts[] = { { "--json", NULL, false }, { "--sched", NULL, false },
+					       { NULL, NULL, false } };
+	bool json = false, sched = false;
 	struct rlog_reader *r;
 	struct summary sm = { .rate = -1.0 };
 
 	struct cli_args a;
 	cli_args_init(&a, "stats", opts, 1, argc, argv);
-	while (cli_args_next(&a))
-		json = true; /* --json, the one option */
+	while (cli_args_next(&a)) {
+		if (strcmp(a.name, "--sched") == 0)
+			sched = true;
+		else
+			json = true;
+	}
 	if (!cli_args_need(&a, 1, "FILE"))
 		return 2;
 	const char *path = a.pos[0];
+	if (sched)
+		return cmd_stats_sched(path, json);
 
 	int rc = rlog_reader_open_count(path, &r);
 	if (rc < 0)

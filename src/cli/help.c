@@ -239,12 +239,16 @@ static const struct cli_help help[] = {
 	},
 	{
 		"stats", "what a log file holds, in totals",
-		"stats FILE [--json]",
+		"stats FILE [--sched] [--json]",
 		"Prints what log file FILE holds: its duration, its events and bytes per event\n"
 		"name and per thread (with the threads' and processes' names), the rate, the\n"
 		"losses by cause and the damaged regions.  Exit status as for dump.\n"
 		"\n"
 		"  FILE                  a log file written by ringlog start\n"
+		"  --sched               from its system events instead: per thread the time on\n"
+		"                        a CPU, runnable, blocked, switches, migrations, system\n"
+		"                        calls and page faults; the top system calls by count\n"
+		"                        and time (record with --system cswitch,wakeup,syscall)\n"
 		"  --json                one JSON object instead of the tables (docs/DUMP.md)\n",
 		true,
 	},

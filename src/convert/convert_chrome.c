@@ -15,8 +15,18 @@
  * last.  ts and dur are microseconds with three decimals: the exact
  * nanoseconds of the reader.
  *
+ * System events (docs/FORMAT.md, "System events") are instants on their
+ * CPU's track (pid 0, tid the CPU), as any event; besides, the scheduling
+ * analysis of src/analysis/sched.h turns them into slices as its
+ * intervals end: on a track per CPU (pid CPU_PID, tid the CPU, named
+ * "CPU N"), which thread ran, from its switch-in to its switch-out; on
+ * each thread's track, its state: "running", "runnable", "sleeping", or
+ * "syscall NAME" while it runs in a system call (a sleep inside a call
+ * carries the call in its args).
+ *
  * Memory: one open-span stack per thread (a span's rendered args wait for
- * its end) and the names; the output goes out in 1 MiB writes.
+ * its end), the scheduling state per thread, and the names; the output
+ * goes out in 1 MiB writes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/sched.h"
 #include "buf.h"
 #include "convert.h"
 #include "json.h"
@@ -36,6 +47,8 @@
 #include "vec.h"
 
 #define OUT_FLUSH (1u << 20) /* write the output once this much is pending */
+#define CPU_PID 4294967295u  /* the CPUs' tracks: no process has this pid */
+#define MAX_CPUS 4096        /* CPUs named at the end (a track above is left unnamed) */
 
 /* Nanoseconds as microseconds with three decimals: -1500 -> "-1.500". */
 static void put_us(struct rlog__buf *b, int64_t ns)
@@ -97,6 +110,8 @@ struct chrome {
 	struct rlog__map pr_map; /* pid -> index in pr */
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
 	bool untimed;             /* the record being converted has no timestamp of its own */
+	struct rlog_sched sched;  /* the system events' scheduling state */
+	uint64_t cpus[MAX_CPUS / 64]; /* the CPUs that have a track */
 };
 
 
@@ -505,6 +520,61 @@ static int put_open_spans(struct chrome *c)
 	return 0;
 }
 
+/* ---- the scheduling slices (the sink of src/analysis/sched.h) ---- */
+
+/* The track of a thread of the system events: its process if known, else
+ * a process of its own (the tid). */
+static uint32_t sched_pid(const struct rlog_sched_thread *t)
+{
+	return t->pid ? t->pid : t->tid;
+}
+
+static int sched_segment(void *arg, const struct rlog_sched_thread *t, int state, const char *call,
+			 int64_t from_ns, int64_t to_ns)
+{
+	struct chrome *c = arg;
+	char name[RLOG_SCHED_NAME + 16];
+	if (to_ns == from_ns)
+		return 0; /* a cut where the state did not last */
+	const char *st = state == RLOG_SCHED_RUNNING ? "running"
+			 : state == RLOG_SCHED_RUNNABLE ? "runnable" : "sleeping";
+	if (call && state == RLOG_SCHED_RUNNING)
+		snprintf(name, sizeof(name), "syscall %s", call);
+	else
+		snprintf(name, sizeof(name), "%s", st);
+	c->untimed = false;
+	event_head(c, name, strlen(name), "sched", "X", from_ns, sched_pid(t), t->tid);
+	rlog__buf_lit(&c->out, ",\"dur\":");
+	put_us(&c->out, to_ns - from_ns);
+	if (call && state != RLOG_SCHED_RUNNING) {
+		rlog__buf_lit(&c->out, ",\"args\":{\"syscall\":");
+		rlog__json_str(&c->out, call, strlen(call));
+		rlog__buf_char(&c->out, '}');
+	}
+	return event_end(c);
+}
+
+static int sched_run(void *arg, const struct rlog_sched_thread *t, uint32_t cpu, int64_t from_ns,
+		     int64_t to_ns)
+{
+	struct chrome *c = arg;
+	char num[24];
+	const char *name = t->name[0] ? t->name : rlog_reader_thread_name(c->r, t->pid, t->tid);
+	if (!name) {
+		snprintf(num, sizeof(num), "%" PRIu32, t->tid);
+		name = num;
+	}
+	if (cpu < MAX_CPUS)
+		c->cpus[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+	c->untimed = false;
+	event_head(c, name, strlen(name), "sched", "X", from_ns, CPU_PID, cpu);
+	rlog__buf_lit(&c->out, ",\"dur\":");
+	put_us(&c->out, to_ns - from_ns);
+	rlog__buf_printf(&c->out, ",\"args\":{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}",
+			 t->pid, t->tid);
+	return event_end(c);
+}
+
 static int put_name_meta(struct chrome *c, const char *what, uint32_t pid, const uint32_t *tid,
 			 const char *name, size_t len)
 {
@@ -549,6 +619,25 @@ static int put_names(struct chrome *c)
 			rc = put_name_meta(c, "thread_name", t->pid, &t->tid, n, strlen(n));
 		else if (t->name)
 			rc = put_name_meta(c, "thread_name", t->pid, &t->tid, t->name, t->name_len);
+	}
+	/* The system events' threads, by the comm the kernel recorded. */
+	for (size_t i = 0; i < c->sched.nthreads && rc == 0; i++) {
+		const struct rlog_sched_thread *t = &c->sched.threads[i];
+		if (t->name[0] && !rlog_reader_thread_name(c->r, sched_pid(t), t->tid))
+			rc = put_name_meta(c, "thread_name", sched_pid(t), &t->tid, t->name,
+					   strlen(t->name));
+	}
+	bool any = false;
+	for (uint32_t cpu = 0; cpu < MAX_CPUS && rc == 0; cpu++) {
+		if (!(c->cpus[cpu / 64] >> (cpu % 64) & 1))
+			continue;
+		char name[24];
+		snprintf(name, sizeof(name), "CPU %" PRIu32, cpu);
+		if (!any)
+			rc = put_name_meta(c, "process_name", CPU_PID, NULL, "CPUs", 4);
+		any = true;
+		if (rc == 0)
+			rc = put_name_meta(c, "thread_name", CPU_PID, &cpu, name, strlen(name));
 	}
 	return rc;
 }
@@ -596,6 +685,8 @@ int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 	c.flags = flags;
 	c.st = st;
 	c.last = SIZE_MAX;
+	rlog_sched_init(&c.sched);
+	c.sched.sink = (struct rlog_sched_sink){ &c, sched_segment, sched_run };
 	if (st)
 		memset(st, 0, sizeof(*st));
 	if (!rlog__buf_need(&c.out, OUT_FLUSH + 65536)) {
@@ -607,9 +698,14 @@ int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 		if (st)
 			st->events_read++;
 		rc = convert_event(&c, &ev);
+		if (rc == 0)
+			rc = rlog_sched_event(&c.sched, r, &ev);
 		if (rc < 0)
 			goto out;
 	}
+	if (rc < 0)
+		goto out;
+	rc = rlog_sched_end(&c.sched);
 	if (rc < 0)
 		goto out;
 	rc = put_open_spans(&c);
@@ -630,6 +726,7 @@ out:
 		free(c.pr[i].name);
 	free(c.th);
 	free(c.pr);
+	rlog_sched_free(&c.sched);
 	rlog__map_free(&c.th_map);
 	rlog__map_free(&c.pr_map);
 	free(c.out.p);
