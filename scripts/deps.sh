@@ -21,6 +21,8 @@ PACKAGES=(
 	libclang-rt-14-dev # clang's sanitizer and fuzzer runtimes
 	babeltrace2        # CTF conversion check
 	man-db             # man ringlog after meson install; tests/test_cli_help.c renders the pages
+	libdw-dev          # ringlog profile: ELF symbol tables of the sampled binaries (elfutils)
+	libelf-dev         # libdw's ELF layer (elfutils)
 )
 case "${1:-}" in
 "") ;;
