@@ -87,6 +87,16 @@ int main(void)
 	uint32_t spin_tid = (uint32_t)syscall(SYS_gettid);
 	volatile uint64_t x = 0;
 	spin_here(&x, now_ns() + 300 * 1000 * 1000);
+	/* A process forked during the session: its mappings are its
+	 * parent's, no image_load of its own. */
+	pid_t kid = fork();
+	BAIL_IF(kid < 0, "fork");
+	if (kid == 0) {
+		spin_here(&x, now_ns() + 200 * 1000 * 1000);
+		_exit(0);
+	}
+	int st;
+	BAIL_IF(waitpid(kid, &st, 0) != kid, "waitpid");
 	pthread_t th;
 	BAIL_IF(pthread_create(&th, NULL, kernel_loop, NULL) != 0, "pthread_create");
 	pthread_join(th, NULL);
@@ -100,7 +110,7 @@ int main(void)
 	ASSERT_EQ(r.status, 0);
 	uint64_t n = samples_of(r.out), in_spin = total_of(r.out, "spin_here");
 	diag("spin_here: %llu of %llu samples", (unsigned long long)in_spin, (unsigned long long)n);
-	ok(n >= 30, "at least 30 samples of the spinning thread (%llu; 300 at most)", (unsigned long long)n);
+	ok(n >= 30, "at least 30 samples of the spinning thread (%llu in 300 ms)", (unsigned long long)n);
 #if defined(__SANITIZE_THREAD__)
 	/* ThreadSanitizer's runtime keeps no frame pointers: the chain
 	 * does not reach spin_here from inside it. */
@@ -111,6 +121,18 @@ int main(void)
 	   (unsigned long long)in_spin, (unsigned long long)n);
 	h_ringlog(&r, "profile", path, "--tid", tid, "--folded", NULL);
 	ok(r.status == 0 && strstr(r.out, ";spin_here ") != NULL, "folded: a ...;spin_here N line");
+#endif
+
+	char kpid[16];
+	snprintf(kpid, sizeof kpid, "%d", (int)kid);
+	h_ringlog(&r, "profile", path, "--pid", kpid, NULL);
+	uint64_t kn = samples_of(r.out), kin = total_of(r.out, "spin_here");
+#if !defined(__SANITIZE_THREAD__)
+	ok(kn >= 20 && kin * 10 >= kn * 9, "forked child: at least 90%% in spin_here by name (%llu of %llu)",
+	   (unsigned long long)kin, (unsigned long long)kn);
+#else
+	ok(kn >= 20, "forked child: %llu samples", (unsigned long long)kn);
+	(void)kin;
 #endif
 
 	/* The kernel loop: kallsyms names its kernel frames. */

@@ -14,6 +14,7 @@
 #include "ringlog/reader.h"
 #include "symbol.h"
 
+#define ID_PROCESS_FORK 69
 #define ID_PROCESS_RUNDOWN 78
 #define ID_IMAGE_LOAD 112
 #define ID_PROFILE 120
@@ -100,7 +101,7 @@ static int push_frame(struct priv *p, uint32_t f)
 }
 
 /* The fields of a system record by name (docs/FORMAT.md's tables). */
-struct fields { uint64_t pid, tid, ip, addr, len, pgoff; const uint8_t *s1, *s2; uint16_t l1, l2; };
+struct fields { uint64_t pid, tid, ip, addr, len, pgoff, child; const uint8_t *s1, *s2; uint16_t l1, l2; };
 
 static int decode(struct rlog_reader *r, const struct rlog_event *ev, struct fields *f)
 {
@@ -121,7 +122,9 @@ static int decode(struct rlog_reader *r, const struct rlog_event *ev, struct fie
 		else if (strcmp(nm, "addr") == 0) f->addr = v.v.u;
 		else if (strcmp(nm, "len") == 0) f->len = v.v.u;
 		else if (strcmp(nm, "pgoff") == 0) f->pgoff = v.v.u;
-		else if (strcmp(nm, "filename") == 0 || strcmp(nm, "callchain") == 0 || strcmp(nm, "comm") == 0) {
+		else if (strcmp(nm, "child_tid") == 0) f->child = (uint32_t)v.v.i;
+		else if (strcmp(nm, "filename") == 0 || strcmp(nm, "callchain") == 0 || strcmp(nm, "comm") == 0 ||
+			 strcmp(nm, "child_comm") == 0) {
 			f->s1 = v.bytes;
 			f->l1 = v.len;
 		}
@@ -301,7 +304,8 @@ int rlog__profile_build(const char *path, const struct rlog_prof_opts *o, struct
 	}
 	struct rlog_event ev;
 	while (rc >= 0 && (rc = rlog_reader_next(r, &ev)) > 0) {
-		if (ev.id != ID_PROFILE && ev.id != ID_IMAGE_LOAD && ev.id != ID_PROCESS_RUNDOWN)
+		if (ev.id != ID_PROFILE && ev.id != ID_IMAGE_LOAD && ev.id != ID_PROCESS_RUNDOWN &&
+		    ev.id != ID_PROCESS_FORK)
 			continue;
 		struct fields f;
 		/* A record that does not match its schema is left out (it
@@ -312,6 +316,13 @@ int rlog__profile_build(const char *path, const struct rlog_prof_opts *o, struct
 			rc = rlog__sym_map(sy, (uint32_t)f.pid, f.addr, f.len, f.pgoff, (const char *)f.s1, f.l1);
 		else if (ev.id == ID_PROCESS_RUNDOWN)
 			rc = set_comm(p, (uint32_t)f.pid, f.s1, f.l1);
+		else if (ev.id == ID_PROCESS_FORK && f.child != f.pid)
+			/* A new process has its parent's mappings (the kernel
+			 * writes no image_load for them).  A new thread is a
+			 * fork too: its copy is never asked (a sample's pid is
+			 * its process's). */
+			rc = rlog__sym_fork(sy, (uint32_t)f.pid, (uint32_t)f.child) < 0 ? -ENOMEM
+				: set_comm(p, (uint32_t)f.child, f.s1, f.l1);
 		else if ((!o->by_pid || f.pid == o->pid) && (!o->by_tid || f.tid == o->tid))
 			rc = sample(p, sy, &f);
 	}

@@ -245,12 +245,8 @@ static struct file *file_of(struct rlog_sym *s, const char *path, size_t len)
 	return f;
 }
 
-int rlog__sym_map(struct rlog_sym *s, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
-		  const char *file, size_t file_len)
+static int add_map(struct rlog_sym *s, struct map m)
 {
-	struct file *f = file_of(s, file, file_len);
-	if (!f)
-		return -ENOMEM;
 	if (s->nmaps == s->capmaps) {
 		size_t cap = s->capmaps ? 2 * s->capmaps : 256;
 		struct map *n = realloc(s->maps, cap * sizeof *n);
@@ -259,7 +255,29 @@ int rlog__sym_map(struct rlog_sym *s, uint32_t pid, uint64_t addr, uint64_t len,
 		s->maps = n;
 		s->capmaps = cap;
 	}
-	s->maps[s->nmaps++] = (struct map){ pid, addr, len, pgoff, f };
+	s->maps[s->nmaps++] = m;
+	return 0;
+}
+
+int rlog__sym_map(struct rlog_sym *s, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
+		  const char *file, size_t file_len)
+{
+	struct file *f = file_of(s, file, file_len);
+	if (!f)
+		return -ENOMEM;
+	return add_map(s, (struct map){ pid, addr, len, pgoff, f });
+}
+
+int rlog__sym_fork(struct rlog_sym *s, uint32_t parent, uint32_t child)
+{
+	size_t n = s->nmaps;
+	for (size_t i = 0; i < n; i++)
+		if (s->maps[i].pid == parent) {
+			struct map m = s->maps[i];
+			m.pid = child;
+			if (add_map(s, m) < 0)
+				return -ENOMEM;
+		}
 	return 0;
 }
 

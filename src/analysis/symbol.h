@@ -22,6 +22,10 @@ void rlog__sym_free(struct rlog_sym *s);
 int rlog__sym_map(struct rlog_sym *s, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
 		  const char *file, size_t file_len);
 
+/* Process child was forked from parent: it has the parent's mappings
+ * (the kernel writes no image_load for them). */
+int rlog__sym_fork(struct rlog_sym *s, uint32_t parent, uint32_t child);
+
 /* The name of address a in process pid, written into out (cap bytes,
  * NUL-terminated).  exact: a is the interrupted instruction (else a
  * return address, looked up at a - 1). */
