@@ -15,6 +15,7 @@
 #include "symbol.h"
 
 #define ID_PROCESS_FORK 69
+#define ID_PROCESS_EXEC 70
 #define ID_PROCESS_RUNDOWN 78
 #define ID_IMAGE_LOAD 112
 #define ID_PROFILE 120
@@ -151,6 +152,18 @@ static int set_comm(struct priv *p, uint32_t pid, const uint8_t *b, uint16_t n)
 	p->comms[p->ncomms].pid = pid;
 	p->comms[p->ncomms++].name = idx;
 	return 0;
+}
+
+/* A new program: the process's name is its file's base name, cut to the
+ * kernel's 15 bytes of comm.  Its mappings stay: the new program's come
+ * before the exec record (the kernel maps it during the exec), and they
+ * replace the old ones where they overlap. */
+static int exec_comm(struct priv *p, uint32_t pid, const uint8_t *file, uint16_t n)
+{
+	uint16_t b = n;
+	while (b > 0 && file[b - 1] != '/')
+		b--;
+	return set_comm(p, pid, file + b, (uint16_t)(n - b > 15 ? 15 : n - b));
 }
 
 /* One sample: its frames named, innermost first, then its process. */
@@ -305,7 +318,7 @@ int rlog__profile_build(const char *path, const struct rlog_prof_opts *o, struct
 	struct rlog_event ev;
 	while (rc >= 0 && (rc = rlog_reader_next(r, &ev)) > 0) {
 		if (ev.id != ID_PROFILE && ev.id != ID_IMAGE_LOAD && ev.id != ID_PROCESS_RUNDOWN &&
-		    ev.id != ID_PROCESS_FORK)
+		    ev.id != ID_PROCESS_FORK && ev.id != ID_PROCESS_EXEC)
 			continue;
 		struct fields f;
 		/* A record that does not match its schema is left out (it
@@ -316,6 +329,8 @@ int rlog__profile_build(const char *path, const struct rlog_prof_opts *o, struct
 			rc = rlog__sym_map(sy, (uint32_t)f.pid, f.addr, f.len, f.pgoff, (const char *)f.s1, f.l1);
 		else if (ev.id == ID_PROCESS_RUNDOWN)
 			rc = set_comm(p, (uint32_t)f.pid, f.s1, f.l1);
+		else if (ev.id == ID_PROCESS_EXEC)
+			rc = exec_comm(p, (uint32_t)f.pid, f.s1, f.l1);
 		else if (ev.id == ID_PROCESS_FORK && f.child != f.pid)
 			/* A new process has its parent's mappings (the kernel
 			 * writes no image_load for them).  A new thread is a
