@@ -8,6 +8,7 @@
  * Needs root and tracefs: skipped otherwise.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -68,8 +69,26 @@ static uint64_t total_of(const char *out, const char *name)
 	return 0;
 }
 
-int main(void)
+/* Copies this program to path (a binary that can then be deleted). */
+static void copy_self(const char *path)
 {
+	static char buf[1 << 16];
+	int in = open("/proc/self/exe", O_RDONLY), out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	BAIL_IF(in < 0 || out < 0, "copy of the test program");
+	ssize_t n;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		BAIL_IF(write(out, buf, (size_t)n) != n, "copy of the test program");
+	close(in);
+	close(out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "spin") == 0) {
+		volatile uint64_t y = 0;
+		spin_here(&y, now_ns() + 200 * 1000 * 1000);
+		return 0;
+	}
 	if (geteuid() != 0)
 		skip_all("system events need root");
 	if (access("/sys/kernel/tracing", F_OK) != 0)
@@ -97,6 +116,19 @@ int main(void)
 	}
 	int st;
 	BAIL_IF(waitpid(kid, &st, 0) != kid, "waitpid");
+	/* A program exec'd during the session (its image_load from the
+	 * kernel), deleted before the profile is read. */
+	char copy[128];
+	snprintf(copy, sizeof copy, "/tmp/rlog-prof-copy-%d", (int)getpid());
+	copy_self(copy);
+	pid_t ex = fork();
+	BAIL_IF(ex < 0, "fork");
+	if (ex == 0) {
+		execl(copy, copy, "spin", (char *)NULL);
+		_exit(127);
+	}
+	BAIL_IF(waitpid(ex, &st, 0) != ex, "waitpid");
+	unlink(copy);
 	pthread_t th;
 	BAIL_IF(pthread_create(&th, NULL, kernel_loop, NULL) != 0, "pthread_create");
 	pthread_join(th, NULL);
@@ -134,6 +166,15 @@ int main(void)
 	ok(kn >= 20, "forked child: %llu samples", (unsigned long long)kn);
 	(void)kin;
 #endif
+
+	char expid[16], want_missing[160];
+	snprintf(expid, sizeof expid, "%d", (int)ex);
+	snprintf(want_missing, sizeof want_missing, ";[missing] %s ", copy);
+	h_ringlog(&r, "profile", path, "--pid", expid, "--folded", NULL);
+	char *first_nl = strchr(r.out, '\n');
+	ok(r.status == 0 && strstr(r.out, want_missing) != NULL && strncmp(r.out, "rlog-prof-copy-", 15) == 0,
+	   "a deleted binary: its frames '[missing] PATH', the process named by its exec: %.*s",
+	   first_nl ? (int)(first_nl - r.out) : 0, r.out);
 
 	/* The kernel loop: kallsyms names its kernel frames. */
 	h_ringlog(&r, "profile", path, "--tid", ktid, "--top", "50", NULL);
