@@ -13,6 +13,7 @@
 #include "profile.h"
 #include "ringlog/reader.h"
 #include "symbol.h"
+#include "vec.h"
 
 #define ID_PROCESS_FORK 69
 #define ID_PROCESS_EXEC 70
@@ -34,7 +35,7 @@ struct priv {
 	char *damage;
 	const char **stack_frames;
 	struct { uint32_t pid; size_t name; } *comms;
-	size_t ncomms;
+	size_t ncomms, capcomms;
 };
 
 static uint64_t hash(const char *s)
@@ -70,14 +71,8 @@ static int intern(struct priv *p, const char *s, uint32_t *out)
 		}
 		h = (h + 1) & (p->nslots - 1);
 	}
-	if (p->nnames == p->capnames) {
-		size_t c = p->capnames ? 2 * p->capnames : 1024;
-		char **n = realloc(p->names, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		p->names = n;
-		p->capnames = c;
-	}
+	if (rlog__vec_room(&p->names, p->nnames, &p->capnames, sizeof *p->names, 1024) < 0)
+		return -ENOMEM;
 	char *d = strdup(s);
 	if (!d)
 		return -ENOMEM;
@@ -89,14 +84,8 @@ static int intern(struct priv *p, const char *s, uint32_t *out)
 
 static int push_frame(struct priv *p, uint32_t f)
 {
-	if (p->nframes == p->capframes) {
-		size_t c = p->capframes ? 2 * p->capframes : 4096;
-		uint32_t *n = realloc(p->frames, c * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		p->frames = n;
-		p->capframes = c;
-	}
+	if (rlog__vec_room(&p->frames, p->nframes, &p->capframes, sizeof *p->frames, 4096) < 0)
+		return -ENOMEM;
 	p->frames[p->nframes++] = f;
 	return 0;
 }
@@ -145,10 +134,8 @@ static int set_comm(struct priv *p, uint32_t pid, const uint8_t *b, uint16_t n)
 			p->comms[i].name = idx;
 			return 0;
 		}
-	void *nc = realloc(p->comms, (p->ncomms + 1) * sizeof *p->comms);
-	if (!nc)
+	if (rlog__vec_room(&p->comms, p->ncomms, &p->capcomms, sizeof *p->comms, 64) < 0)
 		return -ENOMEM;
-	p->comms = nc;
 	p->comms[p->ncomms].pid = pid;
 	p->comms[p->ncomms++].name = idx;
 	return 0;
@@ -183,14 +170,8 @@ static int sample(struct priv *p, struct rlog_sym *sy, const struct fields *f)
 	}
 	if (n == 0)
 		addrs[n++] = f->ip;
-	if (p->nsmps == p->capsmps) {
-		size_t c = p->capsmps ? 2 * p->capsmps : 1024;
-		struct smp *ns = realloc(p->smps, c * sizeof *ns);
-		if (!ns)
-			return -ENOMEM;
-		p->smps = ns;
-		p->capsmps = c;
-	}
+	if (rlog__vec_room(&p->smps, p->nsmps, &p->capsmps, sizeof *p->smps, 1024) < 0)
+		return -ENOMEM;
 	size_t at = p->nframes;
 	for (size_t i = 0; i < n; i++) {
 		/* The first frame of each part (kernel, then user) is the

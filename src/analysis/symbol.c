@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "symbol.h"
+#include "vec.h"
 
 struct fsym { uint64_t addr, size; char *name; };
 struct seg { uint64_t off, filesz, vaddr; };
@@ -38,7 +39,7 @@ struct map { uint32_t pid; uint64_t addr, len, pgoff; struct file *f; };
 
 struct rlog_sym {
 	struct file **files;
-	size_t nfiles;
+	size_t nfiles, capfiles;
 	struct map *maps;
 	size_t nmaps, capmaps;
 	struct fsym *ksyms;
@@ -87,13 +88,8 @@ static void read_kallsyms(struct rlog_sym *s, const char *path)
 			continue;
 		if (a != 0)
 			nonzero = true;
-		if (s->nksyms == cap) {
-			cap = cap ? 2 * cap : 4096;
-			struct fsym *n = realloc(s->ksyms, cap * sizeof *n);
-			if (!n)
-				break;
-			s->ksyms = n;
-		}
+		if (rlog__vec_room(&s->ksyms, s->nksyms, &cap, sizeof *s->ksyms, 4096) < 0)
+			break;
 		char *dup = strdup(name);
 		if (!dup)
 			break;
@@ -221,15 +217,11 @@ static struct file *file_of(struct rlog_sym *s, const char *path, size_t len)
 	for (size_t i = 0; i < s->nfiles; i++)
 		if (strlen(s->files[i]->path) == len && memcmp(s->files[i]->path, path, len) == 0)
 			return s->files[i];
-	struct file *f = calloc(1, sizeof *f);
-	struct file **nf = realloc(s->files, (s->nfiles + 1) * sizeof *nf);
-	if (!f || !nf) {
-		free(f);
-		if (nf)
-			s->files = nf;
+	if (rlog__vec_room(&s->files, s->nfiles, &s->capfiles, sizeof *s->files, 64) < 0)
 		return NULL;
-	}
-	s->files = nf;
+	struct file *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
 	f->path = strndup(path, len);
 	if (!f->path) {
 		free(f);
@@ -247,14 +239,8 @@ static struct file *file_of(struct rlog_sym *s, const char *path, size_t len)
 
 static int add_map(struct rlog_sym *s, struct map m)
 {
-	if (s->nmaps == s->capmaps) {
-		size_t cap = s->capmaps ? 2 * s->capmaps : 256;
-		struct map *n = realloc(s->maps, cap * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		s->maps = n;
-		s->capmaps = cap;
-	}
+	if (rlog__vec_room(&s->maps, s->nmaps, &s->capmaps, sizeof *s->maps, 256) < 0)
+		return -ENOMEM;
 	s->maps[s->nmaps++] = m;
 	return 0;
 }
