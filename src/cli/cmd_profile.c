@@ -130,7 +130,7 @@ int cmd_profile(int argc, char **argv)
 	if (json && folded)
 		return cli_usage_error("profile", "--json and --folded: one output at a time");
 	const char *path = a.pos[0];
-	o.kallsyms = getenv("RINGLOG_KALLSYMS"); /* the tests' unreadable kallsyms */
+	o.kallsyms = getenv("RINGLOG_KALLSYMS"); /* a saved copy (docs/PROFILE.md) */
 
 	struct rlog_prof p;
 	char *damage;
