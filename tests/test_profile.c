@@ -204,6 +204,21 @@ int main(int argc, char **argv)
 	snprintf(key, sizeof key, "\"samples\":%llu,", (unsigned long long)n);
 	ok(r.status == 0 && strstr(r.out, key) != NULL, "--json: %s", key);
 
+	/* A damaged block: the profile of the rest, then one line per
+	 * damaged region, exit 1. */
+	FILE *d = fopen(path, "r+");
+	BAIL_IF(d == NULL, "open the log file");
+	fseek(d, 0, SEEK_END);
+	long size = ftell(d);
+	fseek(d, size / 2, SEEK_SET);
+	fputs("\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8", d);
+	fclose(d);
+	h_ringlog(&r, "profile", path, NULL);
+	char dmg[300];
+	snprintf(dmg, sizeof dmg, "ringlog: profile %s: damaged block at offset ", path);
+	ok(r.status == 1 && strncmp(r.out, "profile ", 8) == 0 && strncmp(r.err, dmg, strlen(dmg)) == 0,
+	   "a damaged block: the profile, then '%s...', exit 1 (%d: %s)", dmg, r.status, r.err);
+
 	/* Not a log file: one line, exit 1. */
 	FILE *f = fopen(path, "w");
 	fputs("not a ringlog file at all, just text\n", f);
