@@ -22,6 +22,8 @@ PACKAGES=(
 	babeltrace2        # CTF conversion check
 	man-db             # man ringlog after meson install; tests/test_cli_help.c renders the pages
 	protobuf-compiler  # protoc --decode: tests/test_convert_perfetto.c checks the Perfetto output
+	libdw-dev          # ringlog profile: ELF symbol tables of the sampled binaries (elfutils)
+	libelf-dev         # libdw's ELF layer (elfutils)
 )
 case "${1:-}" in
 "") ;;

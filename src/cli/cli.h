@@ -17,6 +17,7 @@ int cmd_list(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_update(int argc, char **argv);

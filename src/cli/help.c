@@ -238,6 +238,27 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
+		"profile", "top functions and folded stacks of a sampled profile",
+		"profile FILE [--folded | --json] [--pid PID] [--tid TID] [--top N]",
+		"Prints the cpu-clock samples that a session with --system profile recorded\n"
+		"(add image-load to name the programs started after the session; the\n"
+		"rundown names those running at its start): the top functions by samples,\n"
+		"self (the innermost frame) and total (anywhere in the stack).  User\n"
+		"addresses are named through the image_load mappings and the binaries'\n"
+		"ELF symbol tables (elfutils), kernel addresses through /proc/kallsyms\n"
+		"(readable as root; otherwise shown as [kernel] 0x...).  A binary gone or\n"
+		"not readable shows as [missing] PATH, one rebuilt since as [mismatch] PATH\n"
+		"(docs/PROFILE.md).\n"
+		"  --folded              folded stacks, one line per stack: PROCESS;outer;...;inner N\n"
+		"                        (the input of flame graph tools)\n"
+		"  --json                the functions and the stacks as one JSON object\n"
+		"  --pid PID             only the samples of that process\n"
+		"  --tid TID             only the samples of that thread\n"
+		"  --top N               functions listed (default 20)\n"
+		"Exit status: 0; 1 unreadable file or damaged regions (one line each); 2 usage.\n",
+		true,
+	},
+	{
 		"stats", "what a log file holds, in totals",
 		"stats FILE [--sched] [--json]",
 		"Prints what log file FILE holds: its duration, its events and bytes per event\n"
@@ -472,15 +493,6 @@ static const struct cli_help help[] = {
 		"use, holding a trace's statistics, losses, a zoomable timeline and counter\n"
 		"plots (docs/DESIGN.md, \"Views\").  Today: ringlog stats FILE, and ringlog\n"
 		"convert FILE --to chrome for ui.perfetto.dev.\n",
-		false,
-	},
-	{
-		"profile", "top functions and folded stacks of a sampled profile (not built yet)",
-		"profile FILE",
-		"Not built yet: \"ringlog profile\" will print the top functions and folded\n"
-		"stacks of the cpu-clock samples that a session with --system profile\n"
-		"records (docs/DESIGN.md, \"System events\"; the samples are recorded, their\n"
-		"symbolization is not built yet).\n",
 		false,
 	},
 	{

@@ -49,6 +49,7 @@ static const struct {
 	{ "emit", cmd_emit },
 	{ "dump", cmd_dump },
 	{ "stats", cmd_stats },
+	{ "profile", cmd_profile },
 	{ "convert", cmd_convert },
 	{ "bench", cmd_bench },
 	{ "update", cmd_update },
