@@ -447,6 +447,21 @@ static void build_big(struct fg_file *f, unsigned n)
 	}
 }
 
+/* Converts in to out (one file), decodes and checks it; SHOW=1 prints
+ * the summary. */
+static struct check *convert_check(struct h_run *r, const char *in, const char *out,
+				   const char *what)
+{
+	h_ringlog(r, "convert", in, "--to", "perfetto", "-o", out, "--force", NULL);
+	ASSERT_EQ(r->status, 0);
+	struct check *c = calloc(1, sizeof(*c));
+	ok(decode(c, out), "protoc decodes %s", what);
+	ASSERT_EQ(c->errors, 0);
+	if (getenv("SHOW"))
+		fputs(c->sum, stderr);
+	return c;
+}
+
 /* ------------------------------------------------------------------ */
 /* System events (docs/FORMAT.md, "System events")                     */
 
@@ -636,13 +651,7 @@ int main(void)
 	fg_tmpname(out, "cvpo");
 	BAIL_IF(fg_write(&f, in) < 0, "cannot write %s", in);
 
-	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--force", NULL);
-	ASSERT_EQ(r.status, 0);
-	struct check *c = calloc(1, sizeof(*c));
-	ok(decode(c, out), "protoc decodes the output");
-	ASSERT_EQ(c->errors, 0);
-	if (getenv("SHOW"))
-		fputs(c->sum, stderr);
+	struct check *c = convert_check(&r, in, out, "the output");
 	ASSERT_STREQ(c->sum, expected);
 	ASSERT_EQ_U64(h_kv(r.out, "files"), 1);
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 29);
@@ -753,13 +762,7 @@ int main(void)
 	build_sys(&sf);
 	BAIL_IF(fg_write(&sf, bin) < 0, "cannot write %s", bin);
 	fg_file_free(&sf);
-	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", out, "--force", NULL);
-	ASSERT_EQ(r.status, 0);
-	struct check *sc = calloc(1, sizeof(*sc));
-	ok(decode(sc, out), "protoc decodes the system events");
-	ASSERT_EQ(sc->errors, 0);
-	if (getenv("SHOW"))
-		fputs(sc->sum, stderr);
+	struct check *sc = convert_check(&r, bin, out, "the system events");
 	ASSERT_STREQ(sc->sum, expected_sys);
 	ASSERT_EQ_U64(h_kv(r.out, "ftrace_events"), 4);
 	ASSERT_EQ_U64(h_kv(r.out, "process_records"), 4);
