@@ -767,6 +767,21 @@ int main(void)
 	ASSERT_EQ_U64(h_kv(r.out, "ftrace_events"), 4);
 	ASSERT_EQ_U64(h_kv(r.out, "process_records"), 4);
 	free(sc);
+	/* --split 200ns (from the schemas at 5 ns): each file holds its own
+	 * CPUs' bundles, written at its end. */
+	snprintf(base, sizeof(base), "%s_y", out);
+	snprintf(first, sizeof(first), "%s.pftrace", base);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", first, "--split", "200ns", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "files"), 2);
+	struct check *ys = decode_series(base, 2);
+	ASSERT_EQ(ys->errors, 0);
+	ASSERT_CONTAINS(ys->sum, "F cpu 0\n  100 pid 501 sched_switch prev_comm=\"worker\"");
+	ASSERT_CONTAINS(ys->sum, "next_prio=-1\nM \"ringlog.session\"=\"sys\" \"ringlog.file_index\"=\"0\"");
+	ASSERT_CONTAINS(ys->sum, "F cpu 0\n  300 pid 0 sched_switch");
+	ASSERT_CONTAINS(ys->sum, "F cpu 1\n  250 pid 602 sched_waking comm=\"worker\" pid=501 prio=120 "
+				 "target_cpu=0\n  260 pid 602 sched_switch");
+	free(ys);
 	unlink(bin);
 
 	/* A file that is not a log: one error line, exit 1, no output. */
