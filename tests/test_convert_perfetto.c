@@ -16,6 +16,10 @@
  *   - --split and --max-size: a series of files each of which passes the
  *     same checks on its own, holding every event once between them;
  *     --since/--until: the window's events only;
+ *   - the system events: sched_switch, sched_waking as ftrace events in
+ *     a bundle per CPU (timestamps on BOOTTIME, which the snapshot makes
+ *     clock 64), the rundown as a ProcessTree, an event Perfetto has no
+ *     ftrace message for left an instant on the system track;
  *   - a corrupt input: one error line, exit 1.
  */
 #include "harness.h"
@@ -181,7 +185,7 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 	if (first != (flags == 1) || (!first && flags != 2))
 		bad(c, "sequence flags", first ? "first packet" : "later packet");
 	if (flags == 1) {
-		uint64_t rt = 0;
+		uint64_t rt = 0, boot = 0;
 		reset(c);
 		c->files++;
 		const struct node *cs = kid(p, "clock_snapshot");
@@ -197,6 +201,11 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 							 strcmp(val(cs->kids[i], "is_incremental"), "true") == 0;
 				else if (num(cs->kids[i], "clock_id") == 1)
 					rt = num(cs->kids[i], "timestamp");
+				else if (num(cs->kids[i], "clock_id") == 6)
+					boot = num(cs->kids[i], "timestamp");
+		/* The ftrace events' timestamps are BOOTTIME's: the same clock. */
+		if (boot != c->last_ts)
+			bad(c, "BOOTTIME is not clock 64 at the snapshot", "");
 		/* time 0 (the LOG_MARKER) on clock 64: the realtime clock says
 		 * how far the snapshot is from it. */
 		c->mono = c->last_ts - (rt - FX_REALTIME);
@@ -224,6 +233,41 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 	/* Deltas on clock 64: never back by construction (unsigned). */
 	uint64_t t = c->last_ts + (ts ? strtoull(ts, NULL, 10) : 0);
 	c->last_ts = t;
+	const struct node *fb = kid(p, "ftrace_events");
+	if (fb) {
+		uint64_t prev = 0;
+		OUT("F cpu %s\n", val(fb, "cpu"));
+		for (size_t i = 0; i < fb->n; i++) {
+			const struct node *e = fb->kids[i];
+			if (strcmp(e->key, "event") != 0)
+				continue;
+			uint64_t ts = num(e, "timestamp");
+			if (ts < prev)
+				bad(c, "a CPU's ftrace timestamps go back", val(e, "timestamp"));
+			prev = ts;
+			OUT("  %" PRId64 " pid %s", (int64_t)(ts - c->mono), val(e, "pid"));
+			for (size_t k = 0; k < e->n; k++)
+				if (!e->kids[k]->val) {
+					OUT(" %s", e->kids[k]->key);
+					for (size_t j = 0; j < e->kids[k]->n; j++)
+						OUT(" %s=%s", e->kids[k]->kids[j]->key,
+						    e->kids[k]->kids[j]->val);
+				}
+			OUT("\n");
+		}
+		return;
+	}
+	const struct node *pt = kid(p, "process_tree");
+	if (pt) {
+		OUT("P %" PRId64 "\n", (int64_t)(t - c->mono));
+		for (size_t i = 0; i < pt->n; i++) {
+			OUT("  %s", pt->kids[i]->key);
+			for (size_t j = 0; j < pt->kids[i]->n; j++)
+				OUT(" %s=%s", pt->kids[i]->kids[j]->key, pt->kids[i]->kids[j]->val);
+			OUT("\n");
+		}
+		return;
+	}
 	const struct node *td = kid(p, "track_descriptor");
 	if (td) {
 		uint64_t u = num(td, "uuid"), par = num(td, "parent_uuid");
@@ -403,6 +447,151 @@ static void build_big(struct fg_file *f, unsigned n)
 	}
 }
 
+/* Converts in to out (one file), decodes and checks it; SHOW=1 prints
+ * the summary. */
+static struct check *convert_check(struct h_run *r, const char *in, const char *out,
+				   const char *what)
+{
+	h_ringlog(r, "convert", in, "--to", "perfetto", "-o", out, "--force", NULL);
+	ASSERT_EQ(r->status, 0);
+	struct check *c = calloc(1, sizeof(*c));
+	ok(decode(c, out), "protoc decodes %s", what);
+	ASSERT_EQ(c->errors, 0);
+	if (getenv("SHOW"))
+		fputs(c->sum, stderr);
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* System events (docs/FORMAT.md, "System events")                     */
+
+static const struct fg_field sw_f[] = {
+	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" }, { RLOG_FIELD_I32, 0, "prev_tid" },
+	{ RLOG_FIELD_I64, 0, "prev_state" }, { RLOG_FIELD_I32, 0, "prev_prio" },
+	{ RLOG_FIELD_I32, 0, "next_tid" }, { RLOG_FIELD_I32, 0, "next_prio" },
+	{ RLOG_FIELD_STRING, 0, "prev_comm" }, { RLOG_FIELD_STRING, 0, "next_comm" },
+};
+static const struct fg_field wk_f[] = {
+	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" }, { RLOG_FIELD_I32, 0, "target_tid" },
+	{ RLOG_FIELD_I32, 0, "prio" }, { RLOG_FIELD_I32, 0, "target_cpu" },
+	{ RLOG_FIELD_STRING, 0, "comm" },
+};
+static const struct fg_field mg_f[] = {
+	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" }, { RLOG_FIELD_I32, 0, "target_tid" },
+	{ RLOG_FIELD_I32, 0, "orig_cpu" }, { RLOG_FIELD_I32, 0, "dest_cpu" },
+	{ RLOG_FIELD_STRING, 0, "comm" },
+};
+static const struct fg_field pr_f[] = {
+	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" }, { RLOG_FIELD_U32, 0, "ppid" },
+	{ RLOG_FIELD_STRING, 0, "comm" }, { RLOG_FIELD_STRING, 0, "cmdline" },
+};
+static const struct fg_field th_f[] = {
+	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" }, { RLOG_FIELD_STRING, 0, "comm" },
+};
+
+static void sys_str(struct fg_buf *p, const char *s)
+{
+	fg_str(p, s, strlen(s));
+}
+
+static void sys_switch(struct fg_block *b, uint64_t t, uint32_t pid, uint32_t tid, int64_t state,
+		       uint32_t next, const char *prev_comm, const char *next_comm)
+{
+	struct fg_buf p = { 0 };
+	fg_u32(&p, pid);
+	fg_u32(&p, tid);
+	fg_u32(&p, tid);
+	fg_u64(&p, (uint64_t)state);
+	fg_u32(&p, 120);
+	fg_u32(&p, next);
+	fg_u32(&p, (uint32_t)-1); /* a negative prio: int32's ten-byte varint */
+	sys_str(&p, prev_comm);
+	sys_str(&p, next_comm);
+	fx_rec(b, t, 64, -1, p.p, p.len);
+	free(p.p);
+}
+
+/* 2.1 file: CPU 0 and CPU 1 blocks of sched_switch, sched_waking and a
+ * sched_migrate_task (no ftrace message here: an instant), a rundown. */
+static void build_sys(struct fg_file *f)
+{
+	struct fg_block b;
+	struct fg_buf p = { 0 };
+	fg_file_init_ex(f, 2, 1, FG_FILE_HDR, 1700000000000000000ull);
+	fg_marker_block(f, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 16384, 8, "sys");
+
+	fg_block_begin(&b, 0, 0, FX_START, 0x0005);
+	fg_schema(&b, (uint32_t)(FX_START + 5), 64, RLOG_KIND_EVENT, 0, "sched_switch", sw_f, 9);
+	fg_schema(&b, (uint32_t)(FX_START + 5), 66, RLOG_KIND_EVENT, 0, "sched_waking", wk_f, 6);
+	fg_schema(&b, (uint32_t)(FX_START + 5), 68, RLOG_KIND_EVENT, 0, "sched_migrate_task", mg_f, 6);
+	sys_switch(&b, 100, 500, 501, 1, 0, "worker", "swapper/0");
+	sys_switch(&b, 300, 0, 0, 0, 501, "swapper/0", "worker");
+	fg_u32(&p, 500);
+	fg_u32(&p, 501);
+	fg_u32(&p, 501);
+	fg_u32(&p, 0);
+	fg_u32(&p, 1);
+	sys_str(&p, "worker");
+	fx_rec(&b, 350, 68, -1, p.p, p.len);
+	fg_block_end(f, &b);
+
+	fg_block_begin(&b, 0, 1, FX_START, 0x0005);
+	p.len = 0;
+	fg_u32(&p, 600);
+	fg_u32(&p, 602);
+	fg_u32(&p, 501);
+	fg_u32(&p, 120);
+	fg_u32(&p, 0);
+	sys_str(&p, "worker");
+	fx_rec(&b, 250, 66, -1, p.p, p.len);
+	sys_switch(&b, 260, 600, 602, 2, 603, "waker", "waker-2");
+	fg_block_end(f, &b);
+
+	fg_block_begin(&b, 0, 0xffffffffu, FX_START, 0x0005);
+	fg_schema(&b, (uint32_t)(FX_START + 50), 78, RLOG_KIND_EVENT, 0, "process_rundown", pr_f, 5);
+	fg_schema(&b, (uint32_t)(FX_START + 50), 79, RLOG_KIND_EVENT, 0, "thread_rundown", th_f, 3);
+	const struct {
+		uint32_t pid, tid, ppid;
+		const char *comm, *cmdline;
+	} rd[] = {
+		{ 500, 500, 1, "worker", "/usr/bin/worker --fast -n 2" },
+		{ 500, 500, 0, "worker", NULL },
+		{ 500, 501, 0, "worker-1", NULL },
+		{ 2, 2, 0, "kthreadd", "" },
+	};
+	for (size_t i = 0; i < sizeof(rd) / sizeof(rd[0]); i++) {
+		p.len = 0;
+		fg_u32(&p, rd[i].pid);
+		fg_u32(&p, rd[i].tid);
+		if (rd[i].cmdline)
+			fg_u32(&p, rd[i].ppid);
+		sys_str(&p, rd[i].comm);
+		if (rd[i].cmdline)
+			sys_str(&p, rd[i].cmdline);
+		fx_rec(&b, 50, rd[i].cmdline ? 78 : 79, -1, p.p, p.len);
+	}
+	fg_block_end(f, &b);
+	free(p.p);
+}
+
+static const char expected_sys[] =
+	"C snapshot\n"
+	"P 50\n"
+	"  processes pid=500 ppid=1 cmdline=\"/usr/bin/worker\" cmdline=\"--fast\" cmdline=\"-n\" cmdline=\"2\"\n"
+	"  processes pid=2 ppid=0 cmdline=\"kthreadd\" cmdline_is_comm=true\n"
+	"  threads tid=500 name=\"worker\" tgid=500\n"
+	"  threads tid=501 name=\"worker-1\" tgid=500\n"
+	"D 5 parent 0 name \"system (pid 0)\"\n"
+	"D 2 parent 5 name \"pid 0 tid 0\"\n"
+	"E 350 INSTANT 2 [\"0\"] \"sched_migrate_task\" \"pid\"=u:500 \"tid\"=u:501 \"target_tid\"=i:501 \"orig_cpu\"=i:0 \"dest_cpu\"=i:1 \"comm\"=s:\"worker\"\n"
+	"F cpu 0\n"
+	"  100 pid 501 sched_switch prev_comm=\"worker\" prev_pid=501 prev_prio=120 prev_state=1 next_comm=\"swapper/0\" next_pid=0 next_prio=-1\n"
+	"  300 pid 0 sched_switch prev_comm=\"swapper/0\" prev_pid=0 prev_prio=120 prev_state=0 next_comm=\"worker\" next_pid=501 next_prio=-1\n"
+	"F cpu 1\n"
+	"  250 pid 602 sched_waking comm=\"worker\" pid=501 prio=120 target_cpu=0\n"
+	"  260 pid 602 sched_switch prev_comm=\"waker\" prev_pid=602 prev_prio=120 prev_state=2 next_comm=\"waker-2\" next_pid=603 next_prio=-1\n"
+	"M \"ringlog.session\"=\"sys\" \"ringlog.file_index\"=\"0\" \"ringlog.track_events\"=\"1\" \"ringlog.loss_records\"=\"0\" \"ringlog.events_lost\"=\"0\" \"ringlog.start_realtime_ns\"=\"1700000000123456789\"\n";
+
 static const char expected[] =
 	"C snapshot\n"
 	"D 6 parent 0 process 200 \"client\"\n"
@@ -462,13 +651,7 @@ int main(void)
 	fg_tmpname(out, "cvpo");
 	BAIL_IF(fg_write(&f, in) < 0, "cannot write %s", in);
 
-	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--force", NULL);
-	ASSERT_EQ(r.status, 0);
-	struct check *c = calloc(1, sizeof(*c));
-	ok(decode(c, out), "protoc decodes the output");
-	ASSERT_EQ(c->errors, 0);
-	if (getenv("SHOW"))
-		fputs(c->sum, stderr);
+	struct check *c = convert_check(&r, in, out, "the output");
 	ASSERT_STREQ(c->sum, expected);
 	ASSERT_EQ_U64(h_kv(r.out, "files"), 1);
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 29);
@@ -572,6 +755,33 @@ int main(void)
 	ASSERT_CONTAINS(uc->sum, "thread 400 401 \"w\\357\\277\\275\\357\\277\\275\"\n");
 	ASSERT_CONTAINS(uc->sum, "\"value\"=s:\"a\\357\\277\\275(b\"\n");
 	free(uc);
+	unlink(bin);
+
+	/* System events: ftrace bundles per CPU, the process tree. */
+	struct fg_file sf;
+	build_sys(&sf);
+	BAIL_IF(fg_write(&sf, bin) < 0, "cannot write %s", bin);
+	fg_file_free(&sf);
+	struct check *sc = convert_check(&r, bin, out, "the system events");
+	ASSERT_STREQ(sc->sum, expected_sys);
+	ASSERT_EQ_U64(h_kv(r.out, "ftrace_events"), 4);
+	ASSERT_EQ_U64(h_kv(r.out, "process_records"), 4);
+	free(sc);
+	/* --split 200ns (from the schemas at 5 ns): each file holds its own
+	 * CPUs' bundles, written at its end. */
+	snprintf(base, sizeof(base), "%s_y", out);
+	snprintf(first, sizeof(first), "%s.pftrace", base);
+	h_ringlog(&r, "convert", bin, "--to", "perfetto", "-o", first, "--split", "200ns", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "files"), 2);
+	struct check *ys = decode_series(base, 2);
+	ASSERT_EQ(ys->errors, 0);
+	ASSERT_CONTAINS(ys->sum, "F cpu 0\n  100 pid 501 sched_switch prev_comm=\"worker\"");
+	ASSERT_CONTAINS(ys->sum, "next_prio=-1\nM \"ringlog.session\"=\"sys\" \"ringlog.file_index\"=\"0\"");
+	ASSERT_CONTAINS(ys->sum, "F cpu 0\n  300 pid 0 sched_switch");
+	ASSERT_CONTAINS(ys->sum, "F cpu 1\n  250 pid 602 sched_waking comm=\"worker\" pid=501 prio=120 "
+				 "target_cpu=0\n  260 pid 602 sched_switch");
+	free(ys);
 	unlink(bin);
 
 	/* A file that is not a log: one error line, exit 1, no output. */

@@ -221,6 +221,8 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, bool per
 		cli_kv_u64("packets", st->packets);
 		cli_kv_u64("files", st->files);
 		cli_kv_u64("times_raised", st->clamped);
+		cli_kv_u64("ftrace_events", st->ftrace_events);
+		cli_kv_u64("process_records", st->process_records);
 	}
 	cli_kv_u64("bytes_written", st->bytes_written);
 }

@@ -62,6 +62,8 @@ struct rlog__convert_stats {
 	uint64_t files;            /* Perfetto: files of the series (1 without a split) */
 	uint64_t clamped;          /* Perfetto: events whose time was raised to the previous
 				    * one's (a sequence's timestamps never go back) */
+	uint64_t ftrace_events;    /* Perfetto: system events written as ftrace events */
+	uint64_t process_records;  /* Perfetto: rundown records written as a ProcessTree */
 };
 
 /* rlog__convert_chrome() flags. */

@@ -17,6 +17,11 @@
  *   - a TrackEvent per event, its name and category interned (the
  *     InternedData of the packet that first uses them), a schema'd event's
  *     fields as typed debug annotations with interned names;
+ *   - the system events' scheduling records (docs/FORMAT.md, "System
+ *     events") as Perfetto's ftrace events, which its UI draws as CPU
+ *     tracks and thread states: an FtraceEventBundle per CPU, filled as
+ *     the CPU's records come and written when 64 KiB or at the file's
+ *     end; the rundown's processes and threads as ProcessTree packets;
  *   - at the end, a ChromeEventBundle whose metadata (trace_processor's
  *     metadata table) holds the session's totals.
  *
@@ -65,6 +70,45 @@ enum {
 	DA_NAME_IID = 1, DA_BOOL = 2, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6,
 	ID_CATEGORIES = 1, ID_NAMES = 2, ID_ANNOTATION_NAMES = 3, IN_IID = 1, IN_NAME = 2,
 	CEB_METADATA = 2, CM_NAME = 1, CM_STRING = 2,
+	TP_FTRACE = 1, TP_PROCESS_TREE = 2, FB_CPU = 1, FB_EVENT = 2, FE_TIMESTAMP = 1, FE_PID = 2,
+	PT_PROCESSES = 1, PT_THREADS = 2, PTP_PID = 1, PTP_PPID = 2, PTP_CMDLINE = 3,
+	PTP_CMDLINE_IS_COMM = 9, PTT_TID = 1, PTT_NAME = 2, PTT_TGID = 3,
+};
+
+/*
+ * The system events written as ftrace events: the FtraceEvent field of
+ * each, and per field of its schema (pid and tid first, docs/FORMAT.md's
+ * table) the field of Perfetto's message it goes to, 0 for none; types:
+ * 'i' an integer, 's' a string.  A record whose schema is not this one
+ * (another name, other fields) stays an instant on the system track.
+ */
+static const struct ftrace_map {
+	uint16_t id;
+	uint16_t field;
+	const char *name;
+	const char *types;
+	uint8_t to[9];
+} ftrace_maps[] = {
+	{ 64, 4, "sched_switch", "iiiiiiiss", { 0, 0, 2, 4, 3, 6, 7, 1, 5 } },
+	{ 65, 17, "sched_wakeup", "iiiiis", { 0, 0, 2, 3, 5, 1 } },
+	{ 66, 20, "sched_waking", "iiiiis", { 0, 0, 2, 3, 5, 1 } },
+	{ 67, 114, "sched_wakeup_new", "iiiiis", { 0, 0, 2, 3, 5, 1 } },
+	{ 69, 239, "sched_process_fork", "iiiiss", { 0, 0, 2, 4, 1, 3 } },
+	{ 70, 237, "sched_process_exec", "iiiis", { 0, 0, 2, 3, 1 } },
+	{ 71, 238, "sched_process_exit", "iiiis", { 0, 0, 2, 4, 1 } },
+	{ 72, 240, "sched_process_free", "iiis", { 0, 0, 2, 1 } },
+	{ 73, 235, "task_newtask", "iiiis", { 0, 0, 1, 3, 2 } },
+	{ 74, 236, "task_rename", "iiiss", { 0, 0, 1, 2, 3 } },
+};
+
+#define RUNDOWN_PROCESS 78 /* process_rundown: pid, tid, ppid, comm, cmdline */
+#define RUNDOWN_THREAD 79  /* thread_rundown: pid, tid, comm */
+#define BUNDLE_MAX (64u << 10)
+
+/* A CPU's FtraceEventBundle being filled: its events, encoded. */
+struct cpu_bundle {
+	uint32_t cpu;
+	struct rlog__buf ev;
 };
 
 enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
@@ -133,6 +177,10 @@ struct pf {
 	struct rlog__map ct_map;  /* COUNTER records: pid << 32 | counter id */
 	struct rlog__map sct_map; /* schema'd counters: pid << 32 | id << 8 | field */
 	uint64_t file_events, file_loss_records, file_events_lost;
+	struct cpu_bundle *cpu;   /* the CPUs' bundles being filled */
+	size_t ncpu, cpu_cap;
+	struct rlog__buf ptree;   /* a ProcessTree being filled (the rundown's records) */
+	uint64_t ptree_ts;
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
 };
 
@@ -902,6 +950,189 @@ static int schema_event_out(struct pf *c, struct thread *t, const struct rlog_sc
 	return te_out(c, ev->time_ns);
 }
 
+/* ------------------------------------------------------------------ */
+/* System events as ftrace events                                      */
+
+/* Writes CPU k's bundle, if it holds events, as one packet. */
+static int bundle_out(struct pf *c, struct cpu_bundle *k)
+{
+	if (k->ev.len == 0)
+		return 0;
+	c->tmp.len = 0;
+	pb_uint(&c->tmp, FB_CPU, k->cpu);
+	rlog__buf_put(&c->tmp, k->ev.p, k->ev.len);
+	k->ev.len = 0;
+	int rc = k->ev.oom ? -ENOMEM : packet(c, false, 0, TP_FTRACE, &c->tmp);
+	c->tmp.len = 0;
+	return rc;
+}
+
+/* Writes the ProcessTree being filled, at its records' time. */
+static int ptree_out(struct pf *c)
+{
+	if (c->ptree.len == 0)
+		return 0;
+	int rc = packet(c, true, c->ptree_ts > c->prev_ts ? c->ptree_ts : c->prev_ts,
+			TP_PROCESS_TREE, &c->ptree);
+	c->ptree.len = 0;
+	return rc;
+}
+
+/* Writes everything held: the process tree, then every CPU's bundle. */
+static int system_flush(struct pf *c)
+{
+	int rc = ptree_out(c);
+	for (size_t i = 0; i < c->ncpu && rc == 0; i++)
+		rc = bundle_out(c, &c->cpu[i]);
+	return rc;
+}
+
+/* The ftrace mapping of a system event's schema s, or NULL. */
+static const struct ftrace_map *ftrace_map_of(const struct rlog_schema *s)
+{
+	for (size_t i = 0; i < sizeof(ftrace_maps) / sizeof(ftrace_maps[0]); i++) {
+		const struct ftrace_map *m = &ftrace_maps[i];
+		if (m->id != s->id || strcmp(m->name, s->name) != 0 ||
+		    strlen(m->types) != s->field_count)
+			continue;
+		for (unsigned k = 0; k < s->field_count; k++) {
+			unsigned t = s->fields[k].type;
+			if (m->types[k] == 's' ? t != RLOG_FIELD_STRING
+					       : t < RLOG_FIELD_U8 || t > RLOG_FIELD_I64)
+				return NULL;
+		}
+		return m;
+	}
+	return NULL;
+}
+
+static uint64_t int_of(const struct rlog_value *v)
+{
+	unsigned t = v->field->type;
+	return t >= RLOG_FIELD_I8 && t <= RLOG_FIELD_I64 ? (uint64_t)v->v.i : v->v.u;
+}
+
+/* The bundle of cpu (a system block's tid), added if new. */
+static struct cpu_bundle *cpu_of(struct pf *c, uint32_t cpu)
+{
+	for (size_t i = 0; i < c->ncpu; i++)
+		if (c->cpu[i].cpu == cpu)
+			return &c->cpu[i];
+	if (rlog__vec_room(&c->cpu, c->ncpu, &c->cpu_cap, sizeof(*c->cpu), 8) < 0)
+		return NULL;
+	struct cpu_bundle *k = &c->cpu[c->ncpu++];
+	memset(k, 0, sizeof(*k));
+	k->cpu = cpu;
+	return k;
+}
+
+/*
+ * A system event of mapping m, decoded in c->vals, as an FtraceEvent in
+ * its CPU's bundle: timestamp on BOOTTIME, which the clock snapshot makes
+ * clock 64's absolute value (ts_of), pid the thread the CPU ran.
+ */
+static int ftrace_out(struct pf *c, const struct rlog_event *ev, const struct ftrace_map *m)
+{
+	if (c->st)
+		c->st->ftrace_events++;
+	if (!c->emit)
+		return 0;
+	struct cpu_bundle *k = cpu_of(c, ev->tid);
+	if (!k)
+		return -ENOMEM;
+	struct rlog__buf *b = &k->ev;
+	size_t at = pb_open(b, FB_EVENT);
+	pb_uint(b, FE_TIMESTAMP, ts_of(c, ev->time_ns));
+	pb_uint(b, FE_PID, int_of(&c->vals[1]));
+	size_t e = pb_open(b, m->field);
+	for (unsigned i = 2; i < strlen(m->types); i++) {
+		if (m->to[i] == 0)
+			continue;
+		if (m->types[i] == 's')
+			put_str(c, b, m->to[i], c->vals[i].bytes, c->vals[i].len);
+		else
+			pb_uint(b, m->to[i], int_of(&c->vals[i]));
+	}
+	pb_close(b, e);
+	pb_close(b, at);
+	if (c->st)
+		c->st->events_written++;
+	return b->len >= BUNDLE_MAX ? bundle_out(c, k) : 0;
+}
+
+/*
+ * A process_rundown or thread_rundown (decoded in c->vals) into the
+ * ProcessTree being filled: a rundown's records come together, at one
+ * time, so they make one packet (or a few of 64 KiB).  The cmdline is
+ * split at its spaces (the rundown joined the arguments with one), an
+ * empty one (a kernel thread, a zombie) is the comm.
+ */
+static int rundown_out(struct pf *c, const struct rlog_event *ev)
+{
+	if (c->st)
+		c->st->process_records++;
+	if (!c->emit)
+		return 0;
+	if (c->ptree.len >= BUNDLE_MAX) {
+		int rc = ptree_out(c);
+		if (rc < 0)
+			return rc;
+	}
+	struct rlog__buf *b = &c->ptree;
+	if (b->len == 0)
+		c->ptree_ts = ts_of(c, ev->time_ns);
+	if (ev->id == RUNDOWN_THREAD) {
+		size_t at = pb_open(b, PT_THREADS);
+		pb_uint(b, PTT_TID, int_of(&c->vals[1]));
+		put_str(c, b, PTT_NAME, c->vals[2].bytes, c->vals[2].len);
+		pb_uint(b, PTT_TGID, int_of(&c->vals[0]));
+		pb_close(b, at);
+		return b->oom ? -ENOMEM : 0;
+	}
+	size_t at = pb_open(b, PT_PROCESSES);
+	pb_uint(b, PTP_PID, int_of(&c->vals[0]));
+	pb_uint(b, PTP_PPID, int_of(&c->vals[2]));
+	const char *a = (const char *)c->vals[4].bytes, *end = a + c->vals[4].len;
+	if (a == end) {
+		put_str(c, b, PTP_CMDLINE, c->vals[3].bytes, c->vals[3].len);
+		pb_uint(b, PTP_CMDLINE_IS_COMM, 1);
+	}
+	while (a < end) {
+		const char *sp = memchr(a, ' ', (size_t)(end - a));
+		if (!sp)
+			sp = end;
+		put_str(c, b, PTP_CMDLINE, a, (size_t)(sp - a));
+		a = sp + 1;
+	}
+	pb_close(b, at);
+	return b->oom ? -ENOMEM : 0;
+}
+
+/* A record of a system block that goes out as ftrace or a process tree:
+ * writes it and returns 1; else 0 (it goes out as any event). */
+static int system_event(struct pf *c, const struct rlog_event *ev, const struct rlog_schema *s)
+{
+	static const char *const rundown[] = { "process_rundown", "thread_rundown" };
+	static const unsigned nfields[] = { 5, 3 };
+	if (ev->pid != 0 || !ev->from_daemon || ev->flagged)
+		return 0;
+	if (ev->id == RUNDOWN_PROCESS || ev->id == RUNDOWN_THREAD) {
+		unsigned k = ev->id - RUNDOWN_PROCESS;
+		if (strcmp(s->name, rundown[k]) != 0 || s->field_count != nfields[k])
+			return 0;
+		for (unsigned i = 0; i < s->field_count; i++)
+			if ((i < 3 && !(k == 1 && i == 2)) != (s->fields[i].type == RLOG_FIELD_U32))
+				return 0;
+		int rc = rundown_out(c, ev);
+		return rc < 0 ? rc : 1;
+	}
+	const struct ftrace_map *m = ftrace_map_of(s);
+	if (!m)
+		return 0;
+	int rc = ftrace_out(c, ev, m);
+	return rc < 0 ? rc : 1;
+}
+
 static int set_name(char **name, const struct rlog_event *ev)
 {
 	char *n = strndup(ev->payload, ev->length);
@@ -914,6 +1145,12 @@ static int set_name(char **name, const struct rlog_event *ev)
 
 static int convert_event(struct pf *c, const struct rlog_event *ev)
 {
+	/* A rundown's process tree ends with its last record. */
+	if (c->ptree.len && (ev->id != RUNDOWN_PROCESS && ev->id != RUNDOWN_THREAD)) {
+		int rc = ptree_out(c);
+		if (rc < 0)
+			return rc;
+	}
 	struct thread *t = thread_of(c, ev->pid, ev->tid);
 	if (!t)
 		return -ENOMEM;
@@ -949,6 +1186,9 @@ static int convert_event(struct pf *c, const struct rlog_event *ev)
 		return raw_out(c, t, ev, NULL);
 	if (rlog__convert_fields(s, ev, c->vals) < 0)
 		return raw_out(c, t, ev, s);
+	int rc = system_event(c, ev, s);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	if (s->kind != RLOG_KIND_SPAN)
 		return schema_event_out(c, t, s, ev);
 	if (c->st)
@@ -991,11 +1231,14 @@ static int metadata_out(struct pf *c)
 	return rc;
 }
 
-/* Ends the file: the spans still open ended at its last time (when it is
- * not the last file), the totals, everything written. */
+/* Ends the file: the CPUs' bundles and the process tree held, the spans
+ * still open ended at its last time (when it is not the last file), the
+ * totals, everything written. */
 static int file_end(struct pf *c, bool last)
 {
 	int rc = c->started ? 0 : file_header(c, c->last_ts ? c->last_ts : c->info->sync_monotonic_ns);
+	if (rc == 0)
+		rc = system_flush(c);
 	for (size_t i = 0; i < c->nth && rc == 0 && !last && c->started; i++)
 		for (size_t k = 0; k < c->th[i].depth && rc == 0; k++)
 			rc = end_out(c, &c->th[i], (int64_t)(c->last_ts - c->info->sync_monotonic_ns));
@@ -1070,6 +1313,10 @@ static void pf_free(struct pf *c)
 		free(c->pr[i].name);
 	for (size_t i = 0; i < c->nct; i++)
 		free(c->ct[i].name);
+	for (size_t i = 0; i < c->ncpu; i++)
+		free(c->cpu[i].ev.p);
+	free(c->cpu);
+	free(c->ptree.p);
 	free(c->th);
 	free(c->pr);
 	free(c->ct);
