@@ -22,6 +22,8 @@ PACKAGES=(
 	babeltrace2        # CTF conversion check
 	man-db             # man ringlog after meson install; tests/test_cli_help.c renders the pages
 	protobuf-compiler  # protoc --decode: tests/test_convert_perfetto.c checks the Perfetto output
+	linux-perf         # perf record: bench/vs_perf.sh's anchor for system events
+	trace-cmd          # trace-cmd record: bench/vs_perf.sh's other anchor
 )
 case "${1:-}" in
 "") ;;
