@@ -2,7 +2,10 @@
  * test_bench.c - the benchmarks run briefly (docs/PERFORMANCE.md, "How to
  * measure"): `ringlog bench --quick --runs 1` and each bench/ program with
  * --quick exit 0 and print their documented keys, every line "key: value";
- * the counts they print add up (events emitted = written + lost).
+ * the counts they print add up (events emitted = written + lost).  As
+ * root, bench/vs_perf.sh --quick (system events against perf and
+ * trace-cmd) prints its keys, or a "TOOL: skipped: why" line for an anchor
+ * that cannot run here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -88,6 +91,70 @@ static void numbers(const char *out, const char *const *keys)
 {
 	for (int i = 0; keys[i]; i++)
 		number(out, keys[i]);
+}
+
+/* A round trip's time: a number, above 0 and below a second. */
+static void round_trip(const char *out, const char *key)
+{
+	double v = number(out, key);
+	ok(v > 0 && v < 1e9, "%s: %.1f ns, between 0 and 1 s", key, v);
+}
+
+/* bench/vs_perf.sh --quick: 1 run of 2000 round trips, a 0.3 s storm.  The
+ * speeds are not checked (the machine is shared), only that every figure is
+ * there and sane; an anchor is either measured or skipped with a reason. */
+static void vs_perf(const char *script)
+{
+	if (script == NULL || geteuid() != 0) {
+		diag("bench/vs_perf.sh not run: %s", script ? "not root (system events)" : "RINGLOG_VS_PERF unset");
+		return;
+	}
+	struct run r = proc_run((const char *const[]){ script, "--quick", NULL });
+	ok(r.status == 0, "vs_perf.sh exits 0 (%d)", r.status);
+	if (r.status != 0)
+		diag("stderr: %s", r.err);
+	lines_are_figures("vs_perf.sh", r.out);
+	ASSERT_EQ(number(r.out, "runs"), 1);
+	ASSERT_EQ(number(r.out, "round_trips_per_run"), 2000);
+	ASSERT_EQ(number(r.out, "pingpong_1cpu_switches_per_round_trip"), 2);
+	ASSERT_EQ(number(r.out, "storm_seconds"), 0.3);
+	char key[128], buf[256];
+	int count;
+	for (int n = 1; n <= 2; n++) {
+		if (n == 2 && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+			break;
+		snprintf(key, sizeof key, "pingpong_%dcpu_untraced_round_trip_ns", n);
+		round_trip(r.out, key);
+		const char *confs[] = { "ringlog", "ringlog_wakeup", "perf", "trace_cmd" };
+		for (int c = 0; c < 4; c++) {
+			/* The anchors may be skipped, with a reason. */
+			if (c >= 2 && value_of(r.out, confs[c], buf, sizeof buf, &count)) {
+				ok(strncmp(buf, "skipped: ", 9) == 0, "%s: %s", confs[c], buf);
+				continue;
+			}
+			snprintf(key, sizeof key, "pingpong_%dcpu_%s_round_trip_ns", n, confs[c]);
+			round_trip(r.out, key);
+			snprintf(key, sizeof key, "pingpong_%dcpu_%s_overhead_ns", n, confs[c]);
+			number(r.out, key);
+			snprintf(key, sizeof key, "pingpong_%dcpu_%s_lost", n, confs[c]);
+			ok(number(r.out, key) >= 0, "%s: a count", key);
+			if (c < 2)
+				continue;
+			snprintf(key, sizeof key, "pingpong_%dcpu_ringlog_vs_%s", n, confs[c]);
+			ok(number(r.out, key) > 0, "%s: above 0", key);
+			/* "n/a" when an overhead came out at or below 0 (noise). */
+			snprintf(key, sizeof key, "pingpong_%dcpu_ringlog_overhead_vs_%s", n, confs[c]);
+			const char *v = value_of(r.out, key, buf, sizeof buf, &count);
+			ok(v && count == 1 && (strcmp(v, "n/a") == 0 || strtod(v, NULL) > 0),
+			   "%s: a ratio or n/a (%s)", key, v ? v : "missing");
+		}
+	}
+	/* The storm recorded switches (0.3 s of ping-pong: thousands) and says
+	 * what it lost. */
+	ok(number(r.out, "storm_ringlog_events_per_s") > 1000, "storm: ringlog recorded switches");
+	ok(number(r.out, "storm_ringlog_lost") >= 0, "storm: ringlog's loss, a count");
+	ok(number(r.out, "storm_ringlog_wakeup_events_per_s") > 1000, "storm: ringlog recorded switches and wake-ups");
+	run_free(&r);
 }
 
 int main(void)
@@ -192,5 +259,7 @@ int main(void)
 		     strcmp(limit, "ladder") == 0),
 	   "sustained_limit: daemon, writer or ladder (%s)", limit ? limit : "missing");
 	run_free(&r);
+
+	vs_perf(getenv("RINGLOG_VS_PERF"));
 	return done_testing();
 }
