@@ -68,6 +68,17 @@ static void lines_are_figures(const char *what, const char *out)
 	ok(lines > 0 && bad == 0, "%s: %d lines, each \"key: value\"", what, lines);
 }
 
+/* Runs argv: exit 0 and every line "key: value" (what names it). */
+static struct run run_figures(const char *what, const char *const *argv)
+{
+	struct run r = proc_run(argv);
+	ok(r.status == 0, "%s exits 0 (%d)", what, r.status);
+	if (r.status != 0)
+		diag("stderr: %s", r.err);
+	lines_are_figures(what, r.out);
+	return r;
+}
+
 static struct run run_prog(const char *dir, const char *prog, const char *const *args)
 {
 	char path[512];
@@ -77,12 +88,7 @@ static struct run run_prog(const char *dir, const char *prog, const char *const 
 	for (int i = 0; args[i] && n < 15; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	struct run r = proc_run(argv);
-	ok(r.status == 0, "%s exits 0 (%d)", prog, r.status);
-	if (r.status != 0)
-		diag("stderr: %s", r.err);
-	lines_are_figures(prog, r.out);
-	return r;
+	return run_figures(prog, argv);
 }
 
 #define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -109,11 +115,7 @@ static void vs_perf(const char *script)
 		diag("bench/vs_perf.sh not run: %s", script ? "not root (system events)" : "RINGLOG_VS_PERF unset");
 		return;
 	}
-	struct run r = proc_run((const char *const[]){ script, "--quick", NULL });
-	ok(r.status == 0, "vs_perf.sh exits 0 (%d)", r.status);
-	if (r.status != 0)
-		diag("stderr: %s", r.err);
-	lines_are_figures("vs_perf.sh", r.out);
+	struct run r = run_figures("vs_perf.sh", (const char *const[]){ script, "--quick", NULL });
 	ASSERT_EQ(number(r.out, "runs"), 1);
 	ASSERT_EQ(number(r.out, "round_trips_per_run"), 2000);
 	ASSERT_EQ(number(r.out, "pingpong_1cpu_switches_per_round_trip"), 2);
@@ -165,12 +167,9 @@ int main(void)
 
 	/* `ringlog bench`: the write path, 5 write runs of 10000 events each
 	 * (1 thread timed, untimed, in batches, 2 threads). */
-	struct run r = proc_run((const char *const[]){ bin, "bench", "--quick", "--runs", "1",
-						       "--events", "10000", NULL });
-	ok(r.status == 0, "ringlog bench exits 0 (%d)", r.status);
-	if (r.status != 0)
-		diag("stderr: %s", r.err);
-	lines_are_figures("ringlog bench", r.out);
+	struct run r = run_figures("ringlog bench",
+				   (const char *const[]){ bin, "bench", "--quick", "--runs", "1",
+							  "--events", "10000", NULL });
 	ASSERT_EQ(number(r.out, "runs"), 1);
 	ASSERT_EQ(number(r.out, "events_per_run"), 10000);
 	numbers(r.out, KEYS("disabled_ns", "write_1t_ns", "write_2t_ns", "write_untimed_ns",
