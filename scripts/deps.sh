@@ -24,6 +24,8 @@ PACKAGES=(
 	protobuf-compiler  # protoc --decode: tests/test_convert_perfetto.c checks the Perfetto output
 	libdw-dev          # ringlog profile: ELF symbol tables of the sampled binaries (elfutils)
 	libelf-dev         # libdw's ELF layer (elfutils)
+	linux-perf         # perf record: bench/vs_perf.sh's anchor for system events
+	trace-cmd          # trace-cmd record: bench/vs_perf.sh's other anchor
 )
 case "${1:-}" in
 "") ;;

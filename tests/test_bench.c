@@ -2,7 +2,10 @@
  * test_bench.c - the benchmarks run briefly (docs/PERFORMANCE.md, "How to
  * measure"): `ringlog bench --quick --runs 1` and each bench/ program with
  * --quick exit 0 and print their documented keys, every line "key: value";
- * the counts they print add up (events emitted = written + lost).
+ * the counts they print add up (events emitted = written + lost).  As
+ * root, bench/vs_perf.sh --quick (system events against perf and
+ * trace-cmd) prints its keys, or a "TOOL: skipped: why" line for an anchor
+ * that cannot run here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,6 +68,17 @@ static void lines_are_figures(const char *what, const char *out)
 	ok(lines > 0 && bad == 0, "%s: %d lines, each \"key: value\"", what, lines);
 }
 
+/* Runs argv: exit 0 and every line "key: value" (what names it). */
+static struct run run_figures(const char *what, const char *const *argv)
+{
+	struct run r = proc_run(argv);
+	ok(r.status == 0, "%s exits 0 (%d)", what, r.status);
+	if (r.status != 0)
+		diag("stderr: %s", r.err);
+	lines_are_figures(what, r.out);
+	return r;
+}
+
 static struct run run_prog(const char *dir, const char *prog, const char *const *args)
 {
 	char path[512];
@@ -74,12 +88,7 @@ static struct run run_prog(const char *dir, const char *prog, const char *const 
 	for (int i = 0; args[i] && n < 15; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	struct run r = proc_run(argv);
-	ok(r.status == 0, "%s exits 0 (%d)", prog, r.status);
-	if (r.status != 0)
-		diag("stderr: %s", r.err);
-	lines_are_figures(prog, r.out);
-	return r;
+	return run_figures(prog, argv);
 }
 
 #define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -90,6 +99,66 @@ static void numbers(const char *out, const char *const *keys)
 		number(out, keys[i]);
 }
 
+/* A round trip's time: a number, above 0 and below a second. */
+static void round_trip(const char *out, const char *key)
+{
+	double v = number(out, key);
+	ok(v > 0 && v < 1e9, "%s: %.1f ns, between 0 and 1 s", key, v);
+}
+
+/* bench/vs_perf.sh --quick: 1 run of 2000 round trips, a 0.3 s storm.  The
+ * speeds are not checked (the machine is shared), only that every figure is
+ * there and sane; an anchor is either measured or skipped with a reason. */
+static void vs_perf(const char *script)
+{
+	if (script == NULL || geteuid() != 0) {
+		diag("bench/vs_perf.sh not run: %s", script ? "not root (system events)" : "RINGLOG_VS_PERF unset");
+		return;
+	}
+	struct run r = run_figures("vs_perf.sh", (const char *const[]){ script, "--quick", NULL });
+	ASSERT_EQ(number(r.out, "runs"), 1);
+	ASSERT_EQ(number(r.out, "round_trips_per_run"), 2000);
+	ASSERT_EQ(number(r.out, "pingpong_1cpu_switches_per_round_trip"), 2);
+	ASSERT_EQ(number(r.out, "storm_seconds"), 0.3);
+	char key[128], buf[256];
+	int count;
+	for (int n = 1; n <= 2; n++) {
+		if (n == 2 && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+			break;
+		snprintf(key, sizeof key, "pingpong_%dcpu_untraced_round_trip_ns", n);
+		round_trip(r.out, key);
+		const char *confs[] = { "ringlog", "ringlog_wakeup", "perf", "trace_cmd" };
+		for (int c = 0; c < 4; c++) {
+			/* The anchors may be skipped, with a reason. */
+			if (c >= 2 && value_of(r.out, confs[c], buf, sizeof buf, &count)) {
+				ok(strncmp(buf, "skipped: ", 9) == 0, "%s: %s", confs[c], buf);
+				continue;
+			}
+			snprintf(key, sizeof key, "pingpong_%dcpu_%s_round_trip_ns", n, confs[c]);
+			round_trip(r.out, key);
+			snprintf(key, sizeof key, "pingpong_%dcpu_%s_overhead_ns", n, confs[c]);
+			number(r.out, key);
+			snprintf(key, sizeof key, "pingpong_%dcpu_%s_lost", n, confs[c]);
+			ok(number(r.out, key) >= 0, "%s: a count", key);
+			if (c < 2)
+				continue;
+			snprintf(key, sizeof key, "pingpong_%dcpu_ringlog_vs_%s", n, confs[c]);
+			ok(number(r.out, key) > 0, "%s: above 0", key);
+			/* "n/a" when an overhead came out at or below 0 (noise). */
+			snprintf(key, sizeof key, "pingpong_%dcpu_ringlog_overhead_vs_%s", n, confs[c]);
+			const char *v = value_of(r.out, key, buf, sizeof buf, &count);
+			ok(v && count == 1 && (strcmp(v, "n/a") == 0 || strtod(v, NULL) > 0),
+			   "%s: a ratio or n/a (%s)", key, v ? v : "missing");
+		}
+	}
+	/* The storm recorded switches (0.3 s of ping-pong: thousands) and says
+	 * what it lost. */
+	ok(number(r.out, "storm_ringlog_events_per_s") > 1000, "storm: ringlog recorded switches");
+	ok(number(r.out, "storm_ringlog_lost") >= 0, "storm: ringlog's loss, a count");
+	ok(number(r.out, "storm_ringlog_wakeup_events_per_s") > 1000, "storm: ringlog recorded switches and wake-ups");
+	run_free(&r);
+}
+
 int main(void)
 {
 	const char *bin = getenv("RINGLOG_BIN"), *dir = getenv("RINGLOG_BENCH_DIR");
@@ -98,12 +167,9 @@ int main(void)
 
 	/* `ringlog bench`: the write path, 5 write runs of 10000 events each
 	 * (1 thread timed, untimed, in batches, 2 threads). */
-	struct run r = proc_run((const char *const[]){ bin, "bench", "--quick", "--runs", "1",
-						       "--events", "10000", NULL });
-	ok(r.status == 0, "ringlog bench exits 0 (%d)", r.status);
-	if (r.status != 0)
-		diag("stderr: %s", r.err);
-	lines_are_figures("ringlog bench", r.out);
+	struct run r = run_figures("ringlog bench",
+				   (const char *const[]){ bin, "bench", "--quick", "--runs", "1",
+							  "--events", "10000", NULL });
 	ASSERT_EQ(number(r.out, "runs"), 1);
 	ASSERT_EQ(number(r.out, "events_per_run"), 10000);
 	numbers(r.out, KEYS("disabled_ns", "write_1t_ns", "write_2t_ns", "write_untimed_ns",
@@ -192,5 +258,7 @@ int main(void)
 		     strcmp(limit, "ladder") == 0),
 	   "sustained_limit: daemon, writer or ladder (%s)", limit ? limit : "missing");
 	run_free(&r);
+
+	vs_perf(getenv("RINGLOG_VS_PERF"));
 	return done_testing();
 }
