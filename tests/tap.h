@@ -2,7 +2,7 @@
  * tap.h - a tiny TAP harness (Test Anything Protocol), header only.
  *
  *   int main(void) {
- *       plan(2);                 // or plan_lazy() and done_testing()
+ *       plan(2);                 // or just done_testing() at the end
  *       ASSERT_EQ(add(1, 2), 3); // prints both sides on failure
  *       ok(x != NULL, "x is set");
  *       return done_testing();

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbol.h"
@@ -167,12 +168,20 @@ static void read_symtab(struct file *f, Elf *e, Elf_Scn *scn, const GElf_Shdr *s
 
 static void read_elf(struct file *f)
 {
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	/* The path comes from the log file: a FIFO or a terminal named there
+	 * must not block the profile (O_NONBLOCK, and only regular files are
+	 * read; anything else is named by its base name, as a non-ELF file). */
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		f->state = 1;
 		return;
 	}
 	f->state = 2;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 	size_t nph;
 	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &nph) == 0) {

@@ -76,10 +76,16 @@ static inline uint32_t rlog__seq_write_begin(_Atomic uint32_t *seq)
 	}
 }
 
-/* Ends the write that holds odd sequence s. */
+/* Ends the write that holds odd sequence s.  A compare-and-swap, not a
+ * store: a writer that stalled past RLOG__SEQ_DEAD_NS and was overtaken
+ * (its turn taken as a dead writer's) must not make the sequence even
+ * in the middle of the new writer's section, nor move it back. */
 static inline void rlog__seq_write_end(_Atomic uint32_t *seq, uint32_t s)
 {
-	store_release(seq, s + 1); /* (3) pairs with the reader's first load */
+	uint32_t want = s;
+	/* (3) release pairs with the reader's first load */
+	atomic_compare_exchange_strong_explicit(seq, &want, s + 1, memory_order_release,
+						memory_order_relaxed);
 }
 
 /* Starts a read: false while a writer is at work (try again). */
