@@ -685,6 +685,28 @@ int main(void)
 	ASSERT_EQ_U64(s3->events, 29 + 1 + 1);
 	free(s3);
 
+	/* A series never writes over its input, at its first name or a later
+	 * one, even with --force (the reader is reading it). */
+	for (unsigned k = 1; k <= 2; k++) {
+		char copy[128], cmd[300], line[256];
+		snprintf(copy, sizeof(copy), "%s_in-%04u.pftrace", out, k);
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", in, copy);
+		ASSERT_EQ(system(cmd), 0);
+		struct stat before, after;
+		ASSERT_EQ(stat(copy, &before), 0);
+		snprintf(first, sizeof(first), "%s_in.pftrace", out);
+		h_ringlog(&r, "convert", copy, "--to", "perfetto", "-o", first, "--split", "1us",
+			  "--force", NULL);
+		ASSERT_EQ(r.status, 1);
+		snprintf(line, sizeof(line), "ringlog: convert: %s: the output is the input file\n", copy);
+		ASSERT_STREQ(r.err, line);
+		ASSERT_EQ(stat(copy, &after), 0);
+		ASSERT_EQ_U64((uint64_t)after.st_size, (uint64_t)before.st_size);
+		unlink(copy);
+		snprintf(copy, sizeof(copy), "%s_in-0001.pftrace", out);
+		unlink(copy);
+	}
+
 	/* --since/--until: the window's events only. */
 	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--force", "--since", "1100ns",
 		  "--until", "2us", NULL);

@@ -87,7 +87,19 @@ struct series {
 	bool force;
 	int fd;
 	int err;
+	struct stat in;      /* the input file (in_ok: stat succeeded) */
+	bool in_ok;
+	char cur[4096];      /* the file being written */
 };
+
+/* Is name the input file itself?  (--force would truncate what the reader
+ * is reading.) */
+static bool is_input(const struct series *se, const char *name)
+{
+	struct stat st;
+	return se->in_ok && stat(name, &st) == 0 && st.st_dev == se->in.st_dev &&
+	       st.st_ino == se->in.st_ino;
+}
 
 static void series_name(char *buf, size_t n, const char *out, unsigned index)
 {
@@ -108,6 +120,11 @@ static int series_next(void *arg, unsigned index, int *fd)
 	}
 	se->fd = -1;
 	series_name(name, sizeof(name), se->out, index);
+	if (is_input(se, name)) {
+		cli_error("convert: %s: the output is the input file", name);
+		se->err = -EINVAL;
+		return -EINVAL;
+	}
 	int f = rlog__create_output(name, se->force ? RLOG_OUT_FORCE : 0, NULL);
 	if (f < 0) {
 		if (f == -EEXIST)
@@ -118,6 +135,7 @@ static int series_next(void *arg, unsigned index, int *fd)
 		return f;
 	}
 	se->fd = *fd = f;
+	snprintf(se->cur, sizeof se->cur, "%s", name);
 	return 0;
 }
 
@@ -320,12 +338,8 @@ int cmd_convert(int argc, char **argv)
 	rc = rlog_reader_open(path, &r);
 	if (rc < 0)
 		return cli_error("convert %s: %s", path, rlog_reader_strerror(rc));
-	struct stat in_st, out_st;
-	if (!to_stdout && stat(path, &in_st) == 0 && stat(out, &out_st) == 0 &&
-	    in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-		rlog_reader_close(r);
-		return cli_error("convert: %s: the output is the input file", out);
-	}
+	struct series se = { .out = out, .force = force, .fd = -1 };
+	se.in_ok = stat(path, &se.in) == 0;
 
 	if (has_window) {
 		/* A wall-clock time is relative to the session's start. */
@@ -335,11 +349,13 @@ int cmd_convert(int argc, char **argv)
 		po.since_ns = since.wall ? since.ns - base : since.ns;
 		po.until_ns = until.wall ? until.ns - base : until.ns;
 	}
-	char first[4096];
-	struct series se = { out, force, -1, 0 };
 	if (split) {
-		series_name(first, sizeof(first), out, 0);
-		out = first;
+		series_name(se.cur, sizeof(se.cur), out, 0);
+		out = se.cur;
+	}
+	if (!to_stdout && is_input(&se, out)) {
+		rlog_reader_close(r);
+		return cli_error("convert: %s: the output is the input file", out);
 	}
 
 	if (ctf) {
