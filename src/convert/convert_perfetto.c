@@ -1286,10 +1286,17 @@ static bool split_here(struct pf *c, int64_t ns, size_t n)
 		return false;
 	if (o->split_ns > 0 && ns - c->file_first_ns >= o->split_ns)
 		return true;
+	if (o->max_size == 0)
+		return false;
 	/* Room for the largest packet this event can give (a payload as hex,
-	 * descriptors, names) and the file's end (open spans, the totals). */
+	 * descriptors, names) and the file's end (open spans, the totals),
+	 * and for what is held until the file's end: the CPUs' ftrace
+	 * bundles and the process tree, each with its packet's framing. */
 	uint64_t need = 3u * n + 16384 + 16u * c->nth;
-	return o->max_size > 0 && c->file_bytes + c->out.len + need > o->max_size;
+	uint64_t held = c->ptree.len ? c->ptree.len + 16 : 0;
+	for (size_t i = 0; i < c->ncpu; i++)
+		held += c->cpu[i].ev.len ? c->cpu[i].ev.len + 16 : 0;
+	return c->file_bytes + c->out.len + held + need > o->max_size;
 }
 
 static int next_file(struct pf *c)
