@@ -13,6 +13,17 @@
  * that were lost (LTTng's own losses are counted by the script, from the
  * trace).  Each ringlog run ends with rlog_flush_thread; both sleep 50 ms
  * after a run so that their consumers drain.
+ *
+ * Then the disabled event, 40 x EVENTS per run, runs interleaved again:
+ *   disabled_ns           rlog_write in a process that is in no session
+ *                         (before rlog_attach): what an instrumented
+ *                         program pays when nothing traces it
+ *   disabled_category_ns  `if (rlog_enabled(63)) rlog_write(...)` in the
+ *                         attached process, category 63 off in the session
+ *   lttng_disabled_ns     lttng_ust_tracepoint of ringlog_bench:ev16_off,
+ *                         which no session enables
+ * Each loop is written as an application writes it, with no branch hint
+ * of its own: the hints are the tracers'.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -51,6 +62,44 @@ static void settle(void)
 	nanosleep(&ts, NULL);
 }
 
+/* The disabled loops, each its own function so that one's layout does not
+ * follow another's.  noinline: a GCC extension; elsewhere the compiler
+ * may inline them, which measures the same instructions. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+NOINLINE static double rlog_disabled_loop(uint64_t n)
+{
+	uint64_t v[2] = { 0, 7 }, t0 = now_ns();
+	for (uint64_t i = 0; i < n; i++) {
+		v[0] = i;
+		rlog_write(1024, v, sizeof v);
+	}
+	return (double)(now_ns() - t0) / (double)n;
+}
+
+NOINLINE static double rlog_category_loop(uint64_t n)
+{
+	uint64_t v[2] = { 0, 7 }, t0 = now_ns();
+	for (uint64_t i = 0; i < n; i++) {
+		v[0] = i;
+		if (rlog_enabled(63))
+			rlog_write(1024, v, sizeof v);
+	}
+	return (double)(now_ns() - t0) / (double)n;
+}
+
+NOINLINE static double lttng_disabled_loop(uint64_t n)
+{
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < n; i++)
+		lttng_ust_tracepoint(ringlog_bench, ev16_off, i, 7);
+	return (double)(now_ns() - t0) / (double)n;
+}
+
 int main(int argc, char **argv)
 {
 	int runs = argc > 1 ? atoi(argv[1]) : 11;
@@ -59,9 +108,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vs_lttng: usage: vs_lttng RUNS(1-101) EVENTS(>=1000)\n");
 		return 2;
 	}
+	double *rd = calloc((size_t)runs, sizeof *rd), *rc = calloc((size_t)runs, sizeof *rc),
+	       *ld = calloc(2 * (size_t)runs, sizeof *ld);
+	if (rd == NULL || rc == NULL || ld == NULL)
+		return 1;
+	if (lttng_ust_tracepoint_enabled(ringlog_bench, ev16_off)) {
+		fprintf(stderr, "vs_lttng: ringlog_bench:ev16_off is enabled (it must not be)\n");
+		return 1;
+	}
+	/* Disabled, detached: before the process joins the session. */
+	for (int r = 0; r < runs; r++) {
+		rd[r] = rlog_disabled_loop(40 * events);
+		ld[r] = lttng_disabled_loop(40 * events);
+	}
 	int err = rlog_attach(NULL);
 	if (err < 0) {
 		fprintf(stderr, "vs_lttng: rlog_attach: %d\n", err);
+		return 1;
+	}
+	if (rlog_enabled(63)) {
+		fprintf(stderr, "vs_lttng: category 63 is on in the session (it must be off)\n");
 		return 1;
 	}
 	if (!lttng_ust_tracepoint_enabled(ringlog_bench, ev16)) {
@@ -92,16 +158,31 @@ int main(int argc, char **argv)
 		lt[r] = (double)(t1 - t0) / (double)events;
 		settle();
 	}
+	/* Disabled by category, attached; the LTTng loop again beside it. */
+	for (int r = 0; r < runs; r++) {
+		rc[r] = rlog_category_loop(40 * events);
+		ld[runs + r] = lttng_disabled_loop(40 * events);
+	}
 	rlog_detach();
 	double mr = median(rl, runs), ml = median(lt, runs);
 	printf("runs: %d\nevents_per_run: %llu\n", runs, (unsigned long long)events);
 	printf("ringlog_write_ns: %.2f\n", mr);
 	printf("lttng_tracepoint_ns: %.2f\n", ml);
 	printf("lttng_vs_ringlog: %.2f\n", ml / mr);
+	/* LTTng's disabled figure: the median of its runs in both phases. */
+	double md = median(rd, runs), mc = median(rc, runs), mld = median(ld, 2 * runs);
+	printf("disabled_ns: %.3f\n", md);
+	printf("disabled_category_ns: %.3f\n", mc);
+	printf("lttng_disabled_ns: %.3f\n", mld);
+	printf("disabled_vs_lttng: %.2f\n", md / mld);
+	printf("disabled_category_vs_lttng: %.2f\n", mc / mld);
 	printf("ringlog_events_written: %llu\n", (unsigned long long)rl_written);
 	printf("ringlog_events_lost: %llu\n", (unsigned long long)rl_lost);
 	printf("lttng_events_emitted: %llu\n", (unsigned long long)events * (uint64_t)runs);
 	free(rl);
 	free(lt);
+	free(rd);
+	free(rc);
+	free(ld);
 	return 0;
 }

@@ -77,6 +77,15 @@ extern "C" {
  * same code with a worse layout. */
 #define RLOG__LIKELY(x)   __builtin_expect(!!(x), 1)
 #define RLOG__UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* The disabled check's condition (no session; a category off): expected
+ * true, so that the compiler lays the disabled case out as the straight
+ * path, its branch not taken, and the enabled write (or the caller's
+ * guarded block) away from it.  A disabled event is what an instrumented
+ * program runs most of the time; an enabled write pays one jump more in a
+ * path that reads the clock.  The same branch, hint or not: without the
+ * extension the layout is the compiler's choice, and a taken branch in the
+ * disabled case costs about a cycle more (docs/PERFORMANCE.md). */
+#define RLOG__DISABLED(x) __builtin_expect(!!(x), 1)
 /* Initial-exec TLS: one %fs-relative load even from a -fPIC plugin, instead
  * of a __tls_get_addr call.  A GCC/Clang attribute; without it the access is
  * correct, only slower. */
@@ -96,6 +105,7 @@ extern "C" {
 #define RLOG__EXPORT
 #define RLOG__LIKELY(x)   (x)
 #define RLOG__UNLIKELY(x) (x)
+#define RLOG__DISABLED(x) (x)
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -337,8 +347,21 @@ struct rlog__thread {
  * %fs-relative access from the application and from the library. */
 extern _Thread_local struct rlog__thread rlog__thread RLOG__EXPORT RLOG__TLS_IE;
 
-/* Points at the session's enable mask, or at a word that is always 0. */
+/* Points at the session's enable mask, or at a word that is always 0.
+ * Read by programs built with headers before 0.2 (their inline paths);
+ * this header's read rlog__mask_or_null. */
 extern _Atomic uint64_t *_Atomic rlog__mask RLOG__EXPORT;
+
+/* The same pointer as rlog__mask, but NULL while the process is in no
+ * session and waits for none: the disabled check of a process that
+ * nothing traces is then this one load (of a word of the process's own,
+ * in cache) and a branch that is not taken.  Once attached, the word it
+ * points at is the session's enable mask, which `ringlog pause`,
+ * `resume`, category changes and the daemon's stop write in the session
+ * region: following them costs the second load, of that word, and
+ * nothing needs telling the process (docs/FORMAT.md, "The inline
+ * path's words").  Since 0.2. */
+extern _Atomic uint64_t *_Atomic rlog__mask_or_null RLOG__EXPORT;
 
 /* Non-zero when the session's tick source is the TSC. */
 extern _Atomic int rlog__tick_tsc RLOG__EXPORT;
@@ -433,8 +456,11 @@ RLOG__INLINE void rlog__put_payload(uint8_t *p, const void *payload, size_t len)
  */
 RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payload, size_t len)
 {
-	/* Fast exit while no session is attached, or it is paused or stopping. */
-	_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask, memory_order_relaxed);
+	/* Fast exit while no session is attached (one load; RLOG__DISABLED
+	 * says why it is the expected case), or it is paused or stopping. */
+	_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask_or_null, memory_order_relaxed);
+	if (RLOG__DISABLED(m == NULL))
+		return 0;
 	if (RLOG__UNLIKELY(atomic_load_explicit(m, memory_order_relaxed) == 0))
 		return 0;
 	struct rlog__thread *t = &rlog__thread;
@@ -496,8 +522,15 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
  */
 RLOG__INLINE bool rlog_enabled(unsigned cat)
 {
+	/* rlog__mask, never NULL, rather than rlog__mask_or_null: two loads
+	 * and no taken branch both detached and for a category off in a
+	 * running session (a flight recorder's usual state), where the
+	 * NULL test would put the attached case out of line. */
 	_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask, memory_order_relaxed);
-	return cat < 64 && (atomic_load_explicit(m, memory_order_relaxed) >> cat & 1u) != 0;
+	/* A category that is off is the expected case too: the caller's
+	 * guarded block is laid out away from its straight path. */
+	return !RLOG__DISABLED(cat >= 64 ||
+			       (atomic_load_explicit(m, memory_order_relaxed) >> cat & 1u) == 0);
 }
 
 /*
@@ -615,8 +648,10 @@ RLOG__INLINE int rlog_write_untimed_n(unsigned id, const void *payloads, size_t 
 	size_t i = 0, written = 0; /* records done (written, lost or refused), written */
 	bool refused = false;     /* a record fitted no buffer (-EMSGSIZE) */
 	while (i < count) {
-		_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask, memory_order_relaxed);
-		if (RLOG__UNLIKELY(atomic_load_explicit(m, memory_order_relaxed) == 0))
+		_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask_or_null,
+							   memory_order_relaxed);
+		if (RLOG__DISABLED(m == NULL) ||
+		    RLOG__UNLIKELY(atomic_load_explicit(m, memory_order_relaxed) == 0))
 			break;
 		struct rlog__thread *t = &rlog__thread;
 		_Atomic uint32_t *busy = t->busy;

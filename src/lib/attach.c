@@ -5,7 +5,9 @@
  * The process records into a set of at most RLOG_MAX_SESSIONS sessions
  * (ETW lets a provider feed up to 8).  A set is published whole and never
  * changed (struct rlog__set), then the generation is bumped, then
- * rlog__mask is pointed at
+ * rlog__mask is pointed at (and rlog__mask_or_null, the same pointer but
+ * NULL for no session: the inline paths of this header version load it,
+ * rlog__mask stays for programs built with an older one)
  *
  *   no session      rlog__zero_mask: every write returns at its first load
  *   one session     that session's enable mask: the fast path as it was
@@ -36,6 +38,16 @@
 _Atomic uint64_t rlog__zero_mask;
 _Atomic uint64_t rlog__multi_mask = ~UINT64_C(0);
 _Atomic uint64_t *_Atomic rlog__mask = &rlog__zero_mask;
+_Atomic uint64_t *_Atomic rlog__mask_or_null;
+
+void rlog__mask_set(_Atomic uint64_t *m)
+{
+	/* Both stores seq_cst, as every store of rlog__mask was: the new
+	 * pointer first, so that no write sees the old one after the old
+	 * header's pointer moved on. */
+	atomic_store(&rlog__mask_or_null, m == &rlog__zero_mask ? NULL : m);
+	atomic_store(&rlog__mask, m);
+}
 _Atomic int rlog__tick_tsc;
 _Thread_local struct rlog__thread rlog__thread;
 _Thread_local struct rlog__tpriv rlog__tpriv;
@@ -93,9 +105,9 @@ static int publish_into(struct rlog__set *set, struct rlog__session *const *s,
 	atomic_store(&rlog__set, set);
 	atomic_store(&rlog__current, n > 0 ? s[0] : NULL);
 	atomic_fetch_add(&rlog__gen, 1);
-	atomic_store(&rlog__mask, n == 0   ? &rlog__zero_mask
-				  : n == 1 ? &s[0]->region.hdr->enable_mask
-					   : &rlog__multi_mask);
+	rlog__mask_set(n == 0   ? &rlog__zero_mask
+		       : n == 1 ? &s[0]->region.hdr->enable_mask
+				: &rlog__multi_mask);
 	/* The calling thread lets go of its bindings now; the others do at
 	 * their next write. */
 	if (release)
@@ -372,9 +384,9 @@ void rlog__attach_fork_child(void)
 	 * return with writes disabled). */
 	struct rlog__set *set = atomic_load(&rlog__set);
 	atomic_store(&rlog__current, set->n > 0 ? set->s[0] : NULL);
-	atomic_store(&rlog__mask, set->n == 0   ? &rlog__zero_mask
-				  : set->n == 1 ? &set->s[0]->region.hdr->enable_mask
-						: &rlog__multi_mask);
+	rlog__mask_set(set->n == 0   ? &rlog__zero_mask
+		       : set->n == 1 ? &set->s[0]->region.hdr->enable_mask
+				     : &rlog__multi_mask);
 }
 
 int rlog_thread_stats(struct rlog_thread_stats *out)

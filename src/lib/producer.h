@@ -113,6 +113,11 @@ extern struct rlog__session *_Atomic rlog__current;
 extern _Atomic uint64_t rlog__zero_mask;
 extern _Atomic uint64_t rlog__multi_mask;
 
+/* Points rlog__mask at m, and rlog__mask_or_null at m or, for
+ * rlog__zero_mask, at NULL (ringlog.h).  Every change of the pointers
+ * goes through here. */
+void rlog__mask_set(_Atomic uint64_t *m);
+
 /*
  * ThreadSanitizer sees the threads of one process only.  A buffer goes from
  * one producer thread to another through the daemon, in another process

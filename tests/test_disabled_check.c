@@ -1,0 +1,114 @@
+/*
+ * test_disabled_check - the inline paths' disabled check (include/ringlog.h,
+ * rlog__mask_or_null; docs/FORMAT.md, "The inline path's words"):
+ *   1. a process in no session: the pointer is NULL (the check is its one
+ *      load), rlog__mask points at a zero word for programs built with
+ *      older headers, and rlog_write, rlog_write_untimed_n and
+ *      rlog_enabled return 0 / false;
+ *   2. attached: the pointer is rlog__mask, at the session's enable mask;
+ *      changes that another process writes into the region (`ringlog
+ *      update --mask`: a category off, then 0 as a pause, then on again)
+ *      are seen at the very next check, with nothing telling the process;
+ *   3. a wait for a session that does not exist yet (late attach): not
+ *      NULL (the wake registry's word), writes return 0;
+ *   4. rlog_detach: NULL again, writes return 0.
+ * The session's count is checked exactly, and each written event (numbered
+ * 1..) is in the file once.
+ */
+#include "harness.h"
+#include "tap.h"
+
+static struct h_run r;
+
+/* The payloads written (their first word), in order, from the file. */
+static int file_numbers(const char *path, uint64_t *out, int cap)
+{
+	struct rlog_reader *rd;
+	if (rlog_reader_open(path, &rd) < 0)
+		return -1;
+	struct rlog_event ev;
+	int n = 0;
+	while (rlog_reader_next(rd, &ev) == 1) {
+		if (ev.from_daemon || ev.id != 1024 || ev.length != 8)
+			continue;
+		if (n < cap)
+			memcpy(&out[n], ev.payload, 8);
+		n++;
+	}
+	rlog_reader_close(rd);
+	return n;
+}
+
+int main(void)
+{
+	struct h_tally t = { 0, 0, 0, 0 };
+	uint64_t v = 1000, batch[4] = { 1001, 1002, 1003, 1004 };
+
+	/* 1. No session. */
+	ok(atomic_load(&rlog__mask_or_null) == NULL, "detached: the pointer is NULL");
+	ok(atomic_load(&rlog__mask) != NULL && atomic_load(atomic_load(&rlog__mask)) == 0,
+	   "detached: rlog__mask points at a zero word (older headers)");
+	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &v, sizeof v)), 0);
+	ASSERT_EQ(rlog_write_untimed_n(1024, batch, 8, 4), 0);
+	ok(!rlog_enabled(0) && !rlog_enabled(63), "detached: no category is enabled");
+
+	/* 2. Attached; the region's mask changed from outside. */
+	char name[128], path[256];
+	snprintf(name, sizeof name, "%s", h_session("dis1"));
+	snprintf(path, sizeof path, "%s", h_path("dis1"));
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--mask", "0x5", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(rlog_attach(name), 0);
+	_Atomic uint64_t *m = atomic_load(&rlog__mask_or_null);
+	ok(m != NULL && m == atomic_load(&rlog__mask), "attached: the pointer is rlog__mask");
+	ASSERT_EQ_U64(m ? atomic_load(m) : 0, 0x5);
+	ok(rlog_enabled(0) && !rlog_enabled(1) && rlog_enabled(2) && !rlog_enabled(64),
+	   "attached: rlog_enabled follows the session's mask 0x5");
+	uint64_t n = 1;
+	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 1);
+	h_ringlog(&r, "update", name, "--mask", "0x2", NULL);
+	ASSERT_EQ(r.status, 0);
+	ok(!rlog_enabled(0) && rlog_enabled(1), "a category change from outside, seen at once");
+	n = 2;
+	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 1);
+	h_ringlog(&r, "update", name, "--mask", "0", NULL); /* paused */
+	ASSERT_EQ(r.status, 0);
+	n = 999;
+	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 0);
+	ok(!rlog_enabled(1) && atomic_load(&rlog__mask_or_null) == m,
+	   "paused from outside: disabled, through the same pointer");
+	h_ringlog(&r, "update", name, "--mask", "0xffffffffffffffff", NULL);
+	ASSERT_EQ(r.status, 0);
+	n = 3;
+	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 1);
+	uint64_t four[2] = { 4, 5 };
+	ASSERT_EQ(rlog_write_untimed_n(1024, four, 8, 2), 2);
+	t.written += 2;
+
+	/* 4. Detached. */
+	rlog_detach();
+	ok(atomic_load(&rlog__mask_or_null) == NULL, "after rlog_detach: NULL again");
+	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 0);
+
+	/* 3. Waiting for a session that is not there, then no longer. */
+	ASSERT_EQ(rlog_attach(h_session("dis-none")), -ENOENT);
+	ok(atomic_load(&rlog__mask_or_null) != NULL,
+	   "waiting for a session: the pointer is the wake registry's word");
+	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 0);
+	rlog_detach();
+	ok(atomic_load(&rlog__mask_or_null) == NULL, "the wait ended by rlog_detach: NULL");
+
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_STREQ(r.err, "");
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), t.written);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), 0);
+	ASSERT_EQ_U64(t.written, 5);
+	uint64_t got[8] = { 0 };
+	int k = file_numbers(path, got, 8);
+	ok(k == 5 && got[0] == 1 && got[1] == 2 && got[2] == 3 && got[3] == 4 && got[4] == 5,
+	   "the file has events 1..5 once each, in order (%d events)", k);
+	unlink(path);
+	return done_testing();
+}
