@@ -110,6 +110,68 @@ static void test_record_bytes(void)
 	ASSERT_EQ(atomic_load(&r->busy), 0);
 }
 
+/* The record ring.h must store for a payload of len bytes (pattern
+ * 0x10 + i), at offset 0. */
+static bool record_is(unsigned id, int flagged, uint16_t flag, size_t len, uint32_t ts)
+{
+	unsigned char want[96];
+	size_t n = 0;
+	uint32_t hdr = (uint32_t)len | RLOG_HDR_TIMESTAMP_BIT |
+		       (uint32_t)(flagged ? RLOG_ID_FLAGGED : id) << RLOG_HDR_ID_SHIFT;
+	uint32_t words[3] = { hdr, ts, (uint32_t)flag << 16 | id };
+	for (int w = 0; w < (flagged ? 3 : 2); w++)
+		for (int k = 0; k < 4; k++)
+			want[n++] = (unsigned char)(words[w] >> (8 * k));
+	for (size_t i = 0; i < len; i++)
+		want[n++] = (unsigned char)(0x10 + i);
+	while (n % 4)
+		want[n++] = 0;
+	if (memcmp(ring, want, n) != 0 || ring[n] != 0xee)
+		return false;
+	return atomic_load(&r->write_off) == n;
+}
+
+/* Every payload length 0..72 (the 8-byte words up to 64 bytes, 4-byte
+ * words past them, 1..3 tail bytes), plain and flagged, with the length
+ * known at run time and with constant lengths (the copy the compiler
+ * specialises): the same bytes as the layout's byte-by-byte definition. */
+static void test_record_lengths(void)
+{
+	unsigned char pay[80];
+	for (size_t i = 0; i < sizeof pay; i++)
+		pay[i] = (unsigned char)(0x10 + i);
+	int bad = 0;
+	for (size_t len = 0; len <= 72; len++) {
+		volatile size_t vlen = len;
+		reset();
+		memset(ring, 0xee, RING);
+		bad += rlog_ring_write(r, 1030, pay, vlen, 0xa1b2c3d4u) != 1 ||
+		       !record_is(1030, 0, 0, len, 0xa1b2c3d4u);
+		reset();
+		memset(ring, 0xee, RING);
+		bad += rlog_ring_write_flagged(r, 1031, 0xbeef, pay, vlen, 0x01020304u) != 1 ||
+		       !record_is(1031, 1, 0xbeef, len, 0x01020304u);
+		if (bad) {
+			diag("payload length %zu", len);
+			break;
+		}
+	}
+	ok(bad == 0, "lengths 0..72, plain and flagged: the record's exact bytes");
+	static const size_t consts[] = { 8, 16, 20, 64, 66 };
+	bad = 0;
+	for (int k = 0; k < 5; k++) {
+		reset();
+		memset(ring, 0xee, RING);
+		int w = k == 0   ? rlog_ring_write(r, 1030, pay, 8, 7)
+			: k == 1 ? rlog_ring_write(r, 1030, pay, 16, 7)
+			: k == 2 ? rlog_ring_write(r, 1030, pay, 20, 7)
+			: k == 3 ? rlog_ring_write(r, 1030, pay, 64, 7)
+				 : rlog_ring_write(r, 1030, pay, 66, 7);
+		bad += w != 1 || !record_is(1030, 0, 0, consts[k], 7);
+	}
+	ok(bad == 0, "constant lengths 8, 16, 20, 64, 66: the record's exact bytes");
+}
+
 static void test_wrap(void)
 {
 	reset();
@@ -405,6 +467,7 @@ int main(void)
 {
 	test_init();
 	test_record_bytes();
+	test_record_lengths();
 	test_wrap();
 	test_full();
 	test_scribbled();
