@@ -5,7 +5,9 @@
  * the counts they print add up (events emitted = written + lost).  As
  * root, bench/vs_perf.sh --quick (system events against perf and
  * trace-cmd) prints its keys, or a "TOOL: skipped: why" line for an anchor
- * that cannot run here.
+ * that cannot run here.  bench/total_cost.sh --quick, without LTTng (not a
+ * test dependency): the floor and ringlog's total cost, LTTng skipped with
+ * its reason, perf record of a uprobe measured or skipped with a reason.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -159,6 +161,56 @@ static void vs_perf(const char *script)
 	run_free(&r);
 }
 
+/* bench/total_cost.sh --quick without LTTng (as in CI, where it is not
+ * installed): the floor and ringlog measured, every figure there and sane,
+ * the identity exact; LTTng skipped with its reason; perf record of a
+ * uprobe measured (root, perf) or skipped with a reason. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+static void total_cost(const char *script)
+{
+	/* The script compiles bench/total_cost.c with plain cc against the
+	 * build's library, which a sanitizer build cannot link. */
+	if (script == NULL || SANITIZED) {
+		diag("bench/total_cost.sh not run: %s",
+		     script ? "a sanitizer build" : "RINGLOG_TOTAL_COST unset");
+		return;
+	}
+	setenv("RINGLOG_TOTAL_COST_NO_LTTNG", "1", 1);
+	struct run r = run_figures("total_cost.sh", (const char *const[]){ script, "--quick", NULL });
+	unsetenv("RINGLOG_TOTAL_COST_NO_LTTNG");
+	ASSERT_EQ(number(r.out, "chunks"), 3);
+	ASSERT_EQ(number(r.out, "events_per_chunk"), 20000);
+	numbers(r.out, KEYS("floor_ns", "ringlog_producer_ns", "ringlog_daemon_cpu_ns",
+			    "ringlog_total_ns", "ringlog_total_vs_floor"));
+	double w = number(r.out, "ringlog_events_written"), l = number(r.out, "ringlog_events_lost");
+	ok(w + l == 60000, "total_cost: ringlog written %.0f + lost %.0f = 60000", w, l);
+	char buf[256];
+	int count;
+	const char *lt = value_of(r.out, "lttng", buf, sizeof buf, &count);
+	ok(lt && count == 1 && strcmp(lt, "skipped: RINGLOG_TOTAL_COST_NO_LTTNG is set") == 0,
+	   "total_cost: lttng: skipped, with the reason (%s)", lt ? lt : "missing");
+	const char *pf = value_of(r.out, "perf_uprobe", buf, sizeof buf, &count);
+	if (pf != NULL)
+		ok(count == 1 && strncmp(pf, "skipped: ", 9) == 0 && strlen(pf) > 9,
+		   "total_cost: perf_uprobe: skipped, with a reason (%s)", pf);
+	else
+		numbers(r.out, KEYS("perf_uprobe_producer_ns", "perf_record_cpu_ns",
+				    "perf_uprobe_total_vs_floor", "perf_uprobe_events_recorded"));
+	ok(strstr(r.err, "| tracer | producer CPU ns/event |") != NULL,
+	   "total_cost: the table on stderr");
+	run_free(&r);
+}
+
 int main(void)
 {
 	const char *bin = getenv("RINGLOG_BIN"), *dir = getenv("RINGLOG_BENCH_DIR");
@@ -260,5 +312,6 @@ int main(void)
 	run_free(&r);
 
 	vs_perf(getenv("RINGLOG_VS_PERF"));
+	total_cost(getenv("RINGLOG_TOTAL_COST"));
 	return done_testing();
 }
