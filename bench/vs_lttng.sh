@@ -4,7 +4,10 @@
 # interleaved, and the ratio.  Both record to /dev/shm with big enough
 # buffers that neither loses events (each one's losses are printed); LTTng
 # runs a per-user channel of 8 x 4 MiB sub-buffers, ringlog a fixed pool
-# of 1024 x 16 KiB (its default maximum).
+# of 1024 x 16 KiB (its default maximum), category 63 off.  Then the
+# disabled event: rlog_write with no session, rlog_enabled(63)-guarded
+# writes in the session, and an LTTng tracepoint no session enables
+# (disabled_ns, disabled_category_ns, lttng_disabled_ns and their ratios).
 #
 # Needs lttng-tools and LTTng-UST's headers (scripts/deps.sh --lttng): not a
 # test dependency.  Without them it says so and exits 0.  Starts a session
