@@ -27,6 +27,7 @@
 # RINGLOG_BIN names the ringlog binary of the build to use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lttng_session.sh
 chunks=21 events=250000 probe_events=10000
 if [ "${1:-}" = --quick ]; then
 	chunks=3 events=20000 probe_events=2000
@@ -76,6 +77,23 @@ else
 	cc "${ccargs[@]}"
 fi
 
+# report PREFIX CONSUMER_KEY LABEL OUT DAEMON_NS RECORDED EMITTED: prints a
+# tracer's figures (the producer's from total_cost's output OUT) and adds
+# its row to the table.
+report() {
+	local prefix=$1 ckey=$2 label=$3 out=$4 daemon=$5 recorded=$6 emitted=$7
+	local prod total
+	prod=$(echo "$out" | kv producer_cpu_ns)
+	total=$(awk -v a="$prod" -v b="$daemon" 'BEGIN { printf "%.2f", a + b }')
+	echo "${prefix}_producer_ns: $prod"
+	echo "${prefix}_producer_wall_ns: $(echo "$out" | kv producer_ns)"
+	echo "$ckey: $daemon"
+	echo "${prefix}_total_ns: $total"
+	echo "${prefix}_total_vs_floor: $(div "$total" "$floor")"
+	echo "${prefix}_events_recorded: $recorded"
+	echo "${prefix}_events_lost: $((emitted - recorded))"
+	rows+=("| $label | $prod | $daemon | $total | $(div "$total" "$floor") | $recorded ($((emitted - recorded))) |")
+}
 kv() { awk -F': ' -v k="$1" '$1 == k {print $2; exit}'; }
 cpu_of() { "$tc" cpu "$@"; }
 # a / b with 2 decimals (awk: bash has no floating point).
@@ -126,18 +144,7 @@ if [ -n "$lttng_why" ]; then
 	echo "lttng: skipped: $lttng_why"
 	rows+=("| LTTng-UST | skipped: $lttng_why | | | | |")
 else
-	if ! lttng list >/dev/null 2>&1; then
-		lttng-sessiond --no-kernel --quiet &
-		sessiond_pid=$!
-		for _ in $(seq 50); do
-			lttng list >/dev/null 2>&1 && break
-			sleep 0.1
-		done
-	fi
-	lttng create "$name" --output="$work/lttng" >/dev/null
-	lttng enable-channel -u --session="$name" --subbuf-size=4M --num-subbuf=8 ch >/dev/null
-	lttng enable-event -u --session="$name" --channel=ch 'ringlog_bench:ev16' >/dev/null
-	lttng start "$name" >/dev/null
+	lttng_session_start "$name" "$work/lttng"
 	# The consumer daemons exist once a session has started.
 	cpids=$(pgrep -x lttng-consumerd | tr '\n' ' ' || true)
 	if [ -z "$cpids" ]; then
@@ -156,17 +163,8 @@ else
 			recorded=$(babeltrace2 "$work/lttng" -c sink.utils.counter 2>/dev/null |
 				awk '/Event messages/ {n=$1} END {print n+0}')
 		fi
-		prod=$(echo "$out" | kv producer_cpu_ns)
-		daemon=$(div "$((c1 - c0))" "$recorded")
-		total=$(awk -v a="$prod" -v b="$daemon" 'BEGIN { printf "%.2f", a + b }')
-		echo "lttng_producer_ns: $prod"
-		echo "lttng_producer_wall_ns: $(echo "$out" | kv producer_ns)"
-		echo "lttng_consumerd_cpu_ns: $daemon"
-		echo "lttng_total_ns: $total"
-		echo "lttng_total_vs_floor: $(div "$total" "$floor")"
-		echo "lttng_events_recorded: $recorded"
-		echo "lttng_events_lost: $((emitted - recorded))"
-		rows+=("| LTTng-UST (tracepoint; lttng-consumerd) | $prod | $daemon | $total | $(div "$total" "$floor") | $recorded ($((emitted - recorded))) |")
+		report lttng lttng_consumerd_cpu_ns "LTTng-UST (tracepoint; lttng-consumerd)" "$out" \
+			"$(div "$((c1 - c0))" "$recorded")" "$recorded" "$emitted"
 	fi
 	lttng destroy "$name" >/dev/null 2>&1 || true
 fi
@@ -198,18 +196,9 @@ else
 	recorded=$(perf script -i "$work/perf.data" -F event 2>/dev/null | grep -c total_cost_probe || true)
 	tree_ns=$(awk '{ printf "%.0f", ($1 + $2) * 1e9 }' "$work/time.txt")
 	self_ns=$(echo "$out" | kv process_cpu_ns)
-	prod=$(echo "$out" | kv producer_cpu_ns)
-	daemon=$(div "$((tree_ns - self_ns))" "$recorded")
-	total=$(awk -v a="$prod" -v b="$daemon" 'BEGIN { printf "%.2f", a + b }')
 	echo "perf_uprobe_events_per_chunk: $probe_events"
-	echo "perf_uprobe_producer_ns: $prod"
-	echo "perf_uprobe_producer_wall_ns: $(echo "$out" | kv producer_ns)"
-	echo "perf_record_cpu_ns: $daemon"
-	echo "perf_uprobe_total_ns: $total"
-	echo "perf_uprobe_total_vs_floor: $(div "$total" "$floor")"
-	echo "perf_uprobe_events_recorded: $recorded"
-	echo "perf_uprobe_events_lost: $((emitted - recorded))"
-	rows+=("| perf record of a uprobe (perf probe -x) | $prod | $daemon | $total | $(div "$total" "$floor") | $recorded ($((emitted - recorded))) |")
+	report perf_uprobe perf_record_cpu_ns "perf record of a uprobe (perf probe -x)" "$out" \
+		"$(div "$((tree_ns - self_ns))" "$recorded")" "$recorded" "$emitted"
 fi
 
 # The table (to stderr: stdout stays "key: value" lines).

@@ -14,6 +14,7 @@
 # daemon if none is running, and stops the one it started (by its pid).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lttng_session.sh
 runs=${1:-11}
 events=${2:-250000}
 bin=build/src/cli/ringlog
@@ -46,18 +47,7 @@ trap cleanup EXIT
 cc -std=gnu11 -O2 -I bench -I include -o "$work/vs_lttng" bench/vs_lttng.c \
 	-L build/src/lib -Wl,-rpath,"$(pwd)/build/src/lib" -lringlog -llttng-ust -ldl -lpthread
 
-if ! lttng list >/dev/null 2>&1; then
-	lttng-sessiond --no-kernel --quiet &
-	sessiond_pid=$!
-	for _ in $(seq 50); do
-		lttng list >/dev/null 2>&1 && break
-		sleep 0.1
-	done
-fi
-lttng create "$name" --output="$work/lttng" >/dev/null
-lttng enable-channel -u --session="$name" --subbuf-size=4M --num-subbuf=8 ch >/dev/null
-lttng enable-event -u --session="$name" --channel=ch 'ringlog_bench:ev16' >/dev/null
-lttng start "$name" >/dev/null
+lttng_session_start "$name" "$work/lttng"
 # Category 63 off: the disabled case by category (bench/vs_lttng.c).
 "$bin" start "$name" -o "$work/ringlog.rlog" --buffers 1024 --mask 0x7fffffffffffffff >/dev/null
 
