@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/drain.h"
 #include "bench/loops.h"
 #include "bench/session.h"
 #include "prog.h"
@@ -41,16 +42,6 @@ struct setting {
 	uint64_t burst;
 };
 
-/* One steady run (write_paced). */
-struct paced {
-	uint64_t events, lost;
-	double achieved;      /* the rate the writer really kept (events over the time
-	                         from the first write to the end of the flush: below the
-	                         rate asked when the writer itself cannot keep up) */
-	double daemon_cpu_s;  /* the daemon's CPU time (user and system) from the first
-	                         write to 50 ms after the flush; < 0 if unknown */
-};
-
 /* The ladder's outcome. */
 struct ladder {
 	double sustained;      /* events/s of the last rung kept, 0 if none */
@@ -60,58 +51,6 @@ struct ladder {
 	bool drain_cpu_known;
 	uint64_t paced_lost;   /* events lost (by the rung that failed) */
 };
-
-/* Seconds of CPU time (user and system) of process pid, from
- * /proc/PID/stat (fields 14 and 15, after the command's parenthesis); < 0
- * if it cannot be read. */
-static double proc_cpu_s(pid_t pid)
-{
-	char path[64], line[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	bool got = fgets(line, sizeof line, f) != NULL;
-	fclose(f);
-	char *p = got ? strrchr(line, ')') : NULL;
-	unsigned long long ut, st;
-	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-			 &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-/* Writes 16-byte events at a steady rate (events/s) for ms milliseconds,
- * into the attached session, drained by process daemon. */
-static struct paced write_paced(double rate, unsigned ms, pid_t daemon)
-{
-	struct paced res = { .achieved = rate };
-	uint64_t total = (uint64_t)(rate * ms / 1000.0), lost = 0, v[2] = { 0, 0 };
-	double cpu0 = proc_cpu_s(daemon);
-	uint64_t t0 = bench_now_ns();
-	for (uint64_t i = 0; i < total;) {
-		for (uint64_t k = 0; k < 1000 && i < total; k++, i++) {
-			v[0] = i;
-			lost += rlog_write(1024, v, sizeof v) < 0;
-		}
-		uint64_t due = t0 + (uint64_t)((double)i / rate * 1e9);
-		while (bench_now_ns() < due)
-			;
-	}
-	rlog_flush_thread();
-	uint64_t t1 = bench_now_ns();
-	if (t1 > t0)
-		res.achieved = (double)total / ((double)(t1 - t0) / 1e9);
-	/* The daemon drains what is left within its 10 ms poll. */
-	struct timespec ts = { 0, 50 * 1000000L };
-	nanosleep(&ts, NULL);
-	double cpu1 = proc_cpu_s(daemon);
-	res.daemon_cpu_s = cpu0 >= 0 && cpu1 >= cpu0 ? cpu1 - cpu0 : -1;
-	res.events = total;
-	res.lost = lost;
-	return res;
-}
 
 static void ladder_run(const struct setting *set, pid_t daemon, struct ladder *l)
 {
@@ -123,7 +62,7 @@ static void ladder_run(const struct setting *set, pid_t daemon, struct ladder *l
 	l->drain_cpu_known = true;
 	for (size_t k = 0; k < sizeof ladder / sizeof ladder[0] && k < set->rungs; k++) {
 		bench_settle();
-		struct paced pr = write_paced(ladder[k], set->rung_ms, daemon);
+		struct bench_paced pr = bench_write_paced(ladder[k], set->rung_ms, daemon);
 		l->paced_lost += pr.lost;
 		if (pr.lost != 0) {
 			l->limit = "daemon";
@@ -266,7 +205,7 @@ int main(int argc, char **argv)
 		/* One lap first (576 MB of records at 12 M/s into 512 MiB): a
 		 * preallocated page of tmpfs is only reserved, and its first
 		 * write can cost what a new one does. */
-		write_paced(12e6, set.lap_ms, sc.started.daemon_pid);
+		bench_write_paced(12e6, set.lap_ms, sc.started.daemon_pid);
 		ladder_run(&set, sc.started.daemon_pid, &circ);
 		prog_session_close(&sc, NULL);
 	}
