@@ -32,7 +32,6 @@
 #include "ringlog.h"
 
 #define RECORD_BYTES BENCH_RECORD_BYTES
-#define REF_CHUNK (1u << 20)
 
 /* How long a rung lasts, how many the ladder has at most, the size of the
  * reference files and of the circular file (MiB), the circular file's
@@ -104,58 +103,6 @@ static void ladder_print(const char *prefix, const struct ladder *l, const char 
 	printf("%spaced_events_lost: %" PRIu64 "\n", prefix, l->paced_lost);
 }
 
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* mb MiB in 1 MiB write(2)s into fd from its offset 0: MB/s, and MB per
- * second of this thread's CPU time in *cpu_mb_per_s (0 if a write fails). */
-static double timed_writes(int fd, const char *buf, unsigned mb, double *cpu_mb_per_s)
-{
-	*cpu_mb_per_s = 0;
-	if (lseek(fd, 0, SEEK_SET) != 0)
-		return 0;
-	double c0 = thread_cpu_s();
-	uint64_t t0 = bench_now_ns();
-	for (unsigned i = 0; i < mb; i++)
-		if (write(fd, buf, REF_CHUNK) != (ssize_t)REF_CHUNK)
-			return 0;
-	uint64_t t1 = bench_now_ns();
-	double c1 = thread_cpu_s(), bytes = (double)mb * REF_CHUNK;
-	if (c1 > c0)
-		*cpu_mb_per_s = bytes / (c1 - c0) / 1e6;
-	return bytes / ((double)(t1 - t0) / 1e9) / 1e6;
-}
-
-/* write(2) of mb MiB in 1 MiB writes into a new tmpfs file at path (or,
- * rewrite, over the same file written once first, untimed: no page
- * allocation in the timed writes), then unlinked: MB/s, and MB per
- * second of CPU time in *cpu_mb_per_s; 0 if it fails. */
-static double ref_tmpfs_write(const char *path, unsigned mb, bool rewrite, double *cpu_mb_per_s)
-{
-	*cpu_mb_per_s = 0;
-	char *buf = malloc(REF_CHUNK);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
-	double mbs = 0;
-	if (buf != NULL && fd >= 0) {
-		memset(buf, 0x5a, REF_CHUNK);
-		/* rewrite: the file's pages exist first, so the timed writes
-		 * only copy (a disk's page cache in its steady state). */
-		double unused;
-		if (!rewrite || timed_writes(fd, buf, mb, &unused) > 0)
-			mbs = timed_writes(fd, buf, mb, cpu_mb_per_s);
-	}
-	if (fd >= 0) {
-		close(fd);
-		unlink(path);
-	}
-	free(buf);
-	return mbs;
-}
-
 int main(int argc, char **argv)
 {
 	struct prog_opts o = { .runs = 1, .events = 0 };
@@ -170,7 +117,7 @@ int main(int argc, char **argv)
 
 	/* Into a sequential file that grows, against write(2) into a new
 	 * tmpfs file. */
-	double tmpfs_cpu = 0, tmpfs = ref_tmpfs_write(ref, set.file_mb, false, &tmpfs_cpu);
+	double tmpfs_cpu = 0, tmpfs = bench_ref_tmpfs_write(ref, set.file_mb, false, &tmpfs_cpu);
 	struct ladder lad = { .limit = "ladder" }, circ = { .limit = "ladder" };
 	struct bench_session s;
 	if (prog_session_open(&s, NULL, &p) < 0)
@@ -201,7 +148,7 @@ int main(int argc, char **argv)
 	struct bench_session sc;
 	int circ_err = prog_session_open(&sc, "circ", &pc);
 	if (circ_err == 0) {
-		rewrite = ref_tmpfs_write(ref, set.file_mb, true, &rewrite_cpu);
+		rewrite = bench_ref_tmpfs_write(ref, set.file_mb, true, &rewrite_cpu);
 		/* One lap first (576 MB of records at 12 M/s into 512 MiB): a
 		 * preallocated page of tmpfs is only reserved, and its first
 		 * write can cost what a new one does. */

@@ -202,7 +202,9 @@ int main(void)
 	ok(w1 > 0 && dc > 0, "write_1t_ns %.2f and drain_cpu_ns_per_event %.2f above 0", w1, dc);
 	numbers(r.out, KEYS("drain_rate_mb_per_s", "drain_cpu_vs_write_1t", "drain_events_per_cpu_s",
 			    "drain_mb_per_cpu_s", "circular_drain_cpu_ns_per_event",
-			    "circular_drain_cpu_vs_write_1t"));
+			    "circular_drain_cpu_vs_write_1t", "ref_tmpfs_write_cpu_ns_per_event",
+			    "drain_cpu_vs_tmpfs_write", "ref_tmpfs_rewrite_cpu_ns_per_event",
+			    "circular_drain_cpu_vs_tmpfs_rewrite"));
 	ASSERT_EQ(number(r.out, "events_emitted"), 20000 + 100000 + 210000 + 100000);
 	lost = number(r.out, "events_lost");
 	written = number(r.out, "events_written");

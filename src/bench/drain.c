@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,11 +103,71 @@ struct bench_paced bench_write_paced(double rate, unsigned ms, pid_t daemon)
 	return res;
 }
 
+#define REF_CHUNK (1u << 20)
+#define REF_MB 64 /* the reference file of each run */
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* mb MiB in 1 MiB write(2)s into fd from its offset 0: MB/s, and MB per
+ * second of this thread's CPU time in *cpu_mb_per_s (0 if a write fails). */
+static double timed_writes(int fd, const char *buf, unsigned mb, double *cpu_mb_per_s)
+{
+	*cpu_mb_per_s = 0;
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return 0;
+	double c0 = thread_cpu_s();
+	uint64_t t0 = bench_now_ns();
+	for (unsigned i = 0; i < mb; i++)
+		if (write(fd, buf, REF_CHUNK) != (ssize_t)REF_CHUNK)
+			return 0;
+	uint64_t t1 = bench_now_ns();
+	double c1 = thread_cpu_s(), bytes = (double)mb * REF_CHUNK;
+	if (c1 > c0)
+		*cpu_mb_per_s = bytes / (c1 - c0) / 1e6;
+	return bytes / ((double)(t1 - t0) / 1e9) / 1e6;
+}
+
+double bench_ref_tmpfs_write(const char *path, unsigned mb, bool rewrite, double *cpu_mb_per_s)
+{
+	*cpu_mb_per_s = 0;
+	char *buf = malloc(REF_CHUNK);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+	double mbs = 0;
+	if (buf != NULL && fd >= 0) {
+		memset(buf, 0x5a, REF_CHUNK);
+		/* rewrite: the file's pages exist first, so the timed writes
+		 * only copy (a disk's page cache in its steady state). */
+		double unused;
+		if (!rewrite || timed_writes(fd, buf, mb, &unused) > 0)
+			mbs = timed_writes(fd, buf, mb, cpu_mb_per_s);
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	free(buf);
+	return mbs;
+}
+
 /* Daemon CPU per event of one paced run, in ns; < 0 if unknown. */
 static double paced_ns(const struct bench_paced *pr)
 {
 	return pr->daemon_cpu_s >= 0 && pr->events ? pr->daemon_cpu_s * 1e9 / (double)pr->events
 						   : -1;
+}
+
+/* The reference's CPU time per event's bytes (BENCH_RECORD_BYTES), in ns:
+ * write(2) of mb MiB into a new tmpfs file, or over one (rewrite). */
+static double ref_ns(const char *path, unsigned mb, bool rewrite)
+{
+	double cpu_mb_per_s = 0;
+	bench_ref_tmpfs_write(path, mb, rewrite, &cpu_mb_per_s);
+	return cpu_mb_per_s > 0 ? BENCH_RECORD_BYTES / cpu_mb_per_s * 1e3 : 0;
 }
 
 /* Starts and attaches session s (tag, properties p). */
@@ -139,8 +200,11 @@ int bench_drain_session(struct bench_session *s, const struct rlog__region_param
 	memset(f, 0, sizeof *f);
 	f->rate = rate;
 	double *w1 = calloc(runs, sizeof *w1), *dc = calloc(runs, sizeof *dc);
-	double *cc = calloc(runs, sizeof *cc);
-	int err = w1 && dc && cc ? open_session(s, NULL, p) : -ENOMEM;
+	double *cc = calloc(runs, sizeof *cc), *rw = calloc(runs, sizeof *rw);
+	double *rr = calloc(runs, sizeof *rr);
+	char ref[160];
+	snprintf(ref, sizeof ref, "/dev/shm/ringlog-bench-ref-%d", (int)getpid());
+	int err = w1 && dc && cc && rw && rr ? open_session(s, NULL, p) : -ENOMEM;
 	if (err < 0)
 		goto out;
 	pid_t daemon = s->started.daemon_pid;
@@ -160,9 +224,11 @@ int bench_drain_session(struct bench_session *s, const struct rlog__region_param
 		dc[r] = paced_ns(&pr);
 		f->emitted += pr.events;
 		f->lost += pr.lost;
+		rw[r] = ref_ns(ref, REF_MB, false);
 	}
 	f->write_1t = bench_median(w1, (int)runs);
 	f->drain_cpu_ns = bench_median(dc, (int)runs);
+	f->ref_write_ns = bench_median(rw, (int)runs);
 	err = close_session(s, f);
 	if (err < 0 || circular_mb == 0)
 		goto out;
@@ -188,12 +254,16 @@ int bench_drain_session(struct bench_session *s, const struct rlog__region_param
 		cc[r] = paced_ns(&pr);
 		f->emitted += pr.events;
 		f->lost += pr.lost;
+		rr[r] = ref_ns(ref, REF_MB, true);
 	}
 	f->circular_cpu_ns = bench_median(cc, (int)runs);
+	f->ref_rewrite_ns = bench_median(rr, (int)runs);
 	err = close_session(s, f);
 out:
 	free(w1);
 	free(dc);
 	free(cc);
+	free(rw);
+	free(rr);
 	return err;
 }

@@ -118,10 +118,15 @@ static int bench_drain(const struct rlog__region_params *p, unsigned runs, uint6
 		{ "drain_cpu_vs_write_1t", f.write_1t > 0 ? f.drain_cpu_ns / f.write_1t : 0, 2 },
 		{ "drain_events_per_cpu_s", per_cpu_s, 0 },
 		{ "drain_mb_per_cpu_s", per_cpu_s * BENCH_RECORD_BYTES / 1e6, 1 },
+		{ "ref_tmpfs_write_cpu_ns_per_event", f.ref_write_ns, 2 },
+		{ "drain_cpu_vs_tmpfs_write", f.ref_write_ns > 0 ? f.drain_cpu_ns / f.ref_write_ns : 0, 2 },
 		{ "circular_file_mb", circular_mb, 0 },
 		{ "circular_drain_cpu_ns_per_event", f.circular_cpu_ns, 2 },
 		{ "circular_drain_cpu_vs_write_1t",
 		  f.write_1t > 0 ? f.circular_cpu_ns / f.write_1t : 0, 2 },
+		{ "ref_tmpfs_rewrite_cpu_ns_per_event", f.ref_rewrite_ns, 2 },
+		{ "circular_drain_cpu_vs_tmpfs_rewrite",
+		  f.ref_rewrite_ns > 0 ? f.circular_cpu_ns / f.ref_rewrite_ns : 0, 2 },
 	};
 	for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++)
 		printf("%s: %.*f\n", fig[i].key, fig[i].decimals, fig[i].value);
