@@ -124,19 +124,25 @@ static uint32_t random_record(uint8_t *p, uint32_t room, uint64_t *t)
 	return size;
 }
 
+/* A drain with what rlog__drain_decode uses: an output and a copy. */
+static void decoder_init(struct rlog__drain *d, struct rlog__output *out)
+{
+	rlog__output_init(out, RLOG__META_LIMIT);
+	memset(d, 0, sizeof *d);
+	d->out = out;
+	d->copy = malloc(BUF_SIZE);
+	BAIL_IF(!d->copy, "malloc");
+}
+
 static void check_decode(void)
 {
 	struct rlog__output out;
-	rlog__output_init(&out, RLOG__META_LIMIT);
 	struct rlog__drain d;
-	memset(&d, 0, sizeof d);
-	d.out = &out;
-	d.copy = malloc(BUF_SIZE);
+	decoder_init(&d, &out);
 	/* Words, as a region buffer is read (rlog__load32_once): aligned
 	 * and of that type. */
 	static uint32_t words[BUF_SIZE / 4];
 	uint8_t *buf = (uint8_t *)words;
-	BAIL_IF(!d.copy, "malloc");
 	unsigned differ = 0, differ_watch = 0, watch_wrong = 0, bad = 0, fast_only = 0;
 	uint64_t events = 0;
 	for (int round = 0; round < 200000; round++) {
@@ -232,12 +238,8 @@ static uint32_t shaped_run(uint8_t *buf, uint32_t count, unsigned len, bool ts, 
 static void check_runs(void)
 {
 	struct rlog__output out;
-	rlog__output_init(&out, RLOG__META_LIMIT);
 	struct rlog__drain d;
-	memset(&d, 0, sizeof d);
-	d.out = &out;
-	d.copy = malloc(BUF_SIZE);
-	BAIL_IF(!d.copy, "malloc");
+	decoder_init(&d, &out);
 	static uint32_t words[BUF_SIZE / 4];
 	uint8_t *buf = (uint8_t *)words;
 	unsigned differ = 0, wrong_run = 0, early_stop = 0;

@@ -154,11 +154,14 @@ double bench_ref_tmpfs_write(const char *path, unsigned mb, bool rewrite, double
 	return mbs;
 }
 
-/* Daemon CPU per event of one paced run, in ns; < 0 if unknown. */
-static double paced_ns(const struct bench_paced *pr)
+/* A paced run (bench_write_paced) counted in f: the daemon's CPU per
+ * event, in ns; < 0 if unknown. */
+static double paced_ns(struct bench_drain_figures *f, double rate, unsigned ms, pid_t daemon)
 {
-	return pr->daemon_cpu_s >= 0 && pr->events ? pr->daemon_cpu_s * 1e9 / (double)pr->events
-						   : -1;
+	struct bench_paced pr = bench_write_paced(rate, ms, daemon);
+	f->emitted += pr.events;
+	f->lost += pr.lost;
+	return pr.daemon_cpu_s >= 0 && pr.events ? pr.daemon_cpu_s * 1e9 / (double)pr.events : -1;
 }
 
 /* The reference's CPU time per event's bytes (BENCH_RECORD_BYTES), in ns:
@@ -220,10 +223,7 @@ int bench_drain_session(struct bench_session *s, const struct rlog__region_param
 		f->emitted += events;
 		f->lost += br.lost;
 		bench_settle();
-		struct bench_paced pr = bench_write_paced(rate, ms, daemon);
-		dc[r] = paced_ns(&pr);
-		f->emitted += pr.events;
-		f->lost += pr.lost;
+		dc[r] = paced_ns(f, rate, ms, daemon);
 		rw[r] = ref_ns(ref, REF_MB, false);
 	}
 	f->write_1t = bench_median(w1, (int)runs);
@@ -245,15 +245,9 @@ int bench_drain_session(struct bench_session *s, const struct rlog__region_param
 	/* One lap and a fifth first: a preallocated tmpfs page is only
 	 * reserved, and its first write costs what a new page's does. */
 	uint64_t lap = ((uint64_t)circular_mb << 20) / BENCH_RECORD_BYTES * 6 / 5;
-	struct bench_paced pr = bench_write_paced(rate, (unsigned)(lap * 1000 / (uint64_t)rate) + 1,
-						  daemon);
-	f->emitted += pr.events;
-	f->lost += pr.lost;
+	paced_ns(f, rate, (unsigned)(lap * 1000 / (uint64_t)rate) + 1, daemon);
 	for (unsigned r = 0; r < runs; r++) {
-		pr = bench_write_paced(rate, ms, daemon);
-		cc[r] = paced_ns(&pr);
-		f->emitted += pr.events;
-		f->lost += pr.lost;
+		cc[r] = paced_ns(f, rate, ms, daemon);
 		rr[r] = ref_ns(ref, REF_MB, true);
 	}
 	f->circular_cpu_ns = bench_median(cc, (int)runs);
