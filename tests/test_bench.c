@@ -214,6 +214,12 @@ int main(void)
 	ASSERT_EQ(lost, session_lost);
 	run_free(&r);
 
+	/* --rate belongs to --drain. */
+	r = proc_run((const char *const[]){ bin, "bench", "--rate", "1000000", NULL });
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "ringlog: bench: --rate: only with --drain");
+	run_free(&r);
+
 	/* The figures that moved to bench/ are refused by the CLI. */
 	r = proc_run((const char *const[]){ bin, "bench", "--scaling", NULL });
 	ASSERT_EQ(r.status, 2);

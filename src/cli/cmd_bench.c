@@ -140,7 +140,7 @@ static int bench_drain(const struct rlog__region_params *p, unsigned runs, uint6
 int cmd_bench(int argc, char **argv)
 {
 	uint64_t runs = 11, events = 250000;
-	bool runs_given = false, quick = false, drain = false;
+	bool runs_given = false, quick = false, drain = false, rate_given = false;
 	uint64_t rate = 8000000;
 	/* The default properties (a pool that grows from MinimumBuffers to
 	 * MaximumBuffers), category 63 off: the disabled case. */
@@ -158,6 +158,7 @@ int cmd_bench(int argc, char **argv)
 		} else if (cli_is(&a, "--rate") &&
 			   cli_parse_u64(a.value, 100000, 1000000000, &v)) {
 			rate = v;
+			rate_given = true;
 		} else if (cli_is(&a, "--runs") && cli_parse_u64(a.value, 1, 101, &v)) {
 			runs = v;
 			runs_given = true;
@@ -175,6 +176,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (a.bad)
 		return 2;
+	if (rate_given && !drain)
+		return cli_usage_error("bench", "--rate: only with --drain (see 'ringlog help bench')");
 	if (quick && !runs_given)
 		runs = 3;
 	if (drain) /* 5 runs of 500 ms each way, a circular file of 128 MiB */
