@@ -25,13 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/drain.h"
 #include "bench/loops.h"
 #include "bench/session.h"
 #include "prog.h"
 #include "ringlog.h"
 
 #define RECORD_BYTES BENCH_RECORD_BYTES
-#define REF_CHUNK (1u << 20)
 
 /* How long a rung lasts, how many the ladder has at most, the size of the
  * reference files and of the circular file (MiB), the circular file's
@@ -39,16 +39,6 @@
 struct setting {
 	unsigned rung_ms, rungs, file_mb, lap_ms;
 	uint64_t burst;
-};
-
-/* One steady run (write_paced). */
-struct paced {
-	uint64_t events, lost;
-	double achieved;      /* the rate the writer really kept (events over the time
-	                         from the first write to the end of the flush: below the
-	                         rate asked when the writer itself cannot keep up) */
-	double daemon_cpu_s;  /* the daemon's CPU time (user and system) from the first
-	                         write to 50 ms after the flush; < 0 if unknown */
 };
 
 /* The ladder's outcome. */
@@ -61,58 +51,6 @@ struct ladder {
 	uint64_t paced_lost;   /* events lost (by the rung that failed) */
 };
 
-/* Seconds of CPU time (user and system) of process pid, from
- * /proc/PID/stat (fields 14 and 15, after the command's parenthesis); < 0
- * if it cannot be read. */
-static double proc_cpu_s(pid_t pid)
-{
-	char path[64], line[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	bool got = fgets(line, sizeof line, f) != NULL;
-	fclose(f);
-	char *p = got ? strrchr(line, ')') : NULL;
-	unsigned long long ut, st;
-	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-			 &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-/* Writes 16-byte events at a steady rate (events/s) for ms milliseconds,
- * into the attached session, drained by process daemon. */
-static struct paced write_paced(double rate, unsigned ms, pid_t daemon)
-{
-	struct paced res = { .achieved = rate };
-	uint64_t total = (uint64_t)(rate * ms / 1000.0), lost = 0, v[2] = { 0, 0 };
-	double cpu0 = proc_cpu_s(daemon);
-	uint64_t t0 = bench_now_ns();
-	for (uint64_t i = 0; i < total;) {
-		for (uint64_t k = 0; k < 1000 && i < total; k++, i++) {
-			v[0] = i;
-			lost += rlog_write(1024, v, sizeof v) < 0;
-		}
-		uint64_t due = t0 + (uint64_t)((double)i / rate * 1e9);
-		while (bench_now_ns() < due)
-			;
-	}
-	rlog_flush_thread();
-	uint64_t t1 = bench_now_ns();
-	if (t1 > t0)
-		res.achieved = (double)total / ((double)(t1 - t0) / 1e9);
-	/* The daemon drains what is left within its 10 ms poll. */
-	struct timespec ts = { 0, 50 * 1000000L };
-	nanosleep(&ts, NULL);
-	double cpu1 = proc_cpu_s(daemon);
-	res.daemon_cpu_s = cpu0 >= 0 && cpu1 >= cpu0 ? cpu1 - cpu0 : -1;
-	res.events = total;
-	res.lost = lost;
-	return res;
-}
-
 static void ladder_run(const struct setting *set, pid_t daemon, struct ladder *l)
 {
 	static const double ladder[] = { 5e6, 7.5e6, 10e6, 12.5e6, 15e6, 17.5e6, 20e6, 22.5e6,
@@ -123,7 +61,7 @@ static void ladder_run(const struct setting *set, pid_t daemon, struct ladder *l
 	l->drain_cpu_known = true;
 	for (size_t k = 0; k < sizeof ladder / sizeof ladder[0] && k < set->rungs; k++) {
 		bench_settle();
-		struct paced pr = write_paced(ladder[k], set->rung_ms, daemon);
+		struct bench_paced pr = bench_write_paced(ladder[k], set->rung_ms, daemon);
 		l->paced_lost += pr.lost;
 		if (pr.lost != 0) {
 			l->limit = "daemon";
@@ -165,58 +103,6 @@ static void ladder_print(const char *prefix, const struct ladder *l, const char 
 	printf("%spaced_events_lost: %" PRIu64 "\n", prefix, l->paced_lost);
 }
 
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* mb MiB in 1 MiB write(2)s into fd from its offset 0: MB/s, and MB per
- * second of this thread's CPU time in *cpu_mb_per_s (0 if a write fails). */
-static double timed_writes(int fd, const char *buf, unsigned mb, double *cpu_mb_per_s)
-{
-	*cpu_mb_per_s = 0;
-	if (lseek(fd, 0, SEEK_SET) != 0)
-		return 0;
-	double c0 = thread_cpu_s();
-	uint64_t t0 = bench_now_ns();
-	for (unsigned i = 0; i < mb; i++)
-		if (write(fd, buf, REF_CHUNK) != (ssize_t)REF_CHUNK)
-			return 0;
-	uint64_t t1 = bench_now_ns();
-	double c1 = thread_cpu_s(), bytes = (double)mb * REF_CHUNK;
-	if (c1 > c0)
-		*cpu_mb_per_s = bytes / (c1 - c0) / 1e6;
-	return bytes / ((double)(t1 - t0) / 1e9) / 1e6;
-}
-
-/* write(2) of mb MiB in 1 MiB writes into a new tmpfs file at path (or,
- * rewrite, over the same file written once first, untimed: no page
- * allocation in the timed writes), then unlinked: MB/s, and MB per
- * second of CPU time in *cpu_mb_per_s; 0 if it fails. */
-static double ref_tmpfs_write(const char *path, unsigned mb, bool rewrite, double *cpu_mb_per_s)
-{
-	*cpu_mb_per_s = 0;
-	char *buf = malloc(REF_CHUNK);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
-	double mbs = 0;
-	if (buf != NULL && fd >= 0) {
-		memset(buf, 0x5a, REF_CHUNK);
-		/* rewrite: the file's pages exist first, so the timed writes
-		 * only copy (a disk's page cache in its steady state). */
-		double unused;
-		if (!rewrite || timed_writes(fd, buf, mb, &unused) > 0)
-			mbs = timed_writes(fd, buf, mb, cpu_mb_per_s);
-	}
-	if (fd >= 0) {
-		close(fd);
-		unlink(path);
-	}
-	free(buf);
-	return mbs;
-}
-
 int main(int argc, char **argv)
 {
 	struct prog_opts o = { .runs = 1, .events = 0 };
@@ -231,7 +117,7 @@ int main(int argc, char **argv)
 
 	/* Into a sequential file that grows, against write(2) into a new
 	 * tmpfs file. */
-	double tmpfs_cpu = 0, tmpfs = ref_tmpfs_write(ref, set.file_mb, false, &tmpfs_cpu);
+	double tmpfs_cpu = 0, tmpfs = bench_ref_tmpfs_write(ref, set.file_mb, false, &tmpfs_cpu);
 	struct ladder lad = { .limit = "ladder" }, circ = { .limit = "ladder" };
 	struct bench_session s;
 	if (prog_session_open(&s, NULL, &p) < 0)
@@ -262,11 +148,11 @@ int main(int argc, char **argv)
 	struct bench_session sc;
 	int circ_err = prog_session_open(&sc, "circ", &pc);
 	if (circ_err == 0) {
-		rewrite = ref_tmpfs_write(ref, set.file_mb, true, &rewrite_cpu);
+		rewrite = bench_ref_tmpfs_write(ref, set.file_mb, true, &rewrite_cpu);
 		/* One lap first (576 MB of records at 12 M/s into 512 MiB): a
 		 * preallocated page of tmpfs is only reserved, and its first
 		 * write can cost what a new one does. */
-		write_paced(12e6, set.lap_ms, sc.started.daemon_pid);
+		bench_write_paced(12e6, set.lap_ms, sc.started.daemon_pid);
 		ladder_run(&set, sc.started.daemon_pid, &circ);
 		prog_session_close(&sc, NULL);
 	}

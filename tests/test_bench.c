@@ -239,6 +239,39 @@ int main(void)
 	ASSERT_EQ(lost, session_lost);
 	run_free(&r);
 
+	/* `ringlog bench --drain`: 1 burst of 10000 events to grow the pool,
+	 * then 1 run of a burst and 100 ms at 1 M events/s (100000 events),
+	 * then a circular file of 4 MiB: a lap and a fifth at that rate
+	 * (209715 events in 210 ms) and 100 ms more. */
+	r = run_figures("ringlog bench --drain",
+			(const char *const[]){ bin, "bench", "--drain", "--quick", "--events",
+					       "10000", "--rate", "1000000", NULL });
+	ASSERT_EQ(number(r.out, "runs"), 1);
+	ASSERT_EQ(number(r.out, "drain_ms_per_run"), 100);
+	ASSERT_EQ(number(r.out, "drain_rate_events_per_s"), 1000000);
+	ASSERT_EQ(number(r.out, "circular_file_mb"), 4);
+	double w1 = number(r.out, "write_1t_ns"), dc = number(r.out, "drain_cpu_ns_per_event");
+	ok(w1 > 0 && dc > 0, "write_1t_ns %.2f and drain_cpu_ns_per_event %.2f above 0", w1, dc);
+	numbers(r.out, KEYS("drain_rate_mb_per_s", "drain_cpu_vs_write_1t", "drain_events_per_cpu_s",
+			    "drain_mb_per_cpu_s", "circular_drain_cpu_ns_per_event",
+			    "circular_drain_cpu_vs_write_1t", "ref_tmpfs_write_cpu_ns_per_event",
+			    "drain_cpu_vs_tmpfs_write", "ref_tmpfs_rewrite_cpu_ns_per_event",
+			    "circular_drain_cpu_vs_tmpfs_rewrite"));
+	ASSERT_EQ(number(r.out, "events_emitted"), 20000 + 100000 + 210000 + 100000);
+	lost = number(r.out, "events_lost");
+	written = number(r.out, "events_written");
+	session_lost = number(r.out, "session_events_lost");
+	ok(written + session_lost == 430000, "--drain: written %.0f + lost %.0f = emitted 430000",
+	   written, session_lost);
+	ASSERT_EQ(lost, session_lost);
+	run_free(&r);
+
+	/* --rate belongs to --drain. */
+	r = proc_run((const char *const[]){ bin, "bench", "--rate", "1000000", NULL });
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "ringlog: bench: --rate: only with --drain");
+	run_free(&r);
+
 	/* The figures that moved to bench/ are refused by the CLI. */
 	r = proc_run((const char *const[]){ bin, "bench", "--scaling", NULL });
 	ASSERT_EQ(r.status, 2);

@@ -10,6 +10,14 @@
  *     reader's rules give on a private copy: the same extent, records,
  *     events, event bytes, time cursor and verdict, on 200,000 buffers of
  *     random records (plausible and malformed);
+ *   - runs of records of one shape (the decode's four-at-a-time path,
+ *     rlog__record_plain_run), each spoiled at a random place or not (an
+ *     ID of ringlog's own, another length, the timestamp bit, the
+ *     reserved bit, a time step of 2^31, a cursor that would pass
+ *     2^64 - 1, a cut): the run accepts exactly the records that
+ *     rlog__record_plain one at a time accepts with that shape, in groups
+ *     of four, and stops only before a group holding one it would not;
+ *     and the whole decode still equals the reader's rules;
  *   - a real region drained into a real file: a buffer of every kind of
  *     record is counted and written exactly, its thread's name kept, the
  *     buffer given back after the write;
@@ -116,19 +124,25 @@ static uint32_t random_record(uint8_t *p, uint32_t room, uint64_t *t)
 	return size;
 }
 
+/* A drain with what rlog__drain_decode uses: an output and a copy. */
+static void decoder_init(struct rlog__drain *d, struct rlog__output *out)
+{
+	rlog__output_init(out, RLOG__META_LIMIT);
+	memset(d, 0, sizeof *d);
+	d->out = out;
+	d->copy = malloc(BUF_SIZE);
+	BAIL_IF(!d->copy, "malloc");
+}
+
 static void check_decode(void)
 {
 	struct rlog__output out;
-	rlog__output_init(&out, RLOG__META_LIMIT);
 	struct rlog__drain d;
-	memset(&d, 0, sizeof d);
-	d.out = &out;
-	d.copy = malloc(BUF_SIZE);
+	decoder_init(&d, &out);
 	/* Words, as a region buffer is read (rlog__load32_once): aligned
 	 * and of that type. */
 	static uint32_t words[BUF_SIZE / 4];
 	uint8_t *buf = (uint8_t *)words;
-	BAIL_IF(!d.copy, "malloc");
 	unsigned differ = 0, differ_watch = 0, watch_wrong = 0, bad = 0, fast_only = 0;
 	uint64_t events = 0;
 	for (int round = 0; round < 200000; round++) {
@@ -176,6 +190,113 @@ static void check_decode(void)
 	ASSERT_EQ(differ, 0);
 	ASSERT_EQ(differ_watch, 0);
 	ASSERT_EQ(watch_wrong, 0);
+	free(d.copy);
+	rlog__output_free(&out);
+}
+
+/* A buffer of count records of one shape (length len, timed or not) at
+ * buf, the times stepping from base, one of them spoiled in a random way
+ * (or none); returns its size in bytes. */
+static uint32_t shaped_run(uint8_t *buf, uint32_t count, unsigned len, bool ts, uint64_t base)
+{
+	uint32_t size = rlog__record_size(1024, len, ts), used = 0, spoil = rnd() % (count + 1);
+	unsigned how = rnd() % 7;
+	uint64_t t = base;
+	for (uint32_t k = 0; k < count && used + size + 4 <= BUF_SIZE; k++) {
+		unsigned id = rnd() % 3 ? 1024 + rnd() % 15000 : 16 + rnd() % 16;
+		unsigned l = len;
+		bool timed = ts;
+		uint32_t step = rnd() % 5000;
+		if (k == spoil) {
+			switch (how) {
+			case 0: id = rnd() % 16; break;        /* TIME_SYNC, FLAGGED, ... */
+			case 1: id = 32 + rnd() % 992; break;   /* ringlog's own */
+			case 2: l = len ^ (1 + rnd() % 8); break;
+			case 3: timed = !ts; break;
+			case 4: step = (uint32_t)RLOG_TIME_SYNC_TICKS + rnd() % 1000; break;
+			default: break;
+			}
+		}
+		uint32_t h = rlog__hdr_make(id, l, timed);
+		if (k == spoil && how == 5)
+			h |= RLOG_HDR_RESERVED_BIT;
+		uint32_t sz = rlog__record_size(id, l, timed);
+		if (used + sz > BUF_SIZE)
+			break;
+		for (uint32_t i = 0; i < sz; i++)
+			buf[used + i] = (uint8_t)rnd();
+		memcpy(buf + used, &h, 4);
+		t += step;
+		uint32_t low = (uint32_t)t;
+		if (timed)
+			memcpy(buf + used + 4, &low, 4);
+		used += sz;
+	}
+	return used;
+}
+
+static void check_runs(void)
+{
+	struct rlog__output out;
+	struct rlog__drain d;
+	decoder_init(&d, &out);
+	static uint32_t words[BUF_SIZE / 4];
+	uint8_t *buf = (uint8_t *)words;
+	unsigned differ = 0, wrong_run = 0, early_stop = 0;
+	uint64_t in_runs = 0, stopped = 0;
+	for (int round = 0; round < 100000; round++) {
+		uint64_t base = rnd() % 8 ? (uint64_t)rnd() << 20 : UINT64_MAX - rnd() % 200000;
+		unsigned len = rnd() % 4 ? rnd() % 40 : rnd() % 600;
+		bool ts = rnd() % 5 != 0;
+		uint32_t n = shaped_run(buf, 1 + rnd() % 80, len, ts, base);
+		if (n && rnd() % 4 == 0)
+			n = (rnd() % (n / 4 + 1)) * 4;
+		/* The run against rlog__record_plain one at a time. */
+		uint64_t cur = base, c1;
+		uint32_t h0, first = n >= 4 ? rlog__record_plain(buf, n, &cur, &h0) : 0;
+		if (first != 0) {
+			c1 = cur;
+			uint32_t r = rlog__record_plain_run(buf + first, n - first, h0, &c1);
+			uint32_t off = first, k = 0, hk;
+			uint64_t c2 = cur;
+			const uint32_t mask = RLOG_HDR_LENGTH_MASK | RLOG_HDR_TIMESTAMP_BIT;
+			/* What the walk accepts with h0's shape, from there. */
+			while (k < r && off + 4 <= n) {
+				uint64_t keep = c2;
+				uint32_t sz = rlog__record_plain(buf + off, n - off, &c2, &hk);
+				if (sz == 0 || (hk & mask) != (h0 & mask)) {
+					c2 = keep;
+					break;
+				}
+				off += sz;
+				k++;
+			}
+			wrong_run += r % 4 != 0 || k != r || c1 != c2;
+			/* Stopped before a whole group of four it would take. */
+			uint32_t more = 0;
+			while (more < 4 && off + 4 <= n) {
+				uint32_t sz = rlog__record_plain(buf + off, n - off, &c2, &hk);
+				if (sz == 0 || (hk & mask) != (h0 & mask))
+					break;
+				off += sz;
+				more++;
+			}
+			early_stop += more == 4;
+			in_runs += r;
+			stopped += r > 0 && off < n;
+		}
+		struct rlog__chunk want, got;
+		rules(buf, n, base, &want);
+		d.watch.id = 0;
+		rlog__drain_decode(&d, buf, n, 1, 2, base, &got);
+		differ += memcmp(&want, &got, sizeof want) != 0;
+	}
+	diag("%llu records taken in runs; %llu runs stopped before the end",
+	     (unsigned long long)in_runs, (unsigned long long)stopped);
+	ok(in_runs > 500000 && stopped > 20000, "runs and their ends are exercised");
+	ASSERT_EQ(wrong_run, 0);
+	ASSERT_EQ(early_stop, 0);
+	ASSERT_EQ(differ, 0);
 	free(d.copy);
 	rlog__output_free(&out);
 }
@@ -375,6 +496,7 @@ static void check_file(void)
 int main(void)
 {
 	check_decode();
+	check_runs();
 	check_file();
 	return done_testing();
 }

@@ -19,6 +19,10 @@
  * the counters, memory and the payload and thread scaling are the bench/
  * programs' (docs/PERFORMANCE.md, "How to measure").  Everything is printed
  * as "key: value", one per line.
+ *
+ * --drain measures the daemon instead (src/bench/drain.c): its CPU per
+ * event at a steady rate it keeps up with, against write_1t_ns in the
+ * same session (docs/PERFORMANCE.md, "What the daemon costs").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +31,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "bench/drain.h"
 #include "bench/loops.h"
 #include "bench/write.h"
 #include "cli.h"
@@ -35,7 +40,8 @@
 
 static const struct cli_opt opts[] = {
 	{ "--runs", NULL, true },        { "--events", NULL, true }, { "--buffers", NULL, true },
-	{ "--buffer-size", NULL, true }, { "--quick", NULL, false }, { NULL, NULL, false },
+	{ "--buffer-size", NULL, true }, { "--quick", NULL, false }, { "--drain", NULL, false },
+	{ "--rate", NULL, true },        { NULL, NULL, false },
 };
 
 /* One figure: "KEY: VALUE" with decimals digits. */
@@ -87,10 +93,55 @@ static void print_figures(const struct rlog__region_params *p, unsigned runs, ui
 	cli_kv_u64("daemon_wakeups", st->stats.wakeups);
 }
 
+/* --drain: the daemon's figures, and the producer's in the same runs. */
+static int bench_drain(const struct rlog__region_params *p, unsigned runs, uint64_t events,
+		       double rate, unsigned ms, unsigned circular_mb)
+{
+	struct bench_session s;
+	struct bench_drain_figures f;
+	int err = bench_drain_session(&s, p, runs, events, rate, ms, circular_mb, &f);
+	if (err == -ENOMEM)
+		return cli_error("bench: out of memory");
+	if (err < 0 && !s.started.daemon_pid)
+		return cli_start_error(&s.start, &s.started, err);
+	if (err < 0)
+		return cli_error("bench: session %s: %s", s.name, strerror(-err));
+	cli_kv_u64("runs", runs);
+	cli_kv_u64("events_per_run", events);
+	cli_kv_u64("drain_ms_per_run", ms);
+	double per_cpu_s = f.drain_cpu_ns > 0 ? 1e9 / f.drain_cpu_ns : 0;
+	const struct figure fig[] = {
+		{ "drain_rate_events_per_s", f.rate, 0 },
+		{ "drain_rate_mb_per_s", f.rate * BENCH_RECORD_BYTES / 1e6, 1 },
+		{ "write_1t_ns", f.write_1t, 2 },
+		{ "drain_cpu_ns_per_event", f.drain_cpu_ns, 2 },
+		{ "drain_cpu_vs_write_1t", f.write_1t > 0 ? f.drain_cpu_ns / f.write_1t : 0, 2 },
+		{ "drain_events_per_cpu_s", per_cpu_s, 0 },
+		{ "drain_mb_per_cpu_s", per_cpu_s * BENCH_RECORD_BYTES / 1e6, 1 },
+		{ "ref_tmpfs_write_cpu_ns_per_event", f.ref_write_ns, 2 },
+		{ "drain_cpu_vs_tmpfs_write", f.ref_write_ns > 0 ? f.drain_cpu_ns / f.ref_write_ns : 0, 2 },
+		{ "circular_file_mb", circular_mb, 0 },
+		{ "circular_drain_cpu_ns_per_event", f.circular_cpu_ns, 2 },
+		{ "circular_drain_cpu_vs_write_1t",
+		  f.write_1t > 0 ? f.circular_cpu_ns / f.write_1t : 0, 2 },
+		{ "ref_tmpfs_rewrite_cpu_ns_per_event", f.ref_rewrite_ns, 2 },
+		{ "circular_drain_cpu_vs_tmpfs_rewrite",
+		  f.ref_rewrite_ns > 0 ? f.circular_cpu_ns / f.ref_rewrite_ns : 0, 2 },
+	};
+	for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++)
+		printf("%s: %.*f\n", fig[i].key, fig[i].decimals, fig[i].value);
+	cli_kv_u64("events_emitted", f.emitted);
+	cli_kv_u64("events_lost", f.lost);
+	cli_kv_u64("events_written", f.written);
+	cli_kv_u64("session_events_lost", f.session_lost);
+	return cli_stdout_ok() ? 0 : cli_error("bench: writing to stdout: %s", strerror(errno));
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	uint64_t runs = 11, events = 250000;
-	bool runs_given = false, quick = false;
+	bool runs_given = false, quick = false, drain = false, rate_given = false;
+	uint64_t rate = 8000000;
 	/* The default properties (a pool that grows from MinimumBuffers to
 	 * MaximumBuffers), category 63 off: the disabled case. */
 	struct rlog__region_params p;
@@ -102,6 +153,12 @@ int cmd_bench(int argc, char **argv)
 		uint64_t v;
 		if (cli_is(&a, "--quick")) {
 			quick = true;
+		} else if (cli_is(&a, "--drain")) {
+			drain = true;
+		} else if (cli_is(&a, "--rate") &&
+			   cli_parse_u64(a.value, 100000, 1000000000, &v)) {
+			rate = v;
+			rate_given = true;
 		} else if (cli_is(&a, "--runs") && cli_parse_u64(a.value, 1, 101, &v)) {
 			runs = v;
 			runs_given = true;
@@ -119,8 +176,13 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (a.bad)
 		return 2;
+	if (rate_given && !drain)
+		return cli_usage_error("bench", "--rate: only with --drain (see 'ringlog help bench')");
 	if (quick && !runs_given)
 		runs = 3;
+	if (drain) /* 5 runs of 500 ms each way, a circular file of 128 MiB */
+		return bench_drain(&p, (unsigned)(runs_given ? runs : quick ? 1 : 5), events,
+				   (double)rate, quick ? 100 : 500, quick ? 4 : 128);
 
 	struct bench_session s;
 	struct bench_write_figures f;

@@ -308,7 +308,7 @@ static const struct cli_help help[] = {
 	},
 	{
 		"bench", "what an event costs on this machine",
-		"bench [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
+		"bench [--drain [--rate N]] [--runs N] [--events N] [--buffers N] [--buffer-size KB] [--quick]",
 		"Runs its own session and daemon (log file in /dev/shm) and measures, in ns\n"
 		"per event, a disabled event, a 16-byte event from one thread and from two\n"
 		"threads at once, an untimed 16-byte event, alone and in batches of 32\n"
@@ -319,12 +319,29 @@ static const struct cli_help help[] = {
 		"memory and counters are measured by the programs of the source tree's\n"
 		"bench/ directory (docs/PERFORMANCE.md).\n"
 		"\n"
-		"  --runs N              report the median of N runs, 1 to 101 (default 11)\n"
+		"With --drain it measures the daemon instead: one thread writes 16-byte\n"
+		"events at a steady rate (--rate) for 500 ms, and the daemon's CPU time\n"
+		"(from /proc) per event is drain_cpu_ns_per_event, against write_1t_ns\n"
+		"measured in the same session between those runs (drain_cpu_vs_write_1t);\n"
+		"then the same into a circular, preallocated file of 128 MiB, whose pages\n"
+		"exist (circular_drain_cpu_ns_per_event).  Each against the kernel's part\n"
+		"alone: write(2) of 64 MiB into a new tmpfs file, or over one, in CPU ns\n"
+		"per 24 bytes (ref_tmpfs_write_cpu_ns_per_event,\n"
+		"ref_tmpfs_rewrite_cpu_ns_per_event).  Also events/s and MB/s per second of\n"
+		"the daemon's CPU, and the events written and lost.\n"
+		"Takes about 8 seconds (5 runs), 1 with --quick (1 run of 100 ms, a 4 MiB\n"
+		"file).\n"
+		"\n"
+		"  --drain               the daemon's figures (above)\n"
+		"  --rate N              --drain: events/s of the steady runs, 100000 to\n"
+		"                        1000000000 (default 8000000)\n"
+		"  --runs N              report the median of N runs, 1 to 101 (default 11;\n"
+		"                        --drain: 5)\n"
 		"  --events N            events per write run, 1000 to 4294967296 (default 250000)\n"
 		"  --buffers N           buffers in the pool: 2 to 65536 (default 1024)\n"
 		"  --buffer-size KB      size of each buffer in KiB: a power of two from 4 to\n"
 		"                        1024 (default 16)\n"
-		"  --quick               3 runs unless --runs says otherwise\n",
+		"  --quick               3 runs unless --runs says otherwise (--drain: 1)\n",
 		true,
 	},
 	{
