@@ -98,12 +98,15 @@ uint64_t rlog__sys_ticks(const struct rlog__sys *s, uint64_t t);
 
 /*
  * Changes the scope of an open engine (the daemon's --follow: the
- * session's attached processes as they come): with whole, every process
- * of the machine; else the processes of pids[0..n-1] are kept from now
- * on, beside those kept already (the threads and the children the engine
- * learnt of stay), and an empty scope keeps nothing rather than
+ * session's attached processes as they come and go): with whole, every
+ * process of the machine; else the scope becomes the processes of
+ * pids[0..n-1]: each is kept from now on, with the threads and the
+ * children the engine learnt of for it (kept already, or from now on),
+ * and a process no longer among them goes with its threads and the
+ * children followed from it; an empty scope keeps nothing rather than
  * everything.  The records still in the rings are filtered by the new
- * scope at the next poll.  Returns 0 or -ENOMEM.
+ * scope at the next poll (poll first to read them by the old one).
+ * Returns 0 or -ENOMEM (the scope as it was).
  */
 int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool whole);
 
