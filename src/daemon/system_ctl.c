@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "atomics.h"
+#include "clock.h"
 #include "system/rundown_rec.h"
 #include "system_out.h"
 
@@ -108,26 +109,43 @@ static void close_engine(struct rlog__sys_ctl *c)
 	rlog__sys_recording_set(c->r->hdr, 0);
 }
 
-/* The engine for selection p (none: closed). */
+/* The engine for selection p (none: closed).  One open already is
+ * replaced without a gap (system.h, rlog__sys_begin): the new one is
+ * opened and enabled first, the cut taken, the old one closed with its
+ * records before the cut, and the new one keeps those from it on. */
 static void apply(struct rlog__sys_ctl *c, const struct rlog__sys_props *p)
 {
-	close_engine(c);
+	struct rlog__sys *old = c->s;
+	c->s = NULL;
 	c->props = *p;
 	c->known = true;
-	if (p->flags == 0)
-		return;
-	scope_now(c, p);
-	/* The engine's own pid list only with no follow; otherwise (and
-	 * for an empty scope, which is not the whole machine) the scope is
-	 * set right after the open, before any record is read. */
-	struct rlog__sys_config cfg = { .flags = p->flags, .profile_hz = p->profile_hz,
-					.follow = p->follow };
-	if (rlog__sys_start(c->r, c->output, &cfg, &c->s) < 0 || c->s == NULL)
-		return;
-	if (rlog__sys_set_pids(c->s, c->scope, c->nscope, c->whole) < 0) {
-		close_engine(c);
-		return;
+	struct rlog__sys *s = NULL, *failed = NULL;
+	if (p->flags != 0) {
+		scope_now(c, p);
+		/* The engine's own pid list only with no follow; otherwise
+		 * (and for an empty scope, which is not the whole machine) the
+		 * scope is set right after the open, before any record is
+		 * read. */
+		struct rlog__sys_config cfg = { .flags = p->flags, .profile_hz = p->profile_hz,
+						.follow = p->follow, .deferred = old != NULL };
+		if (rlog__sys_start(c->r, c->output, &cfg, &s) < 0)
+			s = NULL;
+		if (s != NULL && rlog__sys_set_pids(s, c->scope, c->nscope, c->whole) < 0) {
+			failed = s; /* closed after the old one, its counts kept */
+			s = NULL;
+		}
 	}
+	uint64_t cut = rlog__ticks(c->r->hdr->tick_source);
+	if (old != NULL && s != NULL)
+		rlog__sys_end(old, cut);
+	c->s = old;
+	close_engine(c);
+	c->s = failed;
+	close_engine(c);
+	c->s = s;
+	if (s == NULL)
+		return;
+	rlog__sys_begin(s, cut);
 	rlog__sys_recording_set(c->r->hdr, rlog__sys_opened(c->s) & p->flags);
 	rundown(c);
 }

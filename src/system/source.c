@@ -111,6 +111,8 @@ struct rlog__sys {
 	uint32_t *keep_root;     /* beside each: the scope's process it is kept for */
 	size_t nkeep, keep_cap;
 	bool follow, stopped;
+	bool deferred;           /* opened for a reopen: nothing until rlog__sys_begin */
+	uint64_t from, until;    /* the records kept: ticks in [from, until) */
 	struct rlog__sys_stats st;
 	uint8_t scratch[PAYLOAD_MAX];
 	uint8_t rec[65536];      /* a record copied out of the ring's wrap */
@@ -265,10 +267,9 @@ static int idmap_cmp(const void *a, const void *b)
 
 static void keep_add(struct rlog__sys *s, uint32_t v, uint32_t root);
 
-static void emit_schemas(struct rlog__sys *s)
+static void emit_schemas(struct rlog__sys *s, uint64_t now)
 {
 	struct rlog__buf b = { 0 };
-	uint64_t now = rlog__ticks(s->clk.tick_source);
 	uint32_t n = 0;
 	for (unsigned i = 0; i < s->nev; i++) {
 		const struct rlog__sys_event *e = s->ev[i].ev;
@@ -307,6 +308,9 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 	s->emit = emit;
 	s->arg = arg;
 	s->follow = cfg->follow;
+	s->deferred = cfg->deferred;
+	s->from = cfg->deferred ? UINT64_MAX : 0;
+	s->until = UINT64_MAX;
 	for (size_t i = 0; i < cfg->npids; i++)
 		keep_add(s, cfg->pids[i], cfg->pids[i]);
 	if (cfg->npids && s->keep == NULL) {
@@ -474,7 +478,8 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		return rc;
 	}
 	qsort(s->ids, s->nids, sizeof *s->ids, idmap_cmp);
-	emit_schemas(s);
+	if (!s->deferred)
+		emit_schemas(s, rlog__ticks(s->clk.tick_source));
 	for (unsigned c = 0; c < s->ncpu; c++)
 		for (unsigned i = 0; i < s->nev; i++)
 			if (s->cpus[c].fds[i] >= 0)
@@ -671,6 +676,12 @@ static size_t chain_text(const uint8_t *chain, uint64_t n, char *out, size_t siz
 	return len;
 }
 
+/* A record of time t is the engine's (rlog__sys_begin, rlog__sys_end). */
+static bool in_window(const struct rlog__sys *s, uint64_t t)
+{
+	return t >= s->from && t < s->until;
+}
+
 /* One PERF_RECORD_SAMPLE of event o (sz bytes at p, after the header). */
 static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, const uint8_t *p,
 		   uint32_t sz)
@@ -724,7 +735,7 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 		if (pid && keep_has(s, pid) && tid != pid)
 			keep_add(s, tid, keep_root(s, pid));
 	}
-	if (o->hidden) {
+	if (o->hidden || !in_window(s, rlog__sys_ticks(s, time))) {
 		s->st.filtered++;
 		return;
 	}
@@ -831,7 +842,7 @@ static void mmap2(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32
 	const char *name = (const char *)(b + 64);
 	size_t room = size - 32 - (sizeof(struct perf_event_header) + 64);
 	k->sideband++;
-	if (s->keep && !keep_has(s, pid)) {
+	if ((s->keep && !keep_has(s, pid)) || !in_window(s, trailer_ticks(s, rec, size))) {
 		s->st.filtered++;
 		return;
 	}
@@ -989,7 +1000,7 @@ static void fork_scan(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, ui
 
 int rlog__sys_poll(struct rlog__sys *s)
 {
-	if (s == NULL || s->stopped)
+	if (s == NULL || s->stopped || s->deferred)
 		return 0;
 	uint64_t before = s->st.written + s->st.loss_records;
 	/* Following children: a child's first records may be in another
@@ -1095,6 +1106,20 @@ int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool
 	for (size_t i = 0; i < n; i++)
 		keep_add(s, pids[i], pids[i]);
 	return 0;
+}
+
+void rlog__sys_begin(struct rlog__sys *s, uint64_t from)
+{
+	if (!s->deferred)
+		return;
+	s->deferred = false;
+	s->from = from;
+	emit_schemas(s, from);
+}
+
+void rlog__sys_end(struct rlog__sys *s, uint64_t until)
+{
+	s->until = until;
 }
 
 uint64_t rlog__sys_opened(const struct rlog__sys *s)
