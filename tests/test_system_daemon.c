@@ -95,6 +95,8 @@ int main(void)
 	sleeps(20);
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
+	/* No process attached, but it recorded: no hint about attaching. */
+	ASSERT_STREQ(r.err, "");
 	/* The statistics: what the kernel handed over, all accounted for. */
 	uint64_t sw = h_kv(r.out, "sys_written"), sl = h_kv(r.out, "sys_lost"),
 		 sf = h_kv(r.out, "sys_filtered"), sh = h_kv(r.out, "sys_handed_over");
@@ -127,6 +129,18 @@ int main(void)
 	ASSERT_EQ(r.status, 0);
 	ok(strstr(r.out, "(no events)") == NULL && strstr(r.out, "events/s") != NULL,
 	   "stats gives the system events' duration and rate");
+	unlink(path);
+
+	/* A session that recorded nothing still gets the hint. */
+	name = h_session("sysnone");
+	h_ringlog(&r, "start", name, "-o", path, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	char want[256];
+	snprintf(want, sizeof want, "ringlog: stop: %s: no process attached to this session (was "
+				    "RINGLOG_SESSION set, and did the program find libringlog?)\n", name);
+	ASSERT_STREQ(r.err, want);
 	unlink(path);
 
 	/* A flight recorder: no file; snapshots take the system blocks the
