@@ -292,7 +292,8 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_ctl, sys_handed_over),
 	F(rlog_shm_ctl, sys_loss_records),
 	F(rlog_shm_ctl, sys_bytes),
-	F(rlog_shm_ctl, sys_reserved),
+	F(rlog_shm_ctl, sys_rundown_written),
+	F(rlog_shm_ctl, sys_rundown_lost),
 
 	F(rlog_shm_proc, state),
 	F(rlog_shm_proc, gate),

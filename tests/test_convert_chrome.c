@@ -585,8 +585,11 @@ int main(void)
 	ASSERT_EQ(r.status, 2);
 	ASSERT_CONTAINS(r.err, "usage: ringlog convert FILE");
 	h_ringlog(&r, "convert", in, "--to", "svg", "-o", out, NULL);
-	ASSERT_EQ(r.status, 2);
+	ASSERT_EQ(r.status, 1); /* a bad value, as in every command */
 	ASSERT_CONTAINS(r.err, "ringlog: convert: --to 'svg': expected chrome, perfetto or ctf");
+	h_ringlog(&r, "convert", in, "--to", "chrome", "-o", out, "--spans", "y", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STREQ(r.err, "ringlog: convert: --spans 'y': expected x or be\n");
 	h_ringlog(&r, "convert", "/nonexistent/x.rlog", "--to", "chrome", "-o", out, NULL);
 	ASSERT_EQ(r.status, 1);
 	ASSERT_CONTAINS(r.err, "ringlog: convert /nonexistent/x.rlog: No such file or directory");

@@ -823,7 +823,7 @@ int main(void)
 	h_ringlog(&r, "convert", in, "--to", "chrome", "-o", out, "--split", "1s", NULL);
 	ASSERT_EQ(r.status, 2);
 	h_ringlog(&r, "convert", in, "--to", "perfetto", "-o", out, "--max-size", "1000", NULL);
-	ASSERT_EQ(r.status, 2);
+	ASSERT_EQ(r.status, 1); /* a bad value, as in every command */
 	ASSERT_CONTAINS(r.err, "--max-size '1000': expected a size of at least 1M");
 
 	unlink(in);

@@ -184,6 +184,14 @@ int main(int argc, char **argv)
 	   first_nl ? (int)(first_nl - r.out) : 0, r.out);
 #endif
 
+	/* A bad option value: one line, exit 1 (as in every command). */
+	h_ringlog(&r, "profile", path, "--top", "x", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STREQ(r.err, "ringlog: profile: --top 'x': expected a number 1..4294967295\n");
+	h_ringlog(&r, "profile", path, "--tid", "-1", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STREQ(r.err, "ringlog: profile: --tid '-1': expected a number 0..4294967295\n");
+
 	/* The kernel loop: kallsyms names its kernel frames. */
 	h_ringlog(&r, "profile", path, "--tid", ktid, "--top", "50", NULL);
 	ASSERT_EQ(r.status, 0);

@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include "counter_catalog.h"
 #include "md_table.h"
 #include "shm.h"
 #include "sysflags_names.h"
@@ -161,6 +162,21 @@ static void test_parser(void)
 	/* A bit a reader does not know (a newer writer's) shows as a number. */
 	rlog__sys_names(UINT64_C(0x8000000000000010), names, sizeof names);
 	ASSERT_STREQ(names, "cswitch,0x8000000000000000");
+	/* Cut at the buffer's size, NUL-terminated. */
+	char small[12];
+	rlog__sys_names(0x13, small, sizeof small);
+	ASSERT_STREQ(small, "process,thr");
+	/* The counters' masks print the same way (names_format.h). */
+	size_t ncd;
+	const struct rlog__counter_def *cd = rlog__counter_defs(&ncd);
+	BAIL_IF(ncd < 2, "counter catalog");
+	rlog__counter_names(0, names, sizeof names);
+	ASSERT_STREQ(names, "none");
+	char want2[256];
+	snprintf(want2, sizeof want2, "%s,%s", cd[0].name, cd[1].name);
+	rlog__counter_names(((uint64_t)1 << cd[0].bit) | ((uint64_t)1 << cd[1].bit), names,
+			    sizeof names);
+	ASSERT_STREQ(names, want2);
 	/* Every list of names parses back to its flags. */
 	for (uint64_t f = 0; f < 64; f++) {
 		uint64_t flags = (f * UINT64_C(0x9e3779b97f4a7c15)) & all, back = 0;

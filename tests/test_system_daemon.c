@@ -20,7 +20,7 @@
 
 /* The sched_switch records of path: all of them, and those switching
  * thread me out, with the first and last time of these. */
-struct tally { int all, mine, other; uint64_t sys; bool order; uint64_t first, last; };
+struct tally { int all, mine, other; uint64_t sys, rundown; bool order; uint64_t first, last; };
 
 static void tally(const char *path, uint32_t me, struct tally *t)
 {
@@ -34,9 +34,12 @@ static void tally(const char *path, uint32_t me, struct tally *t)
 	uint64_t last = 0;
 	while ((rc = rlog_reader_next(rd, &ev)) > 0) {
 		/* The rundown's records (their own tid) are not the
-		 * kernel's: the sys_* statistics do not count them. */
+		 * kernel's: sys_rundown_written counts them, not sys_written. */
 		if (ev.from_daemon && ev.id >= 64 && ev.id <= 127 && ev.tid != 0xffffffffu)
 			t->sys++;
+		if (ev.from_daemon && (ev.id == 78 || ev.id == 79 || ev.id == 112) &&
+		    ev.tid == 0xffffffffu)
+			t->rundown++;
 		if (ev.id != 64 || !ev.from_daemon)
 			continue;
 		const struct rlog_schema *s = rlog_reader_schema(rd, &ev);
@@ -92,6 +95,8 @@ int main(void)
 	sleeps(20);
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
+	/* No process attached, but it recorded: no hint about attaching. */
+	ASSERT_STREQ(r.err, "");
 	/* The statistics: what the kernel handed over, all accounted for. */
 	uint64_t sw = h_kv(r.out, "sys_written"), sl = h_kv(r.out, "sys_lost"),
 		 sf = h_kv(r.out, "sys_filtered"), sh = h_kv(r.out, "sys_handed_over");
@@ -102,6 +107,13 @@ int main(void)
 	ASSERT_EQ_U64(sh, sw + sl + sf);
 	tally(path, me, &t);
 	ASSERT_EQ_U64(t.sys, sw); /* every event written is in the file, once */
+	/* The rundown's records (of the whole machine: many), counted too. */
+	uint64_t rw = h_kv(r.out, "sys_rundown_written"), rl = h_kv(r.out, "sys_rundown_lost");
+	diag("rundown records in the file %llu, sys_rundown_written %llu",
+	     (unsigned long long)t.rundown, (unsigned long long)rw);
+	ok(t.rundown > 0, "the file holds a rundown");
+	ASSERT_EQ_U64(rw, t.rundown);
+	ASSERT_EQ_U64(rl, 0);
 	ok(t.other == 0, "every ID 64 record is a sched_switch by its schema");
 	ok(t.order, "in time order");
 	diag("sched_switch records %d, of this thread %d", t.all, t.mine);
@@ -117,6 +129,18 @@ int main(void)
 	ASSERT_EQ(r.status, 0);
 	ok(strstr(r.out, "(no events)") == NULL && strstr(r.out, "events/s") != NULL,
 	   "stats gives the system events' duration and rate");
+	unlink(path);
+
+	/* A session that recorded nothing still gets the hint. */
+	name = h_session("sysnone");
+	h_ringlog(&r, "start", name, "-o", path, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_ringlog(&r, "stop", name, NULL);
+	ASSERT_EQ(r.status, 0);
+	char want[256];
+	snprintf(want, sizeof want, "ringlog: stop: %s: no process attached to this session (was "
+				    "RINGLOG_SESSION set, and did the program find libringlog?)\n", name);
+	ASSERT_STREQ(r.err, want);
 	unlink(path);
 
 	/* A flight recorder: no file; snapshots take the system blocks the

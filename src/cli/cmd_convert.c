@@ -270,14 +270,14 @@ int cmd_convert(int argc, char **argv)
 				flags |= RLOG__CHROME_SPANS_BE;
 			} else if (strcmp(a.value, "x") != 0) {
 				cli_error("convert: --spans '%s': expected x or be", a.value);
-				return 2;
+				return 1;
 			}
 		} else if (cli_is(&a, "--since") || cli_is(&a, "--until")) {
 			bool is_since = cli_is(&a, "--since");
 			if (cli_parse_time(a.value, is_since ? &since : &until) < 0) {
 				cli_error("convert: %s '%s': expected %s", is_since ? "--since" : "--until",
 					  a.value, TIME_WANT);
-				return 2;
+				return 1;
 			}
 			*(is_since ? &po.has_since : &po.has_until) = true;
 			has_window = true;
@@ -285,14 +285,14 @@ int cmd_convert(int argc, char **argv)
 			struct cli_time d;
 			if (cli_parse_time(a.value, &d) < 0 || d.wall || d.ns <= 0) {
 				cli_error("convert: --split '%s': expected a duration: 10s, 500ms", a.value);
-				return 2;
+				return 1;
 			}
 			po.split_ns = d.ns;
 		} else if (cli_is(&a, "--max-size")) {
 			if (!parse_size(a.value, &po.max_size) || po.max_size < RLOG__PERFETTO_MIN_SIZE) {
 				cli_error("convert: --max-size '%s': expected a size of at least 1M: 64M, 1G",
 					  a.value);
-				return 2;
+				return 1;
 			}
 		} else {
 			force = true;
@@ -314,7 +314,7 @@ int cmd_convert(int argc, char **argv)
 		perfetto = true;
 	} else {
 		cli_error("convert: --to '%s': expected chrome, perfetto or ctf", to);
-		return 2;
+		return 1;
 	}
 	bool split = po.split_ns > 0 || po.max_size > 0;
 	if (!perfetto && (has_window || split)) {

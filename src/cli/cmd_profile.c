@@ -111,11 +111,11 @@ int cmd_profile(int argc, char **argv)
 			folded = true;
 		} else if (cli_is(&a, "--top")) {
 			if (!cli_parse_u64(a.value, 1, UINT32_MAX, &top))
-				return cli_usage_error("profile", "--top: not a number 1..4294967295: '%s'", a.value);
+				return cli_error("profile: --top '%s': expected a number 1..4294967295", a.value);
 		} else {
 			if (!cli_parse_u64(a.value, 0, UINT32_MAX, &v))
-				return cli_usage_error("profile", "%s: not a number 0..4294967295: '%s'", a.name,
-						       a.value);
+				return cli_error("profile: %s '%s': expected a number 0..4294967295", a.name,
+						 a.value);
 			if (cli_is(&a, "--pid")) {
 				o.by_pid = true;
 				o.pid = (uint32_t)v;

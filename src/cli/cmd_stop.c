@@ -40,7 +40,11 @@ int cmd_stop(int argc, char **argv)
 				"the session's buffers into its file\n", sh.name, (int)res.daemon_pid);
 	printf("session: %s\nfile: %s\n", sh.name, sh.log_file);
 	cli_stats_print(&res.stats);
-	if (res.stats.processes_attached == 0)
+	/* The hint is for a session that recorded nothing: one of system
+	 * events or the machine's counters needs no process. */
+	const struct rlog__stats *st = &res.stats;
+	if (st->processes_attached == 0 && st->counter_records == 0 && st->sys_written == 0 &&
+	    st->sys_handed_over == 0 && st->sys_rundown_written == 0)
 		fprintf(stderr, "ringlog: stop: %s: no process attached to this session (was "
 				"RINGLOG_SESSION set, and did the program find libringlog?)\n", sh.name);
 	if (res.last_error[0]) {

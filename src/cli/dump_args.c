@@ -14,8 +14,10 @@
 
 static int bad_value(const struct dump *d, const char *opt, const char *v, const char *want)
 {
+	/* A value out of range is the command's error, not a usage error:
+	 * exit 1 (docs/DECISIONS.md, "One argument parser"). */
 	cli_error("%s: %s '%s': expected %s", d->what, opt, v, want);
-	return 2;
+	return 1;
 }
 
 #define TIME_WANT "a time: 1.5s, 250ms, 10us, 123ns, or 2026-11-22T07:01:31.5Z"

@@ -92,11 +92,14 @@ static void kv_stats(struct kv *o, const struct rlog__stats *s)
 	kv_u64(o, "counter_records", s->counter_records);
 	/* Only for a session that had system events (the keys of one
 	 * without stay as they were). */
-	if (s->sys_written || s->sys_lost || s->sys_filtered || s->sys_handed_over) {
+	if (s->sys_written || s->sys_lost || s->sys_filtered || s->sys_handed_over ||
+	    s->sys_rundown_written || s->sys_rundown_lost) {
 		kv_u64(o, "sys_written", s->sys_written);
 		kv_u64(o, "sys_lost", s->sys_lost);
 		kv_u64(o, "sys_filtered", s->sys_filtered);
 		kv_u64(o, "sys_handed_over", s->sys_handed_over);
+		kv_u64(o, "sys_rundown_written", s->sys_rundown_written);
+		kv_u64(o, "sys_rundown_lost", s->sys_rundown_lost);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "names_format.h"
 #include "perf.h"
 #include "procstat.h"
 
@@ -121,21 +122,15 @@ int rlog__counter_parse(const char *list, uint64_t *mask, char *why, size_t n)
 	return 0;
 }
 
+static void counter_entry(size_t i, const char **name, uint64_t *mask)
+{
+	*name = defs[i].name;
+	*mask = (uint64_t)1 << defs[i].bit;
+}
+
 void rlog__counter_names(uint64_t mask, char *out, size_t n)
 {
-	size_t used = 0;
-	out[0] = '\0';
-	if (mask == 0) {
-		snprintf(out, n, "none");
-		return;
-	}
-	for (size_t i = 0; i < NDEFS && used < n; i++)
-		if (mask >> defs[i].bit & 1) {
-			int k = snprintf(out + used, n - used, "%s%s", used ? "," : "", defs[i].name);
-			if (k < 0)
-				break;
-			used += (size_t)k;
-		}
+	rlog__names_format(NDEFS, counter_entry, mask, out, n, NULL);
 }
 
 enum rlog__counter_avail rlog__counter_probe(unsigned bit, char *why, size_t n)

@@ -359,7 +359,11 @@ struct rlog_shm_ctl {
 	_Atomic uint64_t sys_handed_over;  /* at stop: the events' counts */
 	_Atomic uint64_t sys_loss_records; /* DATA_LOSS records written */
 	_Atomic uint64_t sys_bytes;        /* record bytes of the events written */
-	uint64_t sys_reserved[2];          /* 0 */
+	/* +4080: the rundown's records (process_rundown, thread_rundown,
+	 * image_load), which the daemon makes from /proc, not the kernel's
+	 * rings: written, and lost (what the walk found that no memory held). */
+	_Atomic uint64_t sys_rundown_written;
+	_Atomic uint64_t sys_rundown_lost;
 };
 _Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
 _Static_assert(offsetof(struct rlog_shm_ctl, sys) == 3520, "system events at +3520");

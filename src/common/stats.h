@@ -21,6 +21,7 @@ struct rlog__stats {
 		events_overwritten, events_discarded, counter_samples, counter_records;
 	/* System events (the request page's sys_*; docs/FORMAT.md, "System events") */
 	uint64_t sys_written, sys_lost, sys_filtered, sys_handed_over;
+	uint64_t sys_rundown_written, sys_rundown_lost; /* the rundown's records */
 };
 
 /* Copies the statistics of a mapped region header. */

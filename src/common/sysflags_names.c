@@ -4,6 +4,8 @@
  */
 #include "sysflags_names.h"
 
+#include "names_format.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -188,18 +190,16 @@ int rlog__sys_parse(const char *list, uint64_t *flags, char *why, size_t n)
 	return 0;
 }
 
+static void sys_entry(size_t i, const char **name, uint64_t *mask)
+{
+	*name = defs[i].name;
+	*mask = defs[i].bit;
+}
+
 void rlog__sys_names(uint64_t flags, char *out, size_t n)
 {
-	size_t used = 0;
-	out[0] = '\0';
-	if (flags == 0) {
-		snprintf(out, n, "none");
-		return;
-	}
-	for (size_t i = 0; i < NDEFS; i++)
-		if (flags & defs[i].bit)
-			list_add(out, n, &used, ",", defs[i].name);
-	uint64_t other = flags & ~rlog__sys_all();
+	size_t used;
+	uint64_t other = rlog__names_format(NDEFS, sys_entry, flags, out, n, &used);
 	char hex[24];
 	snprintf(hex, sizeof hex, "0x%" PRIx64, other);
 	if (other)

@@ -178,6 +178,30 @@ static inline long rlog__convert_entry(void *vp, size_t *n, size_t *cap, size_t 
 	return (long)(*n)++;
 }
 
+/* The entry a lookup found last (consecutive events are mostly one
+ * thread's): rlog__convert_entry_last. */
+struct rlog__convert_last {
+	uint64_t key;
+	size_t index;
+	bool valid;
+};
+
+/* rlog__convert_entry, answered from *last when key is the key of the
+ * previous lookup, which it then becomes. */
+static inline long rlog__convert_entry_last(void *vp, size_t *n, size_t *cap, size_t elem,
+					    struct rlog__map *m, uint64_t key, bool *added,
+					    struct rlog__convert_last *last)
+{
+	if (last->valid && last->key == key && last->index < *n) {
+		*added = false;
+		return (long)last->index;
+	}
+	long i = rlog__convert_entry(vp, n, cap, elem, m, key, added);
+	if (i >= 0)
+		*last = (struct rlog__convert_last){ key, (size_t)i, true };
+	return i;
+}
+
 /* v in decimal, written backwards ending at end; returns its start. */
 static inline char *rlog__convert_u64_text(char *end, uint64_t v)
 {

@@ -104,7 +104,7 @@ struct chrome {
 	struct thread *th;        /* in order of first appearance */
 	size_t nth, th_cap;
 	struct rlog__map th_map; /* pid << 32 | tid -> index in th */
-	size_t last;              /* the previous event's thread */
+	struct rlog__convert_last last; /* the previous event's thread */
 	struct process *pr;
 	size_t npr, pr_cap;
 	struct rlog__map pr_map; /* pid -> index in pr */
@@ -176,14 +176,11 @@ static void event_head(struct chrome *c, const char *name, size_t name_len, cons
 
 static struct thread *thread_of(struct chrome *c, uint32_t pid, uint32_t tid)
 {
-	if (c->last < c->nth && c->th[c->last].pid == pid && c->th[c->last].tid == tid)
-		return &c->th[c->last];
 	bool added;
-	long i = rlog__convert_entry(&c->th, &c->nth, &c->th_cap, sizeof(*c->th), &c->th_map,
-				     (uint64_t)pid << 32 | tid, &added);
+	long i = rlog__convert_entry_last(&c->th, &c->nth, &c->th_cap, sizeof(*c->th), &c->th_map,
+					  (uint64_t)pid << 32 | tid, &added, &c->last);
 	if (i < 0)
 		return NULL;
-	c->last = (size_t)i;
 	struct thread *t = &c->th[i];
 	t->pid = pid;
 	t->tid = tid;
@@ -684,7 +681,6 @@ int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 	c.fd = fd;
 	c.flags = flags;
 	c.st = st;
-	c.last = SIZE_MAX;
 	rlog_sched_init(&c.sched);
 	c.sched.sink = (struct rlog_sched_sink){ &c, sched_segment, sched_run };
 	if (st)

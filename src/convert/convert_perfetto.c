@@ -167,7 +167,8 @@ struct pf {
 	unsigned sys_gen;
 	struct interner names, cats, anns;
 	struct thread *th;
-	size_t nth, th_cap, last;
+	size_t nth, th_cap;
+	struct rlog__convert_last last; /* the previous event's thread */
 	struct rlog__map th_map;
 	struct process *pr;
 	size_t npr, pr_cap;
@@ -448,14 +449,11 @@ static int process_track(struct pf *c, uint32_t pid, uint64_t *uuid)
 
 static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
 {
-	if (c->last < c->nth && c->th[c->last].pid == pid && c->th[c->last].tid == tid)
-		return &c->th[c->last];
 	bool added;
-	long i = rlog__convert_entry(&c->th, &c->nth, &c->th_cap, sizeof(*c->th), &c->th_map,
-				     (uint64_t)pid << 32 | tid, &added);
+	long i = rlog__convert_entry_last(&c->th, &c->nth, &c->th_cap, sizeof(*c->th), &c->th_map,
+					  (uint64_t)pid << 32 | tid, &added, &c->last);
 	if (i < 0)
 		return NULL;
-	c->last = (size_t)i;
 	struct thread *t = &c->th[i];
 	if (added) {
 		t->pid = pid;
@@ -1359,7 +1357,6 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 	c.fd = fd;
 	c.opt = opt;
 	c.st = st;
-	c.last = SIZE_MAX;
 	c.names.field = ID_NAMES;
 	c.cats.field = ID_CATEGORIES;
 	c.anns.field = ID_ANNOTATION_NAMES;

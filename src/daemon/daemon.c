@@ -470,12 +470,19 @@ static bool go_round(struct rlog__region *r, struct rlog__drain *d, uint32_t flu
 				 rlog__region_past_high_water(r, d->pool)));
 }
 
+/* A snapshot's rundown of the system events' scope (snapshot.h). */
+static void sys_rundown(void *sys)
+{
+	rlog__sys_ctl_rundown(sys);
+}
+
 void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rlog__output *out,
 			const char *name, uint32_t tid, struct rlog__sys_ctl *sys)
 {
 	struct rlog_shm_header *h = r->hdr;
 	struct rlog__snap_state snap;
 	rlog__snap_init(&snap, d, h->daemon_pid, tid);
+	snap.rundown = sys_rundown;
 	bool watching = false; /* a snapshot trigger waits for an event */
 	/* The sampled counters (counters.h); without memory for them, the
 	 * session goes on without (said in last_error). */
@@ -487,6 +494,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		sys = &own_sys;
 		rlog__sys_ctl_init(sys, r, out);
 	}
+	snap.rundown_arg = sys;
 
 	uint64_t last_flush = rlog__monotonic_ns(), last_dead_check = last_flush;
 	uint64_t last_busy = last_flush; /* last pass that released a buffer (trim.c) */
@@ -539,11 +547,7 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 			 rlog__trim_pending(&d->trim))
 			rlog__trim(&d->trim);
 		rlog__drain_publish(d);
-		/* Snapshots read the buffers between passes, none held.  A
-		 * request starts with the rundown of the system events' scope,
-		 * so that the snapshot names every process and thread in it. */
-		if (load_acquire(&r->ctl->req_seq) != snap.served)
-			rlog__sys_ctl_rundown(sys);
+		/* Snapshots read the buffers between passes, none held. */
 		watching = rlog__snap_poll(&snap, d, now);
 		if (flush_req != flush_served) {
 			flush_served = flush_req;

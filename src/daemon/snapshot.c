@@ -18,6 +18,8 @@
  *   counter blocks           the daemon's latest COUNTER records, kept
  *                            by its output (counter_keep.h): all, or,
  *                            with --since-last, those no snapshot held
+ *   system blocks            likewise the daemon's latest system blocks,
+ *                            ending with a rundown made now (snapshot.h)
  *
  * Buffers are read one at a time, each held (overwrite.c) only while it is
  * copied, so producers keep every other buffer.  With --since-last the
@@ -339,7 +341,12 @@ static void take(struct rlog__snap_state *s, struct rlog__drain *d, const char *
 	/* The counters' records are not in the buffers: the daemon's copy
 	 * of its latest ones (counter_keep.h). */
 	rlog__output_counters_to(d->out, j.fs, j.since_last);
-	/* So are the system events': the latest the output kept. */
+	/* So are the system events': the latest the output kept, ending
+	 * with a rundown of this moment, so that the snapshot names every
+	 * process and thread of the scope however long ago a trigger was
+	 * armed (the kept blocks may have dropped older rundowns). */
+	if (s->rundown != NULL)
+		s->rundown(s->rundown_arg);
 	rlog__output_system_to(d->out, j.fs, j.since_last);
 	err = j.fs->ops->flush(j.fs);
 	struct rlog_log_marker m;

@@ -99,6 +99,11 @@ struct rlog__snap_state {
 	size_t ngone, gone_cap;
 	/* The snapshot's daemon identity, for its block 0. */
 	uint32_t pid, tid;
+	/* Called by each snapshot (a trigger's too) once the buffers are
+	 * copied, before the daemon's kept system blocks are: the system
+	 * events' rundown, which those blocks then end with (NULL: none). */
+	void (*rundown)(void *arg);
+	void *rundown_arg;
 };
 
 /* Starts the snapshot state of drain d (d->snapshots.state points at s). */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomics.h"
+#include "clock.h"
 #include "system/rundown_rec.h"
 #include "system_out.h"
 
@@ -19,7 +21,7 @@ static bool same_props(const struct rlog__sys_props *a, const struct rlog__sys_p
 
 /* The scope now; true when it differs from the one c holds (which it
  * then becomes); c->added[0..nadded) are its processes that the old one
- * did not have. */
+ * did not have, c->nremoved the old one's that it has not. */
 static bool scope_now(struct rlog__sys_ctl *c, const struct rlog__sys_props *p)
 {
 	bool whole;
@@ -34,9 +36,32 @@ static bool scope_now(struct rlog__sys_ctl *c, const struct rlog__sys_props *p)
 		if (!had)
 			c->added[c->nadded++] = c->next[i];
 	}
+	c->nremoved = 0;
+	for (size_t k = 0; k < c->nscope; k++) {
+		bool has = false;
+		for (size_t i = 0; i < n && !has; i++)
+			has = c->scope[k] == c->next[i];
+		c->nremoved += !has;
+	}
 	memcpy(c->scope, c->next, n * sizeof *c->next);
 	c->nscope = n;
 	c->whole = whole;
+	return true;
+}
+
+/* With --follow, the engine's scope made the attached processes' now
+ * (docs/SESSIONS.md, "System events"); true if it changed.  A process
+ * that detached or exited leaves it, with its threads and the children
+ * followed from it: what the rings hold already is read first, by the
+ * scope it happened in, so its events up to now are recorded and none
+ * after. */
+static bool follow_scope(struct rlog__sys_ctl *c)
+{
+	if (!c->props.follow || !scope_now(c, &c->props))
+		return false;
+	if (c->nremoved > 0)
+		rlog__sys_poll(c->s);
+	rlog__sys_set_pids(c->s, c->scope, c->nscope, c->whole);
 	return true;
 }
 
@@ -45,10 +70,13 @@ static void rundown_of(struct rlog__sys_ctl *c, const uint32_t *pids, size_t npi
 {
 	if (c->s == NULL || (!whole && npids == 0))
 		return; /* --follow and nobody attached yet: nobody to name */
-	uint64_t n = 0;
+	uint64_t n = 0, lost = 0;
 	int rc = rlog__sys_rundown(whole ? NULL : pids, whole ? 0 : npids, c->r->hdr->tick_source,
-				   rlog__sys_to_output, c->output, &n, NULL);
+				   rlog__sys_to_output, c->output, &n, &lost, NULL);
 	c->rundown_records += n;
+	c->rundown_lost += lost;
+	store_relaxed(&c->r->ctl->sys_rundown_written, c->rundown_records);
+	store_relaxed(&c->r->ctl->sys_rundown_lost, c->rundown_lost);
 	struct rlog_shm_header *h = c->r->hdr;
 	if (rc < 0 && h->last_error[0] == '\0')
 		snprintf(h->last_error, sizeof h->last_error, "system events: the rundown: %s",
@@ -81,26 +109,43 @@ static void close_engine(struct rlog__sys_ctl *c)
 	rlog__sys_recording_set(c->r->hdr, 0);
 }
 
-/* The engine for selection p (none: closed). */
+/* The engine for selection p (none: closed).  One open already is
+ * replaced without a gap (system.h, rlog__sys_begin): the new one is
+ * opened and enabled first, the cut taken, the old one closed with its
+ * records before the cut, and the new one keeps those from it on. */
 static void apply(struct rlog__sys_ctl *c, const struct rlog__sys_props *p)
 {
-	close_engine(c);
+	struct rlog__sys *old = c->s;
+	c->s = NULL;
 	c->props = *p;
 	c->known = true;
-	if (p->flags == 0)
-		return;
-	scope_now(c, p);
-	/* The engine's own pid list only with no follow; otherwise (and
-	 * for an empty scope, which is not the whole machine) the scope is
-	 * set right after the open, before any record is read. */
-	struct rlog__sys_config cfg = { .flags = p->flags, .profile_hz = p->profile_hz,
-					.follow = p->follow };
-	if (rlog__sys_start(c->r, c->output, &cfg, &c->s) < 0 || c->s == NULL)
-		return;
-	if (rlog__sys_set_pids(c->s, c->scope, c->nscope, c->whole) < 0) {
-		close_engine(c);
-		return;
+	struct rlog__sys *s = NULL, *failed = NULL;
+	if (p->flags != 0) {
+		scope_now(c, p);
+		/* The engine's own pid list only with no follow; otherwise
+		 * (and for an empty scope, which is not the whole machine) the
+		 * scope is set right after the open, before any record is
+		 * read. */
+		struct rlog__sys_config cfg = { .flags = p->flags, .profile_hz = p->profile_hz,
+						.follow = p->follow, .deferred = old != NULL };
+		if (rlog__sys_start(c->r, c->output, &cfg, &s) < 0)
+			s = NULL;
+		if (s != NULL && rlog__sys_set_pids(s, c->scope, c->nscope, c->whole) < 0) {
+			failed = s; /* closed after the old one, its counts kept */
+			s = NULL;
+		}
 	}
+	uint64_t cut = rlog__ticks(c->r->hdr->tick_source);
+	if (old != NULL && s != NULL)
+		rlog__sys_end(old, cut);
+	c->s = old;
+	close_engine(c);
+	c->s = failed;
+	close_engine(c);
+	c->s = s;
+	if (s == NULL)
+		return;
+	rlog__sys_begin(s, cut);
 	rlog__sys_recording_set(c->r->hdr, rlog__sys_opened(c->s) & p->flags);
 	rundown(c);
 }
@@ -139,11 +184,9 @@ void rlog__sys_ctl_pass(struct rlog__sys_ctl *c)
 		apply(c, &p);
 	if (c->s == NULL)
 		return;
-	if (c->props.follow && scope_now(c, &c->props)) {
-		rlog__sys_set_pids(c->s, c->scope, c->nscope, c->whole);
+	if (follow_scope(c))
 		/* A process that attaches is named as those of the start were. */
 		rundown_of(c, c->added, c->nadded, false);
-	}
 	rlog__sys_poll(c->s);
 	rlog__sys_publish(c->r, c->s, &c->done);
 }
@@ -151,8 +194,8 @@ void rlog__sys_ctl_pass(struct rlog__sys_ctl *c)
 void rlog__sys_ctl_rundown(struct rlog__sys_ctl *c)
 {
 	/* (The rundown below names the processes that just attached.) */
-	if (c->s != NULL && c->props.follow && scope_now(c, &c->props))
-		rlog__sys_set_pids(c->s, c->scope, c->nscope, c->whole);
+	if (c->s != NULL)
+		follow_scope(c);
 	rundown(c);
 }
 

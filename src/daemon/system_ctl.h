@@ -27,9 +27,10 @@ struct rlog__sys_ctl {
 	uint32_t *scope;             /* the processes in the scope (rlog__sys_scope) */
 	uint32_t *next;              /* room for the next look at it */
 	uint32_t *added;             /* the processes the last change added */
-	size_t nscope, nadded, cap;
+	size_t nscope, nadded, nremoved, cap;
 	bool whole;
 	uint64_t rundown_records;    /* written by the rundowns so far */
+	uint64_t rundown_lost;       /* found by them, no memory to hold them */
 };
 
 /* Reads the selection and opens the engine if it selects anything (with
@@ -46,8 +47,9 @@ void rlog__sys_ctl_init(struct rlog__sys_ctl *c, struct rlog__region *r, void *o
  */
 void rlog__sys_ctl_pass(struct rlog__sys_ctl *c);
 
-/* A snapshot starts: the rundown of the scope, into the output (and the
- * system blocks that the snapshot takes).  Nothing without an engine. */
+/* A snapshot is being taken (its buffers copied): the rundown of the
+ * scope, into the output (and the system blocks that the snapshot takes
+ * next).  Nothing without an engine. */
 void rlog__sys_ctl_rundown(struct rlog__sys_ctl *c);
 
 /* The session stops: the engine's last records and losses, published;

@@ -27,6 +27,8 @@ void rlog__sys_stats_copy(const struct rlog__region *r, struct rlog__stats *o)
 	o->sys_lost = load_relaxed(&c->sys_lost);
 	o->sys_filtered = load_relaxed(&c->sys_filtered);
 	o->sys_handed_over = load_relaxed(&c->sys_handed_over);
+	o->sys_rundown_written = load_relaxed(&c->sys_rundown_written);
+	o->sys_rundown_lost = load_relaxed(&c->sys_rundown_lost);
 }
 
 static void info_fill(const struct rlog__region *r, struct rlog__session_info *o)

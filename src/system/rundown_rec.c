@@ -27,7 +27,8 @@ struct writer {
 	struct rlog__buf b;
 	uint32_t records, events;
 	uint64_t now;
-	uint64_t total;
+	uint64_t total;          /* events emitted */
+	uint64_t dropped;        /* events of blocks no memory held */
 	rlog__sys_emit_fn *emit;
 	void *arg;
 	uint8_t pl[16 + 2 * STRING_CUT + 2 + RLOG_SYS_RUNDOWN_CMDLINE_CUT + 2];
@@ -35,9 +36,13 @@ struct writer {
 
 static void flush(struct writer *w)
 {
-	if (w->records && !w->b.oom)
+	if (w->records && !w->b.oom) {
 		w->emit(w->arg, RLOG_SYS_RUNDOWN_TID, w->now, w->b.p, (uint32_t)w->b.len, w->records,
 			w->events);
+		w->total += w->events;
+	} else {
+		w->dropped += w->events;
+	}
 	w->b.len = 0;
 	w->b.oom = false;
 	w->records = w->events = 0;
@@ -51,10 +56,8 @@ static void put(struct writer *w, unsigned id, const void *pl, uint32_t len, boo
 	rlog__buf_put(&w->b, pl, len);
 	rlog__buf_put(&w->b, zeros, rlog__record_size(id, len, true) - 8 - len);
 	w->records++;
-	if (event) {
+	if (event)
 		w->events++;
-		w->total++;
-	}
 	if (w->b.len >= BLOCK_BYTES)
 		flush(w);
 }
@@ -166,7 +169,7 @@ static int on_mapping(const struct rlog__rundown_mapping *m, void *arg)
 }
 
 int rlog__sys_rundown(const uint32_t *pids, size_t npids, uint32_t tick_source,
-		      rlog__sys_emit_fn *emit, void *arg, uint64_t *records,
+		      rlog__sys_emit_fn *emit, void *arg, uint64_t *records, uint64_t *lost,
 		      struct rlog__rundown_stats *st)
 {
 	static struct writer zero;
@@ -184,6 +187,8 @@ int rlog__sys_rundown(const uint32_t *pids, size_t npids, uint32_t tick_source,
 	flush(w);
 	if (records)
 		*records = w->total;
+	if (lost)
+		*lost = w->dropped;
 	rlog__buf_free(&w->b);
 	free(w);
 	return rc < 0 ? rc : oom ? -ENOMEM : 0;

@@ -34,11 +34,12 @@
  * process_rundown, thread_rundown and image_load, then per process its
  * process_rundown, a thread_rundown per thread and an image_load per
  * executable mapping.  *records (may be NULL) receives the records
- * written (schemas not counted), *st the walk's counts.  Returns 0 or
- * the walk's -errno (-ENOMEM).
+ * emitted (schemas not counted), *lost (may be NULL) those the walk found
+ * but no memory held (a block that could not grow is dropped whole), *st
+ * the walk's counts.  Returns 0 or the walk's -errno (-ENOMEM).
  */
 int rlog__sys_rundown(const uint32_t *pids, size_t npids, uint32_t tick_source,
-		      rlog__sys_emit_fn *emit, void *arg, uint64_t *records,
+		      rlog__sys_emit_fn *emit, void *arg, uint64_t *records, uint64_t *lost,
 		      struct rlog__rundown_stats *st);
 
 #endif

@@ -108,8 +108,11 @@ struct rlog__sys {
 	struct idmap *ids;
 	size_t nids;
 	uint32_t *keep;          /* pids (and tids) kept; NULL: all */
+	uint32_t *keep_root;     /* beside each: the scope's process it is kept for */
 	size_t nkeep, keep_cap;
 	bool follow, stopped;
+	bool deferred;           /* opened for a reopen: nothing until rlog__sys_begin */
+	uint64_t from, until;    /* the records kept: ticks in [from, until) */
 	struct rlog__sys_stats st;
 	uint8_t scratch[PAYLOAD_MAX];
 	uint8_t rec[65536];      /* a record copied out of the ring's wrap */
@@ -262,12 +265,11 @@ static int idmap_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void keep_add(struct rlog__sys *s, uint32_t v);
+static void keep_add(struct rlog__sys *s, uint32_t v, uint32_t root);
 
-static void emit_schemas(struct rlog__sys *s)
+static void emit_schemas(struct rlog__sys *s, uint64_t now)
 {
 	struct rlog__buf b = { 0 };
-	uint64_t now = rlog__ticks(s->clk.tick_source);
 	uint32_t n = 0;
 	for (unsigned i = 0; i < s->nev; i++) {
 		const struct rlog__sys_event *e = s->ev[i].ev;
@@ -306,8 +308,11 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 	s->emit = emit;
 	s->arg = arg;
 	s->follow = cfg->follow;
+	s->deferred = cfg->deferred;
+	s->from = cfg->deferred ? UINT64_MAX : 0;
+	s->until = UINT64_MAX;
 	for (size_t i = 0; i < cfg->npids; i++)
-		keep_add(s, cfg->pids[i]);
+		keep_add(s, cfg->pids[i], cfg->pids[i]);
 	if (cfg->npids && s->keep == NULL) {
 		free(s);
 		return -ENOMEM;
@@ -473,7 +478,8 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		return rc;
 	}
 	qsort(s->ids, s->nids, sizeof *s->ids, idmap_cmp);
-	emit_schemas(s);
+	if (!s->deferred)
+		emit_schemas(s, rlog__ticks(s->clk.tick_source));
 	for (unsigned c = 0; c < s->ncpu; c++)
 		for (unsigned i = 0; i < s->nev; i++)
 			if (s->cpus[c].fds[i] >= 0)
@@ -499,29 +505,67 @@ static bool keep_has(const struct rlog__sys *s, uint32_t v)
 	return s->keep == NULL || (v != 0 && s->keep[keep_slot(s, v)] == v);
 }
 
-/* An open-addressing set of ids (0 is never one: the idle task's). */
-static void keep_add(struct rlog__sys *s, uint32_t v)
+/* The scope's process that v is kept for (0: v is not kept, or all are). */
+static uint32_t keep_root(const struct rlog__sys *s, uint32_t v)
 {
-	if (v == 0)
-		return;
-	if ((s->nkeep + 1) * 2 > s->keep_cap) {
-		size_t cap = s->keep_cap ? s->keep_cap * 2 : 64;
-		uint32_t *old = s->keep, *nk = calloc(cap, sizeof *nk);
-		size_t ocap = s->keep_cap;
-		if (nk == NULL)
-			return;
-		s->keep = nk;
-		s->keep_cap = cap;
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i])
-				s->keep[keep_slot(s, old[i])] = old[i];
-		free(old);
+	if (s->keep == NULL || v == 0)
+		return 0;
+	size_t i = keep_slot(s, v);
+	return s->keep[i] == v ? s->keep_root[i] : 0;
+}
+
+/* A set of cap slots (a power of 2) holding those of the old one whose
+ * root is among roots[0..nroots) (roots NULL: all of them).  -ENOMEM
+ * leaves the old one. */
+static int keep_rebuild(struct rlog__sys *s, size_t cap, const uint32_t *roots, size_t nroots)
+{
+	uint32_t *nk = calloc(cap, sizeof *nk), *nr = calloc(cap, sizeof *nr);
+	if (nk == NULL || nr == NULL) {
+		free(nk);
+		free(nr);
+		return -ENOMEM;
 	}
+	uint32_t *old = s->keep, *oroot = s->keep_root;
+	size_t ocap = s->keep_cap;
+	s->keep = nk;
+	s->keep_root = nr;
+	s->keep_cap = cap;
+	s->nkeep = 0;
+	for (size_t i = 0; i < ocap; i++) {
+		bool stays = old[i] != 0 && roots == NULL;
+		for (size_t k = 0; old[i] != 0 && !stays && k < nroots; k++)
+			stays = roots[k] == oroot[i];
+		if (stays) {
+			size_t j = keep_slot(s, old[i]);
+			s->keep[j] = old[i];
+			s->keep_root[j] = oroot[i];
+			s->nkeep++;
+		}
+	}
+	free(old);
+	free(oroot);
+	return 0;
+}
+
+/*
+ * An open-addressing set of ids (0 is never one: the idle task's), each
+ * with its root: the process of the scope it is kept for (itself, the
+ * process of a thread, the followed ancestor of a child), so that a
+ * process that leaves the scope takes its threads and children along.
+ */
+static void keep_add(struct rlog__sys *s, uint32_t v, uint32_t root)
+{
+	if (v == 0 || root == 0)
+		return;
+	if ((s->nkeep + 1) * 2 > s->keep_cap &&
+	    keep_rebuild(s, s->keep_cap ? s->keep_cap * 2 : 64, NULL, 0) < 0)
+		return;
 	size_t i = keep_slot(s, v);
 	if (s->keep[i] == 0) {
 		s->keep[i] = v;
 		s->nkeep++;
 	}
+	s->keep_root[i] = root;
 }
 
 /* ---------------------------------------------------------------- */
@@ -632,6 +676,12 @@ static size_t chain_text(const uint8_t *chain, uint64_t n, char *out, size_t siz
 	return len;
 }
 
+/* A record of time t is the engine's (rlog__sys_begin, rlog__sys_end). */
+static bool in_window(const struct rlog__sys *s, uint64_t t)
+{
+	return t >= s->from && t < s->until;
+}
+
 /* One PERF_RECORD_SAMPLE of event o (sz bytes at p, after the header). */
 static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, const uint8_t *p,
 		   uint32_t sz)
@@ -674,18 +724,18 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 			       keep_has(s, (uint32_t)rd_u(raw + f->offset, 4));
 		}
 		if (kept && e->id == 69 && s->follow && raw && o->f[1].present &&
-		    o->f[1].offset + 4u <= rawlen)
-			keep_add(s, (uint32_t)rd_u(raw + o->f[1].offset, 4));
+		    o->f[1].offset + 4u <= rawlen && keep_root(s, pid) != 0)
+			keep_add(s, (uint32_t)rd_u(raw + o->f[1].offset, 4), keep_root(s, pid));
 		if (!kept) {
 			s->st.filtered++;
 			return;
 		}
 		/* Its threads: for switches to them (not the threads of a
 		 * process kept only as the other side of a switch or wake-up). */
-		if (pid && keep_has(s, pid))
-			keep_add(s, tid);
+		if (pid && keep_has(s, pid) && tid != pid)
+			keep_add(s, tid, keep_root(s, pid));
 	}
-	if (o->hidden) {
+	if (o->hidden || !in_window(s, rlog__sys_ticks(s, time))) {
 		s->st.filtered++;
 		return;
 	}
@@ -792,7 +842,7 @@ static void mmap2(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32
 	const char *name = (const char *)(b + 64);
 	size_t room = size - 32 - (sizeof(struct perf_event_header) + 64);
 	k->sideband++;
-	if (s->keep && !keep_has(s, pid)) {
+	if ((s->keep && !keep_has(s, pid)) || !in_window(s, trailer_ticks(s, rec, size))) {
 		s->st.filtered++;
 		return;
 	}
@@ -945,12 +995,12 @@ static void fork_scan(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, ui
 	const struct rfield *f = &o->f[1]; /* child_tid */
 	if (keep_has(s, pid) && f->present && f->offset + 4u <= rawlen &&
 	    sizeof h + 36 + (size_t)rawlen <= size)
-		keep_add(s, (uint32_t)rd_u(raw + f->offset, 4));
+		keep_add(s, (uint32_t)rd_u(raw + f->offset, 4), keep_root(s, pid));
 }
 
 int rlog__sys_poll(struct rlog__sys *s)
 {
-	if (s == NULL || s->stopped)
+	if (s == NULL || s->stopped || s->deferred)
 		return 0;
 	uint64_t before = s->st.written + s->st.loss_records;
 	/* Following children: a child's first records may be in another
@@ -1027,6 +1077,7 @@ void rlog__sys_close(struct rlog__sys *s)
 	free(s->ids);
 	free(s->ev);
 	free(s->keep);
+	free(s->keep_root);
 	free(s);
 }
 
@@ -1038,22 +1089,37 @@ int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool
 {
 	if (whole) {
 		free(s->keep);
-		s->keep = NULL;
+		free(s->keep_root);
+		s->keep = s->keep_root = NULL;
 		s->nkeep = s->keep_cap = 0;
 		return 0;
 	}
-	if (s->keep == NULL) {
-		/* An empty set keeps nothing (keep_has): a scope of nobody
-		 * yet is not the whole machine. */
-		s->keep = calloc(64, sizeof *s->keep);
-		if (s->keep == NULL)
-			return -ENOMEM;
-		s->keep_cap = 64;
-		s->nkeep = 0;
-	}
+	/* What is kept for a process no longer in pids goes (an empty set
+	 * keeps nothing, keep_has: a scope of nobody yet is not the whole
+	 * machine); the rest stays, each of pids its own root. */
+	size_t cap = s->keep_cap ? s->keep_cap : 64;
+	while ((s->nkeep + n + 1) * 2 > cap)
+		cap *= 2;
+	int rc = keep_rebuild(s, cap, pids, n);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
-		keep_add(s, pids[i]);
+		keep_add(s, pids[i], pids[i]);
 	return 0;
+}
+
+void rlog__sys_begin(struct rlog__sys *s, uint64_t from)
+{
+	if (!s->deferred)
+		return;
+	s->deferred = false;
+	s->from = from;
+	emit_schemas(s, from);
+}
+
+void rlog__sys_end(struct rlog__sys *s, uint64_t until)
+{
+	s->until = until;
 }
 
 uint64_t rlog__sys_opened(const struct rlog__sys *s)

@@ -36,6 +36,7 @@ struct rlog__sys_config {
 	uint32_t profile_hz;     /* RLOG_SYS_PROFILE: samples per second per CPU (0: 1000) */
 	uint32_t pages_per_cpu;  /* data pages of each CPU's ring, a power of 2 (0: 1024, 4 MiB;
 	                            fewer if the kernel's mlock limit refuses them) */
+	bool deferred;           /* a reopen: the schemas and records wait for rlog__sys_begin */
 };
 
 /* The session's clock, for the conversion of the kernel's times. */
@@ -98,14 +99,30 @@ uint64_t rlog__sys_ticks(const struct rlog__sys *s, uint64_t t);
 
 /*
  * Changes the scope of an open engine (the daemon's --follow: the
- * session's attached processes as they come): with whole, every process
- * of the machine; else the processes of pids[0..n-1] are kept from now
- * on, beside those kept already (the threads and the children the engine
- * learnt of stay), and an empty scope keeps nothing rather than
+ * session's attached processes as they come and go): with whole, every
+ * process of the machine; else the scope becomes the processes of
+ * pids[0..n-1]: each is kept from now on, with the threads and the
+ * children the engine learnt of for it (kept already, or from now on),
+ * and a process no longer among them goes with its threads and the
+ * children followed from it; an empty scope keeps nothing rather than
  * everything.  The records still in the rings are filtered by the new
- * scope at the next poll.  Returns 0 or -ENOMEM.
+ * scope at the next poll (poll first to read them by the old one).
+ * Returns 0 or -ENOMEM (the scope as it was).
  */
 int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool whole);
+
+/*
+ * A reopen without a gap (the daemon's `update`): the new engine is opened
+ * deferred and enabled while the old one still records, then the cut is
+ * taken, a tick time between the two; the old one keeps only its records
+ * before it (rlog__sys_end), and, once closed, the new one only those from
+ * it on (rlog__sys_begin, which emits the new schema block at that time,
+ * after the old one's last blocks).  The records either drops are counted
+ * in filtered, so each engine's identity holds, and each event that both
+ * saw is written once.  begin does nothing on an engine not deferred.
+ */
+void rlog__sys_begin(struct rlog__sys *s, uint64_t from);
+void rlog__sys_end(struct rlog__sys *s, uint64_t until);
 
 /* The RLOG_SYS_* flags of the events open (a tracepoint this kernel
  * lacks is not; a flag that selects none of them is not either). */
