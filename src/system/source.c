@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "system/system.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -58,13 +59,15 @@
 /* A call chain's text may be longer: about 55 frames. */
 #define CHAIN_CUT 1024u
 
-enum fsrc { F_TP, F_ADDR, F_IP, F_SYSNAME, F_CHAIN, F_NONE };
+enum fsrc { F_TP, F_ADDR, F_IP, F_SYSNAME, F_CHAIN, F_NONE, F_PATH, F_INET };
 
 struct rfield {
 	uint8_t src;         /* enum fsrc */
 	uint8_t type;        /* RLOG_FIELD_* out */
 	uint16_t offset, size;
 	bool is_signed, data_loc, is_string, present;
+	/* F_INET: the IPv6 field's offset (16 bytes), the family's (u16) */
+	uint16_t offset6, family_off;
 };
 
 /* An event opened: its table entry and its fields resolved in its format. */
@@ -223,6 +226,28 @@ static int resolve(struct oev *o, const struct rlog__tp_format *fmt)
 			r->src = F_SYSNAME;
 			continue;
 		}
+		if (strcmp(src, "@path") == 0) {
+			r->src = F_PATH;
+			continue;
+		}
+		if (strncmp(src, "@inet:", 6) == 0) {
+			/* An address as text: NAME (4 bytes) or NAME_v6 (16) by
+			 * the event's family field (AF_INET, AF_INET6). */
+			char n6[RLOG__TP_NAME_MAX];
+			snprintf(n6, sizeof n6, "%s_v6", src + 6);
+			const struct rlog__tp_field *a4 = rlog__tp_field(fmt, src + 6),
+						    *a6 = rlog__tp_field(fmt, n6),
+						    *fam = rlog__tp_field(fmt, "family");
+			r->src = F_INET;
+			r->present = a4 && a6 && fam && a4->size == 4 && a6->size == 16 && fam->size == 2;
+			if (r->present) {
+				r->offset = a4->offset;
+				r->offset6 = a6->offset;
+				r->family_off = fam->offset;
+				r->size = 16;
+			}
+			continue;
+		}
 		r->src = F_TP;
 		char name[RLOG__TP_NAME_MAX];
 		snprintf(name, sizeof name, "%s", src);
@@ -235,7 +260,9 @@ static int resolve(struct oev *o, const struct rlog__tp_format *fmt)
 		const struct rlog__tp_field *tf = rlog__tp_field(fmt, name);
 		if (tf == NULL)
 			continue; /* this kernel lacks it: the field reads 0 / "" */
-		r->present = true;
+		/* A string from a field that is none (a user pointer, such as
+		 * the filename of a system call's tracepoint) reads "". */
+		r->present = r->type != RLOG_FIELD_STRING || tf->is_string || tf->data_loc;
 		r->offset = tf->offset;
 		r->size = tf->size;
 		r->is_signed = tf->is_signed;
@@ -632,6 +659,23 @@ static size_t chain_text(const uint8_t *chain, uint64_t n, char *out, size_t siz
 	return len;
 }
 
+/* An F_INET field of a raw sample as text ("127.0.0.1", "::1"; "" for
+ * another family or a sample too short).  Returns the length. */
+static size_t inet_text(const struct rfield *f, const uint8_t *raw, uint32_t rawlen, char *out,
+			size_t size)
+{
+	out[0] = '\0';
+	if (!f->present || raw == NULL || f->family_off + 2u > rawlen || f->offset + 4u > rawlen ||
+	    f->offset6 + 16u > rawlen)
+		return 0;
+	uint16_t fam = (uint16_t)rd_u(raw + f->family_off, 2);
+	if (fam == AF_INET)
+		inet_ntop(AF_INET, raw + f->offset, out, (socklen_t)size);
+	else if (fam == AF_INET6)
+		inet_ntop(AF_INET6, raw + f->offset6, out, (socklen_t)size);
+	return strlen(out);
+}
+
 /* One PERF_RECORD_SAMPLE of event o (sz bytes at p, after the header). */
 static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, const uint8_t *p,
 		   uint32_t sz)
@@ -712,6 +756,9 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 					sp = nm;
 					sl = strlen(nm);
 				}
+			} else if (f->src == F_INET) {
+				sl = inet_text(f, raw, rawlen, text, sizeof text);
+				sp = text;
 			} else if (f->present && raw && f->offset + (uint32_t)f->size <= rawlen) {
 				if (f->data_loc) {
 					uint32_t dl = (uint32_t)rd_u(raw + f->offset, 4);
