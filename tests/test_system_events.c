@@ -25,6 +25,8 @@
 #include "clock.h"
 #include "record.h"
 #include "schema.h"
+#include "procstat.h"
+#include "system/rundown_rec.h"
 #include "system/system.h"
 #include "tap.h"
 
@@ -526,6 +528,49 @@ static void w_tcp(void *a)
 	close(l);
 }
 
+/* process-counters: a child that touches 32 MiB, says its RSS before
+ * (its share of the parent's pages: large under ASan) and exits. */
+#define PC_BYTES (32u << 20)
+static pid_t pc_child;
+static uint64_t pc_before_kb;
+
+/* Forks the child; it touches PC_BYTES, then waits for a byte on go
+ * (or exits at once with go < 0). */
+static pid_t pc_fork(int go)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t c = fork();
+	if (c == 0) {
+		uint64_t kb = rlog__proc_status_kb(0, "VmRSS");
+		char *m = mmap(NULL, PC_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			for (size_t i = 0; i < PC_BYTES; i += 4096)
+				m[i] = 1;
+		if (write(p[1], &kb, sizeof kb) != (ssize_t)sizeof kb)
+			_exit(1);
+		char b;
+		if (go >= 0 && read(go, &b, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (c < 0 || read(p[0], &pc_before_kb, sizeof pc_before_kb) != (ssize_t)sizeof pc_before_kb)
+		pc_before_kb = 0;
+	close(p[0]);
+	return c;
+}
+
+static void w_counters(void *a)
+{
+	(void)a;
+	pc_child = pc_fork(-1);
+	if (pc_child > 0)
+		waitpid(pc_child, NULL, 0);
+	usleep(20000); /* the exit's message, then a poll */
+}
+
 /* ---- the tests ---- */
 
 static void t_sleep(void)
@@ -966,6 +1011,62 @@ static void t_tcp(void)
 	ASSERT_EQ_U64(st.handed_over, st.written + st.lost + st.filtered);
 }
 
+/* The process_counters record of pid of kind, or NULL. */
+static const struct ev *counters_of(pid_t pid, int kind)
+{
+	uint16_t id = id_of("process_counters");
+	for (size_t i = 0; id && i < nevs; i++)
+		if (evs[i].id == id && V(&evs[i], "pid") == pid && V(&evs[i], "kind") == kind)
+			return &evs[i];
+	return NULL;
+}
+
+static void t_counters(void)
+{
+	/* The rundown, from /proc: the child alive with its 32 MiB. */
+	int go[2];
+	BAIL_IF(pipe(go) < 0, "pipe");
+	reset();
+	pid_t c = pc_fork(go[0]);
+	uint32_t pid = (uint32_t)c;
+	int rc = rlog__sys_rundown_flags(&pid, 1, RLOG_SYS_PROCESS_COUNTERS, clk.tick_source, collect,
+					 NULL, NULL, NULL);
+	if (write(go[1], "x", 1) != 1)
+		diag("cannot wake the child");
+	waitpid(c, NULL, 0);
+	close(go[0]);
+	close(go[1]);
+	ASSERT_EQ(rc, 0);
+	decode();
+	ASSERT_EQ(bad, 0);
+	const struct ev *e = counters_of(c, 0);
+	/* Tolerance 4 MiB: what the child touches besides (its stack,
+	 * libc's data, a sanitizer's shadow). */
+	int64_t want = (int64_t)pc_before_kb + PC_BYTES / 1024;
+	diag("rundown: VmRSS %lld kB, %lld before the 32 MiB", e ? (long long)V(e, "rss_kb") : -1LL,
+	     (long long)pc_before_kb);
+	ok(e && V(e, "rss_kb") >= want && V(e, "rss_kb") <= want + 4096,
+	   "process_counters at the rundown: rss_kb = before + 32768, +4096 tolerated");
+	ok(e && V(e, "threads") == 1 && V(e, "minflt") >= 8192 && V(e, "vm_kb") >= PC_BYTES / 1024,
+	   "and 1 thread, 8192 minor faults or more, the 32 MiB in vm_kb");
+
+	/* At its exit, from taskstats. */
+	if (run(RLOG_SYS_PROCESS_COUNTERS, 64, true, false, false, w_counters, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	e = counters_of(pc_child, 1);
+	if (e == NULL && getenv("CI") == NULL) {
+		ok(1, "# SKIP no exit record: no taskstats (CONFIG_TASKSTATS, CAP_NET_ADMIN)?");
+		return;
+	}
+	diag("exit: rss_peak_kb %lld, minflt %lld", e ? (long long)V(e, "rss_peak_kb") : -1LL,
+	     e ? (long long)V(e, "minflt") : -1LL);
+	ok(e && V(e, "rss_peak_kb") >= want && V(e, "rss_peak_kb") <= want + 4096,
+	   "process_counters at the exit: rss_peak_kb = before + 32768, +4096 tolerated");
+	ok(e && V(e, "threads") == 1 && V(e, "rss_kb") == 0 && V(e, "minflt") >= 8192,
+	   "and 1 thread exited, rss_kb 0 (gone), 8192 minor faults or more");
+}
+
 int main(void)
 {
 	if (geteuid() != 0)
@@ -995,6 +1096,7 @@ int main(void)
 	t_net();
 	t_fileio();
 	t_tcp();
+	t_counters();
 	reset();
 	return done_testing();
 }

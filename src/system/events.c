@@ -50,6 +50,15 @@ const struct rlog__sys_event rlog__sys_events[] = {
 	  { { "new_tid", I32, "pid" }, { "clone_flags", U64, "clone_flags" }, { "comm", STR, "comm" } } },
 	{ 74, "task_rename", RLOG_SYS_PROCESS | RLOG_SYS_THREAD, TP, "task", "task_rename", 0, 3,
 	  { { "rename_tid", I32, "pid" }, { "oldcomm", STR, "oldcomm" }, { "newcomm", STR, "newcomm" } } },
+	/* process-counters: written by the rundown (from /proc) and at each
+	 * process's exit (from taskstats), src/system/pcounters.h; kind 0
+	 * rundown, 1 exit.  The payload is laid out by pcounters.c. */
+	{ 76, "process_counters", RLOG_SYS_PROCESS_COUNTERS, RLOG__SRC_COUNTERS, NULL, NULL, 0, 14,
+	  { { "kind", U32, NULL }, { "threads", U32, NULL }, { "minflt", U64, NULL },
+	    { "majflt", U64, NULL }, { "utime_ns", U64, NULL }, { "stime_ns", U64, NULL },
+	    { "nvcsw", U64, NULL }, { "nivcsw", U64, NULL }, { "rss_kb", U64, NULL },
+	    { "rss_peak_kb", U64, NULL }, { "vm_kb", U64, NULL }, { "vm_peak_kb", U64, NULL },
+	    { "read_bytes", U64, NULL }, { "write_bytes", U64, NULL } } },
 	{ 80, "sys_enter", RLOG_SYS_SYSTEMCALL, TP, "raw_syscalls", "sys_enter", 0, 8,
 	  { { "id", I64, "id" }, { "name", STR, "@sysname" }, { "arg0", U64, "args.0" },
 	    { "arg1", U64, "args.1" }, { "arg2", U64, "args.2" }, { "arg3", U64, "args.3" },

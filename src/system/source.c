@@ -45,6 +45,7 @@
 #include "record.h"
 #include "schema.h"
 #include "system/events.h"
+#include "system/pcounters.h"
 #include "system/syscalls.h"
 #include "system/tracefs.h"
 
@@ -114,6 +115,9 @@ struct rlog__sys {
 	size_t nkeep, keep_cap;
 	bool follow, stopped;
 	struct rlog__sys_stats st;
+	bool counters;            /* process-counters selected */
+	struct rlog__tstats *ts;  /* its exits (pcounters.h), when taskstats opened */
+	struct cpu tsk;           /* their block: tid RLOG_SYS_COUNTERS_TID */
 	uint8_t scratch[PAYLOAD_MAX];
 	uint8_t rec[65536];      /* a record copied out of the ring's wrap */
 };
@@ -296,8 +300,9 @@ static void emit_schemas(struct rlog__sys *s)
 	struct rlog__buf b = { 0 };
 	uint64_t now = rlog__ticks(s->clk.tick_source);
 	uint32_t n = 0;
-	for (unsigned i = 0; i < s->nev; i++) {
-		const struct rlog__sys_event *e = s->ev[i].ev;
+	for (unsigned i = 0; i < s->nev + (s->ts != NULL); i++) {
+		const struct rlog__sys_event *e = i < s->nev ? s->ev[i].ev
+							     : rlog__sys_event(RLOG_SYS_ID_PROCESS_COUNTERS);
 		struct rlog_field f[RLOG__SYS_FIELDS_MAX + 2] = { { RLOG_FIELD_U32, 0, "pid" },
 								  { RLOG_FIELD_U32, 0, "tid" } };
 		for (unsigned k = 0; k < e->nfields; k++)
@@ -362,6 +367,17 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		bool hidden = !(e->flags & cfg->flags) && cfg->follow && e->id == 69;
 		if (!(e->flags & cfg->flags) && !hidden)
 			continue;
+		if (e->source == RLOG__SRC_COUNTERS) {
+			/* No perf event: the exits come from taskstats; without
+			 * it (no CAP_NET_ADMIN, no CONFIG_TASKSTATS) the rundown
+			 * still writes the counters. */
+			s->counters = true;
+			int r = rlog__tstats_open(&s->ts);
+			if (r < 0 && why[0] == '\0')
+				snprintf(why, why_size, "taskstats: %s", strerror(-r));
+			s->tsk.cpu = (int)RLOG_SYS_COUNTERS_TID;
+			continue;
+		}
 		struct oev *o = &s->ev[s->nev];
 		o->ev = e;
 		o->hidden = hidden;
@@ -995,6 +1011,29 @@ static void fork_scan(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, ui
 		keep_add(s, (uint32_t)rd_u(raw + f->offset, 4));
 }
 
+/* A process of the scope exited: its process_counters record. */
+static void counters_exit(void *arg, const struct rlog__pcounters *c)
+{
+	struct rlog__sys *s = arg;
+	if (!keep_has(s, c->pid))
+		return;
+	uint8_t pl[RLOG_PCOUNTERS_PAYLOAD];
+	uint32_t n = rlog__pcounters_payload(c, pl);
+	put_rec(&s->tsk, RLOG_SYS_ID_PROCESS_COUNTERS,
+		cpu_time(s, &s->tsk, rlog__ticks(s->clk.tick_source)), pl, n);
+	s->tsk.events++;
+}
+
+/* The exits taskstats reported since the last poll, stamped now: the
+ * kernel sends them as the threads exit, without a time. */
+static void counters_poll(struct rlog__sys *s)
+{
+	if (s->ts == NULL)
+		return;
+	rlog__tstats_read(s->ts, counters_exit, s);
+	cpu_flush(s, &s->tsk);
+}
+
 int rlog__sys_poll(struct rlog__sys *s)
 {
 	if (s == NULL || s->stopped)
@@ -1010,6 +1049,7 @@ int rlog__sys_poll(struct rlog__sys *s)
 		cpu_walk(s, &s->cpus[c], true, one);
 		cpu_flush(s, &s->cpus[c]);
 	}
+	counters_poll(s);
 	return (int)(s->st.written + s->st.loss_records - before);
 }
 
@@ -1048,6 +1088,7 @@ void rlog__sys_stop(struct rlog__sys *s)
 		}
 		cpu_flush(s, k);
 	}
+	counters_poll(s);
 	s->stopped = true;
 }
 
@@ -1070,6 +1111,8 @@ void rlog__sys_close(struct rlog__sys *s)
 		free(k->fds);
 		rlog__buf_free(&k->blk);
 	}
+	rlog__tstats_close(s->ts);
+	rlog__buf_free(&s->tsk.blk);
 	free(s->cpus);
 	free(s->ids);
 	free(s->ev);
@@ -1109,5 +1152,5 @@ uint64_t rlog__sys_opened(const struct rlog__sys *s)
 	for (unsigned i = 0; s->ncpu && i < s->nev; i++)
 		if (!s->ev[i].hidden)
 			f |= s->ev[i].ev->flags;
-	return f;
+	return s->counters ? f | RLOG_SYS_PROCESS_COUNTERS : f;
 }
