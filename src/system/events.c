@@ -69,12 +69,12 @@ const struct rlog__sys_event rlog__sys_events[] = {
 	 * tracepoints, whose arguments are typed (docs/DESIGN.md, "Why each
 	 * source").  Each call is two records, its entry's (the arguments)
 	 * and its exit's (ret: the fd opened or the bytes done, or -errno),
-	 * paired by tid as sys_enter and sys_exit are.  The path of an open
-	 * is "@path": the string at the user pointer of the call's filename,
-	 * read by the engine's BPF program where it can load one, else
-	 * empty (source.c). */
+	 * paired by tid as sys_enter and sys_exit are.  The tracepoint's
+	 * filename is a user pointer, no string: the path comes from the
+	 * engine's eBPF program where it can load one (openpath.h), else it
+	 * is empty. */
 	{ 82, "file_open", RLOG_SYS_FILE_IO, TP, "syscalls", "sys_enter_openat", 0, 4,
-	  { { "dfd", I32, "dfd" }, { "filename", STR, "@path" }, { "flags", U32, "flags" },
+	  { { "dfd", I32, "dfd" }, { "filename", STR, "filename" }, { "flags", U32, "flags" },
 	    { "mode", U32, "mode" } } },
 	{ 83, "file_open_ret", RLOG_SYS_FILE_IO, TP, "syscalls", "sys_exit_openat", 0, 1,
 	  { { "ret", I64, "ret" } } },

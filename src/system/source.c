@@ -45,6 +45,7 @@
 #include "record.h"
 #include "schema.h"
 #include "system/events.h"
+#include "system/openpath.h"
 #include "system/pcounters.h"
 #include "system/syscalls.h"
 #include "system/tracefs.h"
@@ -60,7 +61,7 @@
 /* A call chain's text may be longer: about 55 frames. */
 #define CHAIN_CUT 1024u
 
-enum fsrc { F_TP, F_ADDR, F_IP, F_SYSNAME, F_CHAIN, F_NONE, F_PATH, F_INET };
+enum fsrc { F_TP, F_ADDR, F_IP, F_SYSNAME, F_CHAIN, F_NONE, F_INET };
 
 struct rfield {
 	uint8_t src;         /* enum fsrc */
@@ -118,6 +119,8 @@ struct rlog__sys {
 	bool counters;            /* process-counters selected */
 	struct rlog__tstats *ts;  /* its exits (pcounters.h), when taskstats opened */
 	struct cpu tsk;           /* their block: tid RLOG_SYS_COUNTERS_TID */
+	int path_map, path_prog;  /* file_open's path (openpath.h), -1 without */
+	int *path_out;            /* per CPU of cpus[]: its BPF output event */
 	uint8_t scratch[PAYLOAD_MAX];
 	uint8_t rec[65536];      /* a record copied out of the ring's wrap */
 };
@@ -230,10 +233,6 @@ static int resolve(struct oev *o, const struct rlog__tp_format *fmt)
 			r->src = F_SYSNAME;
 			continue;
 		}
-		if (strcmp(src, "@path") == 0) {
-			r->src = F_PATH;
-			continue;
-		}
 		if (strncmp(src, "@inet:", 6) == 0) {
 			/* An address as text: NAME (4 bytes) or NAME_v6 (16) by
 			 * the event's family field (AF_INET, AF_INET6). */
@@ -326,6 +325,71 @@ static void emit_schemas(struct rlog__sys *s)
 	rlog__buf_free(&b);
 }
 
+/*
+ * file_open's path (openpath.h): per CPU a BPF output event into the
+ * CPU's ring, and the program on each CPU's sys_enter_openat event, whose
+ * samples it replaces; its output is file_open too, by the oev one past
+ * s->nev (its samples are in no count: handed over when read).  On any
+ * failure the tracepoint's samples stay, with an empty path.
+ */
+static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format *tp)
+{
+	char why[200];
+	struct oev *o = &s->ev[s->nev];
+	struct rlog__tp_format out;
+	rlog__openpath_format(&out);
+	o->ev = s->ev[ev].ev;
+	o->sample_type = s->ev[ev].sample_type;
+	resolve(o, &out);
+	s->path_out = malloc(s->ncpu * sizeof *s->path_out);
+	s->path_map = rlog__openpath_map(s->ncpu ? s->cpus[s->ncpu - 1].cpu + 1u : 1u);
+	if (s->path_out == NULL || s->path_map < 0)
+		return;
+	for (unsigned c = 0; c < s->ncpu; c++)
+		s->path_out[c] = -1;
+	size_t nids = s->nids;
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		struct cpu *k = &s->cpus[c];
+		int lead = -1;
+		for (unsigned i = 0; i < s->nev && lead < 0; i++)
+			lead = k->fds[i];
+		struct perf_event_attr a = { .size = sizeof a, .type = PERF_TYPE_SOFTWARE,
+					     .config = PERF_COUNT_SW_BPF_OUTPUT, .sample_period = 1,
+					     .sample_type = o->sample_type, .sample_id_all = 1 };
+		if (s->mode != 1) {
+			a.use_clockid = 1;
+			a.clockid = s->mode == 0 ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
+		}
+		int fd = lead < 0 ? -1 : perf_open(&a, k->cpu);
+		uint64_t id;
+		s->path_out[c] = fd;
+		if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead) < 0 ||
+		    ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+		    rlog__openpath_map_set(s->path_map, (unsigned)k->cpu, fd) < 0)
+			goto undo;
+		s->ids[s->nids++] = (struct idmap){ id, s->nev };
+	}
+	s->path_prog = rlog__openpath_load(tp, s->path_map, why, sizeof why);
+	if (s->path_prog < 0)
+		goto undo;
+	/* A CPU whose event refuses the program keeps the tracepoint's
+	 * samples (an empty path); the others have their output events. */
+	for (unsigned c = 0; c < s->ncpu; c++)
+		if (s->cpus[c].fds[ev] >= 0)
+			ioctl(s->cpus[c].fds[ev], PERF_EVENT_IOC_SET_BPF, s->path_prog);
+	return;
+undo:
+	s->nids = nids;
+	for (unsigned c = 0; c < s->ncpu; c++)
+		if (s->path_out[c] >= 0) {
+			close(s->path_out[c]);
+			s->path_out[c] = -1;
+		}
+	if (s->path_prog >= 0)
+		close(s->path_prog);
+	s->path_prog = -1;
+}
+
 int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_clock *clk,
 		   rlog__sys_emit_fn *emit, void *arg, struct rlog__sys **out, char *why,
 		   size_t why_size)
@@ -355,7 +419,11 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		free(s);
 		return rc;
 	}
-	s->ev = calloc(rlog__sys_nevents, sizeof *s->ev);
+	s->path_map = s->path_prog = -1;
+	/* One more: file_open from the path program's output (openpath.h). */
+	s->ev = calloc(rlog__sys_nevents + 1, sizeof *s->ev);
+	struct rlog__tp_format open_fmt;
+	int open_ev = -1;
 	uint32_t tp_ids[64];
 	if (s->ev == NULL) {
 		free(s);
@@ -392,6 +460,10 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			}
 			resolve(o, &fmt);
 			tp_ids[s->nev] = fmt.id;
+			if (e->id == 82) {
+				open_fmt = fmt;
+				open_ev = (int)s->nev;
+			}
 			o->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 					 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 		} else {
@@ -412,7 +484,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 	long nconf = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned ncpu = nconf > 0 ? (unsigned)nconf : 1;
 	s->cpus = calloc(ncpu, sizeof *s->cpus);
-	s->ids = calloc((size_t)ncpu * (s->nev ? s->nev : 1), sizeof *s->ids);
+	s->ids = calloc((size_t)ncpu * (s->nev + 1), sizeof *s->ids);
 	if (s->cpus == NULL || s->ids == NULL) {
 		rlog__sys_close(s);
 		return -ENOMEM;
@@ -515,6 +587,8 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		rlog__sys_close(s);
 		return rc;
 	}
+	if (open_ev >= 0)
+		open_path(s, open_ev, &open_fmt);
 	qsort(s->ids, s->nids, sizeof *s->ids, idmap_cmp);
 	emit_schemas(s);
 	for (unsigned c = 0; c < s->ncpu; c++)
@@ -1112,6 +1186,14 @@ void rlog__sys_close(struct rlog__sys *s)
 		rlog__buf_free(&k->blk);
 	}
 	rlog__tstats_close(s->ts);
+	for (unsigned c = 0; s->path_out && c < s->ncpu; c++)
+		if (s->path_out[c] >= 0)
+			close(s->path_out[c]);
+	free(s->path_out);
+	if (s->path_prog >= 0)
+		close(s->path_prog);
+	if (s->path_map >= 0)
+		close(s->path_map);
 	rlog__buf_free(&s->tsk.blk);
 	free(s->cpus);
 	free(s->ids);
