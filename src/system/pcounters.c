@@ -251,8 +251,9 @@ int rlog__tstats_read(struct rlog__tstats *t, rlog__tstats_fn *fn, void *arg)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
-			/* Exits dropped: the sums of the processes pending may
-			 * lack threads; they are dropped rather than wrong. */
+			/* Exits dropped, which ones unknown: the sums pending are
+			 * forgotten (a process caught in it gets a record of the
+			 * threads that exit after, or none; docs/DECISIONS.md). */
 			t->overruns++;
 			t->np = 0;
 			continue;
