@@ -544,10 +544,11 @@ static pid_t pc_fork(int go)
 	pid_t c = fork();
 	if (c == 0) {
 		uint64_t kb = rlog__proc_status_kb(0, "VmRSS");
-		char *m = mmap(NULL, PC_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m != MAP_FAILED)
-			for (size_t i = 0; i < PC_BYTES; i += 4096)
-				m[i] = 1;
+		/* The kernel touches every page (MAP_POPULATE, minor faults
+		 * counted): no sanitizer's shadow of stores grows the RSS. */
+		if (mmap(NULL, PC_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) == MAP_FAILED)
+			_exit(1);
 		if (write(p[1], &kb, sizeof kb) != (ssize_t)sizeof kb)
 			_exit(1);
 		char b;
@@ -1048,8 +1049,12 @@ static void t_counters(void)
 	     (long long)pc_before_kb);
 	ok(e && V(e, "rss_kb") >= want && V(e, "rss_kb") <= want + 4096,
 	   "process_counters at the rundown: rss_kb = before + 32768, +4096 tolerated");
-	ok(e && V(e, "threads") == 1 && V(e, "minflt") >= 8192 && V(e, "vm_kb") >= PC_BYTES / 1024,
-	   "and 1 thread, 8192 minor faults or more, the 32 MiB in vm_kb");
+	/* Threads: 1, and ThreadSanitizer's runtime may start one more. */
+	if (!ok(e && V(e, "threads") >= 1 && V(e, "threads") <= 2 && V(e, "minflt") >= 8192 &&
+		V(e, "vm_kb") >= PC_BYTES / 1024,
+		"and its thread, 8192 minor faults or more, the 32 MiB in vm_kb") && e)
+		diag("threads %lld, minflt %lld, vm_kb %lld", (long long)V(e, "threads"),
+		     (long long)V(e, "minflt"), (long long)V(e, "vm_kb"));
 
 	/* At its exit, from taskstats. */
 	if (run(RLOG_SYS_PROCESS_COUNTERS, 64, true, false, false, w_counters, NULL) < 0)
@@ -1066,8 +1071,8 @@ static void t_counters(void)
 	     e ? (long long)V(e, "minflt") : -1LL);
 	ok(e && V(e, "rss_peak_kb") >= want && V(e, "rss_peak_kb") <= want + 4096,
 	   "process_counters at the exit: rss_peak_kb = before + 32768, +4096 tolerated");
-	ok(e && V(e, "threads") == 1 && V(e, "rss_kb") == 0 && V(e, "minflt") >= 8192,
-	   "and 1 thread exited, rss_kb 0 (gone), 8192 minor faults or more");
+	ok(e && V(e, "threads") >= 1 && V(e, "threads") <= 2 && V(e, "rss_kb") == 0 &&
+	   V(e, "minflt") >= 8192, "and its thread exited, rss_kb 0 (gone), 8192 minor faults or more");
 }
 
 int main(void)
