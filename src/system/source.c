@@ -345,12 +345,14 @@ static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format 
 	o->ev = s->ev[ev].ev;
 	o->sample_type = s->ev[ev].sample_type;
 	resolve(o, &out);
-	s->path_out = malloc(s->ncpu * sizeof *s->path_out);
-	s->path_map = rlog__openpath_map(s->ncpu ? s->cpus[s->ncpu - 1].cpu + 1u : 1u);
-	if (s->path_out == NULL || s->path_map < 0)
+	s->path_out = malloc((s->ncpu ? s->ncpu : 1) * sizeof *s->path_out);
+	if (s->path_out == NULL)
 		return;
 	for (unsigned c = 0; c < s->ncpu; c++)
 		s->path_out[c] = -1;
+	s->path_map = rlog__openpath_map(s->ncpu ? s->cpus[s->ncpu - 1].cpu + 1u : 1u);
+	if (s->path_map < 0)
+		return;
 	size_t nids = s->nids;
 	for (unsigned c = 0; c < s->ncpu; c++) {
 		struct cpu *k = &s->cpus[c];
