@@ -569,6 +569,15 @@ static void test_cli(void)
 	ASSERT_STREQ(r.err, "ringlog: update: --profile-hz needs profile in --system\n");
 	expect_query(sname, "syscall,profile", "0x1000080", "all", 0, 250);
 
+	/* file-io, network and process-counters, by name and by ETW's
+	 * value (FILE_IO | NETWORK_TCPIP | PROCESS_COUNTERS): recorded. */
+	h_ringlog(&r, "update", sname, "--system", "file-io,network,process-counters", NULL);
+	ASSERT_EQ(r.status, 0);
+	expect_query(sname, "process-counters,network,file-io", "0x2010008", "all", 0, 250);
+	h_ringlog(&r, "update", sname, "--system", "0x2010008", NULL);
+	ASSERT_EQ(r.status, 0);
+	expect_query(sname, "process-counters,network,file-io", "0x2010008", "all", 0, 250);
+
 	h_ringlog(&r, "update", sname, "--system", "none", NULL);
 	ASSERT_EQ(r.status, 0);
 	expect_query(sname, "none", "0x0", "all", 0, 250);

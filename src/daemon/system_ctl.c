@@ -71,8 +71,9 @@ static void rundown_of(struct rlog__sys_ctl *c, const uint32_t *pids, size_t npi
 	if (c->s == NULL || (!whole && npids == 0))
 		return; /* --follow and nobody attached yet: nobody to name */
 	uint64_t n = 0, lost = 0;
-	int rc = rlog__sys_rundown(whole ? NULL : pids, whole ? 0 : npids, c->r->hdr->tick_source,
-				   rlog__sys_to_output, c->output, &n, &lost, NULL);
+	int rc = rlog__sys_rundown_flags(whole ? NULL : pids, whole ? 0 : npids, c->props.flags,
+					 c->r->hdr->tick_source, rlog__sys_to_output, c->output,
+					 &n, &lost, NULL);
 	c->rundown_records += n;
 	c->rundown_lost += lost;
 	store_relaxed(&c->r->ctl->sys_rundown_written, c->rundown_records);

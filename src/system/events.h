@@ -26,13 +26,14 @@
 #define RLOG_SYS_ID_MIN 64
 #define RLOG_SYS_ID_MAX 127
 
-#define RLOG__SYS_FIELDS_MAX 10
+#define RLOG__SYS_FIELDS_MAX 14
 
 enum rlog__sys_source {
 	RLOG__SRC_TRACEPOINT,  /* group:tp */
 	RLOG__SRC_SOFTWARE,    /* PERF_TYPE_SOFTWARE, config sw */
 	RLOG__SRC_PROFILE,     /* PERF_TYPE_SOFTWARE cpu-clock, sampled at profile_hz */
 	RLOG__SRC_MMAP,        /* PERF_RECORD_MMAP2 of executable mappings */
+	RLOG__SRC_COUNTERS,    /* no perf event: /proc and taskstats (pcounters.h) */
 };
 
 struct rlog__sys_field {

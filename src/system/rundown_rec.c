@@ -17,6 +17,7 @@
 #include "record.h"
 #include "schema.h"
 #include "system/events.h"
+#include "system/pcounters.h"
 
 /* A block is emitted when it reaches this many bytes. */
 #define BLOCK_BYTES (256u * 1024u)
@@ -31,6 +32,7 @@ struct writer {
 	uint64_t dropped;        /* events of blocks no memory held */
 	rlog__sys_emit_fn *emit;
 	void *arg;
+	bool counters;  /* a process_counters record after each process_rundown */
 	uint8_t pl[16 + 2 * STRING_CUT + 2 + RLOG_SYS_RUNDOWN_CMDLINE_CUT + 2];
 };
 
@@ -86,14 +88,20 @@ static void schemas(struct writer *w)
 	};
 	schema(w, RLOG_SYS_ID_PROCESS_RUNDOWN, "process_rundown", proc, 5);
 	schema(w, RLOG_SYS_ID_THREAD_RUNDOWN, "thread_rundown", thr, 3);
-	/* image_load's, as the engine writes it (events.c's table). */
-	const struct rlog__sys_event *e = rlog__sys_event(RLOG_SYS_ID_IMAGE_LOAD);
-	struct rlog_field f[RLOG__SYS_FIELDS_MAX + 2] = { { RLOG_FIELD_U32, 0, "pid" },
-							  { RLOG_FIELD_U32, 0, "tid" } };
-	for (unsigned k = 0; e && k < e->nfields; k++)
-		f[k + 2] = (struct rlog_field){ e->f[k].type, 0, e->f[k].name };
-	if (e)
-		schema(w, e->id, e->name, f, e->nfields + 2);
+	/* image_load's and process_counters', as the engine writes them
+	 * (events.c's table). */
+	for (int i = 0; i < 2; i++) {
+		if (i == 1 && !w->counters)
+			break;
+		const struct rlog__sys_event *e =
+			rlog__sys_event(i ? RLOG_SYS_ID_PROCESS_COUNTERS : RLOG_SYS_ID_IMAGE_LOAD);
+		struct rlog_field f[RLOG__SYS_FIELDS_MAX + 2] = { { RLOG_FIELD_U32, 0, "pid" },
+								  { RLOG_FIELD_U32, 0, "tid" } };
+		for (unsigned k = 0; e && k < e->nfields; k++)
+			f[k + 2] = (struct rlog_field){ e->f[k].type, 0, e->f[k].name };
+		if (e)
+			schema(w, e->id, e->name, f, e->nfields + 2);
+	}
 }
 
 static void put_u32(uint8_t *pl, uint32_t *n, uint32_t v)
@@ -138,6 +146,9 @@ static int on_process(const struct rlog__rundown_process *p, void *arg)
 		w->pl[n + 2 + i] = p->cmdline[i] == '\0' ? ' ' : (uint8_t)p->cmdline[i];
 	n += 2 + (uint32_t)len;
 	put(w, RLOG_SYS_ID_PROCESS_RUNDOWN, w->pl, n, true);
+	struct rlog__pcounters c;
+	if (w->counters && rlog__pcounters_read((pid_t)p->pid, &c) == 0)
+		put(w, RLOG_SYS_ID_PROCESS_COUNTERS, w->pl, rlog__pcounters_payload(&c, w->pl), true);
 	return 0;
 }
 
@@ -172,6 +183,13 @@ int rlog__sys_rundown(const uint32_t *pids, size_t npids, uint32_t tick_source,
 		      rlog__sys_emit_fn *emit, void *arg, uint64_t *records, uint64_t *lost,
 		      struct rlog__rundown_stats *st)
 {
+	return rlog__sys_rundown_flags(pids, npids, 0, tick_source, emit, arg, records, lost, st);
+}
+
+int rlog__sys_rundown_flags(const uint32_t *pids, size_t npids, uint64_t flags,
+			    uint32_t tick_source, rlog__sys_emit_fn *emit, void *arg,
+			    uint64_t *records, uint64_t *lost, struct rlog__rundown_stats *st)
+{
 	static struct writer zero;
 	struct writer *w = malloc(sizeof *w);
 	if (w == NULL)
@@ -180,6 +198,7 @@ int rlog__sys_rundown(const uint32_t *pids, size_t npids, uint32_t tick_source,
 	w->emit = emit;
 	w->arg = arg;
 	w->now = rlog__ticks(tick_source);
+	w->counters = (flags & RLOG_SYS_PROCESS_COUNTERS) != 0;
 	schemas(w);
 	struct rlog__rundown_ops ops = { on_process, on_thread, on_mapping, w };
 	int rc = rlog__rundown_walk(NULL, pids, npids, &ops, st);

@@ -42,4 +42,11 @@ int rlog__sys_rundown(const uint32_t *pids, size_t npids, uint32_t tick_source,
 		      rlog__sys_emit_fn *emit, void *arg, uint64_t *records, uint64_t *lost,
 		      struct rlog__rundown_stats *st);
 
+/* The same, for the selection flags (RLOG_SYS_*): with
+ * RLOG_SYS_PROCESS_COUNTERS, each process_rundown is followed by the
+ * process's process_counters record, from /proc (pcounters.h). */
+int rlog__sys_rundown_flags(const uint32_t *pids, size_t npids, uint64_t flags,
+			    uint32_t tick_source, rlog__sys_emit_fn *emit, void *arg,
+			    uint64_t *records, uint64_t *lost, struct rlog__rundown_stats *st);
+
 #endif

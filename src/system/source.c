@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "system/system.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -44,8 +45,11 @@
 #include "record.h"
 #include "schema.h"
 #include "system/events.h"
+#include "system/openpath.h"
+#include "system/pcounters.h"
 #include "system/syscalls.h"
 #include "system/tracefs.h"
+#include "test_hooks.h"
 
 /* A block is emitted when it reaches this many bytes (and at each poll). */
 #define BLOCK_BYTES (256u * 1024u)
@@ -58,13 +62,15 @@
 /* A call chain's text may be longer: about 55 frames. */
 #define CHAIN_CUT 1024u
 
-enum fsrc { F_TP, F_ADDR, F_IP, F_SYSNAME, F_CHAIN, F_NONE };
+enum fsrc { F_TP, F_ADDR, F_IP, F_SYSNAME, F_CHAIN, F_NONE, F_INET };
 
 struct rfield {
 	uint8_t src;         /* enum fsrc */
 	uint8_t type;        /* RLOG_FIELD_* out */
 	uint16_t offset, size;
 	bool is_signed, data_loc, is_string, present;
+	/* F_INET: the IPv6 field's offset (16 bytes), the family's (u16) */
+	uint16_t offset6, family_off;
 };
 
 /* An event opened: its table entry and its fields resolved in its format. */
@@ -114,6 +120,11 @@ struct rlog__sys {
 	bool deferred;           /* opened for a reopen: nothing until rlog__sys_begin */
 	uint64_t from, until;    /* the records kept: ticks in [from, until) */
 	struct rlog__sys_stats st;
+	bool counters;            /* process-counters selected */
+	struct rlog__tstats *ts;  /* its exits (pcounters.h), when taskstats opened */
+	struct cpu tsk;           /* their block: tid RLOG_SYS_COUNTERS_TID */
+	int path_map, path_prog;  /* file_open's path (openpath.h), -1 without */
+	int *path_out;            /* per CPU of cpus[]: its BPF output event */
 	uint8_t scratch[PAYLOAD_MAX];
 	uint8_t rec[65536];      /* a record copied out of the ring's wrap */
 };
@@ -226,6 +237,24 @@ static int resolve(struct oev *o, const struct rlog__tp_format *fmt)
 			r->src = F_SYSNAME;
 			continue;
 		}
+		if (strncmp(src, "@inet:", 6) == 0) {
+			/* An address as text: NAME (4 bytes) or NAME_v6 (16) by
+			 * the event's family field (AF_INET, AF_INET6). */
+			char n6[RLOG__TP_NAME_MAX];
+			snprintf(n6, sizeof n6, "%s_v6", src + 6);
+			const struct rlog__tp_field *a4 = rlog__tp_field(fmt, src + 6),
+						    *a6 = rlog__tp_field(fmt, n6),
+						    *fam = rlog__tp_field(fmt, "family");
+			r->src = F_INET;
+			r->present = a4 && a6 && fam && a4->size == 4 && a6->size == 16 && fam->size == 2;
+			if (r->present) {
+				r->offset = a4->offset;
+				r->offset6 = a6->offset;
+				r->family_off = fam->offset;
+				r->size = 16;
+			}
+			continue;
+		}
 		r->src = F_TP;
 		char name[RLOG__TP_NAME_MAX];
 		snprintf(name, sizeof name, "%s", src);
@@ -238,7 +267,9 @@ static int resolve(struct oev *o, const struct rlog__tp_format *fmt)
 		const struct rlog__tp_field *tf = rlog__tp_field(fmt, name);
 		if (tf == NULL)
 			continue; /* this kernel lacks it: the field reads 0 / "" */
-		r->present = true;
+		/* A string from a field that is none (a user pointer, such as
+		 * the filename of a system call's tracepoint) reads "". */
+		r->present = r->type != RLOG_FIELD_STRING || tf->is_string || tf->data_loc;
 		r->offset = tf->offset;
 		r->size = tf->size;
 		r->is_signed = tf->is_signed;
@@ -271,8 +302,9 @@ static void emit_schemas(struct rlog__sys *s, uint64_t now)
 {
 	struct rlog__buf b = { 0 };
 	uint32_t n = 0;
-	for (unsigned i = 0; i < s->nev; i++) {
-		const struct rlog__sys_event *e = s->ev[i].ev;
+	for (unsigned i = 0; i < s->nev + (s->ts != NULL); i++) {
+		const struct rlog__sys_event *e = i < s->nev ? s->ev[i].ev
+							     : rlog__sys_event(RLOG_SYS_ID_PROCESS_COUNTERS);
 		struct rlog_field f[RLOG__SYS_FIELDS_MAX + 2] = { { RLOG_FIELD_U32, 0, "pid" },
 								  { RLOG_FIELD_U32, 0, "tid" } };
 		for (unsigned k = 0; k < e->nfields; k++)
@@ -294,6 +326,76 @@ static void emit_schemas(struct rlog__sys *s, uint64_t now)
 	if (!b.oom && n)
 		s->emit(s->arg, 0, now, b.p, (uint32_t)b.len, n, 0);
 	rlog__buf_free(&b);
+}
+
+/*
+ * file_open's path (openpath.h): per CPU a BPF output event into the
+ * CPU's ring, and the program on each CPU's sys_enter_openat event, whose
+ * samples it replaces; its output is file_open too, by the oev one past
+ * s->nev (its samples are in no count: handed over when read).  On any
+ * failure the tracepoint's samples stay, with an empty path.
+ */
+static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format *tp)
+{
+	/* The tests' kernel without eBPF (docs/CONTRIBUTING.md, "Test hooks"). */
+	if (RLOG_TEST_HOOKS && RLOG__TEST_ENV(RINGLOG_TEST_NO_BPF))
+		return;
+	char why[200];
+	struct oev *o = &s->ev[s->nev];
+	struct rlog__tp_format out;
+	rlog__openpath_format(&out);
+	o->ev = s->ev[ev].ev;
+	o->sample_type = s->ev[ev].sample_type;
+	resolve(o, &out);
+	s->path_out = malloc((s->ncpu ? s->ncpu : 1) * sizeof *s->path_out);
+	if (s->path_out == NULL)
+		return;
+	for (unsigned c = 0; c < s->ncpu; c++)
+		s->path_out[c] = -1;
+	s->path_map = rlog__openpath_map(s->ncpu ? s->cpus[s->ncpu - 1].cpu + 1u : 1u);
+	if (s->path_map < 0)
+		return;
+	size_t nids = s->nids;
+	for (unsigned c = 0; c < s->ncpu; c++) {
+		struct cpu *k = &s->cpus[c];
+		int lead = -1;
+		for (unsigned i = 0; i < s->nev && lead < 0; i++)
+			lead = k->fds[i];
+		struct perf_event_attr a = { .size = sizeof a, .type = PERF_TYPE_SOFTWARE,
+					     .config = PERF_COUNT_SW_BPF_OUTPUT, .sample_period = 1,
+					     .sample_type = o->sample_type, .sample_id_all = 1 };
+		if (s->mode != 1) {
+			a.use_clockid = 1;
+			a.clockid = s->mode == 0 ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
+		}
+		int fd = lead < 0 ? -1 : perf_open(&a, k->cpu);
+		uint64_t id;
+		s->path_out[c] = fd;
+		if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead) < 0 ||
+		    ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+		    rlog__openpath_map_set(s->path_map, (unsigned)k->cpu, fd) < 0)
+			goto undo;
+		s->ids[s->nids++] = (struct idmap){ id, s->nev };
+	}
+	s->path_prog = rlog__openpath_load(tp, s->path_map, why, sizeof why);
+	if (s->path_prog < 0)
+		goto undo;
+	/* A CPU whose event refuses the program keeps the tracepoint's
+	 * samples (an empty path); the others have their output events. */
+	for (unsigned c = 0; c < s->ncpu; c++)
+		if (s->cpus[c].fds[ev] >= 0)
+			ioctl(s->cpus[c].fds[ev], PERF_EVENT_IOC_SET_BPF, s->path_prog);
+	return;
+undo:
+	s->nids = nids;
+	for (unsigned c = 0; c < s->ncpu; c++)
+		if (s->path_out[c] >= 0) {
+			close(s->path_out[c]);
+			s->path_out[c] = -1;
+		}
+	if (s->path_prog >= 0)
+		close(s->path_prog);
+	s->path_prog = -1;
 }
 
 int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_clock *clk,
@@ -328,7 +430,11 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		free(s);
 		return rc;
 	}
-	s->ev = calloc(rlog__sys_nevents, sizeof *s->ev);
+	s->path_map = s->path_prog = -1;
+	/* One more: file_open from the path program's output (openpath.h). */
+	s->ev = calloc(rlog__sys_nevents + 1, sizeof *s->ev);
+	struct rlog__tp_format open_fmt;
+	int open_ev = -1;
 	uint32_t tp_ids[64];
 	if (s->ev == NULL) {
 		free(s);
@@ -340,6 +446,17 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		bool hidden = !(e->flags & cfg->flags) && cfg->follow && e->id == 69;
 		if (!(e->flags & cfg->flags) && !hidden)
 			continue;
+		if (e->source == RLOG__SRC_COUNTERS) {
+			/* No perf event: the exits come from taskstats; without
+			 * it (no CAP_NET_ADMIN, no CONFIG_TASKSTATS) the rundown
+			 * still writes the counters. */
+			s->counters = true;
+			int r = rlog__tstats_open(&s->ts);
+			if (r < 0 && why[0] == '\0')
+				snprintf(why, why_size, "taskstats: %s", strerror(-r));
+			s->tsk.cpu = (int)RLOG_SYS_COUNTERS_TID;
+			continue;
+		}
 		struct oev *o = &s->ev[s->nev];
 		o->ev = e;
 		o->hidden = hidden;
@@ -354,6 +471,10 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			}
 			resolve(o, &fmt);
 			tp_ids[s->nev] = fmt.id;
+			if (e->id == 82) {
+				open_fmt = fmt;
+				open_ev = (int)s->nev;
+			}
 			o->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 					 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 		} else {
@@ -374,7 +495,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 	long nconf = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned ncpu = nconf > 0 ? (unsigned)nconf : 1;
 	s->cpus = calloc(ncpu, sizeof *s->cpus);
-	s->ids = calloc((size_t)ncpu * (s->nev ? s->nev : 1), sizeof *s->ids);
+	s->ids = calloc((size_t)ncpu * (s->nev + 1), sizeof *s->ids);
 	if (s->cpus == NULL || s->ids == NULL) {
 		rlog__sys_close(s);
 		return -ENOMEM;
@@ -477,6 +598,8 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		rlog__sys_close(s);
 		return rc;
 	}
+	if (open_ev >= 0)
+		open_path(s, open_ev, &open_fmt);
 	qsort(s->ids, s->nids, sizeof *s->ids, idmap_cmp);
 	if (!s->deferred)
 		emit_schemas(s, rlog__ticks(s->clk.tick_source));
@@ -682,6 +805,23 @@ static bool in_window(const struct rlog__sys *s, uint64_t t)
 	return t >= s->from && t < s->until;
 }
 
+/* An F_INET field of a raw sample as text ("127.0.0.1", "::1"; "" for
+ * another family or a sample too short).  Returns the length. */
+static size_t inet_text(const struct rfield *f, const uint8_t *raw, uint32_t rawlen, char *out,
+			size_t size)
+{
+	out[0] = '\0';
+	if (!f->present || raw == NULL || f->family_off + 2u > rawlen || f->offset + 4u > rawlen ||
+	    f->offset6 + 16u > rawlen)
+		return 0;
+	uint16_t fam = (uint16_t)rd_u(raw + f->family_off, 2);
+	if (fam == AF_INET)
+		inet_ntop(AF_INET, raw + f->offset, out, (socklen_t)size);
+	else if (fam == AF_INET6)
+		inet_ntop(AF_INET6, raw + f->offset6, out, (socklen_t)size);
+	return strlen(out);
+}
+
 /* One PERF_RECORD_SAMPLE of event o (sz bytes at p, after the header). */
 static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, const uint8_t *p,
 		   uint32_t sz)
@@ -762,6 +902,9 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 					sp = nm;
 					sl = strlen(nm);
 				}
+			} else if (f->src == F_INET) {
+				sl = inet_text(f, raw, rawlen, text, sizeof text);
+				sp = text;
 			} else if (f->present && raw && f->offset + (uint32_t)f->size <= rawlen) {
 				if (f->data_loc) {
 					uint32_t dl = (uint32_t)rd_u(raw + f->offset, 4);
@@ -998,6 +1141,29 @@ static void fork_scan(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, ui
 		keep_add(s, (uint32_t)rd_u(raw + f->offset, 4), keep_root(s, pid));
 }
 
+/* A process of the scope exited: its process_counters record. */
+static void counters_exit(void *arg, const struct rlog__pcounters *c)
+{
+	struct rlog__sys *s = arg;
+	if (!keep_has(s, c->pid))
+		return;
+	uint8_t pl[RLOG_PCOUNTERS_PAYLOAD];
+	uint32_t n = rlog__pcounters_payload(c, pl);
+	put_rec(&s->tsk, RLOG_SYS_ID_PROCESS_COUNTERS,
+		cpu_time(s, &s->tsk, rlog__ticks(s->clk.tick_source)), pl, n);
+	s->tsk.events++;
+}
+
+/* The exits taskstats reported since the last poll, stamped now: the
+ * kernel sends them as the threads exit, without a time. */
+static void counters_poll(struct rlog__sys *s)
+{
+	if (s->ts == NULL)
+		return;
+	rlog__tstats_read(s->ts, counters_exit, s);
+	cpu_flush(s, &s->tsk);
+}
+
 int rlog__sys_poll(struct rlog__sys *s)
 {
 	if (s == NULL || s->stopped || s->deferred)
@@ -1013,6 +1179,7 @@ int rlog__sys_poll(struct rlog__sys *s)
 		cpu_walk(s, &s->cpus[c], true, one);
 		cpu_flush(s, &s->cpus[c]);
 	}
+	counters_poll(s);
 	return (int)(s->st.written + s->st.loss_records - before);
 }
 
@@ -1051,6 +1218,7 @@ void rlog__sys_stop(struct rlog__sys *s)
 		}
 		cpu_flush(s, k);
 	}
+	counters_poll(s);
 	s->stopped = true;
 }
 
@@ -1073,6 +1241,16 @@ void rlog__sys_close(struct rlog__sys *s)
 		free(k->fds);
 		rlog__buf_free(&k->blk);
 	}
+	rlog__tstats_close(s->ts);
+	for (unsigned c = 0; s->path_out && c < s->ncpu; c++)
+		if (s->path_out[c] >= 0)
+			close(s->path_out[c]);
+	free(s->path_out);
+	if (s->path_prog >= 0)
+		close(s->path_prog);
+	if (s->path_map >= 0)
+		close(s->path_map);
+	rlog__buf_free(&s->tsk.blk);
 	free(s->cpus);
 	free(s->ids);
 	free(s->ev);
@@ -1128,5 +1306,5 @@ uint64_t rlog__sys_opened(const struct rlog__sys *s)
 	for (unsigned i = 0; s->ncpu && i < s->nev; i++)
 		if (!s->ev[i].hidden)
 			f |= s->ev[i].ev->flags;
-	return f;
+	return s->counters ? f | RLOG_SYS_PROCESS_COUNTERS : f;
 }
