@@ -176,7 +176,10 @@ for (const c of D.counters) {
 }
 
 function laneLabel(l) {
+	/* pid 0: the system blocks (docs/FORMAT.md, "System events"): tid
+	 * the CPU, 0xffffffff the rundown; or the daemon's own records */
 	if (l.pid === 0 && l.nruns > 0) return "CPU " + l.tid;
+	if (l.pid === 0 && l.tid === 4294967295) return "rundown";
 	if (l.pid === 0 && l.tid === 0) return "daemon";
 	return (l.name ? l.name + " " : "") + "(" + l.tid + ")";
 }
@@ -728,6 +731,9 @@ function main() {
 	size();
 	bindUi();
 	if (!fromHash()) setWindow(T0, T1, true);
+	/* ms from the start of the navigation to the page drawn */
+	selftest.ready_ms = Math.round(performance.now());
+	writeSelftest();
 }
 
 try {
