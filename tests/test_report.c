@@ -1,7 +1,7 @@
 /*
  * test_report - `ringlog report` on the crafted file of
  * test_convert_fixture.h, with a process whose names and event name are
- * hostile markup ("</script><script>...").
+ * hostile markup ("</script><script>...") and system events on two CPUs.
  *
  * Without a browser: the command's counts equal `ringlog stats --json`'s
  * and the spans `ringlog convert --to chrome` pairs; the page is 0600,
@@ -14,7 +14,7 @@
  * see the console): the page runs with no error and no console message;
  * the figures it computed from its data and the ones it shows (in
  * <pre id="selftest">) equal stats --json's (events, lost events,
- * threads) and convert's spans; opened at #t0=1000&t1=2000 it counts
+ * threads) and convert's spans, the CPUs' runs are the switches'; opened at #t0=1000&t1=2000 it counts
  * exactly the events of that window, counted here with the reader; the
  * hostile names did not run (the title is the session's).  Then a
  * screenshot (--screenshot) into $RINGLOG_ARTIFACTS.  Without chromium
@@ -40,13 +40,50 @@
 #define WIN_T0 1000
 #define WIN_T1 2000
 
-/* The fixture, and a process whose names are markup: its thread named,
- * its process named, one event of a schema so named at t=2300, one at
- * t=2400. */
+static const struct fg_field f_switch[] = {
+	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" },
+	{ RLOG_FIELD_I32, 0, "prev_tid" }, { RLOG_FIELD_I64, 0, "prev_state" },
+	{ RLOG_FIELD_I32, 0, "prev_prio" }, { RLOG_FIELD_I32, 0, "next_tid" },
+	{ RLOG_FIELD_I32, 0, "next_prio" }, { RLOG_FIELD_STRING, 0, "prev_comm" },
+	{ RLOG_FIELD_STRING, 0, "next_comm" } };
+
+/* A sched_switch on the CPU of block b (docs/FORMAT.md, "System events"). */
+static void sw(struct fg_block *b, uint64_t t, int32_t prev, int32_t next, const char *nc)
+{
+	struct fg_buf p = { 0 };
+	fg_u32(&p, 100);
+	fg_u32(&p, (uint32_t)prev);
+	fg_u32(&p, (uint32_t)prev);
+	fg_u64(&p, 1); /* S: it sleeps */
+	fg_u32(&p, 120);
+	fg_u32(&p, (uint32_t)next);
+	fg_u32(&p, 120);
+	fg_str(&p, "x", 1);
+	fg_str(&p, nc, strlen(nc));
+	fx_rec(b, t, 64, -1, p.p, p.len);
+	free(p.p);
+}
+
+/* The fixture; system events: on CPU 0 thread 101 runs 1100..1300, then
+ * 102 to 1900, on CPU 1 thread 201 runs 1150..2500 (three runs); and a
+ * process whose names are markup: its thread named, its process named,
+ * one event of a schema so named at t=2300, one at t=2400. */
 static void build(struct fg_file *f)
 {
 	struct fg_block b;
 	fx_build(f);
+	fg_block_begin(&b, 0, 0xffffffffu, FX_START, 0x0005);
+	fg_schema(&b, (uint32_t)(FX_START + 90), 64, RLOG_KIND_EVENT, 0, "sched_switch", f_switch, 9);
+	fg_block_end(f, &b);
+	fg_block_begin(&b, 0, 0, FX_START, 0x0005);
+	sw(&b, 1100, 0, 101, "main");
+	sw(&b, 1300, 101, 102, "worker-1");
+	sw(&b, 1900, 102, 0, "swapper/0");
+	fg_block_end(f, &b);
+	fg_block_begin(&b, 0, 1, FX_START, 0x0005);
+	sw(&b, 1150, 0, 201, "client");
+	sw(&b, 2500, 201, 0, "swapper/1");
+	fg_block_end(f, &b);
 	fg_block_begin(&b, 300, 301, FX_START, 0);
 	fx_rec(&b, 160, RLOG_ID_THREAD_NAME, -1, HOSTILE_THREAD, strlen(HOSTILE_THREAD));
 	fx_rec(&b, 170, RLOG_ID_PROCESS_NAME, -1, HOSTILE_PROCESS, strlen(HOSTILE_PROCESS));
@@ -186,6 +223,8 @@ static void check_browser(const char *bin, const char *html, const struct json *
 		ok(num(st, "spans") == (double)spans, "spans drawn %.0f = convert's %" PRIu64,
 		   num(st, "spans"), spans);
 		ok(num(st, "open_spans") == 1, "one span never ended");
+		ok(num(st, "cpu_runs") == 3, "three runs on the CPUs' lanes (%.0f)",
+		   num(st, "cpu_runs"));
 		const struct json *w = json_get(st, "window");
 		ok(w && num(w, "t0") == WIN_T0 && num(w, "t1") == WIN_T1,
 		   "the window of the address is the one shown");
@@ -277,6 +316,7 @@ int main(void)
 	ASSERT_EQ_U64(h_kv(r.out, "spans"), spans);
 	ASSERT_EQ_U64(h_kv(r.out, "open_spans"), 1);
 	ASSERT_EQ_U64(h_kv(r.out, "unmatched_ends"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "cpu_runs"), 3);
 	h_ringlog(&r, "report", in, "-o", out, "--force", NULL);
 	ASSERT_EQ(r.status, 0);
 	h_ringlog(&r, "report", in, "-o", in, "--force", NULL);

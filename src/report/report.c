@@ -384,9 +384,10 @@ static int on_event(struct report *p, const struct rlog_event *ev)
 	case RLOG_RECORD_COUNTER:
 		return on_counter(p, ev);
 	case RLOG_RECORD_METADATA:
-		/* A thread that only named itself is a thread of the file
-		 * (`ringlog stats` lists it). */
-		return ev->from_daemon || lane_of(p, ev->pid, ev->tid) ? 0 : -ENOMEM;
+		/* A thread with only metadata (one that named itself, the
+		 * rundown's block of schemas) is a thread of the file: `ringlog
+		 * stats` lists it. */
+		return lane_of(p, ev->pid, ev->tid) ? 0 : -ENOMEM;
 	default:
 		return 0; /* TIME_SYNC, LOG_MARKER */
 	}
