@@ -44,6 +44,7 @@ function el(tag, text, cls) {
 /* ---- decoding ---- */
 
 function bytes(b64) {
+	if (Uint8Array.fromBase64) return Uint8Array.fromBase64(b64); /* native where there is one */
 	const s = atob(b64);
 	const u = new Uint8Array(s.length);
 	for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
@@ -74,14 +75,35 @@ function varints(u) {
 function decodeLane(l) {
 	const n = l.n;
 	const t = new Float64Array(n), name = new Uint32Array(n), kind = new Uint8Array(n);
-	const r = varints(bytes(l.ticks));
-	let last = 0;
+	/* The hot loop, inlined: the common one- and two-byte varints in
+	 * integer arithmetic, longer ones (large gaps) in doubles. */
+	const u = bytes(l.ticks);
+	let last = 0, i = 0;
 	for (let k = 0; k < n; k++) {
-		last += r.zz();
+		let z = u[i++];
+		if (z & 0x80) {
+			let mul = 128, c;
+			z &= 0x7f;
+			do {
+				c = u[i++];
+				z += (c & 0x7f) * mul;
+				mul *= 128;
+			} while (c & 0x80);
+		}
+		last += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
 		t[k] = last;
-		const x = r.next();
-		kind[k] = x % 4;
-		name[k] = Math.floor(x / 4);
+		let x = u[i++];
+		if (x & 0x80) {
+			let mul = 128, c;
+			x &= 0x7f;
+			do {
+				c = u[i++];
+				x += (c & 0x7f) * mul;
+				mul *= 128;
+			} while (c & 0x80);
+		}
+		kind[k] = x & 3;
+		name[k] = x >>> 2;
 	}
 	l.t = t; l.tn = name; l.kind = kind;
 	l.depths = [];
@@ -163,11 +185,14 @@ function color(i, light) {
 
 /* ---- the data ---- */
 
+const tParse = performance.now();
 const D = JSON.parse($("rlog-data").textContent);
 const S = D.stats;
 const names = D.names;
 const tasks = new Map(D.tasks.map((x) => [x[0], { pid: x[1], name: x[2] }]));
+const tDecode = performance.now();
 for (const l of D.lanes) decodeLane(l);
+const tDecoded = performance.now();
 for (const c of D.counters) {
 	let t = 0;
 	c.tt = c.t.map((d) => (t += d));
@@ -265,6 +290,10 @@ function fillSession() {
 		D.thread_losses.map((l) => [l.pid, l.tid, l.cause, fmtInt(l.events), fmtInt(l.bytes),
 			fmtInt(l.first_ns) + " ns", fmtInt(l.last_ns) + " ns"]),
 		[true, true, false, true, true, true, true]);
+	grid("damage", ["offset", "length", "kind", "records skipped", "message"],
+		S.damage.map((d) => [fmtInt(d.offset), fmtInt(d.length), d.kind,
+			d.records_skipped === null ? "?" : fmtInt(d.records_skipped), d.message]),
+		[true, true, false, true, false]);
 	grid("threads", ["pid", "tid", "thread", "process", "events", "bytes", "lost", "first", "last"],
 		S.threads.map((t) => [t.pid, t.tid, t.name === null ? "-" : t.name,
 			t.process === null ? "-" : t.process, fmtInt(t.events), fmtInt(t.bytes),
@@ -733,6 +762,8 @@ function main() {
 	if (!fromHash()) setWindow(T0, T1, true);
 	/* ms from the start of the navigation to the page drawn */
 	selftest.ready_ms = Math.round(performance.now());
+	selftest.parse_ms = Math.round(tDecode - tParse);
+	selftest.decode_ms = Math.round(tDecoded - tDecode);
 	writeSelftest();
 }
 
