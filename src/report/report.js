@@ -196,8 +196,12 @@ const tDecoded = performance.now();
 for (const c of D.counters) {
 	let t = 0;
 	c.tt = c.t.map((d) => (t += d));
-	c.min = Math.min(...c.v);
-	c.max = Math.max(...c.v);
+	c.min = Infinity;
+	c.max = -Infinity;
+	for (const v of c.v) { /* not Math.min(...c.v): arguments are limited */
+		if (v < c.min) c.min = v;
+		if (v > c.max) c.max = v;
+	}
 }
 
 function laneLabel(l) {
