@@ -624,6 +624,12 @@ static int write_page(struct report *p, int fd, const char *stats_json)
 	rlog__buf_lit(&out, "<script id=\"rlog-data\" type=\"application/json\">");
 	rlog__buf_lit(&j, "{\"format\":1,\"generator\":\"ringlog " RLOG_VERSION_STRING "\",\"stats\":");
 	rlog__buf_str(&j, stats_json);
+	const struct rlog_reader_info *in = rlog_reader_info(p->r);
+	rlog__buf_printf(&j, ",\"info\":{\"format\":\"%u.%u\",\"buffer_size\":%" PRIu32
+			 ",\"buffer_count\":%" PRIu32 ",\"file_size\":%" PRIu64 ",\"blocks\":%" PRIu64
+			 ",\"marker_copy\":%s}", in->version_major, in->version_minor, in->buffer_size,
+			 in->buffer_count, in->file_size, in->block_count,
+			 in->marker_copy ? "true" : "false");
 	if (p->timed)
 		rlog__buf_printf(&j, ",\"tmin\":%" PRId64 ",\"tmax\":%" PRId64, p->tmin, p->tmax);
 	else

@@ -175,8 +175,9 @@ function fmtNs(ns) {
 	return (ns / 1e9).toFixed(3) + " s";
 }
 
+/* Hues 30..330: red is the losses'. */
 function hue(i) {
-	return (i * 137.508) % 360;
+	return 30 + (i * 137.508) % 300;
 }
 
 function color(i, light) {
@@ -210,6 +211,7 @@ function laneLabel(l) {
 	if (l.pid === 0 && l.nruns > 0) return "CPU " + l.tid;
 	if (l.pid === 0 && l.tid === 4294967295) return "rundown";
 	if (l.pid === 0 && l.tid === 0) return "daemon";
+	if (l.tid === 0) return "process-wide (0)"; /* records about the process, from the daemon */
 	return (l.name ? l.name + " " : "") + "(" + l.tid + ")";
 }
 
@@ -272,6 +274,9 @@ function fillSession() {
 	kv("props", "first event", S.first_ns === null ? "-" : fmtInt(S.first_ns) + " ns");
 	kv("props", "last event", S.last_ns === null ? "-" : fmtInt(S.last_ns) + " ns");
 	kv("props", "duration", fmtNs(S.duration_ns));
+	kv("props", "buffers", fmtInt(D.info.buffer_count) + " of " + fmtInt(D.info.buffer_size) + " bytes");
+	kv("props", "log file", fmtInt(D.info.file_size) + " bytes, " + fmtInt(D.info.blocks) +
+		" blocks, format " + D.info.format + (D.info.marker_copy ? " (clock from the header's copy)" : ""));
 	kv("props", "written by", D.generator);
 
 	kv("totals", "events", fmtInt(S.events) + " (" + fmtInt(S.bytes) + " bytes)");
@@ -298,6 +303,11 @@ function fillSession() {
 		S.damage.map((d) => [fmtInt(d.offset), fmtInt(d.length), d.kind,
 			d.records_skipped === null ? "?" : fmtInt(d.records_skipped), d.message]),
 		[true, true, false, true, false]);
+	grid("counters", ["counter", "pid", "source", "records", "resets", "total", "rate /s", "unit"],
+		S.counters.map((c) => [c.name === null ? "#" + c.counter : c.name, c.pid,
+			c.source === null ? "-" : c.source, fmtInt(c.records), fmtInt(c.resets), fmtInt(c.total),
+			c.rate === null ? "-" : fmtInt(Math.round(c.rate)), c.unit === null ? "-" : c.unit]),
+		[false, true, false, true, true, true, true, false]);
 	grid("threads", ["pid", "tid", "thread", "process", "events", "bytes", "lost", "first", "last"],
 		S.threads.map((t) => [t.pid, t.tid, t.name === null ? "-" : t.name,
 			t.process === null ? "-" : t.process, fmtInt(t.events), fmtInt(t.bytes),
