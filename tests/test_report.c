@@ -16,7 +16,11 @@
  * <pre id="selftest">) equal stats --json's (events, lost events,
  * threads) and convert's spans, the CPUs' runs are the switches'; opened at #t0=1000&t1=2000 it counts
  * exactly the events of that window, counted here with the reader; the
- * hostile names did not run (the title is the session's).  Then a
+ * hostile names did not run (the title is the session's); the
+ * timeline's own wheel, drag and double-click handlers, driven by the
+ * page on "selftest=ui" in the address, zoom around the pointer, pan by
+ * the pixels dragged and show the whole trace, each window holding the
+ * reader's events of it.  Then a
  * screenshot (--screenshot) into $RINGLOG_ARTIFACTS.  Without chromium
  * the browser part is skipped, except under CI=true where it fails.
  *
@@ -192,11 +196,57 @@ static double num(const struct json *o, const char *key)
 	return v && v->type == JSON_NUM ? v->num : -1;
 }
 
-static void check_browser(const char *bin, const char *html, const struct json *stats,
-			  uint64_t spans, uint64_t win_events)
+/* The reader's events in [t0, t1] (doubles: the page's window after a
+ * zoom is not whole ns). */
+static uint64_t events_in(const char *path, double t0, double t1)
+{
+	struct rlog_reader *rd;
+	struct rlog_event ev;
+	uint64_t n = 0;
+	BAIL_IF(rlog_reader_open(path, &rd) < 0, "the fixture does not open");
+	while (rlog_reader_next(rd, &ev) == 1)
+		n += rlog_record_kind(ev.id, ev.flagged) == RLOG_RECORD_EVENT &&
+		     (double)ev.time_ns >= t0 && (double)ev.time_ns <= t1;
+	rlog_reader_close(rd);
+	return n;
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-6 * (fabs(b) + 1);
+}
+
+/* The timeline's handlers, driven by the page (uiSelftest in report.js):
+ * a wheel notch up at the middle keeps the middle and makes the window
+ * 0.8 as wide; a drag of 100 px to the left moves it right by 100 px of
+ * time; a double-click shows the whole trace.  Each window holds the
+ * reader's events of it. */
+static void check_ui(const struct json *ui, const char *in)
+{
+	ok(ui != NULL, "the page ran the timeline's handlers");
+	if (!ui)
+		return;
+	const struct json *w = json_get(ui, "wheel"), *d = json_get(ui, "drag"),
+			  *r = json_get(ui, "reset");
+	double px = num(ui, "plot_width"), width = 0.8 * (WIN_T1 - WIN_T0);
+	double w0 = (WIN_T0 + WIN_T1) / 2.0 - width / 2, shift = 100 / px * width;
+	ok(w && near(num(w, "t0"), w0) && near(num(w, "t1"), w0 + width),
+	   "the wheel zooms in around the pointer: [%f, %f]", num(w, "t0"), num(w, "t1"));
+	ok(w && num(w, "events") == (double)events_in(in, num(w, "t0"), num(w, "t1")),
+	   "... and shows the %.0f events of that window", num(w, "events"));
+	ok(d && near(num(d, "t0"), w0 + shift) && near(num(d, "t1"), w0 + width + shift),
+	   "a drag pans: [%f, %f]", num(d, "t0"), num(d, "t1"));
+	ok(d && num(d, "events") == (double)events_in(in, num(d, "t0"), num(d, "t1")),
+	   "... and shows the %.0f events of that window", num(d, "events"));
+	ok(r && num(r, "events") == (double)events_in(in, -1e18, 1e18),
+	   "a double-click shows the whole trace, all %.0f events", num(r, "events"));
+}
+
+static void check_browser(const char *bin, const char *html, const char *html_in,
+			  const struct json *stats, uint64_t spans, uint64_t win_events)
 {
 	char url[256];
-	snprintf(url, sizeof url, "file://%s#t0=%d&t1=%d", html, WIN_T0, WIN_T1);
+	snprintf(url, sizeof url, "file://%s#t0=%d&t1=%d&selftest=ui", html, WIN_T0, WIN_T1);
 	struct run r = browse(bin, url, "--dump-dom", NULL);
 	ok(r.status == 0, "chromium --dump-dom exits 0 (%d)", r.status);
 	ok(strstr(r.err, ":CONSOLE") == NULL, "no console message");
@@ -225,12 +275,13 @@ static void check_browser(const char *bin, const char *html, const struct json *
 		ok(num(st, "open_spans") == 1, "one span never ended");
 		ok(num(st, "cpu_runs") == 3, "three runs on the CPUs' lanes (%.0f)",
 		   num(st, "cpu_runs"));
-		const struct json *w = json_get(st, "window");
+		const struct json *w = json_get(st, "opened");
 		ok(w && num(w, "t0") == WIN_T0 && num(w, "t1") == WIN_T1,
 		   "the window of the address is the one shown");
 		ok(w && num(w, "events") == (double)win_events,
 		   "events in [%d, %d]: the page %.0f, the reader %" PRIu64, WIN_T0, WIN_T1,
 		   w ? num(w, "events") : -1, win_events);
+		check_ui(json_get(st, "ui"), html_in);
 		json_free(st);
 	} else {
 		diag("stdout: %.2000s", r.out);
@@ -347,7 +398,7 @@ int main(void)
 	} else if (!bin) {
 		ok(1, "# SKIP the browser part: no chromium (scripts/deps.sh installs it)");
 	} else {
-		check_browser(bin, out, stats, spans, win);
+		check_browser(bin, out, in, stats, spans, win);
 	}
 
 	json_free(stats);

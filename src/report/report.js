@@ -754,6 +754,26 @@ for (const l of D.lanes) {
 }
 for (const o of D.losses) selftest.lost_events += o.events;
 
+/* With "selftest=ui" in the address: the timeline's own handlers driven
+ * by synthetic events (a wheel notch up at the plot's middle, a drag of
+ * 100 px to the left, a double-click), the window after each recorded. */
+function uiSelftest() {
+	const r = cv.getBoundingClientRect();
+	const x = r.left + G + (W - G) / 2, y = r.top + 5;
+	const rec = () => ({ t0: v0, t1: v1, events: windowEvents() });
+	const mouse = (target, type, cx) =>
+		target.dispatchEvent(new MouseEvent(type, { clientX: cx, clientY: y, bubbles: true, cancelable: true }));
+	cv.dispatchEvent(new WheelEvent("wheel", { deltaY: -100, clientX: x, clientY: y, bubbles: true, cancelable: true }));
+	const ui = { plot_width: W - G, wheel: rec() };
+	mouse(cv, "mousedown", x);
+	mouse(window, "mousemove", x - 100);
+	mouse(window, "mouseup", x - 100);
+	ui.drag = rec();
+	mouse(cv, "dblclick", x);
+	ui.reset = rec();
+	selftest.ui = ui;
+}
+
 function writeSelftest() {
 	$("selftest").textContent = JSON.stringify(selftest);
 }
@@ -774,6 +794,8 @@ function main() {
 	size();
 	bindUi();
 	if (!fromHash()) setWindow(T0, T1, true);
+	selftest.opened = selftest.window;
+	if (/selftest=ui/.test(location.hash)) uiSelftest();
 	/* ms from the start of the navigation to the page drawn */
 	selftest.ready_ms = Math.round(performance.now());
 	selftest.parse_ms = Math.round(tDecode - tParse);
