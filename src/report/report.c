@@ -505,7 +505,8 @@ static void put_overview(struct report *p, struct rlog__buf *j, const struct lan
 
 static void put_spans(struct rlog__buf *j, struct lane *l, struct rlog__buf *tmp)
 {
-	qsort(l->spans, l->nspans, sizeof(*l->spans), span_cmp);
+	if (l->nspans)
+		qsort(l->spans, l->nspans, sizeof(*l->spans), span_cmp);
 	rlog__buf_lit(j, ",\"spans\":[");
 	for (size_t i = 0; i < l->nspans;) {
 		size_t k = i;
@@ -639,7 +640,8 @@ static int write_page(struct report *p, int fd, const char *stats_json)
 	put_counters(p, &j);
 	put_thread_losses(p, &j);
 	rlog__buf_lit(&j, ",\"losses\":[");
-	rlog__buf_put(&j, p->losses.p, p->losses.len);
+	if (p->losses.len)
+		rlog__buf_put(&j, p->losses.p, p->losses.len);
 	rlog__buf_lit(&j, "],\"lanes\":[");
 	rc = drain(&j, &out, fd, &written);
 	for (size_t i = 0; i < p->nlanes && rc == 0; i++) {
