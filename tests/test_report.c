@@ -123,9 +123,9 @@ static void count_events(const char *path, int64_t t0, int64_t t1, uint64_t *all
 
 static const char *chromium(void)
 {
-	const char *env = getenv("RINGLOG_CHROMIUM");
+	const char *env = getenv("RINGLOG_CHROMIUM"); /* a browser of one's choice */
 	if (env && *env)
-		return env;
+		return access(env, X_OK) == 0 ? env : NULL;
 	static const char *const cand[] = { "/usr/bin/chromium", "/usr/bin/chromium-browser",
 					    "/usr/bin/google-chrome" };
 	for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
