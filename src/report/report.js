@@ -431,12 +431,16 @@ function layout() {
 }
 const totalH = layout();
 
-let W = 800, dpr = 1;
+const box = $("timeline-box");
+let W = 800, dpr = 1, viewH = 40;
 function size() {
 	dpr = window.devicePixelRatio || 1;
-	W = Math.max(cv.parentElement.clientWidth, 400);
-	cv.width = W * dpr; cv.height = Math.max(totalH, 40) * dpr;
-	cv.style.height = Math.max(totalH, 40) + "px";
+	W = Math.max(box.clientWidth, 400);
+	viewH = Math.max(Math.min(totalH, Math.floor(window.innerHeight * 0.7)), Math.min(totalH, 200), 40);
+	box.style.height = viewH + "px";
+	$("timeline-rest").style.height = Math.max(totalH - viewH, 0) + "px";
+	cv.width = W * dpr; cv.height = viewH * dpr;
+	cv.style.height = viewH + "px";
 	mm.width = W * dpr; mm.height = 36 * dpr;
 }
 
@@ -446,7 +450,7 @@ const xt = (x) => v0 + (x - G) / (W - G) * (v1 - v0);
 function clip(g) {
 	g.save();
 	g.beginPath();
-	g.rect(G, 0, W - G, cv.height / dpr);
+	g.rect(G, box.scrollTop, W - G, viewH);
 	g.clip();
 }
 
@@ -545,11 +549,13 @@ function drawCounter(g, r) {
 
 function draw() {
 	const g = cv.getContext("2d");
-	g.setTransform(dpr, 0, 0, dpr, 0, 0);
-	g.clearRect(0, 0, W, totalH);
+	const top = box.scrollTop;
+	g.setTransform(dpr, 0, 0, dpr, 0, -top * dpr); /* rows at their y, the box scrolled */
+	g.clearRect(0, top, W, viewH);
 	g.font = "11px system-ui, sans-serif";
 	g.textBaseline = "middle";
 	rows.forEach((r, k) => {
+		if (r.y + r.h < top || r.y > top + viewH) return;
 		if (r.type === "proc") {
 			g.fillStyle = "#e6eaef";
 			g.fillRect(0, r.y, W, r.h);
@@ -571,7 +577,7 @@ function draw() {
 		g.restore();
 	});
 	g.strokeStyle = "#d8dde3";
-	g.beginPath(); g.moveTo(G - 0.5, 0); g.lineTo(G - 0.5, totalH); g.stroke();
+	g.beginPath(); g.moveTo(G - 0.5, top); g.lineTo(G - 0.5, top + viewH); g.stroke();
 	drawMinimap();
 	const inWin = windowEvents();
 	$("window-text").textContent = fmtInt(Math.round(v0)) + " .. " + fmtInt(Math.round(v1)) + " ns (" +
@@ -677,13 +683,19 @@ function bindUi() {
 	});
 	window.addEventListener("hashchange", fromHash);
 	window.addEventListener("resize", () => { size(); draw(); });
+	let pending = false;
+	box.addEventListener("scroll", () => {
+		if (pending) return;
+		pending = true;
+		requestAnimationFrame(() => { pending = false; draw(); });
+	});
 	cv.addEventListener("mousemove", hover);
 	cv.addEventListener("mouseleave", () => (tip.hidden = true));
 }
 
 /* What is under the pointer: a span, a run, an event or a loss. */
 function hover(e) {
-	const r = cv.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+	const r = cv.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top + box.scrollTop;
 	const row = rows.find((w) => y >= w.y && y < w.y + w.h);
 	let text = null;
 	if (row && x >= G) {
@@ -771,6 +783,11 @@ function uiSelftest() {
 	ui.drag = rec();
 	mouse(cv, "dblclick", x);
 	ui.reset = rec();
+	box.scrollTop = box.scrollHeight; /* the last rows, drawn into the canvas */
+	draw();
+	ui.scrolled = box.scrollTop;
+	box.scrollTop = 0;
+	draw();
 	selftest.ui = ui;
 }
 
