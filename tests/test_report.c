@@ -20,7 +20,7 @@
  * timeline's own wheel, drag and double-click handlers, driven by the
  * page on "selftest=ui" in the address, zoom around the pointer, pan by
  * the pixels dragged and show the whole trace, each window holding the
- * reader's events of it.  Then a
+ * reader's events of it; the pointer over a span names it.  Then a
  * screenshot (--screenshot) into $RINGLOG_ARTIFACTS.  Without chromium
  * the browser part is skipped, except under CI=true where it fails.
  *
@@ -240,6 +240,11 @@ static void check_ui(const struct json *ui, const char *in)
 	   "... and shows the %.0f events of that window", num(d, "events"));
 	ok(r && num(r, "events") == (double)events_in(in, -1e18, 1e18),
 	   "a double-click shows the whole trace, all %.0f events", num(r, "events"));
+	/* The first lane with spans is main's (pid 100 comes after the CPUs'
+	 * pid 0), its first span work.span from 1000 to 2000. */
+	const char *tip = json_str(ui, "hover");
+	ok(tip && strcmp(tip, "work.span\n1,000 ns, 1.00 \xc2\xb5s") == 0,
+	   "the pointer over a span names it: %s", tip ? tip : "(nothing)");
 }
 
 static void check_browser(const char *bin, const char *html, const char *html_in,

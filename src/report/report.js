@@ -783,6 +783,14 @@ function uiSelftest() {
 	ui.drag = rec();
 	mouse(cv, "dblclick", x);
 	ui.reset = rec();
+	/* the pointer over the middle of the first lane's first span */
+	const row = rows.find((w) => w.type === "lane" && w.lane.depths[0] && w.lane.depths[0].n);
+	if (row) {
+		const d = row.lane.depths[0], t = (d.s[0] + d.e[0]) / 2;
+		const yy = row.y + PAD + (row.lane.nruns ? RUN_H + 2 : 0) + SPAN_H / 2 - box.scrollTop;
+		cv.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + tx(t), clientY: r.top + yy, bubbles: true }));
+		ui.hover = tip.hidden ? null : tip.textContent;
+	}
 	box.scrollTop = box.scrollHeight; /* the last rows, drawn into the canvas */
 	draw();
 	ui.scrolled = box.scrollTop;
