@@ -487,7 +487,7 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
-		"report", "a log file as one self-contained HTML page: timeline, losses, top events",
+		"report", "one self-contained HTML page of a log file: timeline, losses, totals",
 		"report FILE -o FILE.html [--force]",
 		"Writes log file FILE as one HTML page that any browser opens with no network\n"
 		"and nothing else installed, then prints counts, one \"key: value\" per line.\n"
