@@ -73,9 +73,15 @@ echo "+ ringlog stats $log"
 "$RINGLOG" stats "$log"
 
 echo
+echo "+ ringlog report $log -o ${log%.rlog}.html --force"
+"$RINGLOG" report "$log" -o "${log%.rlog}.html" --force >/dev/null
+
+echo
 # One worker's jobs, as a suggestion: the tid named worker-0.
 w0=$(printf '%s\n' "$threads" | tr ',' '\n' | sed -n 's/^ *\([0-9]*\) worker-0$/\1/p')
 echo "log file: $log (the next run of scripts/demo.sh replaces it)"
+echo "report:   ${log%.rlog}.html (one self-contained page: open it in any browser,"
+echo "          xdg-open ${log%.rlog}.html, for the timeline, the losses, the top events)"
 echo "next: $RINGLOG dump $log --tid ${w0:-TID}"
 echo "      $RINGLOG convert $log --to chrome -o ${log%.rlog}.json   (open it in ui.perfetto.dev)"
 echo "      $RINGLOG help"

@@ -26,6 +26,7 @@ PACKAGES=(
 	libelf-dev         # libdw's ELF layer (elfutils)
 	linux-perf         # perf record: bench/vs_perf.sh's anchor for system events
 	trace-cmd          # trace-cmd record: bench/vs_perf.sh's other anchor
+	chromium           # headless browser: tests/test_report.c opens ringlog report's page
 )
 case "${1:-}" in
 "") ;;

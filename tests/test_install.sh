@@ -111,7 +111,8 @@ is "$(sed 's/ *#.*//' "$tmp/commands" | sed 's/ *$//')" \
 ringlog start mysession -o app.rlog
 RINGLOG_SESSION=mysession ./app
 ringlog stop mysession
-ringlog dump app.rlog" "README.md: the five commands are the ones this test knows"
+ringlog dump app.rlog
+ringlog report app.rlog -o app.html" "README.md: the six commands are the ones this test knows"
 
 export PATH="$root$RINGLOG_BINDIR:$PATH"
 export PKG_CONFIG_PATH="$root$RINGLOG_LIBDIR/pkgconfig"
@@ -175,6 +176,10 @@ job          end
 1025/3       2a000000 00000000" "ringlog dump: the events with their names and decoded fields"
 is "$(printf '%s\n' "$body" | sed -n '2,$p' | awk '$2 != $3' | wc -l)" "0" \
 	"ringlog dump: every event from the main thread (tid = pid)"
+is "$(rc 6):$(err 6)" "0:" "ringlog report: exit 0"
+is "$(out 6 | grep -E '^(events|spans):')" "events: 5
+spans: 1" "ringlog report: the 5 events and the job span"
+is "$(stat -c %a "$tmp/app.html" 2>&1)" "600" "ringlog report: app.html is 0600"
 # stats lists the thread by the name the example gave it.
 stats=$(cd "$tmp" && ringlog stats app.rlog)
 is "$(printf '%s\n' "$stats" | awk '$1 ~ /^[0-9]+$/ && NF == 8 {print $3, $7, $8}')" \

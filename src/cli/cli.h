@@ -31,6 +31,14 @@ int emit_ring(const char *path, unsigned id, bool flagged, uint16_t flag, const 
 int cmd_tail(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* `ringlog stats --json`'s object for r (opened with
+ * rlog_reader_open_count, path the name it prints) appended to b: the
+ * report embeds it.  Returns 0 or -ENOMEM. */
+struct rlog__buf;
+struct rlog_reader;
+int cli_stats_json(struct rlog__buf *b, const char *path, struct rlog_reader *r);
 
 /* Flushes stdout; false if anything written to it since it was opened
  * failed (errno says why). */

@@ -657,6 +657,38 @@ static int cmd_stats_sched(const char *path, bool json)
 	return status;
 }
 
+/* The totals and the per-name rows of a reader opened counting: *rows
+ * (NULL if out of memory, *nrows of them) for the caller to free. */
+static struct name_row *summarize(struct rlog_reader *r, struct summary *sm, size_t *nrows)
+{
+	rlog_reader_count(r, &sm->c);
+	for (size_t i = 0; i < sm->c.threads; i++) {
+		struct rlog_count_thread th;
+		if (rlog_reader_count_thread(r, i, &th) == 0)
+			sm->shown_threads += thread_shown(&th);
+	}
+	if (sm->c.timed) {
+		sm->first_ns = rlog_reader_time_ns(r, sm->c.first_ticks);
+		sm->last_ns = rlog_reader_time_ns(r, sm->c.last_ticks);
+		sm->duration_ns = sm->last_ns - sm->first_ns;
+	}
+	if (sm->duration_ns > 0)
+		sm->rate = (double)sm->c.events * 1e9 / (double)sm->duration_ns;
+	return name_rows(r, &sm->c, nrows);
+}
+
+int cli_stats_json(struct rlog__buf *b, const char *path, struct rlog_reader *r)
+{
+	struct summary sm = { .rate = -1.0 };
+	size_t nrows = 0;
+	struct name_row *rows = summarize(r, &sm, &nrows);
+	if (!rows)
+		return -ENOMEM;
+	put_json(b, path, r, &sm, rows, nrows);
+	free(rows);
+	return b->oom ? -ENOMEM : 0;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = { { "--json", NULL, false }, { "--sched", NULL, false },
@@ -682,21 +714,8 @@ int cmd_stats(int argc, char **argv)
 	int rc = rlog_reader_open_count(path, &r);
 	if (rc < 0)
 		return cli_error("stats %s: %s", path, rlog_reader_strerror(rc));
-	rlog_reader_count(r, &sm.c);
-	for (size_t i = 0; i < sm.c.threads; i++) {
-		struct rlog_count_thread th;
-		if (rlog_reader_count_thread(r, i, &th) == 0)
-			sm.shown_threads += thread_shown(&th);
-	}
-	if (sm.c.timed) {
-		sm.first_ns = rlog_reader_time_ns(r, sm.c.first_ticks);
-		sm.last_ns = rlog_reader_time_ns(r, sm.c.last_ticks);
-		sm.duration_ns = sm.last_ns - sm.first_ns;
-	}
-	if (sm.duration_ns > 0)
-		sm.rate = (double)sm.c.events * 1e9 / (double)sm.duration_ns;
 	size_t nrows = 0;
-	struct name_row *rows = name_rows(r, &sm.c, &nrows);
+	struct name_row *rows = summarize(r, &sm, &nrows);
 	if (!rows) {
 		rlog_reader_close(r);
 		return cli_error("stats %s: %s", path, strerror(ENOMEM));

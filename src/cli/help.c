@@ -504,13 +504,25 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
-		"report", "a self-contained HTML report of a trace (not built yet)",
-		"report FILE -o FILE.html",
-		"Not built yet: \"ringlog report\" will write one HTML file, with no network\n"
-		"use, holding a trace's statistics, losses, a zoomable timeline and counter\n"
-		"plots (docs/DESIGN.md, \"Views\").  Today: ringlog stats FILE, and ringlog\n"
-		"convert FILE --to chrome for ui.perfetto.dev.\n",
-		false,
+		"report", "one self-contained HTML page of a log file: timeline, losses, totals",
+		"report FILE -o FILE.html [--force]",
+		"Writes log file FILE as one HTML page that any browser opens with no network\n"
+		"and nothing else installed, then prints counts, one \"key: value\" per line.\n"
+		"The page shows the session's properties and the totals of ringlog stats\n"
+		"--json (the same numbers), the accounting identity, the losses by cause and\n"
+		"by thread with their time ranges, a zoomable timeline (a lane per thread,\n"
+		"grouped by process: spans as bars, events as ticks, losses in red, counters\n"
+		"as lines, and with system events a lane per CPU showing who ran), a sortable\n"
+		"table of the events and spans by count and time, and span duration\n"
+		"histograms.  The window shown is in the page's address (#t0=NS&t1=NS).\n"
+		"An existing OUT is refused unless --force.  Exits 1 if FILE cannot be read,\n"
+		"or holds damaged regions (the report of the rest is written).\n"
+		"docs/CONVERT.md has the details.\n"
+		"\n"
+		"  FILE                  a log file written by ringlog start\n"
+		"  -o FILE.html          the output (required), created 0600\n"
+		"  --force               overwrite FILE.html\n",
+		true,
 	},
 	{
 		"collect", "gather many hosts' traces from Kafka or NATS JetStream (not built yet)",

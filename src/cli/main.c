@@ -58,6 +58,7 @@ static const struct {
 	{ "tail", cmd_tail },
 	{ "counters", cmd_counters },
 	{ "snapshot", cmd_snapshot },
+	{ "report", cmd_report },
 };
 
 static bool is_help_flag(const char *a)
