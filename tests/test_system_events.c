@@ -663,11 +663,7 @@ static void t_align(void)
 	     in_read, ticks_ms(min_out) * 1e6);
 	/* Every try, unless the kernel lost some (counted): then those found. */
 	ok(st.lost ? found > 0 : found == TRIES, "the reads' sys_enter found: %d", found);
-	/* Known defect (docs/DECISIONS.md, "Known defect: a system event's
-	 * time a few ns early"): once under TSan, 1 try of 10,000 had its
-	 * sys_enter at or before the stamp taken before the read(). */
-	todo_ok(before == found, "a kernel time may convert a few ns early",
-		"app time before sys_enter in every try found: %d of %d", before, found);
+	ok(before == found, "app time before sys_enter in every try found: %d of %d", before, found);
 	if (st.lost == 0)
 		ASSERT_EQ(in_read, sleeps);
 	free(app_t);
