@@ -669,6 +669,58 @@ static void t_align(void)
 	free(app_t);
 }
 
+/*
+ * The conversion's own error (docs/DESIGN.md, "System events": the
+ * alignment): with the raw clock (this kernel offers no TSC mapping),
+ * pairs taken between polls 5 ms apart, each read within its bracket of
+ * tick reads (rlog__clock_sync_now), against what the engine makes of
+ * their raw times.  The bound is the pairs' own bracket; the conversion
+ * by the session's calibration alone, as the engine once did, is shown
+ * beside it: its error grows with the time since the calibration.
+ */
+static void t_clock(void)
+{
+	struct rlog__sys_config cfg = { .flags = RLOG_SYS_CSWITCH, .pages_per_cpu = 1 };
+	struct rlog__sys *s;
+	char why[256];
+	reset();
+	BAIL_IF(rlog__sys_open(&cfg, &clk, collect, NULL, &s, why, sizeof why) < 0, "open: %s", why);
+	const char *src = rlog__sys_time_source(s);
+	diag("kernel times converted by: %s", src);
+	if (strcmp(src, "raw-pairs") != 0) {
+		/* The events stamp with the session's clock, or the
+		 * kernel's TSC mapping is inverted: exact by construction. */
+		rlog__sys_close(s);
+		return;
+	}
+	double worst = 0, worst_cal = 0;
+	for (int i = 0; i < 40; i++) {
+		rlog__sys_poll(s);
+		struct timespec ts = { 0, 2500 * 1000 };
+		nanosleep(&ts, NULL);
+		struct rlog__clock_sync y;
+		rlog__clock_sync_now(clk.tick_source, &y);
+		nanosleep(&ts, NULL);
+		if (i == 39)
+			rlog__sys_poll(s); /* y between two polls, as an event is */
+		double err = ((double)rlog__sys_ticks(s, y.monotonic_raw_ns) - (double)y.ticks) * 1e9 /
+			     (double)clk.tick_freq_hz;
+		double cal = ((double)clk.sync.ticks +
+			      (double)(y.monotonic_raw_ns - clk.sync.monotonic_raw_ns) *
+				      (double)clk.tick_freq_hz / 1e9 - (double)y.ticks) * 1e9 /
+			     (double)clk.tick_freq_hz;
+		if (err < 0 ? -err > worst : err > worst)
+			worst = err < 0 ? -err : err;
+		if (cal < 0 ? -cal > worst_cal : cal > worst_cal)
+			worst_cal = cal < 0 ? -cal : cal;
+	}
+	rlog__sys_close(s);
+	reset();
+	diag("a raw time's conversion is off by at most %.1f ns (the calibration alone: %.1f ns)", worst,
+	     worst_cal);
+	ok(worst < 50, "the conversion of a raw time is within 50 ns: %.1f", worst);
+}
+
 static void t_profile(void)
 {
 	/* The pid filter is off: a sample is of whatever the CPU ran. */
@@ -798,6 +850,7 @@ int main(void)
 	t_read();
 	t_loss();
 	t_align();
+	t_clock();
 	t_profile();
 	t_block();
 	t_net();

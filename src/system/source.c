@@ -20,7 +20,10 @@
  * that the mmap page describes (time_zero, time_mult, time_shift, when
  * cap_user_time_zero says the kernel offers it); the engine inverts it
  * exactly (rlog__sys_ticks).  Without it, it asks for CLOCK_MONOTONIC_RAW
- * and converts with the session's calibration (sync pair and frequency).
+ * and converts through (ticks, raw) pairs taken at each poll (raw_ticks).
+ *
+ * Wake-ups.  Each ring's event has wakeup_watermark a quarter of the ring:
+ * a reader in poll(2) on rlog__sys_fds is woken as the ring fills.
  */
 #define _GNU_SOURCE
 #include "system/system.h"
@@ -1157,4 +1160,9 @@ size_t rlog__sys_fds(const struct rlog__sys *s, int *fds, size_t max)
 		if (s->cpus[c].map != NULL)
 			fds[n++] = s->cpus[c].lead;
 	return n;
+}
+
+const char *rlog__sys_time_source(const struct rlog__sys *s)
+{
+	return s->mode == 0 ? "clockid" : s->mode == 1 ? "perf-tsc" : "raw-pairs";
 }

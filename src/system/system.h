@@ -118,6 +118,13 @@ int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool
  */
 size_t rlog__sys_fds(const struct rlog__sys *s, int *fds, size_t max);
 
+/* How the kernel's times become ticks ("Times" in source.c): "clockid"
+ * (the events stamp with the session's clock itself), "perf-tsc" (the
+ * perf mmap page's TSC mapping, inverted) or "raw-pairs"
+ * (CLOCK_MONOTONIC_RAW, converted through the pairs taken at each poll;
+ * rlog__sys_ticks then takes raw nanoseconds). */
+const char *rlog__sys_time_source(const struct rlog__sys *s);
+
 /* The RLOG_SYS_* flags of the events open (a tracepoint this kernel
  * lacks is not; a flag that selects none of them is not either). */
 uint64_t rlog__sys_opened(const struct rlog__sys *s);
