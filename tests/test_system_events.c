@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -721,6 +722,57 @@ static void t_clock(void)
 	ok(worst < 50, "the conversion of a raw time is within 50 ns: %.1f", worst);
 }
 
+/*
+ * The watermark (rlog__sys_fds): a CPU's ring fd says POLLIN each time a
+ * quarter more of the ring is written (the kernel's default is half).
+ * getpgid() calls pinned to CPU 0, 10 at a time (1,840 bytes there:
+ * sys_enter 112, sys_exit 72 each), the fd looked at after each ten; the
+ * first wake-up comes wherever the mark was, the second a quarter of the
+ * ring later: 16,384 bytes of a 16-page ring, 90 calls (half: 180).
+ * Other processes' records on CPU 0 only bring it sooner.
+ */
+static void t_wake(void)
+{
+	uint32_t me = (uint32_t)getpid();
+	struct rlog__sys_config cfg = { .flags = RLOG_SYS_SYSTEMCALL, .pids = &me, .npids = 1,
+					.pages_per_cpu = 16 };
+	struct rlog__sys *s;
+	char why[256];
+	reset();
+	BAIL_IF(rlog__sys_open(&cfg, &clk, collect, NULL, &s, why, sizeof why) < 0, "open: %s", why);
+	int fds[1024];
+	size_t n = rlog__sys_fds(s, fds, 1024);
+	ok(n >= 1, "a ring fd per CPU: %zu", n);
+	cpu_set_t set, old;
+	pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	/* Empty the ring, then take the wake-up it may have had. */
+	rlog__sys_poll(s);
+	struct pollfd pf = { .fd = n ? fds[0] : -1, .events = POLLIN };
+	poll(&pf, 1, 0);
+	int calls[2] = { 0, 0 };
+	long k = 0;
+	for (int w = 0; w < 2; w++) {
+		while (calls[w] < 2000) {
+			for (int i = 0; i < 10; i++)
+				syscall(SYS_getpgid, 0x3f000000L + k++);
+			calls[w] += 10;
+			pf.revents = 0;
+			if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN))
+				break;
+		}
+		rlog__sys_poll(s); /* room again; the mark stays where it was */
+	}
+	pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+	diag("CPU 0's ring woke its reader after %d calls, then after %d more", calls[0], calls[1]);
+	ok(calls[1] <= 100, "the next wake-up a quarter of the ring later: %d calls (at most 100)",
+	   calls[1]);
+	rlog__sys_close(s);
+	reset();
+}
+
 static void t_profile(void)
 {
 	/* The pid filter is off: a sample is of whatever the CPU ran. */
@@ -851,6 +903,7 @@ int main(void)
 	t_loss();
 	t_align();
 	t_clock();
+	t_wake();
 	t_profile();
 	t_block();
 	t_net();
