@@ -6,8 +6,10 @@
  * protocol: the producer's RLOG__HOOK points (src/lib/producer.h), the
  * daemon's trim hook (src/daemon/trim.h), and two environment variables
  * read by the daemon, RINGLOG_TEST_HOLD_STOP (drain.c: stop itself,
- * SIGSTOP, holding a full buffer in overwrite mode) and
- * RINGLOG_TEST_DIE_IN_WRITE (logfile.c: die in the middle of a write).
+ * SIGSTOP, holding a full buffer in overwrite mode),
+ * RINGLOG_TEST_DIE_IN_WRITE (logfile.c: die in the middle of a write) and
+ * RINGLOG_TEST_SYS_POLL_MS (system_ctl.c: the kernel rings' reader's
+ * timeout).
  * They exist only when RLOG_TEST_HOOKS is 1: meson's option test_hooks,
  * on by default except in a release build (b_ndebug=if-release, as the
  * asserts).  Off, every hook compiles to nothing: no load, no getenv, and

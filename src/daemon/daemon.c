@@ -534,9 +534,9 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 		/* After the drain: a counter block's time is later than the
 		 * DATA_LOSS records the pass wrote about the same process. */
 		rlog__counters_tick(ctr, now);
-		/* The kernel's rings, every loop (at most RLOG_DAEMON_POLL_MS
-		 * apart: the rings hold far more than that at any sane rate);
-		 * the selection looked at first (`ringlog update` changes it). */
+		/* The kernel's rings: the blocks their reader thread queued
+		 * (system_ctl.h), written; the selection looked at first
+		 * (`ringlog update` changes it). */
 		rlog__sys_ctl_pass(sys);
 		write_pass(r, d, out, name);
 		/* An idle pool gives its written pages back (trim.c), once the

@@ -5,10 +5,24 @@
  * selection, closed when it becomes none; the --follow scope kept up with
  * the processes that attach; the rundown when system events start and
  * when a snapshot starts (docs/SESSIONS.md, "System events").
+ *
+ * The kernel's rings are read by a thread of their own (the reader),
+ * woken when a ring is a quarter full (rlog__sys_fds) or every
+ * RLOG_DAEMON_POLL_MS, at a higher priority where the daemon may raise
+ * it: a context-switch storm keeps the CPUs busy with the very threads it
+ * records, and a reader that waits for the daemon's loop to get a CPU
+ * lets the rings overflow (docs/PERFORMANCE.md, "System events").  Its
+ * blocks wait in a queue that the daemon's loop writes to the output at
+ * each pass (the output is the loop's alone); past RLOG_SYS_QUEUE_MAX
+ * bytes the reader leaves the rings to the kernel, which counts what it
+ * then loses, so the identity handed_over = written + lost holds.
  */
 #ifndef RLOG_DAEMON_SYSTEM_CTL_H
 #define RLOG_DAEMON_SYSTEM_CTL_H
 
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +30,15 @@
 #include "shm.h"
 #include "sysprops.h"
 #include "system/system.h"
+
+/* The reader's queue's most (bytes of blocks), and the part past which
+ * it wakes the daemon's loop rather than wait for its next pass. */
+#define RLOG_SYS_QUEUE_MAX (64u << 20)
+#define RLOG_SYS_QUEUE_WAKE (1u << 20)
+/* The reader's nice value, where the daemon may set it (setpriority(2)). */
+#define RLOG_SYS_READER_NICE (-10)
+
+struct rlog__sys_qblock;
 
 struct rlog__sys_ctl {
 	struct rlog__region *r;
@@ -31,6 +54,17 @@ struct rlog__sys_ctl {
 	bool whole;
 	uint64_t rundown_records;    /* written by the rundowns so far */
 	uint64_t rundown_lost;       /* found by them, no memory to hold them */
+	/* The reader (while s is open): mu guards s and the queue. */
+	pthread_mutex_t mu;
+	pthread_t reader;
+	bool reading;                /* the reader runs */
+	int quit_fd;                 /* an eventfd: written, the reader returns */
+	struct rlog__sys_qblock *qhead, **qtail;
+	size_t qbytes;
+	_Atomic uint32_t *wake;      /* the daemon's fill event (fill_waiting) */
+	uint64_t qdropped;           /* events of blocks no memory could queue */
+	struct pollfd *pf;           /* the reader's: each ring's fd, then quit_fd */
+	nfds_t npf;
 };
 
 /* Reads the selection and opens the engine if it selects anything (with

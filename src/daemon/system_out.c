@@ -23,8 +23,8 @@ void rlog__sys_to_output(void *arg, uint32_t cpu, uint64_t base_time, const void
 	rlog__output_meta_block(out, 0, cpu, base_time, data, size, RLOG_ID_EVENT_SCHEMA);
 }
 
-int rlog__sys_start(struct rlog__region *r, void *output, const struct rlog__sys_config *cfg,
-		    struct rlog__sys **out)
+int rlog__sys_start(struct rlog__region *r, rlog__sys_emit_fn *emit, void *arg,
+		    const struct rlog__sys_config *cfg, struct rlog__sys **out)
 {
 	struct rlog_shm_header *h = r->hdr;
 	*out = NULL;
@@ -35,7 +35,7 @@ int rlog__sys_start(struct rlog__region *r, void *output, const struct rlog__sys
 						 .realtime_ns = h->sync_realtime_ns,
 						 .monotonic_raw_ns = h->sync_monotonic_ns } };
 	char why[200];
-	int rc = rlog__sys_open(cfg, &clk, rlog__sys_to_output, output, out, why, sizeof why);
+	int rc = rlog__sys_open(cfg, &clk, emit, arg, out, why, sizeof why);
 	if (rc < 0 && h->last_error[0] == '\0')
 		snprintf(h->last_error, sizeof h->last_error, "system events: %s", why);
 	return rc;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "shm.h"
+#include "system/system.h"
 
 struct rlog__sys;
 struct rlog__sys_config;
@@ -26,10 +27,11 @@ void rlog__sys_to_output(void *arg, uint32_t cpu, uint64_t base_time, const void
 			 uint32_t size, uint32_t records, uint32_t events);
 
 /* Opens the engine for the selection cfg on region r's clock (nothing
- * when it selects none): *out stays NULL then, or when it fails (said in
- * last_error).  Returns 0 or the open's -errno. */
-int rlog__sys_start(struct rlog__region *r, void *output, const struct rlog__sys_config *cfg,
-		    struct rlog__sys **out);
+ * when it selects none), its blocks to emit(arg, ...): *out stays NULL
+ * then, or when it fails (said in last_error).  Returns 0 or the open's
+ * -errno. */
+int rlog__sys_start(struct rlog__region *r, rlog__sys_emit_fn *emit, void *arg,
+		    const struct rlog__sys_config *cfg, struct rlog__sys **out);
 
 /* Copies the statistics into the region's request page: those of the
  * engines closed before (before, summed) plus s's (s may be NULL). */

@@ -20,7 +20,10 @@
  * that the mmap page describes (time_zero, time_mult, time_shift, when
  * cap_user_time_zero says the kernel offers it); the engine inverts it
  * exactly (rlog__sys_ticks).  Without it, it asks for CLOCK_MONOTONIC_RAW
- * and converts with the session's calibration (sync pair and frequency).
+ * and converts through (ticks, raw) pairs taken at each poll (raw_ticks).
+ *
+ * Wake-ups.  Each ring's event has wakeup_watermark a quarter of the ring:
+ * a reader in poll(2) on rlog__sys_fds is woken as the ring fills.
  */
 #define _GNU_SOURCE
 #include "system/system.h"
@@ -58,6 +61,10 @@
  * 20 ms of a CPU making system calls flat out, twice the daemon's
  * longest sleep (RLOG_DAEMON_POLL_MS). */
 #define DEFAULT_PAGES 1024u
+/* A ring wakes its reader when 1/WAKE_FRACTION of it is written (the
+ * perf_event_attr's wakeup_watermark): the rest is the room the reader
+ * has while it gets a CPU. */
+#define WAKE_FRACTION 4u
 #define STRING_CUT 255u
 /* A call chain's text may be longer: about 55 frames. */
 #define CHAIN_CUT 1024u
@@ -85,7 +92,8 @@ struct oev {
 
 struct cpu {
 	int cpu;
-	int *fds;                /* nev of them; fds[lead] is mmapped */
+	int *fds;                /* nev of them; lead's is mmapped */
+	int lead;                /* the fd whose ring this is (-1: none) */
 	uint8_t *map;
 	size_t map_size;
 	uint64_t data_size;
@@ -99,9 +107,15 @@ struct cpu {
 
 struct idmap { uint64_t id; uint32_t ev; };
 
+/* The (ticks, CLOCK_MONOTONIC_RAW) pairs a raw-clock conversion keeps:
+ * one per poll, the oldest dropped (seconds of them at one per 10 ms). */
+#define PAIRS 256u
+
 struct rlog__sys {
 	struct rlog__sys_clock clk;
 	int mode;                /* 0 monotonic, 1 perf clock inverted, 2 raw */
+	struct rlog__clock_sync pair[PAIRS]; /* mode 2: in raw order, pair[0] the oldest */
+	unsigned npairs;
 	uint64_t time_zero;
 	uint32_t time_mult;
 	uint16_t time_shift;
@@ -145,24 +159,78 @@ static uint64_t perf_forward(const struct rlog__sys *s, uint64_t cyc)
 	return s->time_zero + q * s->time_mult + ((r * s->time_mult) >> s->time_shift);
 }
 
-/* ns -> ticks at freq (< 18 GHz: r * freq fits 64 bits). */
-static uint64_t ns_to_ticks(uint64_t ns, uint64_t freq)
+/*
+ * CLOCK_MONOTONIC_RAW ns -> ticks, from the pairs taken at the polls
+ * (clock_pair): between two pairs, on the line through them; past the
+ * newest (or before the oldest), from that pair on the slope from the
+ * session's own pair (or the oldest kept) to the newest, the longest and
+ * so the most precise.  The raw clock is never slewed and the TSC is
+ * steady, so the error is that of the pairs, each read within a bracket
+ * of two tick reads (rlog__clock_sync_now), not the calibration's
+ * frequency error times the time since the session started
+ * (docs/DESIGN.md, "System events").
+ */
+static uint64_t raw_ticks(const struct rlog__sys *s, uint64_t t)
 {
-	return ns / 1000000000u * freq + ns % 1000000000u * freq / 1000000000u;
+	const struct rlog__clock_sync *a, *b, *far = &s->clk.sync;
+	unsigned n = s->npairs;
+	double slope = (double)s->clk.tick_freq_hz / 1e9;
+	if (n == 0) {
+		a = far;
+	} else if (n >= 2 && t > s->pair[0].monotonic_raw_ns && t < s->pair[n - 1].monotonic_raw_ns) {
+		/* The last pair at or before t: pair[lo] <= t < pair[hi]. */
+		unsigned lo = 0, hi = n - 1;
+		while (hi - lo > 1) {
+			unsigned mid = lo + (hi - lo) / 2;
+			if (s->pair[mid].monotonic_raw_ns <= t)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		a = &s->pair[lo];
+		b = &s->pair[hi];
+		if (b->monotonic_raw_ns > a->monotonic_raw_ns && b->ticks > a->ticks)
+			slope = (double)(b->ticks - a->ticks) /
+				(double)(b->monotonic_raw_ns - a->monotonic_raw_ns);
+	} else {
+		a = t <= s->pair[0].monotonic_raw_ns ? &s->pair[0] : &s->pair[n - 1];
+		b = &s->pair[n - 1];
+		if (far->monotonic_raw_ns >= s->pair[0].monotonic_raw_ns)
+			far = &s->pair[0];
+		if (b->monotonic_raw_ns > far->monotonic_raw_ns && b->ticks > far->ticks)
+			slope = (double)(b->ticks - far->ticks) /
+				(double)(b->monotonic_raw_ns - far->monotonic_raw_ns);
+	}
+	/* In doubles: an offset of seconds times ticks per ns; 53 bits are
+	 * far finer than a tick over any span the pairs cover. */
+	if (t >= a->monotonic_raw_ns)
+		return a->ticks + (uint64_t)((double)(t - a->monotonic_raw_ns) * slope + 0.5);
+	uint64_t back = (uint64_t)((double)(a->monotonic_raw_ns - t) * slope + 0.5);
+	return back < a->ticks ? a->ticks - back : 0;
+}
+
+/* A fresh (ticks, raw) pair for raw_ticks, kept in raw order. */
+static void clock_pair(struct rlog__sys *s)
+{
+	if (s->mode != 2)
+		return;
+	struct rlog__clock_sync y;
+	rlog__clock_sync_now(s->clk.tick_source, &y);
+	if (s->npairs && y.monotonic_raw_ns <= s->pair[s->npairs - 1].monotonic_raw_ns)
+		return;
+	if (s->npairs == PAIRS) {
+		memmove(&s->pair[0], &s->pair[1], (PAIRS - 1) * sizeof s->pair[0]);
+		s->npairs--;
+	}
+	s->pair[s->npairs++] = y;
 }
 
 uint64_t rlog__sys_ticks(const struct rlog__sys *s, uint64_t t)
 {
 	if (s->mode == 0)
 		return t;
-	if (s->mode == 2) {
-		/* CLOCK_MONOTONIC_RAW ns -> ticks through the calibration. */
-		const struct rlog__clock_sync *y = &s->clk.sync;
-		if (t >= y->monotonic_raw_ns)
-			return y->ticks + ns_to_ticks(t - y->monotonic_raw_ns, s->clk.tick_freq_hz);
-		uint64_t back = ns_to_ticks(y->monotonic_raw_ns - t, s->clk.tick_freq_hz);
-		return back < y->ticks ? y->ticks - back : 0;
-	}
+	if (s->mode == 2)
+		return raw_ticks(s, t);
 	/* The largest TSC value the kernel's mapping takes to t or less:
 	 * never earlier than the TSC the kernel read, at most one
 	 * nanosecond's ticks later. */
@@ -492,6 +560,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		s->nev++;
 	}
 	clock_mode(s);
+	clock_pair(s);
 	long nconf = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned ncpu = nconf > 0 ? (unsigned)nconf : 1;
 	s->cpus = calloc(ncpu, sizeof *s->cpus);
@@ -514,7 +583,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		}
 		for (unsigned i = 0; i < s->nev; i++)
 			k->fds[i] = -1;
-		int lead = -1;
+		int lead = k->lead = -1;
 		unsigned opened = 0;
 		for (unsigned i = 0; i < s->nev; i++) {
 			struct perf_event_attr a = { .size = sizeof a, .sample_period = 1,
@@ -543,6 +612,13 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 				a.use_clockid = 1;
 				a.clockid = s->mode == 0 ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
 			}
+			if (lead < 0) {
+				/* The ring's owner: a reader poll()ing it is woken
+				 * when a quarter of the ring is written (the kernel
+				 * caps the mark at the ring's size). */
+				a.watermark = 1;
+				a.wakeup_watermark = (uint32_t)((size_t)pg * pages / WAKE_FRACTION);
+			}
 			int fd = perf_open(&a, (int)c);
 			k->fds[i] = fd;
 			if (fd < 0) {
@@ -555,7 +631,6 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			}
 			opened++;
 			if (lead < 0) {
-				lead = fd;
 				k->map_size = (size_t)pg * (1 + pages);
 				void *m = mmap(NULL, k->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 				/* Without CAP_IPC_LOCK the rings' pages count against
@@ -564,6 +639,16 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 				while (m == MAP_FAILED && errno == EPERM && pages > 1) {
 					pages /= 2;
 					k->map_size = (size_t)pg * (1 + pages);
+					/* Reopened, so that its wake-up mark is a
+					 * quarter of the smaller ring, not all of it. */
+					close(fd);
+					a.wakeup_watermark = (uint32_t)((size_t)pg * pages / WAKE_FRACTION);
+					fd = k->fds[i] = perf_open(&a, (int)c);
+					if (fd < 0) {
+						errno = -fd;
+						k->fds[i] = -1;
+						break;
+					}
 					m = mmap(NULL, k->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 				}
 				if (m == MAP_FAILED) {
@@ -573,6 +658,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 					k->map_size = 0;
 					break;
 				}
+				lead = k->lead = fd;
 				k->map = m;
 				k->data_size = (uint64_t)pg * pages;
 			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, lead) < 0) {
@@ -1169,6 +1255,7 @@ int rlog__sys_poll(struct rlog__sys *s)
 	if (s == NULL || s->stopped || s->deferred)
 		return 0;
 	uint64_t before = s->st.written + s->st.loss_records;
+	clock_pair(s);
 	/* Following children: a child's first records may be in another
 	 * CPU's ring than its fork, read earlier; so the forks of the
 	 * whole pass are found first (twice: a grandchild). */
@@ -1192,6 +1279,7 @@ void rlog__sys_stop(struct rlog__sys *s)
 			if (s->cpus[c].fds[i] >= 0)
 				ioctl(s->cpus[c].fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	uint64_t now = rlog__ticks(s->clk.tick_source);
+	clock_pair(s);
 	for (unsigned c = 0; c < s->ncpu; c++) {
 		struct cpu *k = &s->cpus[c];
 		cpu_walk(s, k, true, one);
@@ -1307,4 +1395,18 @@ uint64_t rlog__sys_opened(const struct rlog__sys *s)
 		if (!s->ev[i].hidden)
 			f |= s->ev[i].ev->flags;
 	return s->counters ? f | RLOG_SYS_PROCESS_COUNTERS : f;
+}
+
+size_t rlog__sys_fds(const struct rlog__sys *s, int *fds, size_t max)
+{
+	size_t n = 0;
+	for (unsigned c = 0; s != NULL && c < s->ncpu && n < max; c++)
+		if (s->cpus[c].map != NULL)
+			fds[n++] = s->cpus[c].lead;
+	return n;
+}
+
+const char *rlog__sys_time_source(const struct rlog__sys *s)
+{
+	return s->mode == 0 ? "clockid" : s->mode == 1 ? "perf-tsc" : "raw-pairs";
 }

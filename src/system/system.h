@@ -8,7 +8,8 @@
  *                  ── perf_event_open per CPU and event; one mmap ring per
  *                     CPU, the CPU's other events redirected into it
  *                  ── emit(): one block of the EVENT_SCHEMA records
- *   rlog__sys_poll ── each CPU's ring: samples -> records (session ticks),
+ *   rlog__sys_poll ── a fresh (ticks, CLOCK_MONOTONIC_RAW) pair for the times;
+ *                     each CPU's ring: samples -> records (session ticks),
  *                     PERF_RECORD_LOST -> DATA_LOSS (cause KERNEL)
  *                  ── emit(): one block per CPU that had records
  *   rlog__sys_stop ── disable, drain, the losses the kernel had not
@@ -123,6 +124,23 @@ int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool
  */
 void rlog__sys_begin(struct rlog__sys *s, uint64_t from);
 void rlog__sys_end(struct rlog__sys *s, uint64_t until);
+
+/*
+ * The file descriptors whose rings the engine reads, one per CPU (up to
+ * max of them; returns how many): poll(2) says POLLIN on one when a
+ * quarter of its ring is written (its wakeup_watermark), so that a reader
+ * waiting on them reads a ring as it fills, not only at its next timeout
+ * (src/daemon/system_ctl.c).  POLLHUP once its CPU went offline.  Valid
+ * until rlog__sys_close.
+ */
+size_t rlog__sys_fds(const struct rlog__sys *s, int *fds, size_t max);
+
+/* How the kernel's times become ticks ("Times" in source.c): "clockid"
+ * (the events stamp with the session's clock itself), "perf-tsc" (the
+ * perf mmap page's TSC mapping, inverted) or "raw-pairs"
+ * (CLOCK_MONOTONIC_RAW, converted through the pairs taken at each poll;
+ * rlog__sys_ticks then takes raw nanoseconds). */
+const char *rlog__sys_time_source(const struct rlog__sys *s);
 
 /* The RLOG_SYS_* flags of the events open (a tracepoint this kernel
  * lacks is not; a flag that selects none of them is not either). */
