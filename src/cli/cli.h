@@ -31,6 +31,7 @@ int emit_ring(const char *path, unsigned id, bool flagged, uint16_t flag, const 
 int cmd_tail(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
 
 /* Flushes stdout; false if anything written to it since it was opened
  * failed (errno says why). */

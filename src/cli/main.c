@@ -58,6 +58,7 @@ static const struct {
 	{ "tail", cmd_tail },
 	{ "counters", cmd_counters },
 	{ "snapshot", cmd_snapshot },
+	{ "collect", cmd_collect },
 };
 
 static bool is_help_flag(const char *a)
