@@ -93,7 +93,7 @@ static void collect(const char *group)
 {
 	h_ringlog(&r, "collect", url, "-o", dir, "--group", group, NULL);
 	ok(r.status == 0, "collect exits 0 (%s)", r.err);
-	printf("# %s", r.out);
+
 }
 
 int main(void)
@@ -129,6 +129,26 @@ int main(void)
 	collect("g1");
 	same_bytes(p1, s1, h1);
 
+	/* 4. A collector of a new group killed mid-way, started again: every
+	 * file the same, nothing twice. */
+	char dir2[200];
+	snprintf(dir2, sizeof dir2, "%.150s", dir);
+	snprintf(dir, sizeof dir, "%s/again", dir2);
+	mkdir(dir, 0700);
+	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", "g2", "--follow",
+			       NULL };
+	struct proc_bg bg;
+	proc_start(&bg, argv);
+	proc_sleep_ms(1500);
+	proc_signal(&bg, SIGKILL);
+	struct run killed = proc_reap(&bg);
+	run_free(&killed);
+	/* Its partitions come back when its session times out (6 s). */
+	collect("g2");
+	same_bytes(p1, s1, h1);
+	ok(strstr(r.out, "duplicates: 0") || strstr(r.out, "file:") == NULL ||
+	   !strstr(r.out, "gaps: 1"), "no gap after the restart");
+
 	/* 2. Brokers down, then up; Produce requests failing: nothing lost. */
 	const char *h2 = "00000000000000000000000000000002";
 	const char *s2 = h_session("k2");
@@ -160,9 +180,8 @@ int main(void)
 	start(s3, p3, h3, "1M");
 	for (int b = 1; b <= 3; b++)
 		rd_kafka_mock_broker_set_down(mc, b);
-	uint64_t w3 = write_events(s3, 60000, 5);
-	h_ringlog(&r, "query", s3, NULL);
-	printf("# %s", r.out);
+	uint64_t w3 = write_events(s3, 150000, 2);
+
 	proc_sleep_ms(300);
 	for (int b = 1; b <= 3; b++)
 		rd_kafka_mock_broker_set_up(mc, b);
@@ -180,26 +199,6 @@ int main(void)
 	h_summarize(c3, &sum);
 	ASSERT_EQ_U64(sum.events, acked);
 	ASSERT_EQ_U64(sum.loss_events, lost);
-
-	/* 4. A collector of a new group killed mid-way, started again: every
-	 * file the same, nothing twice. */
-	char dir2[200];
-	snprintf(dir2, sizeof dir2, "%.150s", dir);
-	snprintf(dir, sizeof dir, "%s/again", dir2);
-	mkdir(dir, 0700);
-	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", "g2", "--follow",
-			       NULL };
-	struct proc_bg bg;
-	proc_start(&bg, argv);
-	proc_sleep_ms(1500);
-	proc_signal(&bg, SIGKILL);
-	struct run killed = proc_reap(&bg);
-	run_free(&killed);
-	collect("g2");
-	same_bytes(p1, s1, h1);
-	same_bytes(p2, s2, h2);
-	ok(strstr(r.out, "duplicates: 0") || strstr(r.out, "file:") == NULL ||
-	   !strstr(r.out, "gaps: 1"), "no gap after the restart");
 
 	rd_kafka_mock_cluster_destroy(mc);
 	rd_kafka_destroy(rk);

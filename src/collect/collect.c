@@ -284,13 +284,31 @@ static int sync_all(struct collector *co)
 
 #ifdef RLOG_HAVE_RDKAFKA
 
-/* Every assigned partition has reached its end. */
-static bool all_at_end(rd_kafka_t *rk, rd_kafka_topic_partition_list_t *eof)
+/* The topic's partitions (0 if not known yet). */
+static int partitions(rd_kafka_t *rk, const char *topic)
+{
+	const struct rd_kafka_metadata *md = NULL;
+	rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
+	int n = 0;
+	if (t && rd_kafka_metadata(rk, 0, t, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR && md &&
+	    md->topic_cnt == 1)
+		n = md->topics[0].partition_cnt;
+	if (md)
+		rd_kafka_metadata_destroy(md);
+	if (t)
+		rd_kafka_topic_destroy(t);
+	return n;
+}
+
+/* Every partition of the topic (nparts) is assigned to this collector and
+ * has reached its end.  A group member that died holds its partitions
+ * until its session times out: until then this one waits. */
+static bool all_at_end(rd_kafka_t *rk, rd_kafka_topic_partition_list_t *eof, int nparts)
 {
 	rd_kafka_topic_partition_list_t *as = NULL;
 	if (rd_kafka_assignment(rk, &as) != RD_KAFKA_RESP_ERR_NO_ERROR || as == NULL)
 		return false;
-	bool all = as->cnt > 0;
+	bool all = as->cnt > 0 && as->cnt >= nparts;
 	for (int i = 0; all && i < as->cnt; i++)
 		all = rd_kafka_topic_partition_list_find(eof, as->elems[i].topic,
 							 as->elems[i].partition) != NULL;
@@ -317,6 +335,9 @@ static int collect_kafka(struct collector *co, const struct rlog__collect_opts *
 	    kset(conf, "enable.auto.commit", "false", why, whyn) < 0 ||
 	    kset(conf, "auto.offset.reset", "earliest", why, whyn) < 0 ||
 	    kset(conf, "enable.partition.eof", "true", why, whyn) < 0 ||
+	    /* A collector killed gives its partitions back this soon. */
+	    kset(conf, "session.timeout.ms", "6000", why, whyn) < 0 ||
+	    kset(conf, "heartbeat.interval.ms", "500", why, whyn) < 0 ||
 	    kset(conf, "log_level", "0", why, whyn) < 0) {
 		rd_kafka_conf_destroy(conf);
 		return -EINVAL;
@@ -340,7 +361,7 @@ static int collect_kafka(struct collector *co, const struct rlog__collect_opts *
 	}
 	rd_kafka_topic_partition_list_t *eof = rd_kafka_topic_partition_list_new(8);
 	rd_kafka_topic_partition_list_t *commit = rd_kafka_topic_partition_list_new(8);
-	int idle = 0, batch = 0;
+	int idle = 0, batch = 0, nparts = 0;
 	while (err == 0 && !(o->stop && *o->stop)) {
 		rd_kafka_message_t *m = rd_kafka_consumer_poll(rk, 200);
 		if (m == NULL || batch >= 256) {
@@ -361,7 +382,9 @@ static int collect_kafka(struct collector *co, const struct rlog__collect_opts *
 			idle++;
 			/* Not following: the end of what is there, or nothing
 			 * assigned after 30 s. */
-			if (!o->follow && (all_at_end(rk, eof) || idle > 150))
+			if (!o->follow && nparts == 0)
+				nparts = partitions(rk, topic);
+			if (!o->follow && (all_at_end(rk, eof, nparts) || idle > 150))
 				break;
 			continue;
 		}
