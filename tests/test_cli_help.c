@@ -28,7 +28,7 @@
 
 static const char *const built[] = { "start", "stop", "query", "list", "emit", "dump", "stats", "profile",
 				     "convert", "bench", "update", "flush", "tail", "snapshot",
-				     "ring-flush", "help" };
+				     "ring-flush", "collect", "help" };
 
 /* The ringlog binary with arguments (NULL-terminated). */
 static void rl(struct run *c, const char *a0, const char *a1, const char *a2, const char *a3,
@@ -254,8 +254,8 @@ int main(void)
 	}
 	/* The design's commands that are not built: listed as such, and each
 	 * says so when run (docs/DESIGN.md marks their parts). */
-	static const char *const unbuilt[] = { "report", "collect" };
-	ok(strstr(o.out, "\nnot built yet: report, collect\n") != NULL,
+	static const char *const unbuilt[] = { "report" };
+	ok(strstr(o.out, "\nnot built yet: report\n") != NULL,
 	   "the overview lists the commands not built yet");
 	for (size_t i = 0; i < sizeof unbuilt / sizeof unbuilt[0]; i++)
 		check_command(unbuilt[i], false, man);
@@ -276,7 +276,7 @@ int main(void)
 		{ "query", "session NAME" }, { "emit", "session NAME" },  { "dump", "FILE" },
 		{ "stats", "FILE" },         { "convert", "FILE" },       { "profile", "FILE" },       { "update", "session NAME" },
 		{ "flush", "session NAME" }, { "ring-flush", "PATH" },     { "tail", "session NAME" },
-		{ "snapshot", "session NAME" },
+		{ "snapshot", "session NAME" }, { "collect", "URL" },
 	};
 	for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++) {
 		char want[512];

@@ -524,15 +524,6 @@ static const struct cli_help help[] = {
 		"convert FILE --to chrome for ui.perfetto.dev.\n",
 		false,
 	},
-	{
-		"collect", "gather many hosts' traces from Kafka or NATS JetStream (not built yet)",
-		"collect --from URL -o DIR",
-		"Not built yet: \"ringlog collect\" will consume the sealed chunks that hosts'\n"
-		"daemons publish to Kafka or NATS JetStream, drop duplicates, report gaps as\n"
-		"losses and write each host's trace as a log file (docs/DESIGN.md, \"Beyond\n"
-		"one machine\").  Today a session writes files on its own machine only.\n",
-		false,
-	},
 };
 
 const struct cli_help *cli_help_find(const char *name)
