@@ -200,8 +200,11 @@ static int apply(struct collector *co, const struct rlog__chunk *c)
 		    size < BLOCK_HDR + 8 + sizeof(struct rlog_log_marker))
 			return 0;
 		if (h->fd < 0) {
+			/* A file without a state was begun by a collector killed
+			 * before it saved one: nothing in it was committed, it
+			 * is written again from here. */
 			h->fd = openat(co->dirfd, h->name,
-				       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+				       O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 			if (h->fd < 0)
 				return -errno;
 		}
