@@ -89,6 +89,15 @@ static void same_bytes(const char *local, const char *name, const char *host)
 	   "byte for byte (but the header's creation time)", host);
 }
 
+/* Every "gaps: N" that collect printed is 0. */
+static bool no_gaps(const char *out)
+{
+	for (const char *p = strstr(out, "gaps: "); p; p = strstr(p + 1, "gaps: "))
+		if (strncmp(p, "gaps: 0 ", 8) != 0)
+			return false;
+	return true;
+}
+
 static void collect(const char *group)
 {
 	h_ringlog(&r, "collect", url, "-o", dir, "--group", group, NULL);
@@ -174,8 +183,7 @@ int main(void)
 	run_free(&killed);
 	/* Its partitions come back when its session times out (6 s). */
 	collect("g2");
-	ok(strstr(r.out, "gaps: 0") && !strstr(r.out, "gaps: 1"), "no gap after the restart: %s",
-	   r.out);
+	ok(no_gaps(r.out), "no gap after the restart: %s", r.out);
 	same_bytes(p1, s1, h1);
 	same_bytes(p5, s5, h5);
 	same_bytes(p6, s6, h6);
@@ -238,5 +246,10 @@ int main(void)
 	unlink(p3);
 	unlink(p5);
 	unlink(p6);
+	{
+		const char *rm[] = { "rm", "-rf", dir2, NULL };
+		struct run x = proc_run(rm);
+		run_free(&x);
+	}
 	return done_testing();
 }

@@ -90,7 +90,8 @@ static const struct cli_help help[] = {
 		"                        of the processes traced\n"
 		"  --profile-hz N        profile's samples a second, 1 to 100000 (default 1000)\n"
 		"  --sink URL            also publish the session, in chunks, to a message log:\n"
-		"                        kafka://BROKERS/TOPIC (BROKERS host:port,...); a chunk\n"
+		"                        kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT (NATS\n"
+		"                        JetStream; host:port,...); a chunk\n"
 		"                        counts as written when the brokers acknowledged it\n"
 		"                        (query's sink_* lines); ringlog collect reads it back\n"
 		"  --host-id ID          the host's id in the chunks: 32 hex digits (default: the\n"
@@ -468,12 +469,13 @@ static const struct cli_help help[] = {
 		"and started again goes on where it was, nothing lost or written twice.\n"
 		"Prints one line per file: its path, chunks, duplicates, gaps, bytes.\n"
 		"\n"
-		"  URL                   kafka://BROKERS/TOPIC\n"
+		"  URL                   kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT\n"
 		"  -o DIR                where the files go (an existing directory)\n"
 		"  --follow              keep collecting (until SIGINT or SIGTERM); without it,\n"
 		"                        stop at the end of what the topic holds\n"
-		"  --group NAME          the Kafka consumer group (default ringlog-collect):\n"
-		"                        collectors of one group share the partitions\n",
+		"  --group NAME          the Kafka consumer group, or JetStream durable consumer\n"
+		"                        (default ringlog-collect): collectors of one share the\n"
+		"                        work, and one started again goes on where it was\n",
 		true,
 	},
 	{

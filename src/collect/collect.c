@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format/block.h"
@@ -27,6 +28,7 @@
 #ifdef RLOG_HAVE_RDKAFKA
 #include <librdkafka/rdkafka.h>
 #endif
+#include "daemon/sink_nats.h"
 
 #define BLOCK_HDR RLOG__BLOCK_HDR_SIZE
 
@@ -430,6 +432,82 @@ static int collect_kafka(struct collector *co, const struct rlog__collect_opts *
 }
 #endif
 
+#ifdef RLOG_HAVE_NATS
+static int collect_nats(struct collector *co, const struct rlog__collect_opts *o,
+			const char *servers, const char *subject, char *why, size_t whyn)
+{
+	natsConnection *nc = NULL;
+	jsCtx *js = NULL;
+	int err = rlog__nats_connect(servers, &nc, &js, why, whyn);
+	if (err < 0)
+		return err;
+	char stream[300];
+	rlog__nats_stream_name(subject, stream, sizeof stream);
+	jsSubOptions so;
+	jsSubOptions_Init(&so);
+	so.Stream = stream;
+	so.Config.AckPolicy = js_AckExplicit;
+	so.Config.DeliverPolicy = js_DeliverAll;
+	/* A collector killed: what it had not acknowledged comes again this
+	 * soon (its files were cut back to their state). */
+	so.Config.AckWait = 2000LL * 1000000LL;
+	natsSubscription *sub = NULL;
+	jsErrCode je = 0;
+	natsStatus s = NATS_ERR;
+	/* The server may be coming up: a few tries. */
+	for (int i = 0; i < 50 && !(o->stop && *o->stop); i++) {
+		s = js_PullSubscribe(&sub, js, subject, o->group ? o->group : "ringlog-collect", NULL,
+				     &so, &je);
+		if (s == NATS_OK)
+			break;
+		struct timespec ts = { 0, 100000000L };
+		nanosleep(&ts, NULL);
+	}
+	if (s != NATS_OK) {
+		snprintf(why, whyn, "subscribing to %s (stream %s): %s", subject, stream,
+			 natsStatus_GetText(s));
+		err = -EPROTO;
+	}
+	int idle = 0;
+	while (err == 0 && !(o->stop && *o->stop)) {
+		natsMsgList list = { 0 };
+		s = natsSubscription_Fetch(&list, sub, 64, 1000, &je);
+		if (s != NATS_OK) {
+			natsMsgList_Destroy(&list);
+			/* The end of what is there (a timeout), or the server
+			 * away: following, go on; else stop after a time out
+			 * (or 10 s of the server away). */
+			if (!o->follow && (s == NATS_TIMEOUT || ++idle > 10))
+				break;
+			continue;
+		}
+		idle = 0;
+		for (int i = 0; i < list.Count && err == 0; i++) {
+			natsMsg *m = list.Msgs[i];
+			struct rlog__chunk c;
+			char cerr[200];
+			if (rlog__chunk_decode((const uint8_t *)natsMsg_GetData(m),
+					       (size_t)natsMsg_GetDataLength(m), &c, cerr,
+					       sizeof cerr) == 0 &&
+			    (err = apply(co, &c)) < 0)
+				snprintf(why, whyn, "writing %s: %s", c.session_name, strerror(-err));
+		}
+		/* On disk, then acknowledged. */
+		if (err == 0 && (err = sync_all(co)) < 0)
+			snprintf(why, whyn, "writing the files: %s", strerror(-err));
+		for (int i = 0; i < list.Count && err == 0; i++)
+			natsMsg_Ack(list.Msgs[i], NULL);
+		natsMsgList_Destroy(&list);
+	}
+	if (sub) {
+		natsSubscription_Destroy(sub);
+	}
+	jsCtx_Destroy(js);
+	natsConnection_Destroy(nc);
+	return err;
+}
+#endif
+
 int rlog__collect(const struct rlog__collect_opts *o, rlog__collect_report_fn *report, void *arg,
 		  char *why, size_t whyn)
 {
@@ -437,20 +515,28 @@ int rlog__collect(const struct rlog__collect_opts *o, rlog__collect_report_fn *r
 	const char *p = o->url;
 	const char *sep = strstr(p, "://");
 	const char *slash = sep ? strchr(sep + 3, '/') : NULL;
-	if (strncmp(p, "kafka://", 8) != 0 || slash == NULL || slash == sep + 3 || !slash[1] ||
+	bool kafka = strncmp(p, "kafka://", 8) == 0, nats = strncmp(p, "nats://", 7) == 0;
+	if (!(kafka || nats) || slash == NULL || slash == sep + 3 || !slash[1] ||
 	    strchr(slash + 1, '/') || (size_t)(slash - sep - 3) >= sizeof servers ||
 	    strlen(slash + 1) >= sizeof name) {
-		snprintf(why, whyn, "expected kafka://BROKERS/TOPIC");
+		snprintf(why, whyn, "expected kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT");
 		return -EINVAL;
 	}
 	memcpy(servers, sep + 3, (size_t)(slash - sep - 3));
 	servers[slash - sep - 3] = '\0';
 	strcpy(name, slash + 1);
 #ifndef RLOG_HAVE_RDKAFKA
-	(void)report, (void)arg;
-	snprintf(why, whyn, "not built: librdkafka missing");
-	return -ENOTSUP;
-#else
+	if (kafka) {
+		snprintf(why, whyn, "not built: librdkafka missing");
+		return -ENOTSUP;
+	}
+#endif
+#ifndef RLOG_HAVE_NATS
+	if (nats) {
+		snprintf(why, whyn, "not built: libnats missing");
+		return -ENOTSUP;
+	}
+#endif
 	struct collector co;
 	memset(&co, 0, sizeof co);
 	co.dir = o->dir;
@@ -459,7 +545,15 @@ int rlog__collect(const struct rlog__collect_opts *o, rlog__collect_report_fn *r
 		snprintf(why, whyn, "%s: %s", o->dir, strerror(errno));
 		return -errno;
 	}
-	int err = collect_kafka(&co, o, servers, name, why, whyn);
+	int err = -ENOTSUP;
+#ifdef RLOG_HAVE_RDKAFKA
+	if (kafka)
+		err = collect_kafka(&co, o, servers, name, why, whyn);
+#endif
+#ifdef RLOG_HAVE_NATS
+	if (nats)
+		err = collect_nats(&co, o, servers, name, why, whyn);
+#endif
 	for (size_t i = 0; i < co.nf; i++) {
 		if (co.f[i].rep.chunks || co.f[i].rep.duplicates)
 			report(&co.f[i].rep, arg);
@@ -469,5 +563,4 @@ int rlog__collect(const struct rlog__collect_opts *o, rlog__collect_report_fn *r
 	free(co.f);
 	close(co.dirfd);
 	return err;
-#endif
 }

@@ -25,6 +25,7 @@
 #include "format/logfile.h"
 #include "format/loss.h"
 #include "sink_kafka.h"
+#include "sink_nats.h"
 #include "vec.h"
 
 #define BLOCK_HDR RLOG__BLOCK_HDR_SIZE
@@ -351,7 +352,18 @@ int rlog__sink_url_check(const char *url, char *why, size_t whyn)
 #endif
 		return 0;
 	}
-	snprintf(why, whyn, "expected kafka://BROKERS/TOPIC");
+	if (strncmp(url, "nats://", 7) == 0) {
+		if (rlog__sink_url_split(url, "nats", servers, name, sizeof servers) < 0) {
+			snprintf(why, whyn, "expected nats://SERVERS/SUBJECT");
+			return -EINVAL;
+		}
+#ifndef RLOG_HAVE_NATS
+		snprintf(why, whyn, "not built: libnats missing");
+		return -ENOTSUP;
+#endif
+		return 0;
+	}
+	snprintf(why, whyn, "expected kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT");
 	return -EINVAL;
 }
 
@@ -365,6 +377,10 @@ int rlog__sink_net_open(const struct rlog__sink_spec *spec, const char *session,
 #ifdef RLOG_HAVE_RDKAFKA
 	if (strncmp(spec->url, "kafka://", 8) == 0)
 		return rlog__sink_kafka_open(spec, session, marker, pid, tid, ctl, out, why, whyn);
+#endif
+#ifdef RLOG_HAVE_NATS
+	if (strncmp(spec->url, "nats://", 7) == 0)
+		return rlog__sink_nats_open(spec, session, marker, pid, tid, ctl, out, why, whyn);
 #endif
 	(void)session, (void)marker, (void)pid, (void)tid, (void)ctl, (void)out;
 	return -ENOTSUP;
