@@ -7,103 +7,14 @@
  * chunks counted exactly (DATA_LOSS cause sink in the stream); hosts into
  * one topic; a collector killed and started again duplicates nothing.
  */
-#include "harness.h"
+#include "sink_util.h"
 
-#include <dirent.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
 #define TOPIC "rl"
 
 static rd_kafka_mock_cluster_t *mc;
-static char url[512];
-static char dir[256];
-
-/* Writes n events {seq} (ID 1024, 8 bytes) into session name; returns
- * those written (1). */
-static uint64_t write_events(const char *name, uint64_t n, long pause_every_ms)
-{
-	if (rlog_attach(name) < 0)
-		return 0;
-	uint64_t written = 0;
-	for (uint64_t i = 1; i <= n; i++) {
-		written += rlog_write(1024, &i, sizeof i) == 1;
-		if (pause_every_ms && i % 2000 == 0)
-			proc_sleep_ms(pause_every_ms);
-	}
-	rlog_detach();
-	return written;
-}
-
-static struct h_run r;
-
-static void start(const char *name, const char *path, const char *host, const char *buffer)
-{
-	unlink(path);
-	if (buffer)
-		h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--sink", url,
-			  "--host-id", host, "--sink-buffer", buffer, NULL);
-	else
-		h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--sink", url,
-			  "--host-id", host, NULL);
-	if (r.status != 0) {
-		printf("Bail out! ringlog start %s failed (%d): %s\n", name, r.status, r.err);
-		exit(1);
-	}
-}
-
-/* The collected file of host (its name in dir ends with _HOST.rlog). */
-static bool collected_path(const char *name, const char *host, char *out, size_t n)
-{
-	DIR *d = opendir(dir);
-	if (d == NULL)
-		return false;
-	char suffix[128];
-	snprintf(suffix, sizeof suffix, "_%s_%s.rlog", name, host);
-	struct dirent *e;
-	bool found = false;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name), s = strlen(suffix);
-		if (l > s && strcmp(e->d_name + l - s, suffix) == 0) {
-			snprintf(out, n, "%s/%s", dir, e->d_name);
-			found = true;
-		}
-	}
-	closedir(d);
-	return found;
-}
-
-static uint8_t a_buf[32 << 20], b_buf[32 << 20];
-
-/* The collected file equals the local one but for created_realtime_ns. */
-static void same_bytes(const char *local, const char *name, const char *host)
-{
-	char path[512];
-	ok(collected_path(name, host, path, sizeof path), "%s: a collected file", host);
-	size_t a = h_read_whole(local, a_buf, sizeof a_buf);
-	size_t b = h_read_whole(path, b_buf, sizeof b_buf);
-	ASSERT_EQ_U64(b, a);
-	memset(a_buf + 16, 0, 8);
-	memset(b_buf + 16, 0, 8);
-	ok(a == b && memcmp(a_buf, b_buf, a) == 0, "%s: the collected file is the local file, "
-	   "byte for byte (but the header's creation time)", host);
-}
-
-/* Every "gaps: N" that collect printed is 0. */
-static bool no_gaps(const char *out)
-{
-	for (const char *p = strstr(out, "gaps: "); p; p = strstr(p + 1, "gaps: "))
-		if (strncmp(p, "gaps: 0 ", 8) != 0)
-			return false;
-	return true;
-}
-
-static void collect(const char *group)
-{
-	h_ringlog(&r, "collect", url, "-o", dir, "--group", group, NULL);
-	ok(r.status == 0, "collect exits 0 (%s)", r.err);
-
-}
 
 int main(void)
 {
@@ -125,18 +36,7 @@ int main(void)
 	const char *h1 = "00000000000000000000000000000001";
 	const char *s1 = strdup(h_session("k1"));
 	const char *p1 = strdup(h_path("k1"));
-	start(s1, p1, h1, NULL);
-	uint64_t w1 = write_events(s1, 20000, 0);
-	h_ringlog(&r, "stop", s1, NULL);
-	ASSERT_EQ(r.status, 0);
-	h_check_identity(&r, p1, w1, 20000 - w1);
-	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w1);
-	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
-	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_queued"), 0);
-	ok(h_kv(r.out, "sink_chunks_acked") >= 2, "chunks acknowledged: %llu",
-	   (unsigned long long)h_kv(r.out, "sink_chunks_acked"));
-	collect("g1");
-	same_bytes(p1, s1, h1);
+	stream_and_collect(s1, p1, h1, "g1");
 
 	/* 4. Two hosts streaming at once into the topic; a collector of a new
 	 * group killed once it has written a file's state, started again:
@@ -163,24 +63,7 @@ int main(void)
 	snprintf(dir2, sizeof dir2, "%.150s", dir);
 	snprintf(dir, sizeof dir, "%s/again", dir2);
 	mkdir(dir, 0700);
-	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", "g2", "--follow",
-			       NULL };
-	struct proc_bg bg;
-	proc_start(&bg, argv);
-	bool stated = false;
-	for (int i = 0; i < 1000 && !stated; i++) {
-		proc_sleep_ms(10);
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		while (d && (e = readdir(d)))
-			stated |= strstr(e->d_name, ".state") != NULL;
-		if (d)
-			closedir(d);
-	}
-	ok(stated, "the first collector saved a file's state");
-	proc_signal(&bg, SIGKILL);
-	struct run killed = proc_reap(&bg);
-	run_free(&killed);
+	collect_killed("g2");
 	/* Its partitions come back when its session times out (6 s). */
 	collect("g2");
 	ok(no_gaps(r.out), "no gap after the restart: %s", r.out);

@@ -285,6 +285,32 @@ int rlog__chunks_init(struct rlog__chunk_sink *c, const struct rlog__chunk_trans
 	return 0;
 }
 
+int rlog__chunks_new(const struct rlog__chunk_transport *tr, size_t state_size,
+		     const struct rlog__sink_spec *spec, const char *session,
+		     const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid,
+		     struct rlog_shm_ctl *ctl, struct rlog__chunk_sink **out, char *why,
+		     size_t whyn)
+{
+	struct rlog__chunk_sink *c = calloc(1, sizeof *c);
+	void *state = calloc(1, state_size);
+	if (c == NULL || state == NULL) {
+		free(c);
+		free(state);
+		snprintf(why, whyn, "no memory");
+		return -ENOMEM;
+	}
+	int err = rlog__chunks_init(c, tr, spec, session, marker, pid, tid, ctl);
+	if (err < 0) {
+		free(c);
+		free(state);
+		snprintf(why, whyn, "no host name, or a bad session name");
+		return err;
+	}
+	c->tr_state = state;
+	*out = c;
+	return 0;
+}
+
 int rlog__sink_url_split(const char *url, const char *scheme, char *servers, char *name, size_t n)
 {
 	size_t k = strlen(scheme);

@@ -106,6 +106,15 @@ int rlog__chunks_init(struct rlog__chunk_sink *c, const struct rlog__chunk_trans
 		      const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid,
 		      struct rlog_shm_ctl *ctl);
 
+/* Allocates a chunk sink of transport tr with state_size bytes of zeroed
+ * transport state (c->tr_state) and sets it up (rlog__chunks_init).
+ * Returns 0 with *out, or -errno with why (whyn bytes). */
+int rlog__chunks_new(const struct rlog__chunk_transport *tr, size_t state_size,
+		     const struct rlog__sink_spec *spec, const char *session,
+		     const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid,
+		     struct rlog_shm_ctl *ctl, struct rlog__chunk_sink **out, char *why,
+		     size_t whyn);
+
 /* The transport: the engine acknowledged t (ok) or gave up on it. */
 void rlog__chunks_acked(struct rlog__chunk_sink *c, const struct rlog__chunk_ticket *t, bool ok);
 

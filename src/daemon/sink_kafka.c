@@ -142,19 +142,12 @@ int rlog__sink_kafka_open(const struct rlog__sink_spec *spec, const char *sessio
 		snprintf(why, whyn, "expected kafka://BROKERS/TOPIC");
 		return -EINVAL;
 	}
-	struct rlog__chunk_sink *c = calloc(1, sizeof *c);
-	struct kafka *k = calloc(1, sizeof *k);
-	if (c == NULL || k == NULL) {
-		free(c);
-		free(k);
-		return -ENOMEM;
-	}
-	int err = rlog__chunks_init(c, &kafka_transport, spec, session, marker, pid, tid, ctl);
-	c->tr_state = k;
-	if (err < 0) {
-		snprintf(why, whyn, "no host name");
-		goto fail;
-	}
+	struct rlog__chunk_sink *c;
+	int err = rlog__chunks_new(&kafka_transport, sizeof(struct kafka), spec, session, marker,
+				   pid, tid, ctl, &c, why, whyn);
+	if (err < 0)
+		return err;
+	struct kafka *k = c->tr_state;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char kerr[256] = "";
 	err = -EINVAL;

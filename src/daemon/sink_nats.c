@@ -343,21 +343,14 @@ int rlog__sink_nats_open(const struct rlog__sink_spec *spec, const char *session
 		snprintf(why, whyn, "expected nats://SERVERS/SUBJECT");
 		return -EINVAL;
 	}
-	struct rlog__chunk_sink *c = calloc(1, sizeof *c);
-	struct nats *n = calloc(1, sizeof *n);
-	if (c == NULL || n == NULL) {
-		free(c);
-		free(n);
-		return -ENOMEM;
-	}
+	struct rlog__chunk_sink *c;
+	int err = rlog__chunks_new(&nats_transport, sizeof(struct nats), spec, session, marker,
+				   pid, tid, ctl, &c, why, whyn);
+	if (err < 0)
+		return err;
+	struct nats *n = c->tr_state;
 	pthread_mutex_init(&n->mu, NULL);
 	pthread_cond_init(&n->cv, NULL);
-	int err = rlog__chunks_init(c, &nats_transport, spec, session, marker, pid, tid, ctl);
-	c->tr_state = n;
-	if (err < 0) {
-		snprintf(why, whyn, "no host name");
-		goto fail;
-	}
 	snprintf(n->subject, sizeof n->subject, "%s", subject);
 	rlog__nats_stream_name(subject, n->stream, sizeof n->stream);
 	int k = 0;
