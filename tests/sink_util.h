@@ -14,6 +14,18 @@
 #include <sys/stat.h>
 
 static char url[512];  /* the --sink URL */
+
+/* A copy of s that stays (h_session and h_path return the same buffer at
+ * each call). */
+static inline const char *keep(const char *s)
+{
+	static char pool[16][256];
+	static unsigned n;
+	char *p = pool[n++ % 16];
+	snprintf(p, 256, "%s", s);
+	return p;
+}
+
 static char dir[256];  /* where collect writes */
 
 /* Writes n events {seq} (ID 1024, 8 bytes) into session name; returns

@@ -34,8 +34,8 @@ int main(void)
 
 	/* 1. A session streams; collected = local; the sink's counts. */
 	const char *h1 = "00000000000000000000000000000001";
-	const char *s1 = strdup(h_session("k1"));
-	const char *p1 = strdup(h_path("k1"));
+	const char *s1 = keep(h_session("k1"));
+	const char *p1 = keep(h_path("k1"));
 	stream_and_collect(s1, p1, h1, "g1");
 
 	/* 4. Two hosts streaming at once into the topic; a collector of a new
@@ -43,8 +43,8 @@ int main(void)
 	 * every file the local one, nothing twice, no gap. */
 	const char *h5 = "00000000000000000000000000000005";
 	const char *h6 = "00000000000000000000000000000006";
-	const char *s5 = strdup(h_session("k5")), *s6 = strdup(h_session("k6"));
-	const char *p5 = strdup(h_path("k5")), *p6 = strdup(h_path("k6"));
+	const char *s5 = keep(h_session("k5")), *s6 = keep(h_session("k6"));
+	const char *p5 = keep(h_path("k5")), *p6 = keep(h_path("k6"));
 	start(s5, p5, h5, NULL);
 	start(s6, p6, h6, NULL);
 	fflush(stdout);
@@ -73,8 +73,8 @@ int main(void)
 
 	/* 2. Brokers down, then up; Produce requests failing: nothing lost. */
 	const char *h2 = "00000000000000000000000000000002";
-	const char *s2 = strdup(h_session("k2"));
-	const char *p2 = strdup(h_path("k2"));
+	const char *s2 = keep(h_session("k2"));
+	const char *p2 = keep(h_path("k2"));
 	start(s2, p2, h2, NULL);
 	for (int b = 1; b <= 3; b++)
 		rd_kafka_mock_broker_set_down(mc, b);
@@ -97,8 +97,8 @@ int main(void)
 	/* 3. The buffer full while the brokers are down: chunks dropped,
 	 * counted, and told in the stream (DATA_LOSS cause sink). */
 	const char *h3 = "00000000000000000000000000000003";
-	const char *s3 = strdup(h_session("k3"));
-	const char *p3 = strdup(h_path("k3"));
+	const char *s3 = keep(h_session("k3"));
+	const char *p3 = keep(h_path("k3"));
 	start(s3, p3, h3, "1M");
 	for (int b = 1; b <= 3; b++)
 		rd_kafka_mock_broker_set_down(mc, b);

@@ -76,15 +76,15 @@ int main(void)
 
 	/* 1. A session streams; collected = local; the sink's counts. */
 	const char *h1 = "00000000000000000000000000000011";
-	const char *s1 = strdup(h_session("n1"));
-	const char *p1 = strdup(h_path("n1"));
+	const char *s1 = keep(h_session("n1"));
+	const char *p1 = keep(h_path("n1"));
 	stream_and_collect(s1, p1, h1, "c1");
 
 	/* 2. The server killed mid-stream and started again: every event
 	 * acknowledged once, the collected file the local one. */
 	const char *h2 = "00000000000000000000000000000012";
-	const char *s2 = strdup(h_session("n2"));
-	const char *p2 = strdup(h_path("n2"));
+	const char *s2 = keep(h_session("n2"));
+	const char *p2 = keep(h_path("n2"));
 	start(s2, p2, h2, NULL);
 	uint64_t w2 = write_events(s2, 10000, 0);
 	h_ringlog(&r, "flush", s2, NULL);
