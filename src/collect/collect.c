@@ -531,6 +531,13 @@ int rlog__collect(const struct rlog__collect_opts *o, rlog__collect_report_fn *r
 		return -ENOTSUP;
 	}
 #endif
+#ifdef RLOG_RDKAFKA_TSAN
+	if (kafka) {
+		snprintf(why, whyn, "not in a ThreadSanitizer build (librdkafka's threads are not "
+			 "seen by it)");
+		return -ENOTSUP;
+	}
+#endif
 #ifndef RLOG_HAVE_NATS
 	if (nats) {
 		snprintf(why, whyn, "not built: libnats missing");

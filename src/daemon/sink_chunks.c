@@ -376,6 +376,11 @@ int rlog__sink_url_check(const char *url, char *why, size_t whyn)
 		snprintf(why, whyn, "not built: librdkafka missing");
 		return -ENOTSUP;
 #endif
+#ifdef RLOG_RDKAFKA_TSAN
+		snprintf(why, whyn, "not in a ThreadSanitizer build (librdkafka's threads are "
+			 "not seen by it)");
+		return -ENOTSUP;
+#endif
 		return 0;
 	}
 	if (strncmp(url, "nats://", 7) == 0) {
