@@ -27,6 +27,9 @@ PACKAGES=(
 	linux-perf         # perf record: bench/vs_perf.sh's anchor for system events
 	trace-cmd          # trace-cmd record: bench/vs_perf.sh's other anchor
 	chromium           # headless browser: tests/test_report.c opens ringlog report's page
+	libnats-dev        # the NATS JetStream sink and ringlog collect nats:// (src/daemon/sink_nats.c, src/collect/)
+	nats-server        # tests/test_sink_nats.c starts one with JetStream on loopback
+	librdkafka-dev     # the Kafka sink and ringlog collect kafka:// (src/daemon/sink_kafka.c, src/collect/); its mock cluster runs tests/test_sink_kafka.c
 )
 case "${1:-}" in
 "") ;;

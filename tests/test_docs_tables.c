@@ -817,7 +817,8 @@ static void test_names(const struct doc *fmt, const struct doc *dump)
 		const struct name_row *row = &nm->causes[i];
 		if (row->value < 0)
 			continue;
-		size_t want = row->value == RLOG_LOSS_REAL_TIME ? sizeof(struct rlog_data_loss_blocks)
+		size_t want = row->value == RLOG_LOSS_REAL_TIME || row->value == RLOG_LOSS_SINK
+				      ? sizeof(struct rlog_data_loss_blocks)
 			      : row->value == RLOG_LOSS_OVERWRITTEN ? sizeof(struct rlog_data_loss_range)
 								    : sizeof(struct rlog_data_loss);
 		ok(row->length == want, "DUMP.md: cause %s has Length %u (format.h: %zu)", row->name,

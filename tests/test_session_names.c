@@ -169,7 +169,8 @@ static void cli_errors(void)
 			    "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "
 			    "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "
 			    "[--age-limit MIN] [--counters LIST] [--counter-period MS] [--system LIST] "
-			    "[--system-pid LIST] [--follow] [--profile-hz N] [--force] | "
+			    "[--system-pid LIST] [--follow] [--profile-hz N] "
+			    "[--sink URL [--host-id ID] [--sink-buffer SIZE]] [--force] | "
 			    "start NAME --resume\n";
 	h_ringlog(&r, "start", other, "-o", path, "--bogus", NULL);
 	snprintf(line, sizeof line, "ringlog: start: unknown option '--bogus' (see 'ringlog help "

@@ -135,6 +135,8 @@ _Static_assert(sizeof(struct rlog_data_loss_blocks) == 32, "DATA_LOSS with block
                                     were delivered (file 1.3; Length 48) */
 #define RLOG_LOSS_KERNEL     8  /* system events the kernel dropped: its ring of the CPU (the
                                    system block's tid) was full (PERF_RECORD_LOST) */
+#define RLOG_LOSS_SINK       9  /* a multi-host sink (Kafka, NATS) dropped chunks: its buffer
+                                   was full, or a collector found chunks missing */
 
 /*
  * DATA_LOSS payload with a time range (file 1.3): Length 48, for

@@ -140,3 +140,26 @@ bool cli_parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms)
 	*ms = (uint32_t)(v * mul);
 	return true;
 }
+
+/* SIZE: bytes, or a number with K, M or G (powers of 1024). */
+bool cli_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return false;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}

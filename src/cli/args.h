@@ -69,6 +69,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * Returns true and sets *out, or false. */
 bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* SIZE: bytes, or a number with K, M or G (powers of 1024).  False if it
+ * is not one. */
+bool cli_parse_size(const char *s, uint64_t *out);
+
 /* A duration: milliseconds, or a number with the unit "ms" or "s", at
  * most max_ms.  False if it is not one. */
 bool cli_parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms);

@@ -39,6 +39,7 @@ int cmd_report(int argc, char **argv);
 struct rlog__buf;
 struct rlog_reader;
 int cli_stats_json(struct rlog__buf *b, const char *path, struct rlog_reader *r);
+int cmd_collect(int argc, char **argv);
 
 /* Flushes stdout; false if anything written to it since it was opened
  * failed (errno says why). */

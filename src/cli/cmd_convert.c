@@ -58,29 +58,6 @@ static const struct cli_opt opts[] = {
 
 #define TIME_WANT "a time: 1.5s, 250ms, 10us, 123ns, or 2026-11-22T07:01:31.5Z"
 
-/* SIZE: bytes, or a number with K, M or G (powers of 1024). */
-static bool parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		return false;
-	unsigned shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
 /* The series of a split output: OUT with "-NNNN" before its extension. */
 struct series {
 	const char *out;
@@ -289,7 +266,7 @@ int cmd_convert(int argc, char **argv)
 			}
 			po.split_ns = d.ns;
 		} else if (cli_is(&a, "--max-size")) {
-			if (!parse_size(a.value, &po.max_size) || po.max_size < RLOG__PERFETTO_MIN_SIZE) {
+			if (!cli_parse_size(a.value, &po.max_size) || po.max_size < RLOG__PERFETTO_MIN_SIZE) {
 				cli_error("convert: --max-size '%s': expected a size of at least 1M: 64M, 1G",
 					  a.value);
 				return 1;

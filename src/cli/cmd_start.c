@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "counter_catalog.h"
 #include "session_print.h"
+#include "daemon/sink_net.h"
 
 static const struct cli_opt opts[] = {
 	{ "--output", "-o", true },     { "--mode", NULL, true },
@@ -25,6 +26,8 @@ static const struct cli_opt opts[] = {
 	{ "--force", NULL, false },     { "--resume", NULL, false },
 	{ "--system", NULL, true },     { "--system-pid", NULL, true },
 	{ "--follow", NULL, false },    { "--profile-hz", NULL, true },
+	{ "--sink", NULL, true },       { "--host-id", NULL, true },
+	{ "--sink-buffer", NULL, true },
 	{ NULL, NULL, false },
 };
 
@@ -91,6 +94,28 @@ static int resume_session(const char *name)
 	return 0;
 }
 
+/* --sink URL, --host-id ID, --sink-buffer SIZE into spec.  Returns 0 or
+ * the exit status of the error printed. */
+static int sink_options(struct rlog__sink_spec *spec, const char *host_id, const char *buffer)
+{
+	char why[200];
+	if (rlog__sink_url_check(spec->url, why, sizeof why) < 0)
+		return cli_error("start: --sink '%s': %s", spec->url, why);
+	int err = rlog__sink_spec_host(spec);
+	if (host_id && rlog__host_id_parse(host_id, spec->host_id) < 0)
+		return cli_error("start: --host-id '%s': expected 32 hex digits", host_id);
+	if (err < 0 && host_id == NULL)
+		return cli_error("start: --sink: no machine id (/etc/machine-id: %s): name one with "
+				 "--host-id", strerror(-err));
+	if (spec->host_name[0] == '\0')
+		snprintf(spec->host_name, sizeof spec->host_name, "localhost");
+	spec->buffer = RLOG__SINK_BUFFER_DEFAULT;
+	if (buffer && (!cli_parse_size(buffer, &spec->buffer) || spec->buffer < (1u << 20)))
+		return cli_error("start: --sink-buffer '%s': expected a size of at least 1M: 64M, 1G",
+				 buffer);
+	return 0;
+}
+
 int cmd_start(int argc, char **argv)
 {
 	const char *out = NULL, *enable = NULL;
@@ -102,6 +127,9 @@ int cmd_start(int argc, char **argv)
 	struct rlog__sys_props sys;
 	uint32_t sys_give = 0;
 	rlog__sys_props_default(&sys);
+	struct rlog__sink_spec sink;
+	memset(&sink, 0, sizeof sink);
+	const char *host_id = NULL, *sink_buffer = NULL;
 	struct cli_args a;
 	cli_args_init(&a, "start", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
@@ -177,6 +205,12 @@ int cmd_start(int argc, char **argv)
 			    p.counter_period_ms < 10)
 				return cli_error("start: --counter-period '%s': expected milliseconds (or "
 						 "a number with ms or s) from 10 ms to 60 s", val);
+		} else if (cli_is(&a, "--sink")) {
+			sink.url = val;
+		} else if (cli_is(&a, "--host-id")) {
+			host_id = val;
+		} else if (cli_is(&a, "--sink-buffer")) {
+			sink_buffer = val;
 		} else if (cli_is(&a, "--age-limit")) {
 			if (!cli_parse_u64(val, 0, 1000000, &v))
 				return cli_error("start: --age-limit '%s': expected minutes", val);
@@ -193,6 +227,13 @@ int cmd_start(int argc, char **argv)
 		return resume_session(name);
 	if (mask_given && enable)
 		return cli_error("start: use one of --enable and --mask");
+	if (sink.url == NULL && (host_id || sink_buffer))
+		return cli_error("start: --host-id and --sink-buffer go with --sink");
+	if (sink.url) {
+		rc = sink_options(&sink, host_id, sink_buffer);
+		if (rc)
+			return rc;
+	}
 	/* A real-time consumer waits for full buffers without a flush timer:
 	 * a real-time session drains partial ones every second unless told
 	 * otherwise (docs/SESSIONS.md). */
@@ -206,7 +247,7 @@ int cmd_start(int argc, char **argv)
 		p.min_buffers = p.max_buffers;
 	struct rlog__start st = { .name = name, .path = out, .params = p, .force = force,
 				  .detach = true, .enable = enable, .system = sys,
-				  .system_give = sys_give };
+				  .system_give = sys_give, .sink = sink.url ? &sink : NULL };
 	struct rlog__start_result res;
 	int err = rlog__session_start(&st, &res);
 	if (err < 0) {

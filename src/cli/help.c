@@ -17,7 +17,8 @@ static const struct cli_help help[] = {
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
 		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--counters LIST] "
 		"[--counter-period MS] [--system LIST] [--system-pid LIST] [--follow] "
-		"[--profile-hz N] [--force] | start NAME --resume",
+		"[--profile-hz N] [--sink URL [--host-id ID] [--sink-buffer SIZE]] [--force] | "
+		"start NAME --resume",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
 		"FILE (and, in real-time mode, to the consumers of ringlog tail), and returns\n"
@@ -88,6 +89,16 @@ static const struct cli_help help[] = {
 		"  --follow              also the session's attached processes, and the children\n"
 		"                        of the processes traced\n"
 		"  --profile-hz N        profile's samples a second, 1 to 100000 (default 1000)\n"
+		"  --sink URL            also publish the session, in chunks, to a message log:\n"
+		"                        kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT (NATS\n"
+		"                        JetStream; host:port,...); a chunk\n"
+		"                        counts as written when the brokers acknowledged it\n"
+		"                        (query's sink_* lines); ringlog collect reads it back\n"
+		"  --host-id ID          the host's id in the chunks: 32 hex digits (default: the\n"
+		"                        machine id, /etc/machine-id)\n"
+		"  --sink-buffer SIZE    chunks kept while the brokers do not acknowledge them\n"
+		"                        (default 64M, at least 1M); beyond it chunks are dropped\n"
+		"                        and counted (DATA_LOSS cause sink in the next chunk)\n"
 		"  --force               overwrite FILE if it exists\n"
 		"  --resume              NAME is orphaned (its daemon died): start a new daemon for\n"
 		"                        it, which goes on where the dead one stopped, in the same\n"
@@ -465,6 +476,26 @@ static const struct cli_help help[] = {
 		true,
 	},
 	{
+		"collect", "write the sessions published with start --sink as log files",
+		"collect URL -o DIR [--follow] [--group NAME]",
+		"Reads the chunks sessions published with start --sink and writes each host's\n"
+		"session as a log file in DIR, named HOST_SESSION_HOSTID.rlog: the bytes the\n"
+		"host's local file holds (but the file header's creation time).  A chunk seen\n"
+		"twice is written once; chunks missing are a DATA_LOSS (cause sink).  Offsets\n"
+		"are committed only once the files are on disk (fsync): a collector killed\n"
+		"and started again goes on where it was, nothing lost or written twice.\n"
+		"Prints one line per file: its path, chunks, duplicates, gaps, bytes.\n"
+		"\n"
+		"  URL                   kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT\n"
+		"  -o DIR                where the files go (an existing directory)\n"
+		"  --follow              keep collecting (until SIGINT or SIGTERM); without it,\n"
+		"                        stop at the end of what the topic holds\n"
+		"  --group NAME          the Kafka consumer group, or JetStream durable consumer\n"
+		"                        (default ringlog-collect): collectors of one share the\n"
+		"                        work, and one started again goes on where it was\n",
+		true,
+	},
+	{
 		"snapshot", "write a session's buffers to a file, now or when a trigger fires",
 		"snapshot NAME -o FILE [--since-last] [--force] [--on-loss | --on-event ID "
 		"[--flag F]] [--after MS] [--wait]",
@@ -523,15 +554,6 @@ static const struct cli_help help[] = {
 		"  -o FILE.html          the output (required), created 0600\n"
 		"  --force               overwrite FILE.html\n",
 		true,
-	},
-	{
-		"collect", "gather many hosts' traces from Kafka or NATS JetStream (not built yet)",
-		"collect --from URL -o DIR",
-		"Not built yet: \"ringlog collect\" will consume the sealed chunks that hosts'\n"
-		"daemons publish to Kafka or NATS JetStream, drop duplicates, report gaps as\n"
-		"losses and write each host's trace as a log file (docs/DESIGN.md, \"Beyond\n"
-		"one machine\").  Today a session writes files on its own machine only.\n",
-		false,
 	},
 };
 

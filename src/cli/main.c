@@ -59,6 +59,7 @@ static const struct {
 	{ "counters", cmd_counters },
 	{ "snapshot", cmd_snapshot },
 	{ "report", cmd_report },
+	{ "collect", cmd_collect },
 };
 
 static bool is_help_flag(const char *a)

@@ -101,6 +101,17 @@ static void kv_stats(struct kv *o, const struct rlog__stats *s)
 		kv_u64(o, "sys_rundown_written", s->sys_rundown_written);
 		kv_u64(o, "sys_rundown_lost", s->sys_rundown_lost);
 	}
+	/* Only for a session with a multi-host sink (--sink). */
+	if (s->sink_chunks_acked || s->sink_chunks_queued || s->sink_chunks_lost) {
+		kv_u64(o, "sink_chunks_acked", s->sink_chunks_acked);
+		kv_u64(o, "sink_bytes_acked", s->sink_bytes_acked);
+		kv_u64(o, "sink_events_acked", s->sink_events_acked);
+		kv_u64(o, "sink_chunks_queued", s->sink_chunks_queued);
+		kv_u64(o, "sink_bytes_queued", s->sink_bytes_queued);
+		kv_u64(o, "sink_retries", s->sink_retries);
+		kv_u64(o, "sink_chunks_lost", s->sink_chunks_lost);
+		kv_u64(o, "sink_events_lost", s->sink_events_lost);
+	}
 }
 
 void cli_mode_names(uint32_t mode, char *out, size_t n)

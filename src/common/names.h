@@ -40,7 +40,7 @@ static inline const char *rlog__id_name(unsigned id)
 }
 
 /* "no_buffer", "nested", "corrupt", "log_write", "no_slot", "real_time",
- * "overwritten", "kernel"; NULL if unknown. */
+ * "overwritten", "kernel", "sink"; NULL if unknown. */
 static inline const char *rlog__loss_cause_name(uint32_t cause)
 {
 	switch (cause) {
@@ -52,6 +52,7 @@ static inline const char *rlog__loss_cause_name(uint32_t cause)
 	case RLOG_LOSS_REAL_TIME: return "real_time";
 	case RLOG_LOSS_OVERWRITTEN: return "overwritten";
 	case RLOG_LOSS_KERNEL: return "kernel";
+	case RLOG_LOSS_SINK: return "sink";
 	default: return NULL;
 	}
 }

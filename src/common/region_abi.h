@@ -347,7 +347,17 @@ struct rlog_shm_ctl {
 	uint64_t last_bytes;        /* file bytes */
 	char message[256];          /* why the request or the last snapshot failed; "" if not */
 	char last_path[RLOG_PATH_MAX]; /* the file of the last snapshot */
-	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX - sizeof(struct rlog_shm_sys) - 64];
+	uint8_t pad[4096 - 1104 - 256 - RLOG_PATH_MAX - sizeof(struct rlog_shm_sys) - 64 - 64];
+	/* +3456: a multi-host sink's statistics (Kafka, NATS; docs/FORMAT.md,
+	 * "Chunks"), written by the daemon at each loop. */
+	_Atomic uint64_t sink_chunks_acked; /* chunks the engine acknowledged */
+	_Atomic uint64_t sink_bytes_acked;  /* their bytes */
+	_Atomic uint64_t sink_events_acked; /* their application events */
+	_Atomic uint64_t sink_chunks_queued;/* chunks handed over, not yet acknowledged */
+	_Atomic uint64_t sink_bytes_queued; /* their bytes */
+	_Atomic uint64_t sink_retries;      /* requests the client library sent again */
+	_Atomic uint64_t sink_chunks_lost;  /* chunks dropped (the buffer full, or at stop) */
+	_Atomic uint64_t sink_events_lost;  /* their application events (DATA_LOSS cause SINK) */
 	/* +3520 */
 	struct rlog_shm_sys sys;    /* the system events (creator, `ringlog update`) */
 	/* +4032: system events (docs/FORMAT.md, "System events"), written by
@@ -367,6 +377,7 @@ struct rlog_shm_ctl {
 };
 _Static_assert(sizeof(struct rlog_shm_ctl) == 4096, "request page is one page");
 _Static_assert(offsetof(struct rlog_shm_ctl, sys) == 3520, "system events at +3520");
+_Static_assert(offsetof(struct rlog_shm_ctl, sink_chunks_acked) == 3456, "sink statistics at +3456");
 _Static_assert(offsetof(struct rlog_shm_ctl, sys_written) == 4032, "system statistics at +4032");
 
 /*

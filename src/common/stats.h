@@ -22,6 +22,9 @@ struct rlog__stats {
 	/* System events (the request page's sys_*; docs/FORMAT.md, "System events") */
 	uint64_t sys_written, sys_lost, sys_filtered, sys_handed_over;
 	uint64_t sys_rundown_written, sys_rundown_lost; /* the rundown's records */
+	/* A multi-host sink (the request page's sink_*; docs/FORMAT.md) */
+	uint64_t sink_chunks_acked, sink_bytes_acked, sink_events_acked, sink_chunks_queued,
+		sink_bytes_queued, sink_retries, sink_chunks_lost, sink_events_lost;
 };
 
 /* Copies the statistics of a mapped region header. */

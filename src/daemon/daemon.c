@@ -53,6 +53,7 @@
 #include "wake.h"
 #include "sink_file.h"
 #include "sink_realtime.h"
+#include "sink_net.h"
 
 /* How long the stop sequence waits for a producer to leave a write. */
 #define QUIESCE_NS UINT64_C(10000000000)
@@ -232,8 +233,29 @@ void rlog__daemon_marker_fn(void *region, struct rlog_log_marker *m)
 	rlog__daemon_marker(region, m);
 }
 
+/* Adds the multi-host sink (--sink: Kafka, NATS; sink_chunks.h).  Returns
+ * 0 or -errno (last_error says what failed). */
+static int net_sink_open(struct rlog__region *r, const struct rlog__sink_spec *spec,
+			 const char *name, uint32_t tid, struct rlog__output *out)
+{
+	struct rlog_log_marker m;
+	marker_fill(r, &m);
+	struct rlog__sink *s;
+	char why[120] = "", what[200];
+	int err = rlog__sink_net_open(spec, name, &m, r->hdr->daemon_pid, tid, r->ctl, &s, why,
+				      sizeof why);
+	if (err == 0 && (err = rlog__output_add(out, s, false)) < 0)
+		s->ops->free(s);
+	if (err < 0) {
+		snprintf(what, sizeof what, "opening the sink %.60s%s%.100s", spec->url,
+			 why[0] ? ": " : "", why);
+		set_error(r, what, -err);
+	}
+	return err;
+}
+
 /* Sets up the output: the file sink in the session's mode, the real-time
- * sink.  Returns 0 or -errno (last_error says what failed). */
+ * sink, the multi-host sink.  Returns 0 or -errno (last_error says what failed). */
 static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o, const char *name,
 		       uint32_t tid, struct rlog__output *out)
 {
@@ -259,7 +281,10 @@ static int output_open(struct rlog__region *r, const struct rlog__daemon_opts *o
 		}
 		rlog__output_add(out, fs, true);
 	}
-	return rlog__daemon_realtime_open(r, name, tid, out);
+	int err = rlog__daemon_realtime_open(r, name, tid, out);
+	if (err == 0 && o->sink)
+		err = net_sink_open(r, o->sink, name, tid, out);
+	return err;
 }
 
 int rlog__daemon_realtime_open(struct rlog__region *r, const char *name, uint32_t tid,

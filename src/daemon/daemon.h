@@ -11,6 +11,7 @@
 
 struct rlog__drain;
 struct rlog__output;
+struct rlog__sink_spec;
 
 /* How long the daemon sleeps on the fill event before it looks anyway. */
 #define RLOG_DAEMON_POLL_MS 10
@@ -26,6 +27,7 @@ struct rlog__daemon_opts {
 	int out_fd;              /* the first log file, open and empty; -1: no file */
 	const char *pattern;     /* NEWFILE: the absolute file name with %d */
 	bool force;              /* NEWFILE: later files may overwrite existing ones */
+	const struct rlog__sink_spec *sink; /* --sink (sink_chunks.h), or NULL */
 };
 
 /*

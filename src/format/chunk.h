@@ -33,6 +33,7 @@
 #define RLOG_CHUNK_VERSION_MINOR 0
 #define RLOG_CHUNK_HEADER_MIN 104     /* the fixed part: struct rlog_chunk_header */
 #define RLOG_CHUNK_FLAG_METADATA 0x1u /* starts with block 0 and the metadata copies */
+#define RLOG_CHUNK_FLAG_FINAL 0x2u    /* the session's last: block 0 only, its LOG_MARKER refined */
 #define RLOG_CHUNK_META_EVERY 64      /* a METADATA chunk at least once in this many */
 
 /* The fixed part of a chunk's header, little-endian (docs/FORMAT.md,

@@ -195,16 +195,7 @@ long rlog__live_recv(int fd, void *buf, size_t n, int *endfd)
 static uint32_t loss_block(uint8_t *blk, unsigned major, uint64_t seq, uint64_t time,
 			   uint64_t blocks, uint64_t events, uint64_t bytes)
 {
-	struct rlog_data_loss_blocks dl = {
-		.loss = { .events = events, .bytes = bytes, .cause = RLOG_LOSS_REAL_TIME },
-		.blocks = blocks,
-	};
-	uint32_t n = rlog__loss_record(blk + BLOCK_HDR, time, &dl, sizeof dl);
-	struct rlog_block_header h;
-	rlog__block_header_make(&h, major, RLOG_BLOCK_FLAG_DAEMON, seq, 0, 0, time, blk + BLOCK_HDR,
-				n, 1);
-	rlog__block_encode(blk, &h);
-	return n;
+	return rlog__loss_block(blk, major, seq, time, RLOG_LOSS_REAL_TIME, blocks, events, bytes);
 }
 
 void rlog__live_frame_reset(struct rlog__live_frame *f)

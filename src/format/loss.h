@@ -23,4 +23,12 @@
  * Returns the record's size, 8 + len. */
 uint32_t rlog__loss_record(uint8_t *out, uint64_t time, const void *pl, uint32_t len);
 
+/* Lays out at blk (48 + RLOG__LOSS_RECORD_MAX bytes) a daemon block (pid
+ * 0, tid 0, base time time, number seq, format major major) holding one
+ * DATA_LOSS of cause cause with the block count (Length 32, struct
+ * rlog_data_loss_blocks).  Returns the record's size (the block is 48
+ * bytes more). */
+uint32_t rlog__loss_block(uint8_t *blk, unsigned major, uint64_t seq, uint64_t time,
+			  uint32_t cause, uint64_t blocks, uint64_t events, uint64_t bytes);
+
 #endif

@@ -29,6 +29,14 @@ void rlog__sys_stats_copy(const struct rlog__region *r, struct rlog__stats *o)
 	o->sys_handed_over = load_relaxed(&c->sys_handed_over);
 	o->sys_rundown_written = load_relaxed(&c->sys_rundown_written);
 	o->sys_rundown_lost = load_relaxed(&c->sys_rundown_lost);
+	o->sink_chunks_acked = load_relaxed(&c->sink_chunks_acked);
+	o->sink_bytes_acked = load_relaxed(&c->sink_bytes_acked);
+	o->sink_events_acked = load_relaxed(&c->sink_events_acked);
+	o->sink_chunks_queued = load_relaxed(&c->sink_chunks_queued);
+	o->sink_bytes_queued = load_relaxed(&c->sink_bytes_queued);
+	o->sink_retries = load_relaxed(&c->sink_retries);
+	o->sink_chunks_lost = load_relaxed(&c->sink_chunks_lost);
+	o->sink_events_lost = load_relaxed(&c->sink_events_lost);
 }
 
 static void info_fill(const struct rlog__region *r, struct rlog__session_info *o)

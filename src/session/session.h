@@ -27,6 +27,8 @@ void rlog__sys_stats_copy(const struct rlog__region *r, struct rlog__stats *out)
 /* Start                                                               */
 /* ------------------------------------------------------------------ */
 
+struct rlog__sink_spec;
+
 struct rlog__start {
 	const char *name;                  /* session name */
 	const char *path;                  /* log file (NEWFILE: a pattern with %d) */
@@ -37,6 +39,7 @@ struct rlog__start {
 	struct rlog__sys_props system;     /* --system, --system-pid, --follow, --profile-hz: the
 	                                      fields system_give names, the others default */
 	uint32_t system_give;              /* RLOG__SYS_GIVE_* */
+	const struct rlog__sink_spec *sink; /* --sink (src/daemon/sink_chunks.h), or NULL */
 };
 
 /* The defaults of every property (docs/SESSIONS.md): 16 KiB buffers, a

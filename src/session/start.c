@@ -198,7 +198,7 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 			detach_stdio();
 		}
 		struct rlog__daemon_opts o = { .out_fd = fd, .pattern = newfile ? abs : NULL,
-					       .force = s->force };
+					       .force = s->force, .sink = s->sink };
 		int rc = rlog__daemon_run(&r, &o);
 		_exit(rc < 0 ? 1 : 0);
 	}

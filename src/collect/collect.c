@@ -1,0 +1,573 @@
+/*
+ * collect.c - chunks back into log files (collect.h; docs/FORMAT.md,
+ * "Chunks").  The engine's side is Kafka's consumer group through
+ * librdkafka: offsets are committed by hand, only after the files they
+ * cover and their state are on disk.
+ */
+#define _GNU_SOURCE
+#include "collect/collect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/block.h"
+#include "format/chunk.h"
+#include "format/logfile.h"
+#include "format/loss.h"
+#include "io.h"
+#include "record.h"
+#include "vec.h"
+
+#ifdef RLOG_HAVE_RDKAFKA
+#include <librdkafka/rdkafka.h>
+#endif
+#include "daemon/sink_nats.h"
+
+#define BLOCK_HDR RLOG__BLOCK_HDR_SIZE
+
+/* One host's session: its file in DIR. */
+struct hfile {
+	uint8_t host_id[16];
+	char session[256];
+	int fd, dirfd;
+	char name[600];               /* in DIR */
+	uint64_t next_chunk;          /* the next chunk's seq */
+	uint64_t next_block;          /* above the highest block seq written */
+	uint64_t len;                 /* bytes in the file */
+	uint64_t last_time;
+	bool dirty;
+	struct rlog__collect_file rep;
+};
+
+struct collector {
+	int dirfd;
+	const char *dir;
+	struct hfile *f;
+	size_t nf, cap;
+};
+
+/* [A-Za-z0-9._-] as they are, anything else '_': a name from a chunk
+ * (untrusted) never leaves DIR. */
+static void name_part(char *out, size_t n, const char *s)
+{
+	size_t k = 0;
+	for (; *s && k + 1 < n; s++) {
+		char ch = *s;
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+		out[k++] = ok ? ch : '_';
+	}
+	out[k] = '\0';
+	if (out[0] == '.')
+		out[0] = '_';
+}
+
+/* The state beside a file: "next_chunk next_block len last_time". */
+static int state_save(struct collector *co, struct hfile *h)
+{
+	char tmp[640], st[640], line[128];
+	snprintf(tmp, sizeof tmp, ".%s.state.tmp", h->name);
+	snprintf(st, sizeof st, ".%s.state", h->name);
+	int n = snprintf(line, sizeof line, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			 h->next_chunk, h->next_block, h->len, h->last_time);
+	int fd = openat(co->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	size_t done;
+	int err = rlog__write_all(fd, line, (size_t)n, &done);
+	if (err == 0 && fsync(fd) < 0)
+		err = -errno;
+	close(fd);
+	if (err == 0 && renameat(co->dirfd, tmp, co->dirfd, st) < 0)
+		err = -errno;
+	return err;
+}
+
+/* An existing file taken up again: cut back to its state.  Returns 0,
+ * -ENOENT (no state: a new file) or -errno. */
+static int state_load(struct collector *co, struct hfile *h)
+{
+	char st[640], line[128];
+	snprintf(st, sizeof st, ".%s.state", h->name);
+	int fd = openat(co->dirfd, st, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	if (n <= 0)
+		return -EBADMSG;
+	line[n] = '\0';
+	if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &h->next_chunk,
+		   &h->next_block, &h->len, &h->last_time) != 4)
+		return -EBADMSG;
+	h->fd = openat(co->dirfd, h->name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (h->fd < 0)
+		return -errno;
+	if (ftruncate(h->fd, (off_t)h->len) < 0 || lseek(h->fd, (off_t)h->len, SEEK_SET) < 0)
+		return -errno;
+	return 0;
+}
+
+static struct hfile *file_of(struct collector *co, const struct rlog__chunk *c, int *errp)
+{
+	for (size_t i = 0; i < co->nf; i++)
+		if (memcmp(co->f[i].host_id, c->h.host_id, 16) == 0 &&
+		    strcmp(co->f[i].session, c->session_name) == 0)
+			return &co->f[i];
+	if (rlog__vec_room(&co->f, co->nf, &co->cap, sizeof *co->f, 8) < 0) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	struct hfile *h = &co->f[co->nf];
+	memset(h, 0, sizeof *h);
+	memcpy(h->host_id, c->h.host_id, 16);
+	snprintf(h->session, sizeof h->session, "%s", c->session_name);
+	char host[128], sess[128], id[33];
+	name_part(host, sizeof host, c->host_name);
+	name_part(sess, sizeof sess, c->session_name);
+	for (int i = 0; i < 16; i++)
+		snprintf(id + 2 * i, 3, "%02x", c->h.host_id[i]);
+	snprintf(h->name, sizeof h->name, "%s_%s_%s.rlog", host, sess, id);
+	snprintf(h->rep.path, sizeof h->rep.path, "%s/%s", co->dir, h->name);
+	h->fd = -1;
+	int err = state_load(co, h);
+	if (err == -ENOENT) {
+		h->next_chunk = h->next_block = h->len = 0;
+		err = 0;
+	}
+	if (err < 0) {
+		if (h->fd >= 0)
+			close(h->fd);
+		*errp = err;
+		return NULL;
+	}
+	co->nf++;
+	return h;
+}
+
+static int append(struct hfile *h, const void *p, size_t n)
+{
+	size_t done;
+	int err = rlog__write_all(h->fd, p, n, &done);
+	h->len += done;
+	h->rep.bytes += done;
+	h->dirty = true;
+	return err;
+}
+
+/* A FINAL chunk: block 0 and the file header's copy take its LOG_MARKER. */
+static int final_marker(struct hfile *h, const uint8_t *blk, size_t size)
+{
+	struct rlog_block_header bh;
+	rlog__block_decode(blk, &bh);
+	if (size < BLOCK_HDR + 8 + sizeof(struct rlog_log_marker))
+		return -EBADMSG;
+	struct rlog_log_marker m;
+	memcpy(&m, blk + BLOCK_HDR + 8, sizeof m);
+	struct rlog__logfile lf;
+	memset(&lf, 0, sizeof lf);
+	lf.fd = h->fd;
+	lf.major = RLOG_FILE_VERSION_MAJOR;
+	lf.marker_offset = sizeof(struct rlog_file_header);
+	lf.marker_pid = bh.pid;
+	lf.marker_tid = bh.tid;
+	h->dirty = true;
+	return rlog__logfile_rewrite_marker(&lf, &m);
+}
+
+/* Writes chunk c into its file.  Returns 0 or -errno. */
+static int apply(struct collector *co, const struct rlog__chunk *c)
+{
+	int err = 0;
+	struct hfile *h = file_of(co, c, &err);
+	if (h == NULL)
+		return err;
+	if (h->len > 0 && c->h.seq < h->next_chunk) {
+		h->rep.duplicates++;
+		return 0;
+	}
+	size_t off = 0, size;
+	const uint8_t *blk;
+	if (h->len == 0) {
+		/* A file starts with a METADATA chunk: block 0's LOG_MARKER
+		 * times it (the chunks before one cannot be decoded). */
+		if (!(c->h.flags & RLOG_CHUNK_FLAG_METADATA) || !rlog__chunk_next_block(c, &off, &blk, &size) ||
+		    size < BLOCK_HDR + 8 + sizeof(struct rlog_log_marker))
+			return 0;
+		if (h->fd < 0) {
+			/* A file without a state was begun by a collector killed
+			 * before it saved one: nothing in it was committed, it
+			 * is written again from here. */
+			h->fd = openat(co->dirfd, h->name,
+				       O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (h->fd < 0)
+				return -errno;
+		}
+		struct rlog_log_marker m;
+		memcpy(&m, blk + BLOCK_HDR + 8, sizeof m);
+		struct rlog_file_header fh;
+		rlog__file_header_make(&fh, 0, &m);
+		if ((err = append(h, &fh, sizeof fh)) < 0)
+			return err;
+		off = 0;
+	} else {
+		if (c->h.flags & RLOG_CHUNK_FLAG_FINAL) {
+			if (rlog__chunk_next_block(c, &off, &blk, &size) &&
+			    (err = final_marker(h, blk, size)) < 0)
+				return err;
+			h->next_chunk = c->h.seq + 1;
+			h->rep.chunks++;
+			return 0;
+		}
+		if (c->h.seq > h->next_chunk) {
+			/* Chunks missing (the engine's retention, a gap in
+			 * what was published): said where they were. */
+			uint8_t lb[BLOCK_HDR + RLOG__LOSS_RECORD_MAX];
+			uint32_t n = rlog__loss_block(lb, RLOG_FILE_VERSION_MAJOR, h->next_block,
+						      h->last_time, RLOG_LOSS_SINK, 0, 0, 0);
+			if ((err = append(h, lb, BLOCK_HDR + n)) < 0)
+				return err;
+			h->next_block++;
+			h->rep.gaps++;
+		}
+		/* What a METADATA chunk repeats (block 0, the copies: seq 0)
+		 * the file has. */
+		if (c->h.flags & RLOG_CHUNK_FLAG_METADATA) {
+			size_t at = 0;
+			for (;;) {
+				size_t was = at;
+				if (!rlog__chunk_next_block(c, &at, &blk, &size))
+					break;
+				struct rlog_block_header bh;
+				rlog__block_decode(blk, &bh);
+				bool repeat = bh.seq == 0 &&
+					      (was == 0 || (bh.flags & RLOG_BLOCK_FLAG_METADATA));
+				if (!repeat)
+					break;
+				off = at;
+			}
+		}
+	}
+	while (rlog__chunk_next_block(c, &off, &blk, &size)) {
+		struct rlog_block_header bh;
+		rlog__block_decode(blk, &bh);
+		if ((err = append(h, blk, size)) < 0)
+			return err;
+		if (bh.seq + 1 > h->next_block)
+			h->next_block = bh.seq + 1;
+		h->last_time = bh.base_time;
+	}
+	h->next_chunk = c->h.seq + 1;
+	h->rep.chunks++;
+	return 0;
+}
+
+/* The files written since the last call on disk, then their state.
+ * Returns 0 or -errno. */
+static int sync_all(struct collector *co)
+{
+	for (size_t i = 0; i < co->nf; i++) {
+		struct hfile *h = &co->f[i];
+		if (!h->dirty)
+			continue;
+		if (fsync(h->fd) < 0)
+			return -errno;
+		int err = state_save(co, h);
+		if (err < 0)
+			return err;
+		h->dirty = false;
+	}
+	return fsync(co->dirfd) < 0 && errno != EINVAL ? -errno : 0;
+}
+
+#ifdef RLOG_HAVE_RDKAFKA
+
+/* The topic's partitions (0 if not known yet). */
+static int partitions(rd_kafka_t *rk, const char *topic)
+{
+	const struct rd_kafka_metadata *md = NULL;
+	rd_kafka_topic_t *t = rd_kafka_topic_new(rk, topic, NULL);
+	int n = 0;
+	if (t && rd_kafka_metadata(rk, 0, t, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR && md &&
+	    md->topic_cnt == 1)
+		n = md->topics[0].partition_cnt;
+	if (md)
+		rd_kafka_metadata_destroy(md);
+	if (t)
+		rd_kafka_topic_destroy(t);
+	return n;
+}
+
+/* Every partition of the topic (nparts) is assigned to this collector and
+ * has reached its end.  A group member that died holds its partitions
+ * until its session times out: until then this one waits. */
+static bool all_at_end(rd_kafka_t *rk, rd_kafka_topic_partition_list_t *eof, int nparts)
+{
+	rd_kafka_topic_partition_list_t *as = NULL;
+	if (rd_kafka_assignment(rk, &as) != RD_KAFKA_RESP_ERR_NO_ERROR || as == NULL)
+		return false;
+	bool all = as->cnt > 0 && as->cnt >= nparts;
+	for (int i = 0; all && i < as->cnt; i++)
+		all = rd_kafka_topic_partition_list_find(eof, as->elems[i].topic,
+							 as->elems[i].partition) != NULL;
+	rd_kafka_topic_partition_list_destroy(as);
+	return all;
+}
+
+static int kset(rd_kafka_conf_t *conf, const char *k, const char *v, char *why, size_t whyn)
+{
+	char e[256];
+	if (rd_kafka_conf_set(conf, k, v, e, sizeof e) != RD_KAFKA_CONF_OK) {
+		snprintf(why, whyn, "librdkafka: %s", e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int collect_kafka(struct collector *co, const struct rlog__collect_opts *o,
+			 const char *brokers, const char *topic, char *why, size_t whyn)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	if (kset(conf, "bootstrap.servers", brokers, why, whyn) < 0 ||
+	    kset(conf, "group.id", o->group ? o->group : "ringlog-collect", why, whyn) < 0 ||
+	    kset(conf, "enable.auto.commit", "false", why, whyn) < 0 ||
+	    kset(conf, "auto.offset.reset", "earliest", why, whyn) < 0 ||
+	    kset(conf, "enable.partition.eof", "true", why, whyn) < 0 ||
+	    /* A collector killed gives its partitions back this soon. */
+	    kset(conf, "session.timeout.ms", "6000", why, whyn) < 0 ||
+	    kset(conf, "heartbeat.interval.ms", "500", why, whyn) < 0 ||
+	    kset(conf, "log_level", "0", why, whyn) < 0) {
+		rd_kafka_conf_destroy(conf);
+		return -EINVAL;
+	}
+	char e[256];
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, e, sizeof e);
+	if (rk == NULL) {
+		rd_kafka_conf_destroy(conf);
+		snprintf(why, whyn, "librdkafka: %s", e);
+		return -EINVAL;
+	}
+	rd_kafka_poll_set_consumer(rk);
+	rd_kafka_topic_partition_list_t *sub = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(sub, topic, RD_KAFKA_PARTITION_UA);
+	rd_kafka_resp_err_t kerr = rd_kafka_subscribe(rk, sub);
+	rd_kafka_topic_partition_list_destroy(sub);
+	int err = 0;
+	if (kerr) {
+		snprintf(why, whyn, "subscribing to %s: %s", topic, rd_kafka_err2str(kerr));
+		err = -EPROTO;
+	}
+	rd_kafka_topic_partition_list_t *eof = rd_kafka_topic_partition_list_new(8);
+	rd_kafka_topic_partition_list_t *commit = rd_kafka_topic_partition_list_new(8);
+	int idle = 0, batch = 0, nparts = 0;
+	while (err == 0 && !(o->stop && *o->stop)) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(rk, 200);
+		if (m == NULL || batch >= 256) {
+			/* The end of a batch: on disk, then committed. */
+			if (commit->cnt > 0) {
+				if ((err = sync_all(co)) < 0) {
+					snprintf(why, whyn, "writing the files: %s", strerror(-err));
+				} else if ((kerr = rd_kafka_commit(rk, commit, 0)) != 0) {
+					snprintf(why, whyn, "committing offsets: %s", rd_kafka_err2str(kerr));
+					err = -EPROTO;
+				}
+				rd_kafka_topic_partition_list_destroy(commit);
+				commit = rd_kafka_topic_partition_list_new(8);
+			}
+			batch = 0;
+		}
+		if (m == NULL) {
+			idle++;
+			/* Not following: the end of what is there, or nothing
+			 * assigned after 30 s. */
+			if (!o->follow && nparts == 0)
+				nparts = partitions(rk, topic);
+			if (!o->follow && (all_at_end(rk, eof, nparts) || idle > 150))
+				break;
+			continue;
+		}
+		idle = 0;
+		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			if (!rd_kafka_topic_partition_list_find(eof, rd_kafka_topic_name(m->rkt),
+								m->partition))
+				rd_kafka_topic_partition_list_add(eof, rd_kafka_topic_name(m->rkt),
+								  m->partition);
+		} else if (m->err) {
+			/* Transient (a broker down): librdkafka goes on. */
+		} else {
+			rd_kafka_topic_partition_list_del(eof, rd_kafka_topic_name(m->rkt), m->partition);
+			struct rlog__chunk c;
+			char cerr[200];
+			if (rlog__chunk_decode(m->payload, m->len, &c, cerr, sizeof cerr) == 0 &&
+			    (err = apply(co, &c)) < 0)
+				snprintf(why, whyn, "writing %s: %s", c.session_name, strerror(-err));
+			rd_kafka_topic_partition_t *p = rd_kafka_topic_partition_list_find(
+				commit, rd_kafka_topic_name(m->rkt), m->partition);
+			if (p == NULL)
+				p = rd_kafka_topic_partition_list_add(commit, rd_kafka_topic_name(m->rkt),
+								      m->partition);
+			p->offset = m->offset + 1;
+			batch++;
+		}
+		rd_kafka_message_destroy(m);
+	}
+	if (err == 0 && commit->cnt > 0) {
+		if ((err = sync_all(co)) == 0 && rd_kafka_commit(rk, commit, 0) != 0)
+			err = -EPROTO;
+		if (err < 0)
+			snprintf(why, whyn, "the last commit failed");
+	}
+	rd_kafka_topic_partition_list_destroy(commit);
+	rd_kafka_topic_partition_list_destroy(eof);
+	rd_kafka_consumer_close(rk);
+	rd_kafka_destroy(rk);
+	return err;
+}
+#endif
+
+#ifdef RLOG_HAVE_NATS
+static int collect_nats(struct collector *co, const struct rlog__collect_opts *o,
+			const char *servers, const char *subject, char *why, size_t whyn)
+{
+	natsConnection *nc = NULL;
+	jsCtx *js = NULL;
+	int err = rlog__nats_connect(servers, &nc, &js, why, whyn);
+	if (err < 0)
+		return err;
+	char stream[300];
+	rlog__nats_stream_name(subject, stream, sizeof stream);
+	jsSubOptions so;
+	jsSubOptions_Init(&so);
+	so.Stream = stream;
+	so.Config.AckPolicy = js_AckExplicit;
+	so.Config.DeliverPolicy = js_DeliverAll;
+	/* A collector killed: what it had not acknowledged comes again this
+	 * soon (its files were cut back to their state). */
+	so.Config.AckWait = 2000LL * 1000000LL;
+	natsSubscription *sub = NULL;
+	jsErrCode je = 0;
+	natsStatus s = NATS_ERR;
+	/* The server may be coming up: a few tries. */
+	for (int i = 0; i < 50 && !(o->stop && *o->stop); i++) {
+		s = js_PullSubscribe(&sub, js, subject, o->group ? o->group : "ringlog-collect", NULL,
+				     &so, &je);
+		if (s == NATS_OK)
+			break;
+		struct timespec ts = { 0, 100000000L };
+		nanosleep(&ts, NULL);
+	}
+	if (s != NATS_OK) {
+		snprintf(why, whyn, "subscribing to %s (stream %s): %s", subject, stream,
+			 natsStatus_GetText(s));
+		err = -EPROTO;
+	}
+	int idle = 0;
+	while (err == 0 && !(o->stop && *o->stop)) {
+		natsMsgList list = { 0 };
+		s = natsSubscription_Fetch(&list, sub, 64, 1000, &je);
+		if (s != NATS_OK) {
+			natsMsgList_Destroy(&list);
+			/* The end of what is there (a timeout), or the server
+			 * away: following, go on; else stop after a time out
+			 * (or 10 s of the server away). */
+			if (!o->follow && (s == NATS_TIMEOUT || ++idle > 10))
+				break;
+			continue;
+		}
+		idle = 0;
+		for (int i = 0; i < list.Count && err == 0; i++) {
+			natsMsg *m = list.Msgs[i];
+			struct rlog__chunk c;
+			char cerr[200];
+			if (rlog__chunk_decode((const uint8_t *)natsMsg_GetData(m),
+					       (size_t)natsMsg_GetDataLength(m), &c, cerr,
+					       sizeof cerr) == 0 &&
+			    (err = apply(co, &c)) < 0)
+				snprintf(why, whyn, "writing %s: %s", c.session_name, strerror(-err));
+		}
+		/* On disk, then acknowledged. */
+		if (err == 0 && (err = sync_all(co)) < 0)
+			snprintf(why, whyn, "writing the files: %s", strerror(-err));
+		for (int i = 0; i < list.Count && err == 0; i++)
+			natsMsg_Ack(list.Msgs[i], NULL);
+		natsMsgList_Destroy(&list);
+	}
+	if (sub) {
+		natsSubscription_Destroy(sub);
+	}
+	jsCtx_Destroy(js);
+	natsConnection_Destroy(nc);
+	return err;
+}
+#endif
+
+int rlog__collect(const struct rlog__collect_opts *o, rlog__collect_report_fn *report, void *arg,
+		  char *why, size_t whyn)
+{
+	char servers[512], name[512];
+	const char *p = o->url;
+	const char *sep = strstr(p, "://");
+	const char *slash = sep ? strchr(sep + 3, '/') : NULL;
+	bool kafka = strncmp(p, "kafka://", 8) == 0, nats = strncmp(p, "nats://", 7) == 0;
+	if (!(kafka || nats) || slash == NULL || slash == sep + 3 || !slash[1] ||
+	    strchr(slash + 1, '/') || (size_t)(slash - sep - 3) >= sizeof servers ||
+	    strlen(slash + 1) >= sizeof name) {
+		snprintf(why, whyn, "expected kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT");
+		return -EINVAL;
+	}
+	memcpy(servers, sep + 3, (size_t)(slash - sep - 3));
+	servers[slash - sep - 3] = '\0';
+	strcpy(name, slash + 1);
+#ifndef RLOG_HAVE_RDKAFKA
+	if (kafka) {
+		snprintf(why, whyn, "not built: librdkafka missing");
+		return -ENOTSUP;
+	}
+#endif
+#ifdef RLOG_RDKAFKA_TSAN
+	if (kafka) {
+		snprintf(why, whyn, "not in a ThreadSanitizer build (librdkafka's threads are not "
+			 "seen by it)");
+		return -ENOTSUP;
+	}
+#endif
+#ifndef RLOG_HAVE_NATS
+	if (nats) {
+		snprintf(why, whyn, "not built: libnats missing");
+		return -ENOTSUP;
+	}
+#endif
+	struct collector co;
+	memset(&co, 0, sizeof co);
+	co.dir = o->dir;
+	co.dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (co.dirfd < 0) {
+		snprintf(why, whyn, "%s: %s", o->dir, strerror(errno));
+		return -errno;
+	}
+	int err = -ENOTSUP;
+#ifdef RLOG_HAVE_RDKAFKA
+	if (kafka)
+		err = collect_kafka(&co, o, servers, name, why, whyn);
+#endif
+#ifdef RLOG_HAVE_NATS
+	if (nats)
+		err = collect_nats(&co, o, servers, name, why, whyn);
+#endif
+	for (size_t i = 0; i < co.nf; i++) {
+		if (co.f[i].rep.chunks || co.f[i].rep.duplicates)
+			report(&co.f[i].rep, arg);
+		if (co.f[i].fd >= 0)
+			close(co.f[i].fd);
+	}
+	free(co.f);
+	close(co.dirfd);
+	return err;
+}

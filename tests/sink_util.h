@@ -1,0 +1,160 @@
+/*
+ * sink_util.h - what the multi-host sink tests share (test_sink_kafka.c,
+ * test_sink_nats.c): numbered events into a session, a session started
+ * with --sink, `ringlog collect` and the byte-for-byte comparison of a
+ * collected file with the session's local file.  The test sets url and
+ * dir before it uses them.
+ */
+#ifndef RLOG_TEST_SINK_UTIL_H
+#define RLOG_TEST_SINK_UTIL_H
+
+#include "harness.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+static char url[512];  /* the --sink URL */
+
+/* A copy of s that stays (h_session and h_path return the same buffer at
+ * each call). */
+static inline const char *keep(const char *s)
+{
+	static char pool[16][256];
+	static unsigned n;
+	char *p = pool[n++ % 16];
+	snprintf(p, 256, "%s", s);
+	return p;
+}
+
+static char dir[256];  /* where collect writes */
+
+/* Writes n events {seq} (ID 1024, 8 bytes) into session name; returns
+ * those written (1). */
+static uint64_t write_events(const char *name, uint64_t n, long pause_every_ms)
+{
+	if (rlog_attach(name) < 0)
+		return 0;
+	uint64_t written = 0;
+	for (uint64_t i = 1; i <= n; i++) {
+		written += rlog_write(1024, &i, sizeof i) == 1;
+		if (pause_every_ms && i % 2000 == 0)
+			proc_sleep_ms(pause_every_ms);
+	}
+	rlog_detach();
+	return written;
+}
+
+static struct h_run r;
+
+static void start(const char *name, const char *path, const char *host, const char *buffer)
+{
+	unlink(path);
+	if (buffer)
+		h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--sink", url,
+			  "--host-id", host, "--sink-buffer", buffer, NULL);
+	else
+		h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--sink", url,
+			  "--host-id", host, NULL);
+	if (r.status != 0) {
+		printf("Bail out! ringlog start %s failed (%d): %s\n", name, r.status, r.err);
+		exit(1);
+	}
+}
+
+/* The collected file of host (its name in dir ends with _HOST.rlog). */
+static bool collected_path(const char *name, const char *host, char *out, size_t n)
+{
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return false;
+	char suffix[128];
+	snprintf(suffix, sizeof suffix, "_%s_%s.rlog", name, host);
+	struct dirent *e;
+	bool found = false;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name), s = strlen(suffix);
+		if (l > s && strcmp(e->d_name + l - s, suffix) == 0) {
+			snprintf(out, n, "%s/%s", dir, e->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static uint8_t a_buf[32 << 20], b_buf[32 << 20];
+
+/* The collected file equals the local one but for created_realtime_ns. */
+static void same_bytes(const char *local, const char *name, const char *host)
+{
+	char path[512];
+	ok(collected_path(name, host, path, sizeof path), "%s: a collected file", host);
+	size_t a = h_read_whole(local, a_buf, sizeof a_buf);
+	size_t b = h_read_whole(path, b_buf, sizeof b_buf);
+	ASSERT_EQ_U64(b, a);
+	memset(a_buf + 16, 0, 8);
+	memset(b_buf + 16, 0, 8);
+	ok(a == b && memcmp(a_buf, b_buf, a) == 0, "%s: the collected file is the local file, "
+	   "byte for byte (but the header's creation time)", host);
+}
+
+/* Every "gaps: N" that collect printed is 0. */
+static bool no_gaps(const char *out)
+{
+	for (const char *p = strstr(out, "gaps: "); p; p = strstr(p + 1, "gaps: "))
+		if (strncmp(p, "gaps: 0 ", 8) != 0)
+			return false;
+	return true;
+}
+
+static void collect(const char *group)
+{
+	h_ringlog(&r, "collect", url, "-o", dir, "--group", group, NULL);
+	ok(r.status == 0, "collect exits 0 (%s)", r.err);
+
+}
+
+/* Session s (file p, host id h) streams 20000 numbered events; at stop
+ * the identity holds, the sink acknowledged every event written and lost
+ * no chunk; collected by group, the file is the local one. */
+static void stream_and_collect(const char *s, const char *p, const char *h, const char *group)
+{
+	start(s, p, h, NULL);
+	uint64_t w = write_events(s, 20000, 0);
+	h_ringlog(&r, "stop", s, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p, w, 20000 - w);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_queued"), 0);
+	ok(h_kv(r.out, "sink_chunks_acked") >= 2, "chunks acknowledged: %llu",
+	   (unsigned long long)h_kv(r.out, "sink_chunks_acked"));
+	collect(group);
+	same_bytes(p, s, h);
+}
+
+/* A collector of group group, following, killed (SIGKILL) as soon as it
+ * has saved a file's state in dir. */
+static void collect_killed(const char *group)
+{
+	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", group, "--follow",
+			       NULL };
+	struct proc_bg bg;
+	proc_start(&bg, argv);
+	bool stated = false;
+	for (int i = 0; i < 1000 && !stated; i++) {
+		proc_sleep_ms(10);
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		while (d && (e = readdir(d)))
+			stated |= strstr(e->d_name, ".state") != NULL;
+		if (d)
+			closedir(d);
+	}
+	ok(stated, "the first collector saved a file's state");
+	proc_signal(&bg, SIGKILL);
+	struct run killed = proc_reap(&bg);
+	run_free(&killed);
+}
+
+#endif
