@@ -135,7 +135,7 @@ stats() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1}
 	END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f %.1f %.1f\n", m, v[1], v[NR]}'; }
 # a / b; "n/a" unless both are above 0 (under noise an overhead can come
 # out at or below 0, and its ratio means nothing)
-div() { awk -v a="$1" -v b="$2" 'BEGIN {if (a <= 0 || b <= 0) print "n/a"; else printf "%.2f\n", a / b}'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN {if (a <= 0 || b <= 0) print "n/a"; else printf "%.3g\n", a / b}'; }
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cpus, $(uname -r)"
 echo "command: bench/vs_perf.sh $([ $quick = 1 ] && echo '--quick ')$runs $trips"
