@@ -47,6 +47,7 @@
 #include "cli.h"
 #include "convert/convert.h"
 #include "ringlog/reader.h"
+#include "reader/multi.h"
 #include "io.h"
 
 static const struct cli_opt opts[] = {
@@ -222,6 +223,84 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, bool per
 	cli_kv_u64("bytes_written", st->bytes_written);
 }
 
+/* convert of several files, or of a directory of them (docs/CONVERT.md,
+ * "Several hosts"): one Chrome trace, a host after another, each moved
+ * onto the merged CLOCK_REALTIME timeline.  Returns the exit status. */
+static int convert_hosts(const char **args, int nargs, const char *out, bool force,
+			 unsigned flags)
+{
+	char **paths;
+	const char *bad = NULL;
+	int n = rlog__multi_paths((char *const *)args, (size_t)nargs, &paths, &bad);
+	if (n < 0)
+		return cli_error("convert %s: %s", bad,
+				 n == -ENOENT ? "no such file, or a directory without .rlog files"
+					      : strerror(-n));
+	struct rlog__multi m;
+	size_t bi;
+	int rc = rlog__multi_open(&m, paths, (size_t)n, 0, &bi);
+	if (rc < 0) {
+		int st = cli_error("convert %s: %s", paths[bi], rlog_reader_strerror(rc));
+		rlog__multi_paths_free(paths, (size_t)n);
+		return st;
+	}
+	bool to_stdout = strcmp(out, "-") == 0;
+	int status = 0, fd = -1;
+	for (size_t i = 0; i < m.n && !to_stdout; i++) {
+		struct series se = { .out = out };
+		se.in_ok = stat(paths[i], &se.in) == 0;
+		if (is_input(&se, out))
+			status = cli_error("convert: %s: the output is the input file", out);
+	}
+	if (status == 0) {
+		fd = to_stdout ? STDOUT_FILENO
+			       : rlog__create_output(out, force ? RLOG_OUT_FORCE : 0, NULL);
+		if (fd == -EEXIST)
+			status = cli_error("convert: %s: file exists (use --force to overwrite)", out);
+		else if (fd < 0)
+			status = cli_error("convert: cannot create %s: %s", out, strerror(-fd));
+	}
+	struct rlog__convert_stats sum, st;
+	memset(&sum, 0, sizeof(sum));
+	rc = 0;
+	for (size_t i = 0; i < m.n && status == 0 && rc == 0; i++) {
+		struct rlog__chrome_host h = { .name = m.h[i].name, .index = (unsigned)i,
+					       .count = (unsigned)m.n, .offset_ns = m.h[i].offset_ns,
+					       .base_realtime_ns = m.base_realtime_ns };
+		rc = rlog__convert_chrome_host(m.h[i].r, fd, flags, &st, &h);
+		/* Every field is a count: the hosts' add up. */
+		uint64_t *a = (uint64_t *)(void *)&sum;
+		const uint64_t *b = (const uint64_t *)(const void *)&st;
+		for (size_t k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
+			a[k] += b[k];
+		if (rc < 0)
+			bi = i;
+	}
+	if (fd >= 0 && !to_stdout && close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (status == 0 && rc < 0) {
+		status = cli_error("convert %s: %s", paths[bi], strerror(-rc));
+		if (!to_stdout)
+			unlink(out); /* half a JSON document helps nobody */
+	} else if (status == 0 && !to_stdout) {
+		cli_kv_u64("hosts", m.n);
+		print_stats(&sum, false, false, flags);
+	}
+	for (size_t i = 0; i < m.n; i++) {
+		size_t nd = rlog_reader_damage_count(m.h[i].r);
+		for (size_t k = 0; k < nd; k++) {
+			struct rlog_damage d;
+			if (rlog_reader_damage(m.h[i].r, k, &d) == 0)
+				status = cli_error("convert %s: %s", paths[i], d.message);
+		}
+	}
+	rlog__multi_close(&m);
+	rlog__multi_paths_free(paths, (size_t)n);
+	if (fflush(stdout) != 0 && status == 0)
+		status = cli_error("convert: writing the summary: %s", strerror(errno));
+	return status;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	const char *to = NULL, *out = NULL;
@@ -236,7 +315,7 @@ int cmd_convert(int argc, char **argv)
 	int rc, fd = -1;
 
 	struct cli_args a;
-	cli_args_init(&a, "convert", opts, 1, argc, argv);
+	cli_args_init(&a, "convert", opts, CLI_MAX_POS, argc, argv);
 	while (cli_args_next(&a)) {
 		if (cli_is(&a, "--to")) {
 			to = a.value;
@@ -311,6 +390,15 @@ int cmd_convert(int argc, char **argv)
 		return 2;
 	}
 	bool to_stdout = !ctf && strcmp(out, "-") == 0;
+	struct stat pst;
+	if (a.npos > 1 || (stat(path, &pst) == 0 && S_ISDIR(pst.st_mode))) {
+		/* Several hosts (docs/CONVERT.md, "Several hosts"). */
+		if (ctf || perfetto) {
+			cli_error("convert: several files convert --to chrome only");
+			return 2;
+		}
+		return convert_hosts(a.pos, a.npos, out, force, flags);
+	}
 
 	rc = rlog_reader_open(path, &r);
 	if (rc < 0)
