@@ -47,7 +47,7 @@
 #include "cli.h"
 #include "convert/convert.h"
 #include "ringlog/reader.h"
-#include "reader/multi.h"
+#include "hosts.h"
 #include "io.h"
 
 static const struct cli_opt opts[] = {
@@ -226,27 +226,19 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, bool per
 /* convert of several files, or of a directory of them (docs/CONVERT.md,
  * "Several hosts"): one Chrome trace, a host after another, each moved
  * onto the merged CLOCK_REALTIME timeline.  Returns the exit status. */
-static int convert_hosts(const char **args, int nargs, const char *out, bool force,
+static int convert_hosts(const char *const *args, int nargs, const char *out, bool force,
 			 unsigned flags)
 {
-	char **paths;
-	const char *bad = NULL;
-	int n = rlog__multi_paths((char *const *)args, (size_t)nargs, &paths, &bad);
-	if (n < 0)
-		return cli_error("convert %s: %s", bad,
-				 n == -ENOENT ? "no such file, or a directory without .rlog files"
-					      : strerror(-n));
-	struct rlog__multi m;
-	size_t bi;
-	int rc = rlog__multi_open(&m, paths, (size_t)n, 0, &bi);
-	if (rc < 0) {
-		int st = cli_error("convert %s: %s", paths[bi], rlog_reader_strerror(rc));
-		rlog__multi_paths_free(paths, (size_t)n);
-		return st;
-	}
+	struct cli_hosts hs;
+	int rc = cli_hosts_open(&hs, "convert", args, nargs, 0);
+	if (rc != 0)
+		return rc;
+	const struct rlog__multi *mp = &hs.m;
+	char *const *paths = hs.paths;
+	size_t bi = 0;
 	bool to_stdout = strcmp(out, "-") == 0;
 	int status = 0, fd = -1;
-	for (size_t i = 0; i < m.n && !to_stdout; i++) {
+	for (size_t i = 0; i < mp->n && !to_stdout; i++) {
 		struct series se = { .out = out };
 		se.in_ok = stat(paths[i], &se.in) == 0;
 		if (is_input(&se, out))
@@ -263,11 +255,11 @@ static int convert_hosts(const char **args, int nargs, const char *out, bool for
 	struct rlog__convert_stats sum, st;
 	memset(&sum, 0, sizeof(sum));
 	rc = 0;
-	for (size_t i = 0; i < m.n && status == 0 && rc == 0; i++) {
-		struct rlog__chrome_host h = { .name = m.h[i].name, .index = (unsigned)i,
-					       .count = (unsigned)m.n, .offset_ns = m.h[i].offset_ns,
-					       .base_realtime_ns = m.base_realtime_ns };
-		rc = rlog__convert_chrome_host(m.h[i].r, fd, flags, &st, &h);
+	for (size_t i = 0; i < mp->n && status == 0 && rc == 0; i++) {
+		struct rlog__chrome_host h = { .name = mp->h[i].name, .index = (unsigned)i,
+					       .count = (unsigned)mp->n, .offset_ns = mp->h[i].offset_ns,
+					       .base_realtime_ns = mp->base_realtime_ns };
+		rc = rlog__convert_chrome_host(mp->h[i].r, fd, flags, &st, &h);
 		/* Every field is a count: the hosts' add up. */
 		uint64_t *a = (uint64_t *)(void *)&sum;
 		const uint64_t *b = (const uint64_t *)(const void *)&st;
@@ -283,19 +275,12 @@ static int convert_hosts(const char **args, int nargs, const char *out, bool for
 		if (!to_stdout)
 			unlink(out); /* half a JSON document helps nobody */
 	} else if (status == 0 && !to_stdout) {
-		cli_kv_u64("hosts", m.n);
+		cli_kv_u64("hosts", mp->n);
 		print_stats(&sum, false, false, flags);
 	}
-	for (size_t i = 0; i < m.n; i++) {
-		size_t nd = rlog_reader_damage_count(m.h[i].r);
-		for (size_t k = 0; k < nd; k++) {
-			struct rlog_damage d;
-			if (rlog_reader_damage(m.h[i].r, k, &d) == 0)
-				status = cli_error("convert %s: %s", paths[i], d.message);
-		}
-	}
-	rlog__multi_close(&m);
-	rlog__multi_paths_free(paths, (size_t)n);
+	if (cli_hosts_damage(&hs, "convert"))
+		status = 1;
+	cli_hosts_close(&hs);
 	if (fflush(stdout) != 0 && status == 0)
 		status = cli_error("convert: writing the summary: %s", strerror(errno));
 	return status;
@@ -390,8 +375,7 @@ int cmd_convert(int argc, char **argv)
 		return 2;
 	}
 	bool to_stdout = !ctf && strcmp(out, "-") == 0;
-	struct stat pst;
-	if (a.npos > 1 || (stat(path, &pst) == 0 && S_ISDIR(pst.st_mode))) {
+	if (cli_hosts_wanted(a.pos, a.npos)) {
 		/* Several hosts (docs/CONVERT.md, "Several hosts"). */
 		if (ctf || perfetto) {
 			cli_error("convert: several files convert --to chrome only");

@@ -29,6 +29,7 @@
 #include "json.h"
 #include "names.h"
 #include "ringlog/reader.h"
+#include "hosts.h"
 #include "stats_multi.h"
 #include "term.h"
 
@@ -709,7 +710,7 @@ int cmd_stats(int argc, char **argv)
 	if (!cli_args_need(&a, 1, "FILE"))
 		return 2;
 	const char *path = a.pos[0];
-	if (stats_is_multi(a.pos, a.npos)) {
+	if (cli_hosts_wanted(a.pos, a.npos)) {
 		/* Several hosts (docs/DUMP.md, "Several hosts"). */
 		if (sched)
 			return cli_error("stats: --sched reads one file");

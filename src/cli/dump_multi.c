@@ -22,13 +22,12 @@
 
 #include "cli.h"
 #include "dump.h"
-#include "reader/multi.h"
+#include "hosts.h"
 #include "term.h"
 
 bool dump_is_multi(const struct dump *d)
 {
-	struct stat st;
-	return d->nargs > 1 || (stat(d->path, &st) == 0 && S_ISDIR(st.st_mode));
+	return cli_hosts_wanted(d->args, d->nargs);
 }
 
 static void header(struct dump *d, const struct rlog__multi *m)
@@ -60,37 +59,26 @@ static void header(struct dump *d, const struct rlog__multi *m)
 
 int dump_multi(struct dump *d)
 {
-	char **paths;
-	const char *bad = NULL;
-	int n = rlog__multi_paths((char *const *)d->args, (size_t)d->nargs, &paths, &bad);
-	if (n < 0)
-		return cli_error("dump %s: %s", bad,
-				 n == -ENOENT ? "no such file, or a directory without .rlog files"
-					      : strerror(-n));
-	struct rlog__multi m;
-	size_t bi;
-	int rc = rlog__multi_open(&m, paths, (size_t)n, d->all ? RLOG_READER_TIME_SYNC : 0, &bi);
-	if (rc < 0) {
-		int st = cli_error("dump %s: %s", paths[bi], rlog_reader_strerror(rc));
-		rlog__multi_paths_free(paths, (size_t)n);
-		return st;
-	}
+	struct cli_hosts hs;
+	int rc = cli_hosts_open(&hs, "dump", d->args, d->nargs, d->all ? RLOG_READER_TIME_SYNC : 0);
+	if (rc != 0)
+		return rc;
 	/* The wall clock and --since/--until count from the merged time 0. */
-	struct rlog_reader_info merged = *m.h[0].info;
-	merged.sync_realtime_ns = m.base_realtime_ns;
+	struct rlog_reader_info merged = *hs.m.h[0].info;
+	merged.sync_realtime_ns = hs.m.base_realtime_ns;
 	d->info = &merged;
 	int64_t since = d->has_since ? dump_resolve_time(d, &d->since) : INT64_MIN;
 	int64_t until = d->has_until ? dump_resolve_time(d, &d->until) : INT64_MAX;
 	if (!d->json)
-		header(d, &m);
+		header(d, &hs.m);
 
 	struct rlog_event ev;
 	size_t hi = 0;
 	int wrc = 0;
-	while ((rc = rlog__multi_next(&m, &ev, &hi)) > 0) {
-		d->r = m.h[hi].r;
-		d->host = m.h[hi].name;
-		d->time_offset = m.h[hi].offset_ns;
+	while ((rc = rlog__multi_next(&hs.m, &ev, &hi)) > 0) {
+		d->r = hs.m.h[hi].r;
+		d->host = hs.m.h[hi].name;
+		d->time_offset = hs.m.h[hi].offset_ns;
 		if (dump_event(d, &ev, since, until) < 0)
 			break; /* merged in time order: nothing later passes */
 		if (d->out.len >= (1u << 20) && (wrc = rlog__buf_write(&d->out, STDOUT_FILENO)) < 0)
@@ -102,18 +90,11 @@ int dump_multi(struct dump *d)
 	if (wrc < 0)
 		status = cli_error("dump: writing the output: %s", strerror(-wrc));
 	if (rc < 0)
-		status = cli_error("dump %s: %s", m.h[hi].path, rlog_reader_strerror(rc));
-	for (size_t i = 0; i < m.n; i++) {
-		size_t nd = rlog_reader_damage_count(m.h[i].r);
-		for (size_t k = 0; k < nd; k++) {
-			struct rlog_damage dm;
-			if (rlog_reader_damage(m.h[i].r, k, &dm) == 0)
-				status = cli_error("dump %s: %s", m.h[i].path, dm.message);
-		}
-	}
+		status = cli_error("dump %s: %s", hs.m.h[hi].path, rlog_reader_strerror(rc));
+	if (cli_hosts_damage(&hs, "dump"))
+		status = 1;
 	d->r = NULL;
-	rlog__multi_close(&m);
-	rlog__multi_paths_free(paths, (size_t)n);
+	cli_hosts_close(&hs);
 	rlog__buf_free(&d->out);
 	return status;
 }

@@ -15,14 +15,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "cli.h"
 #include "format.h"
 #include "json.h"
-#include "reader/multi.h"
+#include "hosts.h"
 #include "stats_multi.h"
 #include "term.h"
 
@@ -89,32 +88,22 @@ static void json_row(struct rlog__buf *b, const struct tally *t)
 
 int stats_multi(const char *const *args, int nargs, bool json)
 {
-	char **paths;
-	const char *bad = NULL;
-	int n = rlog__multi_paths((char *const *)args, (size_t)nargs, &paths, &bad);
-	if (n < 0)
-		return cli_error("stats %s: %s", bad,
-				 n == -ENOENT ? "no such file, or a directory without .rlog files"
-					      : strerror(-n));
-	struct rlog__multi m;
-	size_t bi;
-	int rc = rlog__multi_open(&m, paths, (size_t)n, RLOG__MULTI_COUNT, &bi);
-	if (rc < 0) {
-		int st = cli_error("stats %s: %s", paths[bi], rlog_reader_strerror(rc));
-		rlog__multi_paths_free(paths, (size_t)n);
-		return st;
-	}
+	struct cli_hosts hs;
+	int rc = cli_hosts_open(&hs, "stats", args, nargs, RLOG__MULTI_COUNT);
+	if (rc != 0)
+		return rc;
+	const struct rlog__multi *mp = &hs.m;
 	struct rlog__buf b = { 0 };
 	struct tally sum = { 0 }, t;
-	for (size_t i = 0; i < m.n; i++) {
-		tally_host(&t, &m.h[i]);
+	for (size_t i = 0; i < mp->n; i++) {
+		tally_host(&t, &mp->h[i]);
 		tally_add(&sum, &t);
 	}
 	char a[64], z[64], s[4 * 64 + 1];
 	if (json) {
 		rlog__buf_lit(&b, "{\"hosts\":[");
-		for (size_t i = 0; i < m.n; i++) {
-			const struct rlog__host *h = &m.h[i];
+		for (size_t i = 0; i < mp->n; i++) {
+			const struct rlog__host *h = &mp->h[i];
 			tally_host(&t, h);
 			rlog__buf_str(&b, i ? ",{\"host\":" : "{\"host\":");
 			rlog__json_cstr(&b, h->name);
@@ -133,7 +122,7 @@ int stats_multi(const char *const *args, int nargs, bool json)
 			 * (docs/DUMP.md, "Several hosts"): null, never 0. */
 			rlog__buf_lit(&b, ",\"clock_error_ns\":null}");
 		}
-		rlog__buf_printf(&b, "],\"total\":{\"hosts\":%zu,", m.n);
+		rlog__buf_printf(&b, "],\"total\":{\"hosts\":%zu,", mp->n);
 		json_row(&b, &sum);
 		rlog__buf_lit(&b, "}}\n");
 	} else {
@@ -141,16 +130,16 @@ int stats_multi(const char *const *args, int nargs, bool json)
 			fmt_rfc3339(a, sizeof a, sum.first_rt);
 			fmt_rfc3339(z, sizeof z, sum.last_rt);
 			rlog__buf_printf(&b, "# ringlog stats of %zu host%s, merged by CLOCK_REALTIME: "
-					 "from %s to %s\n", m.n, m.n == 1 ? "" : "s", a, z);
+					 "from %s to %s\n", mp->n, mp->n == 1 ? "" : "s", a, z);
 		} else {
-			rlog__buf_printf(&b, "# ringlog stats of %zu host%s: no events\n", m.n,
-					 m.n == 1 ? "" : "s");
+			rlog__buf_printf(&b, "# ringlog stats of %zu host%s: no events\n", mp->n,
+					 mp->n == 1 ? "" : "s");
 		}
 		rlog__buf_printf(&b, "%-16s %-32s %-16s %10s %12s %10s %12s %8s %7s  %s\n", "HOST", "ID",
 				 "SESSION", "EVENTS", "BYTES", "LOST", "LOSS_RECORDS", "METADATA",
 				 "DAMAGED", "CLOCK_ERROR");
-		for (size_t i = 0; i < m.n; i++) {
-			const struct rlog__host *h = &m.h[i];
+		for (size_t i = 0; i < mp->n; i++) {
+			const struct rlog__host *h = &mp->h[i];
 			tally_host(&t, h);
 			text_row(&b, h->name, h->id[0] ? h->id : "-",
 				 rlog__term_cstr(h->info->session_name, s, sizeof s), &t, "not recorded");
@@ -161,22 +150,9 @@ int stats_multi(const char *const *args, int nargs, bool json)
 	rc = rlog__buf_write(&b, STDOUT_FILENO);
 	if (rc < 0)
 		status = cli_error("stats: writing the output: %s", strerror(-rc));
-	for (size_t i = 0; i < m.n; i++) {
-		size_t nd = rlog_reader_damage_count(m.h[i].r);
-		for (size_t k = 0; k < nd; k++) {
-			struct rlog_damage dm;
-			if (rlog_reader_damage(m.h[i].r, k, &dm) == 0)
-				status = cli_error("stats %s: %s", m.h[i].path, dm.message);
-		}
-	}
+	if (cli_hosts_damage(&hs, "stats"))
+		status = 1;
 	rlog__buf_free(&b);
-	rlog__multi_close(&m);
-	rlog__multi_paths_free(paths, (size_t)n);
+	cli_hosts_close(&hs);
 	return status;
-}
-
-bool stats_is_multi(const char *const *args, int nargs)
-{
-	struct stat st;
-	return nargs > 1 || (nargs == 1 && stat(args[0], &st) == 0 && S_ISDIR(st.st_mode));
 }

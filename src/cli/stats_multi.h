@@ -7,10 +7,6 @@
 
 #include <stdbool.h>
 
-/* True if stats' arguments call for the several-host form: more than
- * one, or a directory. */
-bool stats_is_multi(const char *const *args, int nargs);
-
 /* Prints the per-host and total figures; returns the exit status. */
 int stats_multi(const char *const *args, int nargs, bool json);
 
