@@ -28,7 +28,7 @@ struct cli_opt {
 	bool value;        /* takes a value */
 };
 
-#define CLI_MAX_POS 4
+#define CLI_MAX_POS 256 /* dump and stats take several files */
 
 struct cli_args {
 	const char *cmd;            /* the command, in messages */

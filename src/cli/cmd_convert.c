@@ -47,6 +47,7 @@
 #include "cli.h"
 #include "convert/convert.h"
 #include "ringlog/reader.h"
+#include "hosts.h"
 #include "io.h"
 
 static const struct cli_opt opts[] = {
@@ -222,6 +223,69 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, bool per
 	cli_kv_u64("bytes_written", st->bytes_written);
 }
 
+/* convert of several files, or of a directory of them (docs/CONVERT.md,
+ * "Several hosts"): one Chrome trace, a host after another, each moved
+ * onto the merged CLOCK_REALTIME timeline.  Returns the exit status. */
+static int convert_hosts(const char *const *args, int nargs, const char *out, bool force,
+			 unsigned flags)
+{
+	struct cli_hosts hs;
+	int rc = cli_hosts_open(&hs, "convert", args, nargs, 0);
+	if (rc != 0)
+		return rc;
+	const struct rlog__multi *mp = &hs.m;
+	char *const *paths = hs.paths;
+	size_t bi = 0;
+	bool to_stdout = strcmp(out, "-") == 0;
+	int status = 0, fd = -1;
+	for (size_t i = 0; i < mp->n && !to_stdout; i++) {
+		struct series se = { .out = out };
+		se.in_ok = stat(paths[i], &se.in) == 0;
+		if (is_input(&se, out))
+			status = cli_error("convert: %s: the output is the input file", out);
+	}
+	if (status == 0) {
+		fd = to_stdout ? STDOUT_FILENO
+			       : rlog__create_output(out, force ? RLOG_OUT_FORCE : 0, NULL);
+		if (fd == -EEXIST)
+			status = cli_error("convert: %s: file exists (use --force to overwrite)", out);
+		else if (fd < 0)
+			status = cli_error("convert: cannot create %s: %s", out, strerror(-fd));
+	}
+	struct rlog__convert_stats sum, st;
+	memset(&sum, 0, sizeof(sum));
+	rc = 0;
+	for (size_t i = 0; i < mp->n && status == 0 && rc == 0; i++) {
+		struct rlog__chrome_host h = { .name = mp->h[i].name, .index = (unsigned)i,
+					       .count = (unsigned)mp->n, .offset_ns = mp->h[i].offset_ns,
+					       .base_realtime_ns = mp->base_realtime_ns };
+		rc = rlog__convert_chrome_host(mp->h[i].r, fd, flags, &st, &h);
+		/* Every field is a count: the hosts' add up. */
+		uint64_t *a = (uint64_t *)(void *)&sum;
+		const uint64_t *b = (const uint64_t *)(const void *)&st;
+		for (size_t k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
+			a[k] += b[k];
+		if (rc < 0)
+			bi = i;
+	}
+	if (fd >= 0 && !to_stdout && close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (status == 0 && rc < 0) {
+		status = cli_error("convert %s: %s", paths[bi], strerror(-rc));
+		if (!to_stdout)
+			unlink(out); /* half a JSON document helps nobody */
+	} else if (status == 0 && !to_stdout) {
+		cli_kv_u64("hosts", mp->n);
+		print_stats(&sum, false, false, flags);
+	}
+	if (cli_hosts_damage(&hs, "convert"))
+		status = 1;
+	cli_hosts_close(&hs);
+	if (fflush(stdout) != 0 && status == 0)
+		status = cli_error("convert: writing the summary: %s", strerror(errno));
+	return status;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	const char *to = NULL, *out = NULL;
@@ -236,7 +300,7 @@ int cmd_convert(int argc, char **argv)
 	int rc, fd = -1;
 
 	struct cli_args a;
-	cli_args_init(&a, "convert", opts, 1, argc, argv);
+	cli_args_init(&a, "convert", opts, CLI_MAX_POS, argc, argv);
 	while (cli_args_next(&a)) {
 		if (cli_is(&a, "--to")) {
 			to = a.value;
@@ -311,6 +375,14 @@ int cmd_convert(int argc, char **argv)
 		return 2;
 	}
 	bool to_stdout = !ctf && strcmp(out, "-") == 0;
+	if (cli_hosts_wanted(a.pos, a.npos)) {
+		/* Several hosts (docs/CONVERT.md, "Several hosts"). */
+		if (ctf || perfetto) {
+			cli_error("convert: several files convert --to chrome only");
+			return 2;
+		}
+		return convert_hosts(a.pos, a.npos, out, force, flags);
+	}
 
 	rc = rlog_reader_open(path, &r);
 	if (rc < 0)

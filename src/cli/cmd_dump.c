@@ -63,6 +63,11 @@ int cmd_dump(int argc, char **argv)
 		dump_free_args(&d);
 		return rc;
 	}
+	if (dump_is_multi(&d)) {
+		rc = dump_multi(&d);
+		dump_free_args(&d);
+		return rc;
+	}
 	rc = rlog_reader_open(d.path, &d.r);
 	if (rc < 0) {
 		dump_free_args(&d);

@@ -29,6 +29,8 @@
 #include "json.h"
 #include "names.h"
 #include "ringlog/reader.h"
+#include "hosts.h"
+#include "stats_multi.h"
 #include "term.h"
 
 
@@ -698,7 +700,7 @@ int cmd_stats(int argc, char **argv)
 	struct summary sm = { .rate = -1.0 };
 
 	struct cli_args a;
-	cli_args_init(&a, "stats", opts, 1, argc, argv);
+	cli_args_init(&a, "stats", opts, CLI_MAX_POS, argc, argv);
 	while (cli_args_next(&a)) {
 		if (strcmp(a.name, "--sched") == 0)
 			sched = true;
@@ -708,6 +710,12 @@ int cmd_stats(int argc, char **argv)
 	if (!cli_args_need(&a, 1, "FILE"))
 		return 2;
 	const char *path = a.pos[0];
+	if (cli_hosts_wanted(a.pos, a.npos)) {
+		/* Several hosts (docs/DUMP.md, "Several hosts"). */
+		if (sched)
+			return cli_error("stats: --sched reads one file");
+		return stats_multi(a.pos, a.npos, json);
+	}
 	if (sched)
 		return cmd_stats_sched(path, json);
 

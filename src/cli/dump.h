@@ -35,6 +35,14 @@ struct dump {
 	bool all, json, wall;
 	struct rlog__buf out;
 
+	/* dump of several files (dump_multi.c): every positional argument,
+	 * and while merging the host of the event printed (NULL for one
+	 * file) and its time offset from the merged time 0. */
+	const char **args;      /* malloc'ed; the strings are argv's */
+	int nargs;
+	const char *host;
+	int64_t time_offset;
+
 	/* Filters; an empty list passes everything. */
 	struct numlist ids, pids, tids;
 	const char **names;
@@ -57,6 +65,14 @@ int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, cons
 /* Frees what dump_parse_args allocated. */
 void dump_free_args(struct dump *d);
 
+/* dump of several files, or of a directory of them, merged on one
+ * timeline (dump_multi.c, docs/DUMP.md "Several hosts"): true if the
+ * arguments call for it. */
+bool dump_is_multi(const struct dump *d);
+
+/* Runs that dump; returns the exit status. */
+int dump_multi(struct dump *d);
+
 /* A --since or --until time as ns since the start of the trace. */
 int64_t dump_resolve_time(const struct dump *d, const struct cli_time *t);
 
@@ -73,8 +89,8 @@ static inline bool dump_loss_range(const struct dump *d, const struct rlog_event
 	struct rlog_loss l;
 	if (d->r == NULL || rlog_event_loss(ev, &l) < 0 || !(l.fields & RLOG_LOSS_HAS_RANGE))
 		return false;
-	*first = rlog_reader_time_ns(d->r, l.first_time);
-	*last = rlog_reader_time_ns(d->r, l.last_time);
+	*first = rlog_reader_time_ns(d->r, l.first_time) + d->time_offset;
+	*last = rlog_reader_time_ns(d->r, l.last_time) + d->time_offset;
 	return true;
 }
 

@@ -33,7 +33,8 @@ int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, cons
 {
 	d->what = cmd;
 	struct cli_args a;
-	cli_args_init(&a, cmd, opts, 1, argc, argv);
+	/* dump reads several files (docs/DUMP.md, "Several hosts"). */
+	cli_args_init(&a, cmd, opts, strcmp(cmd, "dump") == 0 ? CLI_MAX_POS : 1, argc, argv);
 	while (cli_args_next(&a)) {
 		const char *v = a.value;
 		if (cli_is(&a, "--all")) {
@@ -80,6 +81,11 @@ int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, cons
 	if (!cli_args_need(&a, 1, what))
 		return 2;
 	d->path = a.pos[0];
+	d->args = malloc((size_t)a.npos * sizeof(*d->args));
+	if (!d->args)
+		return cli_error("%s: out of memory", cmd);
+	memcpy(d->args, a.pos, (size_t)a.npos * sizeof(*d->args));
+	d->nargs = a.npos;
 	return 0;
 }
 
@@ -99,6 +105,7 @@ void dump_free_args(struct dump *d)
 	free(d->pids.v);
 	free(d->tids.v);
 	free(d->names);
+	free(d->args);
 }
 
 int dump_event(struct dump *d, const struct rlog_event *ev, int64_t since, int64_t until)

@@ -232,6 +232,11 @@ void dump_json_event(struct dump *d, const struct rlog_event *ev, const struct r
 		rlog__buf_str(b, w);
 		rlog__buf_char(b, '"');
 	}
+	if (d->host) { /* a merge of several hosts (names: file-name characters) */
+		rlog__buf_lit(b, ",\"host\":\"");
+		rlog__buf_str(b, d->host);
+		rlog__buf_char(b, '"');
+	}
 	rlog__buf_lit(b, ",\"pid\":");
 	rlog__buf_u64(b, ev->pid);
 	rlog__buf_lit(b, ",\"tid\":");

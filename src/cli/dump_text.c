@@ -142,6 +142,14 @@ static void put_prefix(struct dump *d, const struct rlog_event *ev)
 	}
 	if (!ev->has_time)
 		mark_untimed(b, start);
+	if (d->host) {
+		/* A merge of several hosts: the host column (names are
+		 * file-name characters only, multi.c). */
+		rlog__buf_char(b, ' ');
+		size_t hs = b->len, k = strlen(d->host);
+		rlog__buf_put(b, d->host, k);
+		rlog__buf_pad(b, hs, ID_COLUMN);
+	}
 	rlog__buf_char(b, ' ');
 	rlog__buf_num(b, ev->pid, false, 7);
 	rlog__buf_char(b, ' ');

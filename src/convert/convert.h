@@ -83,6 +83,34 @@ struct rlog__convert_stats {
 int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 			 struct rlog__convert_stats *st);
 
+/* One host of several converted into one Chrome trace
+ * (rlog__convert_chrome_host). */
+struct rlog__chrome_host {
+	const char *name;          /* the host's name, file-name characters only */
+	unsigned index, count;     /* this host's place among count, 0 first */
+	int64_t offset_ns;         /* its start on the merged timeline (ns after ... */
+	uint64_t base_realtime_ns; /* ... this CLOCK_REALTIME, the earliest start) */
+};
+
+/* A host's processes and threads are numbered RLOG__CHROME_HOST_IDS *
+ * (index + 1) + the pid or tid (Linux's are below 2^22 < 10^7): one
+ * process per host's process, none shared between hosts. */
+#define RLOG__CHROME_HOST_IDS UINT64_C(10000000)
+
+/*
+ * rlog__convert_chrome_host - rlog__convert_chrome() for the host'th of
+ * host->count files written to fd in turn as one trace (docs/CONVERT.md,
+ * "Several hosts"): the first writes the prologue, the last the end; the
+ * times are moved by offset_ns onto the merged timeline, the process and
+ * thread numbers as RLOG__CHROME_HOST_IDS says, the process names are
+ * "HOST: name".  The viewers sort by ts, so the hosts need not interleave.
+ * Returns what rlog__convert_chrome() returns, or -EINVAL (host NULL or
+ * index out of count).
+ */
+int rlog__convert_chrome_host(struct rlog_reader *r, int fd, unsigned flags,
+			      struct rlog__convert_stats *st,
+			      const struct rlog__chrome_host *host);
+
 /*
  * rlog__convert_ctf - writes every event of r as a CTF 1.8 trace into the
  * directory dir: one stream file per thread ("stream_PID_TID", packets of up

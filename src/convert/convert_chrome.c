@@ -112,7 +112,15 @@ struct chrome {
 	bool untimed;             /* the record being converted has no timestamp of its own */
 	struct rlog_sched sched;  /* the system events' scheduling state */
 	uint64_t cpus[MAX_CPUS / 64]; /* the CPUs that have a track */
+	const struct rlog__chrome_host *host; /* one host of several, or NULL */
 };
+
+/* One host of several (rlog__convert_chrome_host): its processes and
+ * threads get numbers of their own, its times the merged origin. */
+static uint64_t host_id(const struct chrome *c, uint32_t id)
+{
+	return c->host ? RLOG__CHROME_HOST_IDS * (c->host->index + 1) + id : id;
+}
 
 
 static int flush_out(struct chrome *c)
@@ -165,11 +173,11 @@ static void event_head(struct chrome *c, const char *name, size_t name_len, cons
 	rlog__buf_lit(b, ",\"ph\":\"");
 	rlog__buf_str(b, ph);
 	rlog__buf_lit(b, "\",\"ts\":");
-	put_us(b, ns);
+	put_us(b, c->host ? ns + c->host->offset_ns : ns);
 	rlog__buf_lit(b, ",\"pid\":");
-	rlog__buf_u64(b, pid);
+	rlog__buf_u64(b, host_id(c, pid));
 	rlog__buf_lit(b, ",\"tid\":");
-	rlog__buf_u64(b, tid);
+	rlog__buf_u64(b, host_id(c, tid));
 	if (c->untimed)
 		rlog__buf_lit(b, ",\"untimed\":true"); /* ts is the thread's previous record's */
 }
@@ -580,13 +588,27 @@ static int put_name_meta(struct chrome *c, const char *what, uint32_t pid, const
 	rlog__buf_lit(b, "\"name\":\"");
 	rlog__buf_str(b, what);
 	rlog__buf_lit(b, "\",\"ph\":\"M\",\"pid\":");
-	rlog__buf_u64(b, pid);
+	rlog__buf_u64(b, host_id(c, pid));
 	if (tid) {
 		rlog__buf_lit(b, ",\"tid\":");
-		rlog__buf_u64(b, *tid);
+		rlog__buf_u64(b, host_id(c, *tid));
 	}
 	rlog__buf_lit(b, ",\"args\":{\"name\":");
-	rlog__json_str(b, name, len);
+	if (c->host && !tid) {
+		/* A process of one host of several: "HOST: name", so the
+		 * viewers list a host's processes together. */
+		size_t k = strlen(c->host->name);
+		char *full = malloc(k + 2 + len);
+		if (!full)
+			return -ENOMEM;
+		memcpy(full, c->host->name, k);
+		memcpy(full + k, ": ", 2);
+		memcpy(full + k + 2, name, len);
+		rlog__json_str(b, full, k + 2 + len);
+		free(full);
+	} else {
+		rlog__json_str(b, name, len);
+	}
 	rlog__buf_lit(b, "}");
 	return event_end(c);
 }
@@ -608,6 +630,12 @@ static int put_names(struct chrome *c)
 			rc = put_name_meta(c, "process_name", p->pid, NULL, n, strlen(n));
 		else if (p->name)
 			rc = put_name_meta(c, "process_name", p->pid, NULL, p->name, p->name_len);
+		else if (c->host) {
+			/* Named all the same: the host's name is the grouping. */
+			char pn[32];
+			int k = snprintf(pn, sizeof(pn), "pid %" PRIu32, p->pid);
+			rc = put_name_meta(c, "process_name", p->pid, NULL, pn, (size_t)k);
+		}
 	}
 	for (size_t i = 0; i < c->nth && rc == 0; i++) {
 		struct thread *t = &c->th[i];
@@ -667,8 +695,22 @@ static void put_prologue(struct chrome *c)
 	c->first = true;
 }
 
-int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
-			 struct rlog__convert_stats *st)
+/* The prologue of a merge of several hosts: their sessions and starts. */
+static void put_prologue_hosts(struct chrome *c)
+{
+	const struct rlog__chrome_host *h = c->host;
+	struct rlog__buf *b = &c->out;
+	rlog__buf_lit(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"ringlog\","
+			 "\"hosts\":");
+	rlog__buf_u64(b, h->count);
+	rlog__buf_lit(b, ",\"start_realtime_ns\":");
+	rlog__buf_u64(b, h->base_realtime_ns);
+	/* ts counts from the earliest host's start, on CLOCK_REALTIME. */
+	rlog__buf_lit(b, ",\"ts_origin\":\"earliest host start\"},\"traceEvents\":[\n");
+}
+
+static int convert(struct rlog_reader *r, int fd, unsigned flags, struct rlog__convert_stats *st,
+		   const struct rlog__chrome_host *host)
 {
 	struct chrome c;
 	struct rlog_event ev;
@@ -681,6 +723,7 @@ int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 	c.fd = fd;
 	c.flags = flags;
 	c.st = st;
+	c.host = host;
 	rlog_sched_init(&c.sched);
 	c.sched.sink = (struct rlog_sched_sink){ &c, sched_segment, sched_run };
 	if (st)
@@ -689,7 +732,13 @@ int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 		rc = -ENOMEM;
 		goto out;
 	}
-	put_prologue(&c);
+	if (!host) {
+		put_prologue(&c);
+	} else {
+		if (host->index == 0)
+			put_prologue_hosts(&c);
+		c.first = host->index == 0;
+	}
 	while ((rc = rlog_reader_next(r, &ev)) > 0) {
 		if (st)
 			st->events_read++;
@@ -708,7 +757,8 @@ int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
 	if (rc == 0)
 		rc = put_names(&c);
 	if (rc == 0) {
-		rlog__buf_lit(&c.out, "\n]}\n");
+		if (!host || host->index + 1 == host->count)
+			rlog__buf_lit(&c.out, "\n]}\n");
 		rc = flush_out(&c);
 	}
 out:
@@ -728,4 +778,18 @@ out:
 	free(c.out.p);
 	free(c.args.p);
 	return rc;
+}
+
+int rlog__convert_chrome(struct rlog_reader *r, int fd, unsigned flags,
+			 struct rlog__convert_stats *st)
+{
+	return convert(r, fd, flags, st, NULL);
+}
+
+int rlog__convert_chrome_host(struct rlog_reader *r, int fd, unsigned flags,
+			      struct rlog__convert_stats *st, const struct rlog__chrome_host *host)
+{
+	if (!host || host->index >= host->count || !host->name)
+		return -EINVAL;
+	return convert(r, fd, flags, st, host);
 }

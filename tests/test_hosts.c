@@ -1,0 +1,320 @@
+/*
+ * test_hosts - several hosts on one timeline (docs/DUMP.md, "Several
+ * hosts"): three crafted files, as `ringlog collect` names them
+ * (DIR/HOST_SESSION_HOSTID.rlog), from hosts whose clocks differ (tick
+ * rates 1 and 2 GHz, sync_ticks and CLOCK_REALTIME starts of their own),
+ * holding numbered events {host, sequence} at known real times in a known
+ * interleaving:
+ *   - dump DIR lists every event once, in real-time order, each with its
+ *     host's name and its exact time from the earliest start; the header
+ *     names each host with its id; dump FILE FILE FILE says the same;
+ *   - stats DIR (--json and text) counts per host and in total exactly;
+ *   - convert DIR --to chrome puts each host's events in processes of
+ *     their own (pid 10^7 * (host + 1) + pid), named "HOST: ...", at the
+ *     merged times;
+ *   - bad input (a directory holding a file that is not a log file,
+ *     another format given as a file, an empty directory) gives one error
+ *     line and exit 1.
+ */
+#include "filegen.h"
+#include "json.h"
+#include "proc_run.h"
+#include "tap.h"
+
+#define R 1795341600000000000ull /* 2026-11-22T10:00:00Z */
+#define N 30
+
+struct host {
+	const char *name;
+	char id[33];
+	uint64_t freq, sync_ticks, sync_rt;
+	unsigned events;
+};
+
+static struct host hosts[3] = {
+	{ "alpha", "", 1000000000u, 1000000u, R + 1000, 0 },
+	{ "beta", "", 2000000000u, 5000000000u, R + 3000, 0 },
+	{ "gamma", "", 1000000000u, 7000000u, R, 0 }, /* the earliest start: time 0 */
+};
+
+/* Event k: its real time and host. */
+static uint64_t rt_of(unsigned k)
+{
+	return R + 10000 + (uint64_t)k * 7919;
+}
+
+static unsigned host_of(unsigned k)
+{
+	return (k * 7 + k / 4) % 3;
+}
+
+static void write_host(const char *dir, unsigned h)
+{
+	struct host *o = &hosts[h];
+	struct fg_file f;
+	struct fg_block b;
+	fg_file_init(&f);
+	fg_marker_block(&f, 1, 1, o->freq, o->sync_ticks, o->sync_rt, RLOG_TICK_TSC, 16384, 8, "web");
+	fg_block_begin(&b, 100 + h, 100 + h, o->sync_ticks, 0);
+	for (unsigned k = 0; k < N; k++) {
+		if (host_of(k) != h)
+			continue;
+		uint64_t t = o->sync_ticks + (rt_of(k) - o->sync_rt) * (o->freq / 1000000000u);
+		uint32_t p[2] = { h, k };
+		fg_event(&b, RLOG_ID_RAW_U32, -1, true, (uint32_t)t, p, 8);
+		o->events++;
+	}
+	fg_block_end(&f, &b);
+	for (int i = 0; i < 16; i++)
+		snprintf(o->id + 2 * i, 3, "%02x", 0x0a + h);
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s_web_%s.rlog", dir, o->name, o->id);
+	BAIL_IF(fg_write(&f, path) < 0, "cannot write %s", path);
+	fg_file_free(&f);
+}
+
+/* The host index of a name, or -1. */
+static int host_named(const char *name)
+{
+	for (int h = 0; h < 3; h++)
+		if (strcmp(hosts[h].name, name) == 0)
+			return h;
+	return -1;
+}
+
+/* Checks a merged text dump: every event once, in order, host and time
+ * right; the LOG_MARKERs at each host's start. */
+static void check_dump(const struct run *r, const char *what)
+{
+	unsigned next = 0, markers = 0, bad = 0, headers = 0;
+	const char *p = r->out;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)len, p);
+		p += len + (e ? 1 : 0);
+		if (line[0] == '#') {
+			for (unsigned h = 0; h < 3; h++) {
+				char want[128];
+				snprintf(want, sizeof want, "# host %s id %s: session web,", hosts[h].name,
+					 hosts[h].id);
+				headers += strncmp(line, want, strlen(want)) == 0;
+			}
+			continue;
+		}
+		long long t;
+		char host[64], id[32];
+		unsigned pid, tid, ph, pk;
+		int n = sscanf(line, "%lld %63s %u %u %31s %u %u", &t, host, &pid, &tid, id, &ph, &pk);
+		int h = n >= 5 ? host_named(host) : -1;
+		if (n >= 5 && strcmp(id, "LOG_MARKER") == 0 && h >= 0) {
+			markers += t == (long long)(hosts[h].sync_rt - R);
+			continue;
+		}
+		if (n != 7 || strcmp(id, "RAW_U32") != 0 || pk != next || h != (int)host_of(next) ||
+		    ph != (unsigned)h || pid != 100u + ph || t != (long long)(rt_of(next) - R)) {
+			if (bad++ == 0)
+				diag("%s: unexpected line (event %u next): %s", what, next, line);
+			continue;
+		}
+		next++;
+	}
+	ok(r->status == 0 && r->err[0] == '\0', "%s: exit 0, nothing on stderr (%d: %s)", what,
+	   r->status, r->err);
+	ok(next == N && bad == 0, "%s: the %d events once each, in real-time order, with their "
+	   "host and time (%u, %u bad)", what, N, next, bad);
+	ok(markers == 3, "%s: each host's LOG_MARKER at its start on the merged timeline", what);
+	ok(headers == 3, "%s: a header line per host with its name and id", what);
+}
+
+static double ts_of(const struct json *ev)
+{
+	const char *s = json_num(ev, "ts");
+	return s ? strtod(s, NULL) : -1.0;
+}
+
+static void check_chrome(const char *path)
+{
+	size_t len;
+	int fd = open(path, O_RDONLY);
+	char *text = fd >= 0 ? proc_slurp_fd(fd, &len) : NULL;
+	if (fd >= 0)
+		close(fd);
+	char err[128];
+	struct json *j = text ? json_parse(text, len, err, sizeof err) : NULL;
+	ok(j != NULL, "convert: the output parses as JSON");
+	const struct json *evs = j ? json_get(j, "traceEvents") : NULL;
+	unsigned per[3] = { 0 }, wrong = 0, named = 0;
+	bool seen[N] = { false };
+	for (size_t i = 0; evs && i < evs->n; i++) {
+		const struct json *ev = evs->items[i];
+		const char *name = json_str(ev, "name"), *ph = json_str(ev, "ph");
+		const char *pid = json_num(ev, "pid");
+		if (!name || !ph || !pid)
+			continue;
+		unsigned long long p = strtoull(pid, NULL, 10);
+		if (strcmp(ph, "M") == 0 && strcmp(name, "process_name") == 0) {
+			const struct json *a = json_get(ev, "args");
+			const char *pn = a ? json_str(a, "name") : NULL;
+			for (unsigned h = 0; h < 3 && pn; h++) {
+				char want[64];
+				snprintf(want, sizeof want, "%s: pid %u", hosts[h].name, 100 + h);
+				named += p == 10000000ull * (h + 1) + 100 + h && strcmp(pn, want) == 0;
+			}
+			continue;
+		}
+		if (strcmp(name, "RAW_U32") != 0)
+			continue;
+		const struct json *a = json_get(ev, "args");
+		const struct json *v = a ? json_get(a, "values") : NULL;
+		unsigned k = v && v->type == JSON_ARR && v->n == 2 ? (unsigned)v->items[1]->num : N;
+		unsigned h = k < N ? host_of(k) : 0;
+		double want = (double)(rt_of(k < N ? k : 0) - R) / 1000.0;
+		if (k >= N || seen[k] || p != 10000000ull * (h + 1) + 100 + h ||
+		    ts_of(ev) < want - 0.0005 || ts_of(ev) > want + 0.0005) {
+			if (wrong++ == 0)
+				diag("convert: unexpected event %zu (k %u pid %llu ts %f)", i, k, p,
+				     ts_of(ev));
+			continue;
+		}
+		seen[k] = true;
+		per[h]++;
+	}
+	ok(wrong == 0 && per[0] == hosts[0].events && per[1] == hosts[1].events &&
+	   per[2] == hosts[2].events, "convert: each host's events (%u %u %u) in its own process, "
+	   "at their merged times", per[0], per[1], per[2]);
+	ok(named == 3, "convert: each host's process named \"HOST: pid N\"");
+	json_free(j);
+	free(text);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/rlog-hosts-XXXXXX", bad[] = "/tmp/rlog-hosts-bad-XXXXXX";
+	char empty[] = "/tmp/rlog-hosts-empty-XXXXXX";
+	BAIL_IF(!mkdtemp(dir) || !mkdtemp(bad) || !mkdtemp(empty), "mkdtemp");
+	for (unsigned h = 0; h < 3; h++)
+		write_host(dir, h);
+	ok(hosts[0].events + hosts[1].events + hosts[2].events == N && hosts[0].events > 0 &&
+	   hosts[1].events > 0 && hosts[2].events > 0, "every host has events");
+
+	struct run r = RUN("dump", dir);
+	check_dump(&r, "dump DIR");
+	char want[256];
+	snprintf(want, sizeof want, "# ringlog dump of 3 hosts, merged by CLOCK_REALTIME: "
+		 "time 0 is 2026-11-22T10:00:00.000000000Z\n");
+	ok(strncmp(r.out, want, strlen(want)) == 0, "dump DIR: the first header line");
+	run_free(&r);
+
+	char f[3][512];
+	for (unsigned h = 0; h < 3; h++)
+		snprintf(f[h], sizeof f[h], "%s/%s_web_%s.rlog", dir, hosts[h].name, hosts[h].id);
+	r = RUN("dump", f[2], f[0], f[1]);
+	check_dump(&r, "dump FILE FILE FILE");
+	run_free(&r);
+
+	/* stats: per host and the total. */
+	r = RUN("stats", dir, "--json");
+	char err[128];
+	struct json *j = json_parse(r.out, strlen(r.out), err, sizeof err);
+	const struct json *hs = j ? json_get(j, "hosts") : NULL;
+	const struct json *tot = j ? json_get(j, "total") : NULL;
+	bool per_host = hs && hs->type == JSON_ARR && hs->n == 3;
+	for (unsigned h = 0; per_host && h < 3; h++) {
+		const struct json *o = hs->items[h];
+		const char *ev = json_num(o, "events"), *nm = json_str(o, "host");
+		const char *id = json_str(o, "host_id");
+		per_host = ev && nm && id && strtoull(ev, NULL, 10) == hosts[h].events &&
+			   strcmp(nm, hosts[h].name) == 0 && strcmp(id, hosts[h].id) == 0 &&
+			   json_get(o, "clock_error_ns") && json_get(o, "clock_error_ns")->type == JSON_NULL;
+	}
+	ok(r.status == 0 && per_host, "stats --json DIR: each host's events, name and id; its "
+	   "clock error null (not recorded) (%d %s)", r.status, r.err);
+	const char *te = tot ? json_num(tot, "events") : NULL, *th = tot ? json_num(tot, "hosts") : NULL;
+	const char *tf = tot ? json_num(tot, "first_realtime_ns") : NULL;
+	const char *tl = tot ? json_num(tot, "last_realtime_ns") : NULL;
+	ok(te && strtoull(te, NULL, 10) == N && th && strcmp(th, "3") == 0 && tf && tl &&
+	   strtoull(tf, NULL, 10) == rt_of(0) && strtoull(tl, NULL, 10) == rt_of(N - 1),
+	   "stats --json DIR: the total: %d events of 3 hosts, from the first to the last event's "
+	   "real time", N);
+	json_free(j);
+	run_free(&r);
+	r = RUN("stats", dir);
+	const char *tline = strstr(r.out, "\ntotal ");
+	unsigned long long tev = 0;
+	ok(r.status == 0 && tline && sscanf(tline + 7, " - - %llu", &tev) == 1 && tev == N,
+	   "stats DIR: a total row of %d events", N);
+	const char *al = strstr(r.out, "\nalpha ");
+	unsigned long long aev = 0;
+	char aid[40] = "";
+	ok(al && sscanf(al + 7, " %39s web %llu", aid, &aev) == 2 && aev == hosts[0].events &&
+	   strcmp(aid, hosts[0].id) == 0, "stats DIR: alpha's row: its id and %u events",
+	   hosts[0].events);
+	run_free(&r);
+
+	/* convert --to chrome: a process group per host. */
+	char out[600];
+	snprintf(out, sizeof out, "%s.json", dir);
+	unlink(out);
+	r = RUN("convert", dir, "--to", "chrome", "-o", out);
+	ok(r.status == 0 && strstr(r.out, "hosts: 3\n"), "convert DIR --to chrome: exit 0, "
+	   "3 hosts (%d %s)", r.status, r.err);
+	run_free(&r);
+	check_chrome(out);
+	unlink(out);
+	r = RUN("convert", dir, "--to", "perfetto", "-o", out);
+	ok(r.status == 2 && strcmp(r.err, "ringlog: convert: several files convert --to chrome "
+	   "only\n") == 0, "convert DIR --to perfetto: refused, one line");
+	run_free(&r);
+
+	/* Bad input: one error line naming the file, exit 1. */
+	char p[600], w[900];
+	snprintf(p, sizeof p, "%s/alpha_web_%s.rlog", bad, hosts[0].id);
+	BAIL_IF(rename(f[0], p) < 0, "rename");
+	snprintf(p, sizeof p, "%s/broken_web_%s.rlog", bad, hosts[1].id);
+	FILE *fp = fopen(p, "w");
+	BAIL_IF(!fp, "fopen");
+	/* The magic, then text where the version and the rest should be. */
+	fputs("RLOGFILE and then not a ringlog file at all, just text padding it out......", fp);
+	fclose(fp);
+	const char *cmds[] = { "dump", "stats", "convert" };
+	for (int c = 0; c < 3; c++) {
+		r = c == 2 ? RUN("convert", bad, "--to", "chrome", "-o", out) : RUN(cmds[c], bad);
+		snprintf(w, sizeof w, "ringlog: %s %s: unsupported log file format version\n",
+			 cmds[c], p);
+		ok(r.status == 1 && strcmp(r.err, w) == 0 && r.out[0] == '\0',
+		   "%s DIR with a corrupt file: one line naming it, exit 1 (%d %s)", cmds[c],
+		   r.status, r.err);
+		run_free(&r);
+	}
+	ok(access(out, F_OK) != 0, "convert: no output left");
+	char other[600];
+	snprintf(other, sizeof other, "%s/trace.json", bad);
+	fp = fopen(other, "w");
+	BAIL_IF(!fp, "fopen");
+	fputs("{\"traceEvents\":[]}\n", fp);
+	fclose(fp);
+	r = RUN("dump", f[1], other);
+	snprintf(w, sizeof w, "ringlog: dump %s: not a ringlog log file (bad file header)\n", other);
+	ok(r.status == 1 && strcmp(r.err, w) == 0, "dump FILE OTHER: another format is refused, "
+	   "one line (%d %s)", r.status, r.err);
+	run_free(&r);
+	r = RUN("dump", "/nonexistent/a", "/nonexistent/b");
+	ok(r.status == 1 && strcmp(r.err, "ringlog: dump /nonexistent/a: no such file, or a "
+	   "directory without .rlog files\n") == 0, "dump of two missing files: one line naming "
+	   "the first, exit 1 (%d %s)", r.status, r.err);
+	run_free(&r);
+	r = RUN("dump", empty);
+	snprintf(w, sizeof w, "ringlog: dump %s: no such file, or a directory without .rlog "
+		 "files\n", empty);
+	ok(r.status == 1 && strcmp(r.err, w) == 0, "dump of an empty directory: one line (%d %s)",
+	   r.status, r.err);
+	run_free(&r);
+
+	unlink(other);
+	rm_dir(dir);
+	rm_dir(bad);
+	rmdir(empty);
+	return done_testing();
+}
