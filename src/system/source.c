@@ -88,6 +88,7 @@ struct oev {
 	uint16_t id_off; bool have_id; /* raw_syscalls: the "id" field, for @sysname */
 	bool counted;        /* sample_period 1: its count is its samples (not the profile's) */
 	bool hidden;         /* not selected: opened to follow forks (its records dropped) */
+	bool path;           /* the path program's output (openpath.h): held, not written */
 };
 
 struct cpu {
@@ -103,6 +104,11 @@ struct cpu {
 	uint64_t lost_reported;  /* from LOST records */
 	uint64_t taken;          /* samples read from the ring (written or filtered) */
 	uint64_t sideband;       /* MMAP2 records and the profile's samples read (in no count) */
+	/* The path program's last output on this CPU, for the next
+	 * sys_enter_openat sample of path_tid (openpath.h). */
+	bool path_held;
+	uint32_t path_tid;
+	char path[RLOG_OPENPATH_MAX];
 };
 
 struct idmap { uint64_t id; uint32_t ev; };
@@ -138,6 +144,7 @@ struct rlog__sys {
 	struct rlog__tstats *ts;  /* its exits (pcounters.h), when taskstats opened */
 	struct cpu tsk;           /* their block: tid RLOG_SYS_COUNTERS_TID */
 	int path_map, path_prog;  /* file_open's path (openpath.h), -1 without */
+	int open_ev;              /* sys_enter_openat's oev, -1 without */
 	int *path_out;            /* per CPU of cpus[]: its BPF output event */
 	uint8_t scratch[PAYLOAD_MAX];
 	uint8_t rec[65536];      /* a record copied out of the ring's wrap */
@@ -398,10 +405,13 @@ static void emit_schemas(struct rlog__sys *s, uint64_t now)
 
 /*
  * file_open's path (openpath.h): per CPU a BPF output event into the
- * CPU's ring, and the program on each CPU's sys_enter_openat event, whose
- * samples it replaces; its output is file_open too, by the oev one past
- * s->nev (its samples are in no count: handed over when read).  On any
- * failure the tracepoint's samples stay, with an empty path.
+ * CPU's ring (the oev one past s->nev, its samples held for the next
+ * sys_enter_openat sample, in no count), and the program on the
+ * tracepoint.  The kernel keeps one program list per tracepoint, not per
+ * perf event: attached through one CPU's event it runs for the
+ * tracepoint on every CPU (a second attach of the same program is
+ * EEXIST).  On any failure the tracepoint's samples are alone: an empty
+ * path.
  */
 static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format *tp)
 {
@@ -410,11 +420,9 @@ static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format 
 		return;
 	char why[200];
 	struct oev *o = &s->ev[s->nev];
-	struct rlog__tp_format out;
-	rlog__openpath_format(&out);
 	o->ev = s->ev[ev].ev;
 	o->sample_type = s->ev[ev].sample_type;
-	resolve(o, &out);
+	o->path = true;
 	s->path_out = malloc((s->ncpu ? s->ncpu : 1) * sizeof *s->path_out);
 	if (s->path_out == NULL)
 		return;
@@ -448,12 +456,14 @@ static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format 
 	s->path_prog = rlog__openpath_load(tp, s->path_map, why, sizeof why);
 	if (s->path_prog < 0)
 		goto undo;
-	/* A CPU whose event refuses the program keeps the tracepoint's
-	 * samples (an empty path); the others have their output events. */
 	for (unsigned c = 0; c < s->ncpu; c++)
-		if (s->cpus[c].fds[ev] >= 0)
-			ioctl(s->cpus[c].fds[ev], PERF_EVENT_IOC_SET_BPF, s->path_prog);
-	return;
+		if (s->cpus[c].fds[ev] >= 0) {
+			if (ioctl(s->cpus[c].fds[ev], PERF_EVENT_IOC_SET_BPF, s->path_prog) < 0)
+				goto undo;
+			s->open_ev = ev;
+			return;
+		}
+
 undo:
 	s->nids = nids;
 	for (unsigned c = 0; c < s->ncpu; c++)
@@ -498,7 +508,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		free(s);
 		return rc;
 	}
-	s->path_map = s->path_prog = -1;
+	s->path_map = s->path_prog = s->open_ev = -1;
 	/* One more: file_open from the path program's output (openpath.h). */
 	s->ev = calloc(rlog__sys_nevents + 1, sizeof *s->ev);
 	struct rlog__tp_format open_fmt;
@@ -940,6 +950,25 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 		raw = p;
 	}
 #undef TAKE
+	if (o->path) {
+		/* Held for the tracepoint's sample, which follows it in this
+		 * ring (openpath.h). */
+		k->path_held = true;
+		k->path_tid = tid;
+		size_t m = raw ? strnlen((const char *)raw, rawlen < RLOG_OPENPATH_MAX ? rawlen
+										  : RLOG_OPENPATH_MAX - 1) : 0;
+		memcpy(k->path, raw ? (const char *)raw : "", m);
+		k->path[m] = '\0';
+		return;
+	}
+	/* The path before this sys_enter_openat sample, if it is this
+	 * thread's: else it was another call's, whose sample was lost. */
+	const char *path = NULL;
+	if (s->open_ev >= 0 && o == &s->ev[s->open_ev]) {
+		if (k->path_held && k->path_tid == tid)
+			path = k->path;
+		k->path_held = false;
+	}
 	const struct rlog__sys_event *e = o->ev;
 	if (s->keep) {
 		bool kept = keep_has(s, pid);
@@ -991,6 +1020,9 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 			} else if (f->src == F_INET) {
 				sl = inet_text(f, raw, rawlen, text, sizeof text);
 				sp = text;
+			} else if (path && strcmp(e->f[i].name, "filename") == 0) {
+				sp = path;
+				sl = strlen(path);
 			} else if (f->present && raw && f->offset + (uint32_t)f->size <= rawlen) {
 				if (f->data_loc) {
 					uint32_t dl = (uint32_t)rd_u(raw + f->offset, 4);
@@ -1117,7 +1149,7 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 		if (o) {
 			if (o->counted)
 				k->taken++;
-			else
+			else if (!o->path)
 				k->sideband++;
 			sample(s, k, o, body, blen);
 		}
@@ -1132,6 +1164,7 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 			return;
 		memcpy(&lost, body + 8, 8);
 		k->lost_reported += lost;
+		k->path_held = false; /* its open's sample may be among them */
 		put_loss(s, k, trailer_ticks(s, rec, size), lost);
 		break;
 	}
@@ -1141,6 +1174,7 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 			return;
 		memcpy(&lost, body, 8);
 		k->lost_reported += lost;
+		k->path_held = false;
 		put_loss(s, k, trailer_ticks(s, rec, size), lost);
 		break;
 	}
