@@ -143,6 +143,7 @@ struct rlog__sys {
 	bool counters;            /* process-counters selected */
 	struct rlog__tstats *ts;  /* its exits (pcounters.h), when taskstats opened */
 	struct cpu tsk;           /* their block: tid RLOG_SYS_COUNTERS_TID */
+	uint64_t tsk_lost_base;   /* of tsk.lost_reported, the old engine's (handed over) */
 	int path_map, path_prog;  /* file_open's path (openpath.h), -1 without */
 	int open_ev;              /* sys_enter_openat's oev, -1 without */
 	int *path_out;            /* per CPU of cpus[]: its BPF output event */
@@ -529,10 +530,16 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			 * it (no CAP_NET_ADMIN, no CONFIG_TASKSTATS) the rundown
 			 * still writes the counters. */
 			s->counters = true;
+			s->tsk.cpu = (int)RLOG_SYS_COUNTERS_TID;
+			/* A reopen takes the old engine's listener at the cut
+			 * (rlog__sys_hand_counters), or opens its own then
+			 * (rlog__sys_begin): two listeners at once would each
+			 * get the exits between. */
+			if (cfg->deferred)
+				continue;
 			int r = rlog__tstats_open(&s->ts);
 			if (r < 0 && why[0] == '\0')
 				snprintf(why, why_size, "taskstats: %s", strerror(-r));
-			s->tsk.cpu = (int)RLOG_SYS_COUNTERS_TID;
 			continue;
 		}
 		struct oev *o = &s->ev[s->nev];
@@ -1261,26 +1268,41 @@ static void fork_scan(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, ui
 		keep_add(s, (uint32_t)rd_u(raw + f->offset, 4), keep_root(s, pid));
 }
 
-/* A process of the scope exited: its process_counters record. */
+/* A process exited: its process_counters record if it is of the scope
+ * and read within the engine's window (rlog__sys_begin, _end), else
+ * filtered.  Each is in the statistics as a sample is: taken (so in
+ * handed_over at stop), then written or filtered. */
 static void counters_exit(void *arg, const struct rlog__pcounters *c)
 {
 	struct rlog__sys *s = arg;
-	if (!keep_has(s, c->pid))
+	uint64_t now = rlog__ticks(s->clk.tick_source);
+	s->tsk.taken++;
+	if (!keep_has(s, c->pid) || !in_window(s, now)) {
+		s->st.filtered++;
 		return;
+	}
 	uint8_t pl[RLOG_PCOUNTERS_PAYLOAD];
 	uint32_t n = rlog__pcounters_payload(c, pl);
-	put_rec(&s->tsk, RLOG_SYS_ID_PROCESS_COUNTERS,
-		cpu_time(s, &s->tsk, rlog__ticks(s->clk.tick_source)), pl, n);
+	put_rec(&s->tsk, RLOG_SYS_ID_PROCESS_COUNTERS, cpu_time(s, &s->tsk, now), pl, n);
 	s->tsk.events++;
+	s->st.written++;
+	s->st.bytes += rlog__record_size(RLOG_SYS_ID_PROCESS_COUNTERS, n, true);
 }
 
 /* The exits taskstats reported since the last poll, stamped now: the
- * kernel sends them as the threads exit, without a time. */
+ * kernel sends them as the threads exit, without a time.  The exits it
+ * lost (rlog__tstats_overruns) since the last poll: a DATA_LOSS of cause
+ * kernel in the same block, and in lost. */
 static void counters_poll(struct rlog__sys *s)
 {
 	if (s->ts == NULL)
 		return;
 	rlog__tstats_read(s->ts, counters_exit, s);
+	uint64_t ov = rlog__tstats_overruns(s->ts);
+	if (ov > s->tsk.lost_reported) {
+		put_loss(s, &s->tsk, rlog__ticks(s->clk.tick_source), ov - s->tsk.lost_reported);
+		s->tsk.lost_reported = ov;
+	}
 	cpu_flush(s, &s->tsk);
 }
 
@@ -1341,6 +1363,7 @@ void rlog__sys_stop(struct rlog__sys *s)
 		cpu_flush(s, k);
 	}
 	counters_poll(s);
+	s->st.handed_over += s->tsk.taken + s->tsk.lost_reported - s->tsk_lost_base;
 	s->stopped = true;
 }
 
@@ -1414,7 +1437,22 @@ void rlog__sys_begin(struct rlog__sys *s, uint64_t from)
 		return;
 	s->deferred = false;
 	s->from = from;
+	/* No listener handed over (the old engine had none): its own. */
+	if (s->counters && s->ts == NULL)
+		rlog__tstats_open(&s->ts);
 	emit_schemas(s, from);
+}
+
+void rlog__sys_hand_counters(struct rlog__sys *from, struct rlog__sys *to)
+{
+	if (from == NULL || to == NULL || !to->counters || !to->deferred || to->ts != NULL ||
+	    from->ts == NULL)
+		return;
+	to->ts = from->ts;
+	from->ts = NULL;
+	/* The overruns the old one reported are not the new one's. */
+	to->tsk.lost_reported = from->tsk.lost_reported;
+	to->tsk_lost_base = from->tsk.lost_reported;
 }
 
 void rlog__sys_end(struct rlog__sys *s, uint64_t until)
