@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "format/logfile.h"
 #include "format/loss.h"
 #include "record.h"
 #include "schema.h"
@@ -57,6 +58,14 @@
 /* A block is emitted when it reaches this many bytes (and at each poll). */
 #define BLOCK_BYTES (256u * 1024u)
 #define PAYLOAD_MAX 8192u
+/* A block is flushed once it reaches BLOCK_BYTES, so it is at most
+ * BLOCK_BYTES - 1 plus what one step adds: a TIME_SYNC (16) and one
+ * record (a header and at most 65535 bytes of payload, padded), which
+ * with the block's header fits any log file's stage (a larger block
+ * would be refused and counted lost: format/logfile.h). */
+_Static_assert(BLOCK_BYTES + 16u + 8u + (RLOG_HDR_LENGTH_MASK + 1u) + RLOG__BLOCK_HDR_SIZE <=
+		       RLOG__LOGFILE_STAGE_MIN,
+	       "a system block must fit the smallest log-file stage");
 /* Data pages of a CPU's ring by default: 4 MiB, some 60,000 records,
  * 20 ms of a CPU making system calls flat out, twice the daemon's
  * longest sleep (RLOG_DAEMON_POLL_MS). */
