@@ -56,30 +56,6 @@ static void *forker(void *arg)
 	return NULL;
 }
 
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static void update_to(const char *name, const char *sys)
-{
-	struct h_run r;
-	h_ringlog(&r, "update", name, "--system", sys, NULL);
-	BAIL_IF(r.status != 0, "update --system %s: %s", sys, r.err);
-	bool disk = strstr(sys, "disk-io") != NULL;
-	for (int i = 0; i < 500; i++) {
-		h_ringlog(&r, "query", name, NULL);
-		const char *l = strstr(r.out, "system_recording: ");
-		const char *e = l ? strchr(l, '\n') : NULL;
-		const char *d = l ? strstr(l, "disk-io") : NULL;
-		if (l && e && (d != NULL && d < e) == disk)
-			return;
-		msleep(10);
-	}
-	BAIL_IF(1, "the daemon did not apply --system %s", sys);
-}
-
 static int pid_cmp(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -102,14 +78,14 @@ int main(void)
 	pthread_t t;
 	BAIL_IF(pthread_create(&t, NULL, forker, NULL) != 0, "pthread_create");
 	for (int i = 0; i < EXIT_UPDATES; i++) {
-		msleep(30);
-		update_to(name, i % 2 == 0 ? "process-counters,disk-io" : "process-counters");
+		h_msleep(30);
+		h_sys_update(name, i % 2 == 0 ? "process-counters,disk-io" : "process-counters");
 	}
-	msleep(30);
+	h_msleep(30);
 	atomic_store(&quit, true);
 	pthread_join(t, NULL);
 	/* The last exits read by the daemon (within a poll) before stop. */
-	msleep(50);
+	h_msleep(50);
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
 	struct h_sys st = h_sys_stats(&r);
