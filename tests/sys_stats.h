@@ -7,6 +7,10 @@
 #ifndef RLOG_TEST_SYS_STATS_H
 #define RLOG_TEST_SYS_STATS_H
 
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
 #include "harness.h"
 
 struct h_sys {
@@ -25,6 +29,30 @@ static inline struct h_sys h_sys_stats(const struct h_run *r)
 	   "stop prints the sys_* statistics");
 	ASSERT_EQ_U64(s.handed_over, s.written + s.lost + s.filtered);
 	return s;
+}
+
+static inline void h_msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* `ringlog update NAME --system sys`, then `query` until the daemon
+ * records exactly sys (system_recording, in query's order). */
+static inline void h_sys_update(const char *name, const char *sys)
+{
+	struct h_run r;
+	h_ringlog(&r, "update", name, "--system", sys, NULL);
+	BAIL_IF(r.status != 0, "update --system %s: %s", sys, r.err);
+	char want[128];
+	snprintf(want, sizeof want, "system_recording: %s\n", sys);
+	for (int i = 0; i < 500; i++) {
+		h_ringlog(&r, "query", name, NULL);
+		if (strstr(r.out, want) != NULL)
+			return;
+		h_msleep(10);
+	}
+	BAIL_IF(true, "the daemon never recorded %s", sys);
 }
 
 #endif

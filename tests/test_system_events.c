@@ -22,7 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/acct.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/perf_event.h>
+#include <linux/taskstats.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1084,6 +1091,90 @@ static void t_fileio(bool no_bpf)
 	unlink(fio_path);
 }
 
+/* file-io beside another perf user of sys_enter_openat: the thread's own
+ * counter of that tracepoint counts each of OTHERS_N opens while the
+ * engine records them (the path program must keep the tracepoint's
+ * sample: the kernel runs one program list per tracepoint, for every
+ * perf event on it), and the engine's file has each open once, with its
+ * path. */
+#define OTHERS_N 100
+static long long others_count;
+
+static void w_others(void *a)
+{
+	(void)a;
+	w_tid = (uint32_t)syscall(SYS_gettid);
+	others_count = -1;
+	FILE *f = fopen("/sys/kernel/tracing/events/syscalls/sys_enter_openat/id", "r");
+	unsigned long long tp = 0;
+	if (f == NULL || fscanf(f, "%llu", &tp) != 1) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	struct perf_event_attr at = { .size = sizeof at, .type = PERF_TYPE_TRACEPOINT, .config = tp,
+				      .disabled = 1 };
+	int fd = (int)syscall(SYS_perf_event_open, &at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < OTHERS_N; i++) {
+		char p[64];
+		snprintf(p, sizeof p, "/tmp/rlog_noent_%d_%d", (int)getpid(), i);
+		int g = open(p, O_RDONLY);
+		if (g >= 0)
+			close(g);
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	uint64_t v = 0;
+	if (read(fd, &v, sizeof v) == (ssize_t)sizeof v)
+		others_count = (long long)v;
+	close(fd);
+}
+
+static void t_fileio_others(void)
+{
+	if (!have_tracepoint("syscalls/sys_enter_openat")) {
+		ok(1, "# SKIP no syscalls:sys_enter_openat tracepoint (CONFIG_FTRACE_SYSCALLS)");
+		return;
+	}
+	if (run(RLOG_SYS_FILE_IO, 1024, false, false, false, w_others, NULL) < 0)
+		return;
+	ASSERT_EQ(bad, 0);
+	ok(others_count == OTHERS_N, "another perf user counts all %d opens during the session (%lld)",
+	   OTHERS_N, others_count);
+	uint16_t op = id_of("file_open");
+	int seen[OTHERS_N] = { 0 }, opens = 0, extra = 0, empty = 0;
+	char pre[64];
+	int pl = snprintf(pre, sizeof pre, "/tmp/rlog_noent_%d_", (int)getpid());
+	for (size_t i = 0; i < nevs; i++) {
+		const struct ev *e = &evs[i];
+		if (e->id != op || V(e, "tid") != w_tid)
+			continue;
+		opens++;
+		const char *fn = S(e, "filename");
+		if (fn[0] == '\0')
+			empty++;
+		else if (strncmp(fn, pre, (size_t)pl) == 0 && atoi(fn + pl) >= 0 && atoi(fn + pl) < OTHERS_N)
+			seen[atoi(fn + pl)]++;
+		else
+			extra++;
+	}
+	int once = 0;
+	for (int i = 0; i < OTHERS_N; i++)
+		once += seen[i] == 1;
+	diag("file_open of the thread: %d, %d with the paths once, %d empty, %d other", opens, once,
+	     empty, extra);
+	/* Its other opens: none but the counter's tracefs id file. */
+	if (getenv("CI") || empty == 0)
+		EXACT(once == OTHERS_N && empty == 0 && opens == OTHERS_N + 1,
+		      "each of the %d opens once with its path (%d), 1 other open", OTHERS_N, once);
+	else
+		ok(1, "# SKIP no path: the engine's eBPF program did not load here (docs/DESIGN.md)");
+	ASSERT_EQ_U64(st.handed_over, st.written + st.lost + st.filtered);
+}
+
 static void t_tcp(void)
 {
 	if (!have_tracepoint("sock/inet_sock_set_state") || !have_tracepoint("sock/sock_send_length")) {
@@ -1191,6 +1282,176 @@ static void t_counters(void)
 	   V(e, "minflt") >= 8192, "and its thread exited, rss_kb 0 (gone), 8192 minor faults or more");
 }
 
+/* ---- taskstats: what another process sends to the listener ---- */
+
+/* The generic netlink family id of "TASKSTATS" (0: none). */
+static uint16_t taskstats_family(int fd)
+{
+	struct {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+		uint8_t a[32];
+	} q;
+	memset(&q, 0, sizeof q);
+	struct nlattr *na = (struct nlattr *)q.a;
+	na->nla_type = CTRL_ATTR_FAMILY_NAME;
+	na->nla_len = (uint16_t)(NLA_HDRLEN + sizeof TASKSTATS_GENL_NAME);
+	memcpy(q.a + NLA_HDRLEN, TASKSTATS_GENL_NAME, sizeof TASKSTATS_GENL_NAME);
+	q.n.nlmsg_len = (uint32_t)(NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(na->nla_len));
+	q.n.nlmsg_type = GENL_ID_CTRL;
+	q.n.nlmsg_flags = NLM_F_REQUEST;
+	q.g.cmd = CTRL_CMD_GETFAMILY;
+	q.g.version = 1;
+	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
+	if (sendto(fd, &q, q.n.nlmsg_len, 0, (struct sockaddr *)&k, sizeof k) < 0)
+		return 0;
+	static uint8_t b[8192];
+	ssize_t n = recv(fd, b, sizeof b, 0);
+	if (n < (ssize_t)NLMSG_LENGTH(GENL_HDRLEN))
+		return 0;
+	const uint8_t *p = b + NLMSG_LENGTH(GENL_HDRLEN), *end = b + n;
+	while (p + NLA_HDRLEN <= end) {
+		const struct nlattr *a = (const struct nlattr *)p;
+		if (a->nla_len < NLA_HDRLEN)
+			break;
+		if (a->nla_type == CTRL_ATTR_FAMILY_ID) {
+			uint16_t id;
+			memcpy(&id, p + NLA_HDRLEN, 2);
+			return id;
+		}
+		p += NLA_ALIGN(a->nla_len);
+	}
+	return 0;
+}
+
+/* The netlink port of this process's NETLINK_GENERIC socket other than
+ * not_fd's (the engine's listener): from /proc/net/netlink by inode. */
+static uint32_t listener_port(int not_fd)
+{
+	struct stat me;
+	if (fstat(not_fd, &me) < 0)
+		return 0;
+	FILE *f = fopen("/proc/net/netlink", "r");
+	if (f == NULL)
+		return 0;
+	char line[512];
+	uint32_t port = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long sk, ino;
+		unsigned eth, pid, groups, rmem, wmem, dump, locks, drops;
+		if (sscanf(line, "%llx %u %u %x %u %u %u %u %u %llu", &sk, &eth, &pid, &groups, &rmem,
+			   &wmem, &dump, &locks, &drops, &ino) != 10 || eth != NETLINK_GENERIC ||
+		    ino == (unsigned long long)me.st_ino)
+			continue;
+		char l[64], want[64];
+		snprintf(want, sizeof want, "socket:[%llu]", ino);
+		for (int fd = 3; fd < 1024 && port == 0; fd++) {
+			char p[64];
+			snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+			ssize_t n = readlink(p, l, sizeof l - 1);
+			if (n > 0) {
+				l[n] = '\0';
+				if (strcmp(l, want) == 0)
+					port = pid;
+			}
+		}
+	}
+	fclose(f);
+	return port;
+}
+
+/* A taskstats exit message as the kernel sends it: AGGR_PID { PID,
+ * STATS } of a single-threaded process pid (AGROUP), minflt 424242. */
+static size_t forged_exit(uint8_t *m, uint16_t family, uint32_t pid)
+{
+	struct taskstats ts;
+	memset(&ts, 0, sizeof ts);
+	ts.version = TASKSTATS_VERSION;
+	ts.ac_pid = ts.ac_tgid = pid;
+	ts.ac_flag = AGROUP;
+	ts.ac_minflt = 424242;
+	struct nlmsghdr *h = (struct nlmsghdr *)m;
+	struct genlmsghdr *g = (struct genlmsghdr *)(m + NLMSG_HDRLEN);
+	uint8_t *p = m + NLMSG_LENGTH(GENL_HDRLEN);
+	struct nlattr *agg = (struct nlattr *)p, *ap = (struct nlattr *)(p + NLA_HDRLEN),
+		      *as = (struct nlattr *)(p + 2 * NLA_HDRLEN + NLA_ALIGN(4));
+	ap->nla_type = TASKSTATS_TYPE_PID;
+	ap->nla_len = NLA_HDRLEN + 4;
+	memcpy((uint8_t *)ap + NLA_HDRLEN, &pid, 4);
+	as->nla_type = TASKSTATS_TYPE_STATS;
+	as->nla_len = (uint16_t)(NLA_HDRLEN + sizeof ts);
+	memcpy((uint8_t *)as + NLA_HDRLEN, &ts, sizeof ts);
+	agg->nla_type = TASKSTATS_TYPE_AGGR_PID;
+	agg->nla_len = (uint16_t)(NLA_HDRLEN + NLA_ALIGN(ap->nla_len) + NLA_ALIGN(as->nla_len));
+	memset(g, 0, sizeof *g);
+	g->cmd = TASKSTATS_CMD_NEW;
+	g->version = TASKSTATS_GENL_VERSION;
+	h->nlmsg_len = (uint32_t)(NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(agg->nla_len));
+	h->nlmsg_type = family;
+	h->nlmsg_flags = 0;
+	h->nlmsg_seq = 0;
+	h->nlmsg_pid = 0;
+	return h->nlmsg_len;
+}
+
+/* Another process's messages to the engine's taskstats listener are not
+ * exits: a forged exit of this process (minflt 424242) makes no record.
+ * And when the listener's socket overflows (filled with such messages,
+ * then a real exit the kernel cannot queue), the exits lost are a
+ * DATA_LOSS of cause kernel, in lost: not silent. */
+static void t_counters_hostile(void)
+{
+	reset();
+	int me = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	BAIL_IF(me < 0, "netlink socket");
+	uint32_t pid = (uint32_t)getpid();
+	struct rlog__sys_config cfg = { .flags = RLOG_SYS_PROCESS_COUNTERS, .pids = &pid, .npids = 1 };
+	struct rlog__sys *s;
+	char why[256];
+	int rc = rlog__sys_open(&cfg, &clk, collect, NULL, &s, why, sizeof why);
+	uint16_t fam = taskstats_family(me);
+	uint32_t port = listener_port(me);
+	if (rc < 0 || fam == 0 || port == 0) {
+		if (rc == 0)
+			rlog__sys_close(s);
+		close(me);
+		ok(1, "# SKIP no taskstats listener (%s)", why);
+		return;
+	}
+	static uint8_t m[1024];
+	size_t len = forged_exit(m, fam, pid);
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK, .nl_pid = port };
+	ok(sendto(me, m, len, 0, (struct sockaddr *)&to, sizeof to) == (ssize_t)len,
+	   "a message sent to the listener's port %u", port);
+	rlog__sys_poll(s);
+	/* Fill its socket, then exits the kernel cannot queue. */
+	int sent = 0;
+	while (sendto(me, m, len, MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to) == (ssize_t)len)
+		sent++;
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	waitpid(c, NULL, 0);
+	rlog__sys_poll(s);
+	rlog__sys_stop(s);
+	rlog__sys_get_stats(s, &st);
+	rlog__sys_close(s);
+	close(me);
+	decode();
+	ASSERT_EQ(bad, 0);
+	int forged = 0;
+	int fk = fidx(76, "minflt");
+	for (size_t i = 0; i < nevs; i++)
+		forged += evs[i].id == 76 && fk >= 0 && evs[i].v[fk] == 424242;
+	diag("%d more messages filled the socket; lost %llu in %llu DATA_LOSS, forged records %d",
+	     sent, (unsigned long long)st.lost, (unsigned long long)loss_records, forged);
+	ASSERT_EQ(forged, 0);
+	ok(st.lost >= 1 && loss_records >= 1, "the overflow is a DATA_LOSS (%llu lost)",
+	   (unsigned long long)st.lost);
+	ASSERT_EQ_U64(lost_records_sum, st.lost);
+	ASSERT_EQ_U64(st.handed_over, st.written + st.lost + st.filtered);
+}
+
 int main(void)
 {
 	if (geteuid() != 0)
@@ -1222,8 +1483,10 @@ int main(void)
 	t_net();
 	t_fileio(false);
 	t_fileio(true);
+	t_fileio_others();
 	t_tcp();
 	t_counters();
+	t_counters_hostile();
 	reset();
 	return done_testing();
 }

@@ -59,27 +59,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static void update_to(const char *name, const char *sys)
-{
-	struct h_run r;
-	h_ringlog(&r, "update", name, "--system", sys, NULL);
-	BAIL_IF(r.status != 0, "update --system %s: %s", sys, r.err);
-	char want[128];
-	snprintf(want, sizeof want, "system_recording: %s\n", sys);
-	for (int i = 0; i < 500; i++) {
-		h_ringlog(&r, "query", name, NULL);
-		if (strstr(r.out, want) != NULL)
-			return;
-		msleep(10);
-	}
-	BAIL_IF(true, "the daemon never recorded %s", sys);
-}
 
 static uint64_t *mark_at;   /* by seq: the marker's time */
 static uint32_t *sleeps_in; /* by seq: switches out of the worker after marker seq */
@@ -132,11 +111,11 @@ int main(void)
 	ASSERT_EQ(rlog_attach(name), 0);
 	pthread_t t;
 	BAIL_IF(pthread_create(&t, NULL, worker, NULL) != 0, "pthread_create");
-	msleep(100);
-	update_to(name, "cswitch,wakeup");
-	msleep(100);
-	update_to(name, "cswitch");
-	msleep(100);
+	h_msleep(100);
+	h_sys_update(name, "cswitch,wakeup");
+	h_msleep(100);
+	h_sys_update(name, "cswitch");
+	h_msleep(100);
 	atomic_store(&quit, true);
 	pthread_join(t, NULL);
 	rlog_detach();

@@ -352,6 +352,7 @@ static void apply(struct rlog__sys_ctl *c, const struct rlog__sys_props *p)
 	if (old != NULL && s != NULL) {
 		pthread_mutex_lock(&c->mu); /* the old one's reader polls it */
 		rlog__sys_end(old, cut);
+		rlog__sys_hand_counters(old, s);
 		pthread_mutex_unlock(&c->mu);
 	}
 	close_engine(c); /* the old one, its reader stopped first */

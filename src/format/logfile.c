@@ -51,8 +51,8 @@ static int stage_alloc(struct rlog__logfile *lf, int fd, size_t max_block)
 	lf->fd = fd;
 	lf->major = RLOG_FILE_VERSION_MAJOR;
 	lf->cap = max_block + sizeof(struct rlog_block_header);
-	if (lf->cap < (1u << 20))
-		lf->cap = 1u << 20;
+	if (lf->cap < RLOG__LOGFILE_STAGE_MIN)
+		lf->cap = RLOG__LOGFILE_STAGE_MIN;
 	lf->stage = malloc(lf->cap);
 	lf->staged_cap = 256;
 	lf->staged = malloc(lf->staged_cap * sizeof *lf->staged);

@@ -24,6 +24,12 @@
 #include "format/block.h"
 #include "region_abi.h"
 
+/* The least bytes a log file's stage holds (a block header and its data
+ * together): a block larger is refused and counted lost.  The system
+ * events' writers bound their blocks below it (src/system/source.c,
+ * rundown_rec.c: _Static_assert). */
+#define RLOG__LOGFILE_STAGE_MIN (1u << 20)
+
 struct rlog__staged {
 	uint32_t end;        /* offset in the bytes staged just past the block */
 	uint32_t events;     /* application events in it */

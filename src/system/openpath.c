@@ -12,22 +12,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The output: dfd, flags, mode, then the path. */
-#define OUT_PATH 24
-#define OUT_SIZE (OUT_PATH + RLOG_OPENPATH_MAX)
-
-void rlog__openpath_format(struct rlog__tp_format *f)
-{
-	static const struct rlog__tp_field fields[] = {
-		{ "dfd", 0, 8, true, false, false },
-		{ "flags", 8, 8, false, false, false },
-		{ "mode", 16, 8, false, false, false },
-		{ "filename", OUT_PATH, RLOG_OPENPATH_MAX, false, false, true },
-	};
-	memset(f, 0, sizeof *f);
-	f->nfields = 4;
-	memcpy(f->f, fields, sizeof fields);
-}
+/* The output: the path alone; the tracepoint's own sample, which the
+ * program keeps (it returns 1), carries dfd, flags and mode. */
+#define OUT_SIZE RLOG_OPENPATH_MAX
 
 static int bpf(int cmd, union bpf_attr *a)
 {
@@ -70,16 +57,13 @@ static struct bpf_insn ins(uint8_t code, uint8_t dst, uint8_t src, int16_t off, 
 #define MOV32_IMM(d, v) ins(BPF_ALU | BPF_MOV | BPF_K, d, 0, 0, v)
 #define ADD64_IMM(d, v) ins(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, v)
 #define LDX_DW(d, s, o) ins(BPF_LDX | BPF_MEM | BPF_DW, d, s, o, 0)
-#define STX_DW(d, s, o) ins(BPF_STX | BPF_MEM | BPF_DW, d, s, o, 0)
 #define CALL(f) ins(BPF_JMP | BPF_CALL, 0, 0, 0, f)
 #define EXIT() ins(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 
 int rlog__openpath_load(const struct rlog__tp_format *tp, int map, char *why, size_t why_size)
 {
-	const struct rlog__tp_field *dfd = rlog__tp_field(tp, "dfd"), *fn = rlog__tp_field(tp, "filename"),
-				    *fl = rlog__tp_field(tp, "flags"), *mo = rlog__tp_field(tp, "mode");
-	if (!dfd || !fn || !fl || !mo || dfd->size != 8 || fn->size != 8 || fl->size != 8 ||
-	    mo->size != 8) {
+	const struct rlog__tp_field *fn = rlog__tp_field(tp, "filename");
+	if (!fn || fn->size != 8) {
 		snprintf(why, why_size, "sys_enter_openat: not the layout expected");
 		return -EINVAL;
 	}
@@ -87,17 +71,11 @@ int rlog__openpath_load(const struct rlog__tp_format *tp, int map, char *why, si
 	const int16_t buf = -(int16_t)((OUT_SIZE + 7) & ~7);
 	struct bpf_insn p[] = {
 		MOV64_REG(BPF_REG_6, BPF_REG_1),                   /* r6 = ctx */
-		LDX_DW(BPF_REG_1, BPF_REG_6, (int16_t)dfd->offset),
-		STX_DW(BPF_REG_10, BPF_REG_1, buf),
-		LDX_DW(BPF_REG_1, BPF_REG_6, (int16_t)fl->offset),
-		STX_DW(BPF_REG_10, BPF_REG_1, (int16_t)(buf + 8)),
-		LDX_DW(BPF_REG_1, BPF_REG_6, (int16_t)mo->offset),
-		STX_DW(BPF_REG_10, BPF_REG_1, (int16_t)(buf + 16)),
-		/* bpf_probe_read_user_str(fp + buf + 24, MAX, filename):
-		 * on a fault it leaves an empty string. */
+		/* bpf_probe_read_user_str(fp + buf, MAX, filename): on a
+		 * fault it leaves an empty string. */
 		LDX_DW(BPF_REG_3, BPF_REG_6, (int16_t)fn->offset),
 		MOV64_REG(BPF_REG_1, BPF_REG_10),
-		ADD64_IMM(BPF_REG_1, buf + OUT_PATH),
+		ADD64_IMM(BPF_REG_1, buf),
 		MOV64_IMM(BPF_REG_2, RLOG_OPENPATH_MAX),
 		CALL(BPF_FUNC_probe_read_user_str),
 		/* bpf_perf_event_output(ctx, map, BPF_F_CURRENT_CPU, buf, size) */
@@ -109,8 +87,13 @@ int rlog__openpath_load(const struct rlog__tp_format *tp, int map, char *why, si
 		ADD64_IMM(BPF_REG_4, buf),
 		MOV64_IMM(BPF_REG_5, OUT_SIZE),
 		CALL(BPF_FUNC_perf_event_output),
-		/* 0: the tracepoint's own sample is not written. */
-		MOV64_IMM(BPF_REG_0, 0),
+		/* 1, whatever the output's result: the kernel keeps one
+		 * program list per tracepoint, and a 0 would drop the
+		 * tracepoint's sample for every perf event on it, other
+		 * users' included (perf_syscall_enter).  A failed output
+		 * (a full ring, a CPU without a map entry) leaves the
+		 * sample, with no path before it. */
+		MOV64_IMM(BPF_REG_0, 1),
 		EXIT(),
 	};
 	char log[4096] = "";

@@ -3,14 +3,18 @@
  *
  * syscalls:sys_enter_openat records the file name as a pointer into the
  * caller's memory (docs/DESIGN.md, "System events").  A small eBPF
- * program attached to that tracepoint's perf events reads the string at
- * the pointer while the call is entering (bpf_probe_read_user_str) and
- * writes the open's arguments and the path as a BPF output sample into
- * the CPU's ring (bpf_perf_event_output), in place of the tracepoint's
- * own sample (the program returns 0).  It is built here, instruction by
- * instruction, against the tracepoint's format: no compiler, no libbpf.
- * Without eBPF (an old kernel, no CAP_BPF, a locked-down kernel) the
- * tracepoint's samples stay and the path is empty.
+ * program attached to that tracepoint reads the string at the pointer
+ * while the call is entering (bpf_probe_read_user_str) and writes the
+ * path alone as a BPF output sample into the CPU's ring
+ * (bpf_perf_event_output), just before the tracepoint's own sample on
+ * the same CPU, which it keeps (the program returns 1: the kernel runs
+ * one program list per tracepoint, and a 0 would take the sample from
+ * every perf user of it).  The engine pairs the path with the next
+ * sys_enter_openat sample of the same thread on that CPU.  It is built
+ * here, instruction by instruction, against the tracepoint's format: no
+ * compiler, no libbpf.  Without eBPF (an old kernel, no CAP_BPF, a
+ * locked-down kernel), or when an output is lost, the tracepoint's
+ * sample is still there and the path is empty.
  */
 #ifndef RLOG_SYSTEM_OPENPATH_H
 #define RLOG_SYSTEM_OPENPATH_H
@@ -20,9 +24,8 @@
 /* The bytes of a path the program copies (the NUL included). */
 #define RLOG_OPENPATH_MAX 256
 
-/* The layout of the program's output, as a tracepoint format: dfd,
- * flags, mode (8 bytes each), then filename (char[RLOG_OPENPATH_MAX]). */
-void rlog__openpath_format(struct rlog__tp_format *f);
+/* The program's output: the path, NUL-terminated, in
+ * RLOG_OPENPATH_MAX bytes (the kernel pads the raw data to 8). */
 
 /* A BPF_MAP_TYPE_PERF_EVENT_ARRAY of ncpu entries.  Returns its fd or
  * -errno. */

@@ -234,8 +234,13 @@ static int one_exit(struct rlog__tstats *t, const struct taskstats *ts, rlog__ts
 	if (t->np == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		struct pending *np = cap <= 65536 ? realloc(t->p, cap * sizeof *np) : NULL;
-		if (np == NULL)
-			return 0; /* this thread's share is not summed */
+		if (np == NULL) {
+			/* This thread's share cannot be summed: counted as
+			 * an exit lost (rlog__tstats_overruns), as an
+			 * overrun's are. */
+			t->overruns++;
+			return 0;
+		}
 		t->p = np;
 		t->cap = cap;
 	}
@@ -247,7 +252,13 @@ int rlog__tstats_read(struct rlog__tstats *t, rlog__tstats_fn *fn, void *arg)
 {
 	int done = 0;
 	for (;;) {
-		ssize_t n = recv(t->fd, t->buf, sizeof t->buf, MSG_DONTWAIT);
+		/* Only the kernel's messages (nl_pid 0): another process may
+		 * send to the socket's port. */
+		struct sockaddr_nl from;
+		socklen_t fl = sizeof from;
+		memset(&from, 0, sizeof from);
+		ssize_t n = recvfrom(t->fd, t->buf, sizeof t->buf, MSG_DONTWAIT, (struct sockaddr *)&from,
+				     &fl);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
@@ -260,6 +271,8 @@ int rlog__tstats_read(struct rlog__tstats *t, rlog__tstats_fn *fn, void *arg)
 		}
 		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? done : -errno;
+		if (fl < sizeof from || from.nl_family != AF_NETLINK || from.nl_pid != 0)
+			continue;
 		for (const uint8_t *m = t->buf; m + NLMSG_HDRLEN <= t->buf + n;) {
 			const struct nlmsghdr *h = (const struct nlmsghdr *)m;
 			if (h->nlmsg_len < NLMSG_HDRLEN || m + h->nlmsg_len > t->buf + n)

@@ -63,8 +63,9 @@ typedef void rlog__tstats_fn(void *arg, const struct rlog__pcounters *c);
  * whose last thread exited.  Returns the processes, or -errno. */
 int rlog__tstats_read(struct rlog__tstats *t, rlog__tstats_fn *fn, void *arg);
 
-/* Times the socket overflowed (ENOBUFS): exits the kernel could not
- * queue, each at least one. */
+/* Exits lost: each time the socket overflowed (ENOBUFS: exits the
+ * kernel could not queue, at least one), and each thread exit whose
+ * share the table of partial sums (65536 processes) could not hold. */
 uint64_t rlog__tstats_overruns(const struct rlog__tstats *t);
 
 void rlog__tstats_close(struct rlog__tstats *t);

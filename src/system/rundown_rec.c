@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "clock.h"
+#include "format/logfile.h"
 #include "record.h"
 #include "schema.h"
 #include "system/events.h"
@@ -21,6 +22,14 @@
 
 /* A block is emitted when it reaches this many bytes. */
 #define BLOCK_BYTES (256u * 1024u)
+/* A block is flushed once it reaches BLOCK_BYTES, so it is at most
+ * BLOCK_BYTES - 1 plus what one step adds: a TIME_SYNC (16) and one
+ * record (a header and at most 65535 bytes of payload, padded), which
+ * with the block's header fits any log file's stage (a larger block
+ * would be refused and counted lost: format/logfile.h). */
+_Static_assert(BLOCK_BYTES + 16u + 8u + (RLOG_HDR_LENGTH_MASK + 1u) + RLOG__BLOCK_HDR_SIZE <=
+		       RLOG__LOGFILE_STAGE_MIN,
+	       "a system block must fit the smallest log-file stage");
 /* As the engine's strings (docs/FORMAT.md, "System events"). */
 #define STRING_CUT 255u
 

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "format/logfile.h"
 #include "format/loss.h"
 #include "record.h"
 #include "schema.h"
@@ -57,6 +58,14 @@
 /* A block is emitted when it reaches this many bytes (and at each poll). */
 #define BLOCK_BYTES (256u * 1024u)
 #define PAYLOAD_MAX 8192u
+/* A block is flushed once it reaches BLOCK_BYTES, so it is at most
+ * BLOCK_BYTES - 1 plus what one step adds: a TIME_SYNC (16) and one
+ * record (a header and at most 65535 bytes of payload, padded), which
+ * with the block's header fits any log file's stage (a larger block
+ * would be refused and counted lost: format/logfile.h). */
+_Static_assert(BLOCK_BYTES + 16u + 8u + (RLOG_HDR_LENGTH_MASK + 1u) + RLOG__BLOCK_HDR_SIZE <=
+		       RLOG__LOGFILE_STAGE_MIN,
+	       "a system block must fit the smallest log-file stage");
 /* Data pages of a CPU's ring by default: 4 MiB, some 60,000 records,
  * 20 ms of a CPU making system calls flat out, twice the daemon's
  * longest sleep (RLOG_DAEMON_POLL_MS). */
@@ -88,6 +97,7 @@ struct oev {
 	uint16_t id_off; bool have_id; /* raw_syscalls: the "id" field, for @sysname */
 	bool counted;        /* sample_period 1: its count is its samples (not the profile's) */
 	bool hidden;         /* not selected: opened to follow forks (its records dropped) */
+	bool path;           /* the path program's output (openpath.h): held, not written */
 };
 
 struct cpu {
@@ -103,6 +113,11 @@ struct cpu {
 	uint64_t lost_reported;  /* from LOST records */
 	uint64_t taken;          /* samples read from the ring (written or filtered) */
 	uint64_t sideband;       /* MMAP2 records and the profile's samples read (in no count) */
+	/* The path program's last output on this CPU, for the next
+	 * sys_enter_openat sample of path_tid (openpath.h). */
+	bool path_held;
+	uint32_t path_tid;
+	char path[RLOG_OPENPATH_MAX];
 };
 
 struct idmap { uint64_t id; uint32_t ev; };
@@ -137,7 +152,9 @@ struct rlog__sys {
 	bool counters;            /* process-counters selected */
 	struct rlog__tstats *ts;  /* its exits (pcounters.h), when taskstats opened */
 	struct cpu tsk;           /* their block: tid RLOG_SYS_COUNTERS_TID */
+	uint64_t tsk_lost_base;   /* of tsk.lost_reported, the old engine's (handed over) */
 	int path_map, path_prog;  /* file_open's path (openpath.h), -1 without */
+	int open_ev;              /* sys_enter_openat's oev, -1 without */
 	int *path_out;            /* per CPU of cpus[]: its BPF output event */
 	uint8_t scratch[PAYLOAD_MAX];
 	uint8_t rec[65536];      /* a record copied out of the ring's wrap */
@@ -398,10 +415,13 @@ static void emit_schemas(struct rlog__sys *s, uint64_t now)
 
 /*
  * file_open's path (openpath.h): per CPU a BPF output event into the
- * CPU's ring, and the program on each CPU's sys_enter_openat event, whose
- * samples it replaces; its output is file_open too, by the oev one past
- * s->nev (its samples are in no count: handed over when read).  On any
- * failure the tracepoint's samples stay, with an empty path.
+ * CPU's ring (the oev one past s->nev, its samples held for the next
+ * sys_enter_openat sample, in no count), and the program on the
+ * tracepoint.  The kernel keeps one program list per tracepoint, not per
+ * perf event: attached through one CPU's event it runs for the
+ * tracepoint on every CPU (a second attach of the same program is
+ * EEXIST).  On any failure the tracepoint's samples are alone: an empty
+ * path.
  */
 static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format *tp)
 {
@@ -410,11 +430,9 @@ static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format 
 		return;
 	char why[200];
 	struct oev *o = &s->ev[s->nev];
-	struct rlog__tp_format out;
-	rlog__openpath_format(&out);
 	o->ev = s->ev[ev].ev;
 	o->sample_type = s->ev[ev].sample_type;
-	resolve(o, &out);
+	o->path = true;
 	s->path_out = malloc((s->ncpu ? s->ncpu : 1) * sizeof *s->path_out);
 	if (s->path_out == NULL)
 		return;
@@ -448,12 +466,14 @@ static void open_path(struct rlog__sys *s, int ev, const struct rlog__tp_format 
 	s->path_prog = rlog__openpath_load(tp, s->path_map, why, sizeof why);
 	if (s->path_prog < 0)
 		goto undo;
-	/* A CPU whose event refuses the program keeps the tracepoint's
-	 * samples (an empty path); the others have their output events. */
 	for (unsigned c = 0; c < s->ncpu; c++)
-		if (s->cpus[c].fds[ev] >= 0)
-			ioctl(s->cpus[c].fds[ev], PERF_EVENT_IOC_SET_BPF, s->path_prog);
-	return;
+		if (s->cpus[c].fds[ev] >= 0) {
+			if (ioctl(s->cpus[c].fds[ev], PERF_EVENT_IOC_SET_BPF, s->path_prog) < 0)
+				goto undo;
+			s->open_ev = ev;
+			return;
+		}
+
 undo:
 	s->nids = nids;
 	for (unsigned c = 0; c < s->ncpu; c++)
@@ -498,7 +518,7 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 		free(s);
 		return rc;
 	}
-	s->path_map = s->path_prog = -1;
+	s->path_map = s->path_prog = s->open_ev = -1;
 	/* One more: file_open from the path program's output (openpath.h). */
 	s->ev = calloc(rlog__sys_nevents + 1, sizeof *s->ev);
 	struct rlog__tp_format open_fmt;
@@ -519,10 +539,16 @@ int rlog__sys_open(const struct rlog__sys_config *cfg, const struct rlog__sys_cl
 			 * it (no CAP_NET_ADMIN, no CONFIG_TASKSTATS) the rundown
 			 * still writes the counters. */
 			s->counters = true;
+			s->tsk.cpu = (int)RLOG_SYS_COUNTERS_TID;
+			/* A reopen takes the old engine's listener at the cut
+			 * (rlog__sys_hand_counters), or opens its own then
+			 * (rlog__sys_begin): two listeners at once would each
+			 * get the exits between. */
+			if (cfg->deferred)
+				continue;
 			int r = rlog__tstats_open(&s->ts);
 			if (r < 0 && why[0] == '\0')
 				snprintf(why, why_size, "taskstats: %s", strerror(-r));
-			s->tsk.cpu = (int)RLOG_SYS_COUNTERS_TID;
 			continue;
 		}
 		struct oev *o = &s->ev[s->nev];
@@ -940,6 +966,25 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 		raw = p;
 	}
 #undef TAKE
+	if (o->path) {
+		/* Held for the tracepoint's sample, which follows it in this
+		 * ring (openpath.h). */
+		k->path_held = true;
+		k->path_tid = tid;
+		size_t m = raw ? strnlen((const char *)raw, rawlen < RLOG_OPENPATH_MAX ? rawlen
+										  : RLOG_OPENPATH_MAX - 1) : 0;
+		memcpy(k->path, raw ? (const char *)raw : "", m);
+		k->path[m] = '\0';
+		return;
+	}
+	/* The path before this sys_enter_openat sample, if it is this
+	 * thread's: else it was another call's, whose sample was lost. */
+	const char *path = NULL;
+	if (s->open_ev >= 0 && o == &s->ev[s->open_ev]) {
+		if (k->path_held && k->path_tid == tid)
+			path = k->path;
+		k->path_held = false;
+	}
 	const struct rlog__sys_event *e = o->ev;
 	if (s->keep) {
 		bool kept = keep_has(s, pid);
@@ -991,6 +1036,9 @@ static void sample(struct rlog__sys *s, struct cpu *k, const struct oev *o, cons
 			} else if (f->src == F_INET) {
 				sl = inet_text(f, raw, rawlen, text, sizeof text);
 				sp = text;
+			} else if (path && strcmp(e->f[i].name, "filename") == 0) {
+				sp = path;
+				sl = strlen(path);
 			} else if (f->present && raw && f->offset + (uint32_t)f->size <= rawlen) {
 				if (f->data_loc) {
 					uint32_t dl = (uint32_t)rd_u(raw + f->offset, 4);
@@ -1117,7 +1165,7 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 		if (o) {
 			if (o->counted)
 				k->taken++;
-			else
+			else if (!o->path)
 				k->sideband++;
 			sample(s, k, o, body, blen);
 		}
@@ -1132,6 +1180,7 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 			return;
 		memcpy(&lost, body + 8, 8);
 		k->lost_reported += lost;
+		k->path_held = false; /* its open's sample may be among them */
 		put_loss(s, k, trailer_ticks(s, rec, size), lost);
 		break;
 	}
@@ -1141,6 +1190,7 @@ static void one(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, uint32_t
 			return;
 		memcpy(&lost, body, 8);
 		k->lost_reported += lost;
+		k->path_held = false;
 		put_loss(s, k, trailer_ticks(s, rec, size), lost);
 		break;
 	}
@@ -1227,26 +1277,41 @@ static void fork_scan(struct rlog__sys *s, struct cpu *k, const uint8_t *rec, ui
 		keep_add(s, (uint32_t)rd_u(raw + f->offset, 4), keep_root(s, pid));
 }
 
-/* A process of the scope exited: its process_counters record. */
+/* A process exited: its process_counters record if it is of the scope
+ * and read within the engine's window (rlog__sys_begin, _end), else
+ * filtered.  Each is in the statistics as a sample is: taken (so in
+ * handed_over at stop), then written or filtered. */
 static void counters_exit(void *arg, const struct rlog__pcounters *c)
 {
 	struct rlog__sys *s = arg;
-	if (!keep_has(s, c->pid))
+	uint64_t now = rlog__ticks(s->clk.tick_source);
+	s->tsk.taken++;
+	if (!keep_has(s, c->pid) || !in_window(s, now)) {
+		s->st.filtered++;
 		return;
+	}
 	uint8_t pl[RLOG_PCOUNTERS_PAYLOAD];
 	uint32_t n = rlog__pcounters_payload(c, pl);
-	put_rec(&s->tsk, RLOG_SYS_ID_PROCESS_COUNTERS,
-		cpu_time(s, &s->tsk, rlog__ticks(s->clk.tick_source)), pl, n);
+	put_rec(&s->tsk, RLOG_SYS_ID_PROCESS_COUNTERS, cpu_time(s, &s->tsk, now), pl, n);
 	s->tsk.events++;
+	s->st.written++;
+	s->st.bytes += rlog__record_size(RLOG_SYS_ID_PROCESS_COUNTERS, n, true);
 }
 
 /* The exits taskstats reported since the last poll, stamped now: the
- * kernel sends them as the threads exit, without a time. */
+ * kernel sends them as the threads exit, without a time.  The exits it
+ * lost (rlog__tstats_overruns) since the last poll: a DATA_LOSS of cause
+ * kernel in the same block, and in lost. */
 static void counters_poll(struct rlog__sys *s)
 {
 	if (s->ts == NULL)
 		return;
 	rlog__tstats_read(s->ts, counters_exit, s);
+	uint64_t ov = rlog__tstats_overruns(s->ts);
+	if (ov > s->tsk.lost_reported) {
+		put_loss(s, &s->tsk, rlog__ticks(s->clk.tick_source), ov - s->tsk.lost_reported);
+		s->tsk.lost_reported = ov;
+	}
 	cpu_flush(s, &s->tsk);
 }
 
@@ -1307,6 +1372,7 @@ void rlog__sys_stop(struct rlog__sys *s)
 		cpu_flush(s, k);
 	}
 	counters_poll(s);
+	s->st.handed_over += s->tsk.taken + s->tsk.lost_reported - s->tsk_lost_base;
 	s->stopped = true;
 }
 
@@ -1380,7 +1446,22 @@ void rlog__sys_begin(struct rlog__sys *s, uint64_t from)
 		return;
 	s->deferred = false;
 	s->from = from;
+	/* No listener handed over (the old engine had none): its own. */
+	if (s->counters && s->ts == NULL)
+		rlog__tstats_open(&s->ts);
 	emit_schemas(s, from);
+}
+
+void rlog__sys_hand_counters(struct rlog__sys *from, struct rlog__sys *to)
+{
+	if (from == NULL || to == NULL || !to->counters || !to->deferred || to->ts != NULL ||
+	    from->ts == NULL)
+		return;
+	to->ts = from->ts;
+	from->ts = NULL;
+	/* The overruns the old one reported are not the new one's. */
+	to->tsk.lost_reported = from->tsk.lost_reported;
+	to->tsk_lost_base = from->tsk.lost_reported;
 }
 
 void rlog__sys_end(struct rlog__sys *s, uint64_t until)

@@ -123,6 +123,16 @@ int rlog__sys_set_pids(struct rlog__sys *s, const uint32_t *pids, size_t n, bool
  * saw is written once.  begin does nothing on an engine not deferred.
  */
 void rlog__sys_begin(struct rlog__sys *s, uint64_t from);
+
+/* At the cut of such a reopen, the old engine's taskstats listener
+ * (process-counters' exits, pcounters.h) to the new one, with its
+ * unread exits and partial sums: two listeners at once would both get
+ * the exits of the overlap, and an exit is stamped when read, not when
+ * it happened, so the window alone cannot tell whose it is.  Nothing if
+ * the new one does not select process-counters (the old one's exits
+ * read after the cut are filtered) or the old one has none (the new one
+ * opens its own at rlog__sys_begin). */
+void rlog__sys_hand_counters(struct rlog__sys *from, struct rlog__sys *to);
 void rlog__sys_end(struct rlog__sys *s, uint64_t until);
 
 /*
