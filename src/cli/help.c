@@ -15,7 +15,7 @@ static const struct cli_help help[] = {
 		"start", "create a session and its capture daemon, which writes a log file",
 		"start NAME [-o FILE] [--mode MODES] [--max-file-size MB] [--buffer-size KB] "
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
-		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--counters LIST] "
+		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--drain-threads N] [--counters LIST] "
 		"[--counter-period MS] [--system LIST] [--system-pid LIST] [--follow] "
 		"[--profile-hz N] [--force] | start NAME --resume",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
@@ -66,6 +66,9 @@ static const struct cli_help help[] = {
 		"                        100 (default 70, as QNX)\n"
 		"  --age-limit MIN       AgeLimit: accepted and recorded, not used (as on current\n"
 		"                        Windows)\n"
+		"  --drain-threads N     the daemon's drain threads, 1 to 64 (default 1): the\n"
+		"                        extra ones check full buffers' records; the daemon's\n"
+		"                        own keeps the file's order, its losses and its writes\n"
 		"  --counters LIST       the counters the daemon samples, comma-separated: names\n"
 		"                        that \"ringlog counters\" lists, or groups: app (the\n"
 		"                        default: counters the program registers), proc, perf,\n"
