@@ -399,6 +399,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot, uin
 	/* Decoded in place, not copied first (see the top of this file). */
 	const uint8_t *src = rlog__region_buffer(r, idx) + b->read_off;
 	struct rlog__chunk c;
+	uint32_t pre_crc = 0, pre_len = 0;
 	/* A drain thread walked its common records this pass (drain_workers.h):
 	 * the decode goes on from there, if the walk saw what this read sees. */
 	struct rlog__walk_job *j = rlog__drain_workers_job(&d->workers, idx);
@@ -409,6 +410,8 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot, uin
 		c.records += j->count;
 		c.events += j->count;
 		c.event_bytes += j->bytes;
+		pre_crc = j->crc;
+		pre_len = j->size;
 	} else {
 		rlog__drain_decode(d, src, n, b->pid, b->tid, b->cursor, &c);
 	}
@@ -417,6 +420,7 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot, uin
 			.flags = 0, .pid = b->pid, .tid = b->tid, .base_time = c.start,
 			.data = src, .size = c.size, .records = c.records, .events = c.events,
 			.event_bytes = c.event_bytes, .stable = stable,
+			.pre_crc = pre_crc, .pre_len = pre_len <= c.size ? pre_len : 0,
 		};
 		rlog__output_block(d->out, &ob);
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc32c.h"
 #include "drain.h"
 
 /* Takes jobs until none is left; returns how many it did. */
@@ -23,6 +24,9 @@ static uint32_t take_jobs(struct rlog__drain_workers *w)
 		j->cursor = j->base;
 		j->count = j->bytes = 0;
 		j->size = rlog__drain_plain(j->data, 0, j->wo, &j->cursor, &j->count, &j->bytes);
+		/* The block's checksum over those bytes, which the daemon's
+		 * thread combines with its header's (rlog__block_header_make_pre). */
+		j->crc = rlog__crc32c(0, j->data, j->size);
 		done++;
 	}
 }

@@ -34,6 +34,7 @@ struct rlog__walk_job {
 	uint32_t size;             /* bytes of common records from the start */
 	uint32_t count, bytes;     /* those records (events), their bytes */
 	uint64_t cursor;           /* the time after the last of them */
+	uint32_t crc;              /* CRC-32C (from 0) of those size bytes */
 };
 
 struct rlog__drain_workers {
