@@ -6,12 +6,14 @@
  *
  * What they do is independent per buffer: the common record's walk
  * (rlog__drain_plain) over a FULL buffer's committed bytes, from its base
- * time, up to its first record of another kind.  The daemon's thread
+ * time, up to its first record of another kind, and the CRC-32C of the
+ * bytes walked (which the daemon's thread combines with the block
+ * header's: rlog__block_header_make_pre).  The daemon's thread
  * posts the pass's FULL buffers, takes its share of them, waits for the
  * rest, then runs the pass as before, in (slot, seq) order: a buffer
  * whose walk is done starts its decode where the walk stopped, with the
  * same counts and times a walk of its own would have found.  Sequence
- * numbers, the order of blocks, losses, checksums and the writes stay on
+ * numbers, the order of blocks, losses, block headers and the writes stay on
  * the daemon's thread, so the file is the one a single thread writes.
  */
 #ifndef RLOG_DAEMON_DRAIN_WORKERS_H
