@@ -155,7 +155,7 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_header, counter_period_ms),
 	F(rlog_shm_header, ow_cursor),
 	F(rlog_shm_header, counter_next_id),
-	F(rlog_shm_header, reserved0),
+	F(rlog_shm_header, drain_threads),
 	F(rlog_shm_header, enable_mask),
 	F(rlog_shm_header, pad1),
 	F(rlog_shm_header, state),

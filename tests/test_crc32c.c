@@ -133,9 +133,36 @@ static void check_paths(void)
 	free(buf);
 }
 
+/* rlog__crc32c_combine: the CRC of A then B from the two CRCs, for every
+ * split of a buffer at lengths around the hardware loop's pieces. */
+static void check_combine(void)
+{
+	size_t n = 3 * 8192 + 1000;
+	uint8_t *buf = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (uint8_t)(i * 131 + 7);
+	uint32_t whole = rlog__crc32c(0, buf, n);
+	static const size_t cuts[] = { 0, 1, 7, 8, 40, 48, 255, 256, 4096, 8192, 16384, 24576 };
+	unsigned bad = 0;
+	for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+		size_t a = cuts[k];
+		uint32_t c = rlog__crc32c_combine(rlog__crc32c(0, buf, a),
+						  rlog__crc32c(0, buf + a, n - a), n - a);
+		bad += c != whole;
+		/* and a short tail: a block's header, then its data */
+		uint32_t h = rlog__crc32c(0, buf, 40);
+		bad += rlog__crc32c_combine(h, rlog__crc32c(0, buf + 40, a), a) !=
+		       rlog__crc32c(0, buf, 40 + a);
+	}
+	ASSERT_EQ(bad, 0);
+	ASSERT_EQ(rlog__crc32c_combine(0xE3069283u, 0, 0), 0xE3069283u);
+	free(buf);
+}
+
 int main(void)
 {
 	check_values();
 	check_paths();
+	check_combine();
 	return done_testing();
 }

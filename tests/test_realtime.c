@@ -427,7 +427,7 @@ static void errors(void)
 	ASSERT_STREQ(r.err, "ringlog: start: missing -o FILE\nusage: ringlog start NAME [-o FILE] "
 		     "[--mode MODES] [--max-file-size MB] [--buffer-size KB] [--min-buffers N] "
 		     "[--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] [--mask HEX] "
-		     "[--high-water PCT] [--age-limit MIN] [--counters LIST] [--counter-period MS] "
+		     "[--high-water PCT] [--age-limit MIN] [--drain-threads N] [--counters LIST] [--counter-period MS] "
 		     "[--system LIST] [--system-pid LIST] [--follow] [--profile-hz N] "
 		     "[--sink URL [--host-id ID] [--sink-buffer SIZE]] "
 		     "[--force] | start NAME --resume\n");

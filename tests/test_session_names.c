@@ -168,7 +168,7 @@ static void cli_errors(void)
 	const char *usage = "usage: ringlog start NAME [-o FILE] [--mode MODES] [--max-file-size MB] "
 			    "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "
 			    "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "
-			    "[--age-limit MIN] [--counters LIST] [--counter-period MS] [--system LIST] "
+			    "[--age-limit MIN] [--drain-threads N] [--counters LIST] [--counter-period MS] [--system LIST] "
 			    "[--system-pid LIST] [--follow] [--profile-hz N] "
 			    "[--sink URL [--host-id ID] [--sink-buffer SIZE]] [--force] | "
 			    "start NAME --resume\n";

@@ -28,6 +28,7 @@ static const struct cli_opt opts[] = {
 	{ "--follow", NULL, false },    { "--profile-hz", NULL, true },
 	{ "--sink", NULL, true },       { "--host-id", NULL, true },
 	{ "--sink-buffer", NULL, true },
+	{ "--drain-threads", NULL, true },
 	{ NULL, NULL, false },
 };
 
@@ -215,6 +216,11 @@ int cmd_start(int argc, char **argv)
 			if (!cli_parse_u64(val, 0, 1000000, &v))
 				return cli_error("start: --age-limit '%s': expected minutes", val);
 			p.age_limit = (uint32_t)v;
+		} else if (cli_is(&a, "--drain-threads")) {
+			if (!cli_parse_u64(val, 1, RLOG__DRAIN_THREADS_MAX, &v))
+				return cli_error("start: --drain-threads '%s': expected a number from 1 "
+						 "to %d", val, RLOG__DRAIN_THREADS_MAX);
+			p.drain_threads = (uint32_t)v;
 		}
 	}
 	if (!cli_args_need(&a, 1, "session NAME"))

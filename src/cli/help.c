@@ -15,7 +15,7 @@ static const struct cli_help help[] = {
 		"start", "create a session and its capture daemon, which writes a log file",
 		"start NAME [-o FILE] [--mode MODES] [--max-file-size MB] [--buffer-size KB] "
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
-		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--counters LIST] "
+		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--drain-threads N] [--counters LIST] "
 		"[--counter-period MS] [--system LIST] [--system-pid LIST] [--follow] "
 		"[--profile-hz N] [--sink URL [--host-id ID] [--sink-buffer SIZE]] [--force] | "
 		"start NAME --resume",
@@ -67,6 +67,10 @@ static const struct cli_help help[] = {
 		"                        100 (default 70, as QNX)\n"
 		"  --age-limit MIN       AgeLimit: accepted and recorded, not used (as on current\n"
 		"                        Windows)\n"
+		"  --drain-threads N     the daemon's drain threads, 1 to 64 (default 1): the\n"
+		"                        extra ones check and checksum full buffers' records;\n"
+		"                        the daemon's own keeps the file's order, its losses\n"
+		"                        and its writes\n"
 		"  --counters LIST       the counters the daemon samples, comma-separated: names\n"
 		"                        that \"ringlog counters\" lists, or groups: app (the\n"
 		"                        default: counters the program registers), proc, perf,\n"

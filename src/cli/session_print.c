@@ -151,6 +151,7 @@ void cli_session_info_print(const struct rlog__session_info *in, bool json)
 	kv_u64(&o, "flush_timer_ms", in->flush_timer_ms);
 	kv_u64(&o, "max_file_size", in->max_file_size);
 	kv_u64(&o, "age_limit", in->age_limit);
+	kv_u64(&o, "drain_threads", in->drain_threads);
 	kv_str(&o, "enable_mask", mask);
 	kv_str(&o, "enabled", enabled);
 	kv_str(&o, "enable_pending", in->enable_pending);

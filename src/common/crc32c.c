@@ -32,6 +32,7 @@ enum { LONG = 8192, SHORT = 256 };
 
 static uint32_t sw_table[8][256];
 static uint32_t long_shift[4][256], short_shift[4][256];
+static uint32_t x2n_table[32]; /* x^(2^n) modulo the polynomial (zlib's x2n_table) */
 static bool use_hw;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -84,8 +85,39 @@ static uint32_t shift(const uint32_t t[4][256], uint32_t crc)
 	       t[3][crc >> 24];
 }
 
+/* a times b modulo the polynomial (reflected: bit 31 is x^0), zlib's
+ * multmodp; a is not 0. */
+static uint32_t multmodp(uint32_t a, uint32_t b)
+{
+	uint32_t m = UINT32_C(1) << 31, p = 0;
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if ((a & (m - 1)) == 0)
+				break;
+		}
+		m >>= 1;
+		b = b & 1 ? (b >> 1) ^ POLY : b >> 1;
+	}
+	return p;
+}
+
+/* x^(n * 2^k) modulo the polynomial. */
+static uint32_t x2nmodp(uint64_t n, unsigned k)
+{
+	uint32_t p = UINT32_C(1) << 31; /* x^0 */
+	for (; n; n >>= 1, k++)
+		if (n & 1)
+			p = multmodp(x2n_table[k & 31], p);
+	return p;
+}
+
 static void init(void)
 {
+	uint32_t x = UINT32_C(1) << 30; /* x^1 */
+	x2n_table[0] = x;
+	for (int n = 1; n < 32; n++)
+		x2n_table[n] = x = multmodp(x, x);
 	for (uint32_t n = 0; n < 256; n++) {
 		uint32_t c = n;
 		for (int k = 0; k < 8; k++)
@@ -181,6 +213,13 @@ uint32_t rlog__crc32c_sw(uint32_t crc, const void *p, size_t n)
 {
 	pthread_once(&once, init);
 	return n ? sw(crc, p, n) : crc;
+}
+
+uint32_t rlog__crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
+{
+	pthread_once(&once, init);
+	/* crc1 shifted over len2 zero bytes (8 * len2 bits: x^(len2 * 2^3)). */
+	return multmodp(x2nmodp(len2, 3), crc1) ^ crc2;
 }
 
 bool rlog__crc32c_hw(void)

@@ -27,6 +27,12 @@ uint32_t rlog__crc32c(uint32_t crc, const void *p, size_t n);
 /* The same, always by the table-driven loop (tests compare the two). */
 uint32_t rlog__crc32c_sw(uint32_t crc, const void *p, size_t n);
 
+/* The CRC-32C of A followed by B, from crc1 = rlog__crc32c(0, A, ...) and
+ * crc2 = rlog__crc32c(0, B, len2): zlib's crc32_combine, in about a
+ * hundred steps whatever len2 is (the daemon's drain threads checksum a
+ * block's data apart from its header: drain_workers.h). */
+uint32_t rlog__crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
+
 /* True if rlog__crc32c uses the CPU's crc32 instruction. */
 bool rlog__crc32c_hw(void);
 

@@ -130,7 +130,7 @@ struct rlog_shm_header {
 	_Atomic uint32_t ow_cursor;        /* where the search for a buffer to reuse starts */
 	/* +1272: written by the daemon */
 	_Atomic uint32_t counter_next_id;  /* the next counter_id to give; 0: none given yet */
-	uint32_t reserved0;                /* 0 */
+	uint32_t drain_threads;            /* DrainThreads: the daemon's drain threads; 0: default */
 	/* +1280: read by every producer on every event: alone on its line */
 	_Atomic uint64_t enable_mask;      /* 0 pauses the session; bit n enables category n */
 	uint8_t pad1[56];

@@ -189,6 +189,7 @@ int rlog__region_create(const char *name, const struct rlog__region_params *p,
 	h->log_file_mode = p->log_file_mode;
 	h->max_file_size = p->max_file_size;
 	h->age_limit = p->age_limit;
+	h->drain_threads = p->drain_threads;
 	store_relaxed(&h->flush_timer_ms, p->flush_timer_ms);
 	store_relaxed(&h->number_of_buffers, p->min_buffers);
 	store_relaxed(&h->max_buffers, p->max_buffers);

@@ -61,7 +61,14 @@ struct rlog__region_params {
 	uint64_t enable_mask;    /* EnableFlags */
 	uint64_t counter_mask;   /* the counters sampled (RLOG_CTR_BIT_* bits) */
 	uint32_t counter_period_ms; /* their sampling period; 0: RLOG_COUNTER_PERIOD_MS */
+	uint32_t drain_threads;  /* the daemon's drain threads; 0: RLOG__DRAIN_THREADS_DEFAULT */
 };
+
+/* Drain threads of a session that names none (docs/PERFORMANCE.md,
+ * "Several drain threads": on a small machine a second one did not pay). */
+#define RLOG__DRAIN_THREADS_DEFAULT 1
+/* The most drain threads a daemon runs (its own included). */
+#define RLOG__DRAIN_THREADS_MAX 64
 
 /* The default capacity for MaximumBuffers max_buffers: four times as many
  * (room for `ringlog update` to raise it), within RLOG_MAX_BUFFER_COUNT and

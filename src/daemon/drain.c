@@ -45,6 +45,7 @@
 
 #include "atomics.h"
 #include "clock.h"
+#include "drain_workers.h"
 #include "format/loss.h"
 #include "overwrite.h"
 #include "pool.h"
@@ -101,6 +102,11 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	d->release.idx = malloc(r->buffer_count * sizeof *d->release.idx);
 	bool ok = d->bufs && d->slots && d->copy && d->release.idx &&
 		  scratch_init(&d->scratch, r);
+	/* The header's DrainThreads (0: this machine's default). */
+	uint32_t threads = r->hdr->drain_threads ? r->hdr->drain_threads : RLOG__DRAIN_THREADS_DEFAULT;
+	if (threads > RLOG__DRAIN_THREADS_MAX)
+		threads = RLOG__DRAIN_THREADS_MAX;
+	ok = ok && rlog__drain_workers_start(&d->workers, threads, r->buffer_count) == 0;
 	ok = rlog__reaping_init(&d->reaping, r) == 0 && ok;
 	ok = rlog__trim_init(&d->trim, r) == 0 && ok;
 	ok = rlog__snapshots_init(&d->snapshots, r) == 0 && ok;
@@ -122,6 +128,7 @@ void rlog__drain_free(struct rlog__drain *d)
 	d->copy = NULL;
 	d->release.idx = NULL;
 	scratch_free(&d->scratch);
+	rlog__drain_workers_stop(&d->workers);
 	rlog__reaping_free(&d->reaping);
 	rlog__trim_free(&d->trim);
 	rlog__snapshots_free(&d->snapshots);
@@ -221,6 +228,36 @@ uint64_t rlog__drain_now(struct rlog__drain *d)
  * mispredicted branch), so 1 in 32 keeps that under a tenth. */
 #define RUN_RETRY 32
 
+uint32_t rlog__drain_plain(const uint8_t *data, uint32_t size, uint32_t n, uint64_t *cursor_io,
+			   uint32_t *count_io, uint32_t *bytes_io)
+{
+	/* In locals: the stores through the pointers would be reloads (they
+	 * may alias the bytes, for all the compiler knows). */
+	uint64_t cursor = *cursor_io;
+	uint32_t plain, count = 0, bytes = 0, h0, walk = 0;
+	while (size < n && (plain = rlog__record_plain(data + size, n - size, &cursor, &h0)) != 0) {
+		count++;
+		bytes += plain;
+		size += plain;
+		if (walk > 0) {
+			walk--;
+			continue;
+		}
+		/* Then the records of its shape that follow, four at a time
+		 * (record.h); where there are none, records of mixed shapes
+		 * are walked one by one for a while before the next try. */
+		uint32_t run = rlog__record_plain_run(data + size, n - size, h0, &cursor);
+		count += run;
+		bytes += run * plain;
+		size += run * plain;
+		walk = run == 0 ? RUN_RETRY : 0;
+	}
+	*cursor_io = cursor;
+	*count_io += count;
+	*bytes_io += bytes;
+	return size;
+}
+
 void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, uint32_t pid,
 			uint32_t tid, uint64_t cursor, struct rlog__chunk *c)
 {
@@ -232,29 +269,8 @@ void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, 
 	uint32_t size = 0;
 	while (size < n) {
 		if (fast) {
-			/* In locals: the stores through c would be reloads
-			 * (c may alias the bytes, for all the compiler knows). */
-			uint32_t plain, count = 0, bytes = 0, h0, walk = 0;
-			while (size < n && (plain = rlog__record_plain(data + size, n - size,
-								       &cursor, &h0)) != 0) {
-				count++;
-				bytes += plain;
-				size += plain;
-				if (walk > 0) {
-					walk--;
-					continue;
-				}
-				/* Then the records of its shape that follow, four
-				 * at a time (record.h); where there are none,
-				 * records of mixed shapes are walked one by one
-				 * for a while before the next try. */
-				uint32_t run = rlog__record_plain_run(data + size, n - size, h0,
-								      &cursor);
-				count += run;
-				bytes += run * plain;
-				size += run * plain;
-				walk = run == 0 ? RUN_RETRY : 0;
-			}
+			uint32_t count = 0, bytes = 0;
+			size = rlog__drain_plain(data, size, n, &cursor, &count, &bytes);
 			c->records += count;
 			c->events += count;
 			c->event_bytes += bytes;
@@ -383,12 +399,28 @@ static void drain_buffer(struct rlog__drain *d, uint32_t idx, uint32_t slot, uin
 	/* Decoded in place, not copied first (see the top of this file). */
 	const uint8_t *src = rlog__region_buffer(r, idx) + b->read_off;
 	struct rlog__chunk c;
-	rlog__drain_decode(d, src, n, b->pid, b->tid, b->cursor, &c);
+	uint32_t pre_crc = 0, pre_len = 0;
+	/* A drain thread walked its common records this pass (drain_workers.h):
+	 * the decode goes on from there, if the walk saw what this read sees. */
+	struct rlog__walk_job *j = rlog__drain_workers_job(&d->workers, idx);
+	if (j && b->read_off == 0 && j->wo == wo && j->base == b->cursor && j->size <= n) {
+		rlog__drain_decode(d, src + j->size, n - j->size, b->pid, b->tid, j->cursor, &c);
+		c.start = b->cursor;
+		c.size += j->size;
+		c.records += j->count;
+		c.events += j->count;
+		c.event_bytes += j->bytes;
+		pre_crc = j->crc;
+		pre_len = j->size;
+	} else {
+		rlog__drain_decode(d, src, n, b->pid, b->tid, b->cursor, &c);
+	}
 	if (c.size > 0) {
 		struct rlog__out_block ob = {
 			.flags = 0, .pid = b->pid, .tid = b->tid, .base_time = c.start,
 			.data = src, .size = c.size, .records = c.records, .events = c.events,
 			.event_bytes = c.event_bytes, .stable = stable,
+			.pre_crc = pre_crc, .pre_len = pre_len <= c.size ? pre_len : 0,
 		};
 		rlog__output_block(d->out, &ob);
 	}
@@ -695,6 +727,37 @@ static void finish_pass(struct rlog__drain *d)
 	rlog__procs_reap(d);
 }
 
+/* With several drain threads: the FULL buffers this pass will drain first
+ * (in its order, up to its budget) have their common records walked by
+ * every thread at once (drain_workers.h).  Not in overwrite mode (a held
+ * buffer's contents are settled only under the hold), nor for a flight
+ * recorder or while a trigger watches for an event (those read every
+ * record the long way). */
+static void post_walks(struct rlog__drain *d, enum rlog__drain_mode mode, uint32_t k0, uint32_t n)
+{
+	struct rlog__drain_workers *w = &d->workers;
+	if (w->n == 0 || mode == RLOG_DRAIN_FINAL || d->overwrite.on || d->recorder.on || d->watch.id)
+		return;
+	struct rlog__region *r = d->r;
+	uint32_t limit = pass_rules[mode].budget ? d->pass.budget : n;
+	for (uint32_t j = 0; j < n && w->njobs < limit; j++) {
+		uint32_t idx = d->scratch.order[(k0 + j) % n];
+		if (d->bufs[idx].started || load_acquire(&r->desc[idx].state) != RLOG_BUF_FULL)
+			continue;
+		/* Pairs with the producer's store_release(write_off), as in
+		 * drain_buffer, which compares its own load with this one. */
+		uint32_t wo = load_acquire(&r->desc[idx].write_off);
+		if (wo > r->buffer_size || (wo & 3))
+			continue; /* drain_buffer reports it */
+		w->jobs[w->njobs] = (struct rlog__walk_job){
+			.data = rlog__region_buffer(r, idx), .idx = idx, .wo = wo,
+			.base = r->desc[idx].base_time,
+		};
+		w->by_buffer[idx] = ++w->njobs;
+	}
+	rlog__drain_workers_run(w);
+}
+
 int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 {
 	const struct pass_rules *rules = &pass_rules[mode];
@@ -709,6 +772,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 	if (rules->budget)
 		while (k0 < n && p->scan_slot[p->order[k0]] < d->pass.next_slot)
 			k0++;
+	post_walks(d, mode, k0, n);
 
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t idx = p->order[(k0 + j) % n];
@@ -756,6 +820,7 @@ int rlog__drain_pass(struct rlog__drain *d, enum rlog__drain_mode mode)
 			drain_owned(d, idx, slot, rules);
 		}
 	}
+	rlog__drain_workers_clear(&d->workers);
 	finish_pass(d);
 	return (int)released;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drain_workers.h"
 #include "journal.h"
 #include "ledger.h"
 #include "overwrite.h"
@@ -90,6 +91,7 @@ struct rlog__drain {
 	uint8_t *copy;               /* one record (at most a buffer): what the decode's slow
 	                                path copies out of the region and checks */
 	struct rlog__pass_scratch scratch;
+	struct rlog__drain_workers workers; /* the extra drain threads (drain_workers.h) */
 	struct {
 		uint64_t count;      /* passes so far (the statistics' passes) */
 		uint32_t budget;     /* RLOG_DRAIN_FULL: at most this many buffers drained
@@ -187,6 +189,14 @@ void rlog__drain_resume_overwritten(struct rlog__drain *d, uint32_t i, uint64_t 
  * event the snapshot trigger watches for sets watch_hit. */
 void rlog__drain_decode(struct rlog__drain *d, const uint8_t *data, uint32_t n, uint32_t pid,
 			uint32_t tid, uint64_t cursor, struct rlog__chunk *c);
+
+/* Walks the common records (rlog__record_plain) of data from byte size up
+ * to n, or to the first record of another kind, the time cursor at
+ * *cursor before them; adds the records (all events) and their bytes to
+ * *count and *bytes, moves *cursor past them, returns where it stopped.
+ * Reads nothing but data: the drain threads run it (drain_workers.h). */
+uint32_t rlog__drain_plain(const uint8_t *data, uint32_t size, uint32_t n, uint64_t *cursor,
+			   uint32_t *count, uint32_t *bytes);
 
 /* Writes a daemon block holding one DATA_LOSS record (nothing if events
  * and bytes are 0, unless cause is CORRUPT), and counts it as reported. */

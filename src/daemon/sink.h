@@ -46,6 +46,8 @@ struct rlog__out_block {
 	uint32_t events;         /* application events in it (0 for daemon blocks) */
 	uint32_t event_bytes;    /* their record bytes */
 	uint32_t cause;          /* a daemon block of one DATA_LOSS: its RLOG_LOSS_*; else 0 */
+	uint32_t pre_crc;        /* the CRC-32C (crc32c.h, from 0) of data's first pre_len */
+	uint32_t pre_len;        /* bytes, computed by a drain thread; pre_len 0: none */
 	bool stable;             /* data stays as it is until the output's next flush (a
 	                            producer's buffer, given back only after it): a sink
 	                            may write it from there instead of copying it */

@@ -301,6 +301,7 @@ static void fs_block(struct rlog__sink *s, const struct rlog__out_block *b)
 	}
 	/* A producer's bytes are written from the region: copied once, by
 	 * the kernel (docs/DECISIONS.md, "Validating in place"). */
+	rlog__logfile_pre_crc(&fs->lf, b->pre_crc, b->pre_len);
 	if (b->stable)
 		rlog__logfile_block_ref(&fs->lf, b->flags, b->pid, b->tid, b->base_time, b->data,
 					b->size, b->records, b->events, b->event_bytes);

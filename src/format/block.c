@@ -59,6 +59,15 @@ void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16
 			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
 			     const void *data, uint32_t size, uint32_t records)
 {
+	rlog__block_header_make_pre(h, major, flags, seq, pid, tid, base_time, data, size, records,
+				    0, 0);
+}
+
+void rlog__block_header_make_pre(struct rlog_block_header *h, unsigned major, uint16_t flags,
+				 uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
+				 const void *data, uint32_t size, uint32_t records,
+				 uint32_t pre_crc, uint32_t pre_len)
+{
 	memset(h, 0, sizeof *h);
 	h->magic = RLOG_BLOCK_MAGIC;
 	h->header_size = RLOG__BLOCK_HDR_SIZE;
@@ -72,7 +81,12 @@ void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16
 	/* Over the encoded bytes 0..39, as a reader checks it. */
 	uint8_t b[RLOG__BLOCK_HDR_SIZE];
 	rlog__block_encode(b, h);
-	h->crc32 = rlog__block_crc(major, b, data, size);
+	if (pre_len == 0 || pre_len > size || major < 2) {
+		h->crc32 = rlog__block_crc(major, b, data, size);
+		return;
+	}
+	uint32_t crc = rlog__crc32c_combine(rlog__crc32c(0, b, 40), pre_crc, pre_len);
+	h->crc32 = rlog__crc32c(crc, (const uint8_t *)data + pre_len, size - pre_len);
 }
 
 void rlog__block_renumber(unsigned major, uint8_t *p, uint32_t size, uint64_t seq)

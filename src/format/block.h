@@ -49,6 +49,15 @@ void rlog__block_header_make(struct rlog_block_header *h, unsigned major, uint16
 			     uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
 			     const void *data, uint32_t size, uint32_t records);
 
+/* rlog__block_header_make, given the CRC-32C (from 0) of data's first
+ * pre_len bytes, computed elsewhere (the daemon's drain threads): combined
+ * with the header's (rlog__crc32c_combine), then continued over the rest.
+ * pre_len 0, or a file of major 1, checksums everything here. */
+void rlog__block_header_make_pre(struct rlog_block_header *h, unsigned major, uint16_t flags,
+				 uint64_t seq, uint32_t pid, uint32_t tid, uint64_t base_time,
+				 const void *data, uint32_t size, uint32_t records,
+				 uint32_t pre_crc, uint32_t pre_len);
+
 /* The checksum of the block at p (48 bytes of header, then size bytes of
  * data) as a file of major version major computes it. */
 uint32_t rlog__block_checksum(unsigned major, const uint8_t *p, uint32_t size);

@@ -132,6 +132,8 @@ static int stage_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, u
 		       uint32_t events, uint32_t event_bytes, bool ref)
 {
 	size_t need = sizeof(struct rlog_block_header) + size;
+	uint32_t pre_crc = lf->pre_crc, pre_len = lf->pre_len; /* this block's only */
+	lf->pre_len = 0;
 	if (lf->used + need > lf->cap || lf->nstaged == lf->staged_cap) {
 		int err = rlog__logfile_flush(lf);
 		(void)err; /* a failed flush is counted; this block is tried anew */
@@ -146,8 +148,8 @@ static int stage_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, u
 	}
 	struct rlog_block_header h;
 	uint8_t hb[RLOG__BLOCK_HDR_SIZE];
-	rlog__block_header_make(&h, lf->major, flags, lf->seq++, pid, tid, base_time, data, size,
-				records);
+	rlog__block_header_make_pre(&h, lf->major, flags, lf->seq++, pid, tid, base_time, data, size,
+				    records, pre_crc, pre_len);
 	rlog__block_encode(hb, &h);
 	add_stage(lf, hb, sizeof hb);
 	if (ref && size)

@@ -59,6 +59,7 @@ struct rlog__logfile {
 	uint64_t unreported_events, unreported_bytes; /* not yet in a DATA_LOSS */
 	int last_errno;            /* 0, or the errno of the last failed write */
 	unsigned major;            /* the file's format major: which checksum (crc32c.h) */
+	uint32_t pre_crc, pre_len; /* the next block's (rlog__logfile_pre_crc), then 0 */
 	bool keep_size;            /* a partial write is not cut off with ftruncate (a
 	                              preallocated file, or a circular one that has
 	                              wrapped: bytes past the write position are
@@ -107,6 +108,14 @@ int rlog__logfile_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, 
 int rlog__logfile_block_ref(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, uint32_t tid,
 			    uint64_t base_time, const void *data, uint32_t size, uint32_t records,
 			    uint32_t events, uint32_t event_bytes);
+
+/* The next block's data: its first len bytes have CRC-32C crc (from 0),
+ * computed by a drain thread (rlog__block_header_make_pre). */
+static inline void rlog__logfile_pre_crc(struct rlog__logfile *lf, uint32_t crc, uint32_t len)
+{
+	lf->pre_crc = crc;
+	lf->pre_len = len;
+}
 
 /* Writes what is staged.  Returns 0 or -errno. */
 int rlog__logfile_flush(struct rlog__logfile *lf);

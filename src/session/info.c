@@ -60,6 +60,7 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 	o->high_water_pct = r->high_water_pct;
 	o->flush_timer_ms = load_relaxed(&h->flush_timer_ms);
 	o->age_limit = h->age_limit;
+	o->drain_threads = h->drain_threads ? h->drain_threads : RLOG__DRAIN_THREADS_DEFAULT;
 	o->max_file_size = h->max_file_size;
 	o->tick_source = h->tick_source;
 	o->tick_freq_hz = h->tick_freq_hz;

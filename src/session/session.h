@@ -260,6 +260,7 @@ struct rlog__session_info {
 	uint32_t high_water_pct;
 	uint32_t flush_timer_ms;           /* FlushTimer */
 	uint32_t age_limit;                /* AgeLimit (not used) */
+	uint32_t drain_threads;            /* the daemon's drain threads */
 	uint64_t max_file_size;            /* MaximumFileSize, bytes */
 	uint32_t tick_source;
 	uint64_t tick_freq_hz;
