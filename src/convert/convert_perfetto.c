@@ -794,6 +794,19 @@ static const struct scache *schema_iids(struct pf *c, const struct rlog_schema *
 	return e;
 }
 
+/* Starts c->te as a TrackEvent of type on track named after schema s,
+ * with its fields (c->vals) as annotations.  Returns 0 or -ENOMEM. */
+static int schema_te(struct pf *c, unsigned type, uint64_t track, const struct rlog_schema *s)
+{
+	const struct scache *e = schema_iids(c, s);
+	if (!e)
+		return -ENOMEM;
+	te_start_iid(c, type, track, e->name_iid, e->cat_iid);
+	for (unsigned i = 0; i < s->field_count; i++)
+		ann_value_iid(c, e->ann_iid[i], &c->vals[i]);
+	return 0;
+}
+
 /* A span's begin, on its thread's track; continued: re-begun at the start
  * of a file or of the window, its fields left in the earlier part. */
 static int begin_out(struct pf *c, struct thread *t, const struct rlog_schema *s, int64_t ns,
@@ -803,12 +816,8 @@ static int begin_out(struct pf *c, struct thread *t, const struct rlog_schema *s
 	if (rc < 0)
 		return rc;
 	if (!continued) {
-		const struct scache *e = schema_iids(c, s);
-		if (!e)
+		if (schema_te(c, SLICE_BEGIN, t->uuid, s) < 0)
 			return -ENOMEM;
-		te_start_iid(c, SLICE_BEGIN, t->uuid, e->name_iid, e->cat_iid);
-		for (unsigned i = 0; i < s->field_count; i++)
-			ann_value_iid(c, e->ann_iid[i], &c->vals[i]);
 	} else {
 		char cat[4];
 		cat_text(cat, s);
@@ -1063,12 +1072,8 @@ static int schema_event_out(struct pf *c, struct thread *t, const struct rlog_sc
 		return rc;
 	if (!ev->flagged) {
 		/* Named after its schema alone: the names' ids are cached. */
-		const struct scache *e = schema_iids(c, s);
-		if (!e)
+		if (schema_te(c, INSTANT, t->uuid, s) < 0)
 			return -ENOMEM;
-		te_start_iid(c, INSTANT, t->uuid, e->name_iid, e->cat_iid);
-		for (unsigned i = 0; i < s->field_count; i++)
-			ann_value_iid(c, e->ann_iid[i], &c->vals[i]);
 	} else {
 		char name[300], cat[4];
 		size_t n = rlog__convert_event_name(name, sizeof(name), ev, s, true);
