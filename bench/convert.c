@@ -3,8 +3,8 @@
  * speeds"): the same trace to Perfetto's protobuf and to Chrome JSON.
  *
  *   perfetto_events_per_s   events read and converted per second (the
- *                           reader's time included: what `ringlog convert`
- *                           does, without the CLI)
+ *                           reader's time included, its open pass too:
+ *                           what `ringlog convert` does, without the CLI)
  *   perfetto_bytes          the output's size
  *   perfetto_bytes_per_event
  *   chrome_events_per_s, chrome_bytes, chrome_bytes_per_event  the same for
@@ -12,7 +12,8 @@
  *   perfetto_vs_chrome_size perfetto_bytes / chrome_bytes
  *   read_events_per_s       the reader alone (rlog_reader_next, and
  *                           rlog_reader_schema and the fields' decoding as a
- *                           converter does them): the ceiling of both
+ *                           converter does them, and the open): the
+ *                           ceiling of both
  *   events                  events in the trace
  *
  * The trace is crafted (tests/filegen.h), a typical mix on 4 threads of one
@@ -21,7 +22,8 @@
  * (u64, i32, a 12-byte string), a counter event of 3 fields (u32, f64,
  * i16), the same event again, the span's end.  Written to $TMPDIR (or
  * /tmp), converted into files there (the page cache, not the disk, on a
- * machine with the memory).  Best of --runs runs for the rates.
+ * machine with the memory).  The rates are medians of --runs runs, the
+ * three kinds of run taking turns.
  *
  *   build/bench/bench_convert [--runs N] [--events N] [--quick]
  *
@@ -96,21 +98,21 @@ static double now_s(void)
 static double run(const char *in, const char *out, bool perfetto, struct rlog__convert_stats *st)
 {
 	struct rlog_reader *r;
-	if (rlog_reader_open(in, &r) < 0) {
-		fprintf(stderr, "bench_convert: %s does not open\n", in);
-		exit(1);
-	}
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		perror("bench_convert: open");
 		exit(1);
 	}
 	double t0 = now_s();
+	if (rlog_reader_open(in, &r) < 0) {
+		fprintf(stderr, "bench_convert: %s does not open\n", in);
+		exit(1);
+	}
 	int rc = perfetto ? rlog__convert_perfetto(r, fd, NULL, st)
 			  : rlog__convert_chrome(r, fd, 0, st);
+	rlog_reader_close(r);
 	double dt = now_s() - t0;
 	close(fd);
-	rlog_reader_close(r);
 	unlink(out);
 	if (rc < 0) {
 		fprintf(stderr, "bench_convert: conversion failed: %s\n", strerror(-rc));
@@ -125,9 +127,9 @@ static double run_read(const char *in, uint64_t *n)
 	struct rlog_reader *r;
 	struct rlog_event ev;
 	struct rlog_value v[RLOG_SCHEMA_MAX_FIELDS];
+	double t0 = now_s();
 	if (rlog_reader_open(in, &r) < 0)
 		exit(1);
-	double t0 = now_s();
 	*n = 0;
 	while (rlog_reader_next(r, &ev) > 0) {
 		const struct rlog_schema *s = rlog_reader_schema(r, &ev);
@@ -135,9 +137,20 @@ static double run_read(const char *in, uint64_t *n)
 			(void)rlog__convert_fields(s, &ev, v);
 		(*n)++;
 	}
-	double dt = now_s() - t0;
 	rlog_reader_close(r);
-	return dt;
+	return now_s() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
@@ -158,25 +171,24 @@ int main(int argc, char **argv)
 	}
 	fg_file_free(&f);
 
-	double best_p = 1e30, best_c = 1e30, best_r = 1e30;
+	double tp[101], tc[101], tr[101];
 	uint64_t nr = 0;
 	struct rlog__convert_stats sp, sc;
 	for (unsigned i = 0; i < o.runs; i++) {
-		double p = run(in, out, true, &sp), c = run(in, out, false, &sc);
-		double rd = run_read(in, &nr);
-		best_r = rd < best_r ? rd : best_r;
-		best_p = p < best_p ? p : best_p;
-		best_c = c < best_c ? c : best_c;
+		tp[i] = run(in, out, true, &sp);
+		tc[i] = run(in, out, false, &sc);
+		tr[i] = run_read(in, &nr);
 	}
+	double med_p = median(tp, o.runs), med_c = median(tc, o.runs), med_r = median(tr, o.runs);
 	unlink(in);
 	printf("events: %" PRIu64 "\n", sp.events_read);
-	printf("perfetto_events_per_s: %.0f\n", (double)sp.events_read / best_p);
+	printf("perfetto_events_per_s: %.0f\n", (double)sp.events_read / med_p);
 	printf("perfetto_bytes: %" PRIu64 "\n", sp.bytes_written);
 	printf("perfetto_bytes_per_event: %.2f\n", (double)sp.bytes_written / (double)sp.events_read);
-	printf("chrome_events_per_s: %.0f\n", (double)sc.events_read / best_c);
+	printf("chrome_events_per_s: %.0f\n", (double)sc.events_read / med_c);
 	printf("chrome_bytes: %" PRIu64 "\n", sc.bytes_written);
 	printf("chrome_bytes_per_event: %.2f\n", (double)sc.bytes_written / (double)sc.events_read);
 	printf("perfetto_vs_chrome_size: %.3f\n", (double)sp.bytes_written / (double)sc.bytes_written);
-	printf("read_events_per_s: %.0f\n", (double)nr / best_r);
+	printf("read_events_per_s: %.0f\n", (double)nr / med_r);
 	return 0;
 }

@@ -197,6 +197,14 @@ static unsigned check_row_values(const struct rlog_schema *s, const struct rlog_
 			return 100 + i;
 	if (off != ev->length)
 		return 99;
+	/* The one-pass decoder the converters use gives the same values. */
+	struct rlog_value all[11];
+	if (rlog__values_decode(s, ev->payload, ev->length, all) != 11)
+		return 98;
+	for (unsigned i = 0; i < 11; i++)
+		if (all[i].field != v[i].field || all[i].v.u != v[i].v.u ||
+		    all[i].bytes != v[i].bytes || all[i].len != v[i].len)
+			return 120 + i;
 	double f = w->f64;
 	size_t sl = w->str ? strlen(w->str) : 0;
 	unsigned bad = 0;
@@ -803,8 +811,51 @@ static void session_starved(void)
 	unlink(path);
 }
 
+/*
+ * rlog__values_decode against rlog__value_decode field by field, on a
+ * payload of every length from 0 to one byte past a whole one (a u8, an
+ * i16, a string, 3 bytes): the same values where both accept, and the
+ * same refusals (a field cut short, a string's length past the end,
+ * bytes left over).
+ */
+static void values_decode_rules(void)
+{
+	static const struct rlog_field f[] = {
+		{ RLOG_FIELD_U8, 0, "a" }, { RLOG_FIELD_I16, 0, "b" },
+		{ RLOG_FIELD_STRING, 0, "c" }, { RLOG_FIELD_BYTES, 3, "d" },
+	};
+	const struct rlog_schema s = { 1100, RLOG_KIND_EVENT, 0, 4, "rules", f };
+	/* u8 200, i16 -2, "xyz", bytes 1 2 3, one more byte */
+	static const uint8_t p[] = { 200, 0xfe, 0xff, 3, 0, 'x', 'y', 'z', 1, 2, 3, 9 };
+	unsigned agree = 0, whole = 0;
+	for (size_t len = 0; len <= sizeof(p); len++) {
+		struct rlog_value one[4], all[4];
+		size_t off = 0;
+		unsigned i = 0;
+		while (i < 4 && rlog__value_decode(&s, i, p, len, &off, &one[i]) == 1)
+			i++;
+		int want = i == 4 && off == len ? 4 : -EBADMSG;
+		int got = rlog__values_decode(&s, p, len, all);
+		bool same = got == want;
+		for (unsigned k = 0; same && got == 4 && k < 4; k++)
+			same = all[k].field == one[k].field && all[k].v.u == one[k].v.u &&
+			       all[k].bytes == one[k].bytes && all[k].len == one[k].len;
+		agree += same;
+		whole += got == 4;
+	}
+	ok(agree == sizeof(p) + 1, "values_decode: agrees with value_decode at every length (%u of %zu)",
+	   agree, sizeof(p) + 1);
+	ok(whole == 1, "values_decode: only the whole payload (11 bytes) matches (%u lengths)", whole);
+	struct rlog_value v[4];
+	ok(rlog__values_decode(&s, p, 11, v) == 4 && v[0].v.u == 200 && v[1].v.i == -2 &&
+		   v[2].len == 3 && memcmp(v[2].bytes, "xyz", 3) == 0 && v[3].len == 3 &&
+		   v[3].bytes == p + 8,
+	   "values_decode: u8 200, i16 -2, \"xyz\", bytes at +8");
+}
+
 int main(void)
 {
+	values_decode_rules();
 	session_full();
 	session_starved();
 	return done_testing();

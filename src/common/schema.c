@@ -197,12 +197,84 @@ int rlog__value_decode(const struct rlog_schema *s, unsigned idx, const uint8_t 
 	return 1;
 }
 
-bool rlog__payload_matches(const struct rlog_schema *s, const uint8_t *payload, size_t len)
+int rlog__values_decode(const struct rlog_schema *s, const uint8_t *payload, size_t len,
+			struct rlog_value *v)
 {
 	size_t off = 0;
-	struct rlog_value v;
-	for (unsigned i = 0; i < s->field_count; i++)
-		if (rlog__value_decode(s, i, payload, len, &off, &v) < 0)
-			return false;
-	return off == len;
+	for (unsigned i = 0; i < s->field_count; i++, v++) {
+		const struct rlog_field *f = &s->fields[i];
+		size_t left = len - off; /* off <= len throughout */
+		const uint8_t *p = payload + off;
+		v->field = f;
+		v->bytes = NULL;
+		v->len = 0;
+		v->v.u = 0;
+		/* The loads are memcpy's: the formats are little-endian, and
+		 * so is every target we build for (record.h). */
+		switch (f->type) {
+		case RLOG_FIELD_U8:
+		case RLOG_FIELD_I8:
+			if (left < 1)
+				return -EBADMSG;
+			v->v.u = f->type == RLOG_FIELD_U8 ? p[0] : (uint64_t)(int64_t)(int8_t)p[0];
+			off += 1;
+			break;
+		case RLOG_FIELD_U16:
+		case RLOG_FIELD_I16: {
+			uint16_t x;
+			if (left < 2)
+				return -EBADMSG;
+			memcpy(&x, p, 2);
+			v->v.u = f->type == RLOG_FIELD_U16 ? x : (uint64_t)(int64_t)(int16_t)x;
+			off += 2;
+			break;
+		}
+		case RLOG_FIELD_U32:
+		case RLOG_FIELD_I32: {
+			uint32_t x;
+			if (left < 4)
+				return -EBADMSG;
+			memcpy(&x, p, 4);
+			v->v.u = f->type == RLOG_FIELD_U32 ? x : (uint64_t)(int64_t)(int32_t)x;
+			off += 4;
+			break;
+		}
+		case RLOG_FIELD_U64:
+		case RLOG_FIELD_I64:
+		case RLOG_FIELD_F64:
+			if (left < 8)
+				return -EBADMSG;
+			memcpy(&v->v.u, p, 8);
+			off += 8;
+			break;
+		case RLOG_FIELD_BYTES:
+			if (f->count == 0 || left < f->count)
+				return -EBADMSG;
+			v->bytes = p;
+			v->len = f->count;
+			off += f->count;
+			break;
+		case RLOG_FIELD_STRING: {
+			uint16_t sl;
+			if (left < 2)
+				return -EBADMSG;
+			memcpy(&sl, p, 2);
+			if (left - 2 < sl)
+				return -EBADMSG;
+			v->bytes = p + 2;
+			v->len = sl;
+			off += 2u + sl;
+			break;
+		}
+		default:
+			return -EBADMSG;
+		}
+	}
+	return off == len ? (int)s->field_count : -EBADMSG;
+}
+
+bool rlog__payload_matches(const struct rlog_schema *s, const uint8_t *payload, size_t len)
+{
+	struct rlog_value v[RLOG_SCHEMA_MAX_FIELDS];
+	return rlog__values_decode(s, payload, len, v) >= 0;
 }

@@ -6,10 +6,12 @@
 #ifndef RLOG_COMMON_SCHEMA_H
 #define RLOG_COMMON_SCHEMA_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ringlog/format.h"
 #include "ringlog/schema.h"
 
 /* Size of a field's fixed part in a payload (STRING: its u16 length);
@@ -44,6 +46,31 @@ int rlog__value_decode(const struct rlog_schema *s, unsigned idx, const uint8_t 
 		       size_t len, size_t *off, struct rlog_value *v);
 
 /* True if the payload holds exactly the schema's fields. */
+/*
+ * The span rule of rlog_event_field_count (<ringlog/reader.h>), for an
+ * event of a span's schema: -EBADMSG unless it is a FLAGGED record with
+ * flag RLOG_SPAN_BEGIN or RLOG_SPAN_END; 0 for an END without payload
+ * (no fields); 1 for a BEGIN, whose payload holds the schema's fields.
+ */
+static inline int rlog__span_rule(bool flagged, uint16_t flag, uint16_t length)
+{
+	if (!flagged)
+		return -EBADMSG;
+	if (flag == RLOG_SPAN_END)
+		return length == 0 ? 0 : -EBADMSG;
+	return flag == RLOG_SPAN_BEGIN ? 1 : -EBADMSG;
+}
+
+/*
+ * Decodes every field of a payload of len bytes into v[0 .. field_count),
+ * in one pass: what rlog__value_decode gives field by field.  Returns
+ * field_count, or -EBADMSG if the payload does not hold exactly those
+ * fields (too short for one, or bytes left over): rlog__payload_matches's
+ * answer (v is then partly filled).
+ */
+int rlog__values_decode(const struct rlog_schema *s, const uint8_t *payload, size_t len,
+			struct rlog_value *v);
+
 bool rlog__payload_matches(const struct rlog_schema *s, const uint8_t *payload, size_t len);
 
 #endif

@@ -31,6 +31,7 @@
 #include "map.h"
 #include "names.h"
 #include "region_abi.h"
+#include "schema.h"
 #include "vec.h"
 #include "ringlog/reader.h"
 
@@ -178,12 +179,12 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 static inline int rlog__convert_fields(const struct rlog_schema *s, const struct rlog_event *ev,
 				       struct rlog_value *v)
 {
-	int nf = rlog_event_field_count(s, ev);
-	size_t off = 0;
-	for (int i = 0; i < nf; i++)
-		if (rlog_event_field(s, ev, (unsigned)i, &off, &v[i]) != 1)
-			return -EBADMSG;
-	return nf;
+	if (s->kind == RLOG_KIND_SPAN) {
+		int rule = rlog__span_rule(ev->flagged, ev->flag, ev->length);
+		if (rule <= 0)
+			return rule;
+	}
+	return rlog__values_decode(s, ev->payload, ev->length, v);
 }
 
 /*

@@ -147,6 +147,21 @@ struct ctrack {
 	char *name;
 };
 
+/*
+ * The interned ids of a schema's names in the current file: its name, its
+ * category and its fields' annotation names, so that an event of a type
+ * seen before costs no hashing nor comparing of names.  A direct-mapped
+ * cache by the schema's address (the reader keeps a schema in place until
+ * it is closed); gen 0 or another file's: not valid.
+ */
+#define SCACHE 256u
+struct scache {
+	const struct rlog_schema *s;
+	unsigned gen;
+	uint64_t name_iid, cat_iid;
+	uint64_t ann_iid[RLOG_SCHEMA_MAX_FIELDS];
+};
+
 struct pf {
 	struct rlog_reader *r;
 	const struct rlog_reader_info *info;
@@ -183,6 +198,7 @@ struct pf {
 	struct rlog__buf ptree;   /* a ProcessTree being filled (the rundown's records) */
 	uint64_t ptree_ts;
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
+	struct scache *scache;    /* SCACHE entries */
 };
 
 /* ------------------------------------------------------------------ */
@@ -302,19 +318,39 @@ static int flush_out(struct pf *c)
 static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const struct rlog__buf *body)
 {
 	struct rlog__buf *b = &c->out;
-	size_t at = pb_open(b, TRACE_PACKET);
+	/* Its length known before it is written (every part is), so that
+	 * it goes out in one pass with one check for room.  The sequence id
+	 * and flags are 1-byte varints, their tags too. */
+	uint64_t dt = ts - c->prev_ts;
+	size_t n = (ts_set ? 1 + pb_varint_size(dt) : 0) + 4 +
+		   (c->in.len ? 1 + pb_varint_size(c->in.len) + c->in.len : 0) +
+		   pb_varint_size((uint64_t)field << 3 | PB_LEN) + pb_varint_size(body->len) + body->len;
+	if (!rlog__buf_need(b, 1 + 10 + n))
+		return -ENOMEM;
+	char *p = b->p + b->len, *p0 = p;
+	*p++ = (char)(TRACE_PACKET << 3 | PB_LEN);
+	p += pb_varint_at(p, n);
 	if (ts_set) {
-		pb_uint(b, TP_TIMESTAMP, ts - c->prev_ts);
+		*p++ = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
+		p += pb_varint_at(p, dt);
 		c->prev_ts = ts;
 	}
-	pb_uint(b, TP_SEQ_ID, SEQ_ID);
-	pb_uint(b, TP_SEQ_FLAGS, SEQ_NEEDS);
+	*p++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
+	*p++ = (char)SEQ_ID;
+	*p++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
+	*p++ = (char)SEQ_NEEDS;
 	if (c->in.len) {
-		pb_bytes(b, TP_INTERNED, c->in.p, c->in.len);
+		*p++ = (char)(TP_INTERNED << 3 | PB_LEN);
+		p += pb_varint_at(p, c->in.len);
+		memcpy(p, c->in.p, c->in.len);
+		p += c->in.len;
 		c->in.len = 0;
 	}
-	pb_bytes(b, field, body->p, body->len);
-	pb_close(b, at);
+	p += pb_varint_at(p, (uint64_t)field << 3 | PB_LEN);
+	p += pb_varint_at(p, body->len);
+	memcpy(p, body->p, body->len);
+	p += body->len;
+	b->len += (size_t)(p - p0);
 	if (c->st)
 		c->st->packets++;
 	if (b->len >= OUT_FLUSH)
@@ -554,6 +590,20 @@ static int counter_track(struct pf *c, struct rlog__map *m, uint64_t key, uint32
 /* ------------------------------------------------------------------ */
 /* Track events                                                        */
 
+/* Starts c->te as a TrackEvent of type on track with the interned name
+ * and category cat_iid (0: none). */
+static void te_start_iid(struct pf *c, unsigned type, uint64_t track, uint64_t name_iid,
+			 uint64_t cat_iid)
+{
+	struct rlog__buf *b = &c->te;
+	b->len = 0;
+	if (cat_iid)
+		pb_uint(b, TE_CATEGORY_IIDS, cat_iid);
+	pb_uint(b, TE_TYPE, type);
+	pb_uint(b, TE_TRACK, track);
+	pb_uint(b, TE_NAME_IID, name_iid);
+}
+
 /* Starts c->te as a TrackEvent of type on track with name and category
  * (interned; NULL: none). */
 static int te_start(struct pf *c, unsigned type, uint64_t track, const char *name, size_t nlen,
@@ -578,15 +628,20 @@ static int te_start(struct pf *c, unsigned type, uint64_t track, const char *nam
 	return 0;
 }
 
-/* Opens a debug annotation named name (interned); pb_close() it. */
-static size_t ann_open(struct pf *c, const char *name)
+/* Opens a debug annotation of interned name iid; pb_close() it. */
+static size_t ann_open_iid(struct pf *c, uint64_t iid)
 {
 	size_t at = pb_open(&c->te, TE_ANNOTATIONS);
-	uint64_t iid = intern(c, &c->anns, name, strlen(name));
 	pb_uint(&c->te, DA_NAME_IID, iid);
 	if (!iid)
 		c->te.oom = true;
 	return at;
+}
+
+/* Opens a debug annotation named name (interned); pb_close() it. */
+static size_t ann_open(struct pf *c, const char *name)
+{
+	return ann_open_iid(c, intern(c, &c->anns, name, strlen(name)));
 }
 
 static void ann_uint(struct pf *c, const char *name, uint64_t v)
@@ -617,11 +672,11 @@ static void ann_str(struct pf *c, const char *name, const void *p, size_t n)
 	pb_close(&c->te, at);
 }
 
-static void ann_hex(struct pf *c, const char *name, const void *p, size_t n)
+/* n bytes at p as a hex string_value (in an open annotation). */
+static void hex_value(struct pf *c, const void *p, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
 	const uint8_t *s = p;
-	size_t at = ann_open(c, name);
 	pb_tag(&c->te, DA_STRING, PB_LEN);
 	pb_varint(&c->te, 2 * n);
 	if (rlog__buf_need(&c->te, 2 * n)) {
@@ -632,32 +687,67 @@ static void ann_hex(struct pf *c, const char *name, const void *p, size_t n)
 		}
 		c->te.len += 2 * n;
 	}
+}
+
+static void ann_hex(struct pf *c, const char *name, const void *p, size_t n)
+{
+	size_t at = ann_open(c, name);
+	hex_value(c, p, n);
 	pb_close(&c->te, at);
 }
 
-/* A decoded value, by its type: ints, doubles, strings; bytes as hex. */
-static void ann_value(struct pf *c, const char *name, const struct rlog_value *v)
+/* A decoded value, by its type: ints, doubles, strings; bytes as hex;
+ * its name interned as iid. */
+static void ann_value_iid(struct pf *c, uint64_t iid, const struct rlog_value *v)
 {
+	unsigned type = v->field->type;
+	if (type >= RLOG_FIELD_U8 && type <= RLOG_FIELD_F64 && iid &&
+	    rlog__buf_need(&c->te, 2 + 11 + 11)) {
+		/* A number: the annotation's length is known before it is
+		 * written, so it goes straight in (at most 24 bytes). */
+		bool dbl = type == RLOG_FIELD_F64;
+		unsigned vt = dbl ? DA_DOUBLE : type <= RLOG_FIELD_U64 ? DA_UINT : DA_INT;
+		unsigned n = 1 + pb_varint_size(iid) + 1 + (dbl ? 8 : pb_varint_size(v->v.u));
+		char *p = c->te.p + c->te.len, *p0 = p;
+		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+		*p++ = (char)n;
+		*p++ = (char)(DA_NAME_IID << 3 | PB_VARINT);
+		p += pb_varint_at(p, iid);
+		*p++ = (char)(vt << 3 | (dbl ? PB_FIXED64 : PB_VARINT));
+		if (dbl) {
+			memcpy(p, &v->v.f, 8); /* little endian, as the wire */
+			p += 8;
+		} else {
+			p += pb_varint_at(p, v->v.u);
+		}
+		c->te.len += (size_t)(p - p0);
+		return;
+	}
+	size_t at = ann_open_iid(c, iid);
 	switch (v->field->type) {
 	case RLOG_FIELD_U8: case RLOG_FIELD_U16: case RLOG_FIELD_U32: case RLOG_FIELD_U64:
-		ann_uint(c, name, v->v.u);
+		pb_uint(&c->te, DA_UINT, v->v.u);
 		break;
 	case RLOG_FIELD_I8: case RLOG_FIELD_I16: case RLOG_FIELD_I32: case RLOG_FIELD_I64:
-		ann_int(c, name, v->v.i);
+		pb_uint(&c->te, DA_INT, (uint64_t)v->v.i);
 		break;
-	case RLOG_FIELD_F64: {
-		size_t at = ann_open(c, name);
+	case RLOG_FIELD_F64:
 		pb_double(&c->te, DA_DOUBLE, v->v.f);
-		pb_close(&c->te, at);
 		break;
-	}
 	case RLOG_FIELD_BYTES:
-		ann_hex(c, name, v->bytes, v->len);
+		hex_value(c, v->bytes, v->len);
 		break;
 	default: /* STRING */
-		ann_str(c, name, v->bytes, v->len);
+		put_str(c, &c->te, DA_STRING, v->bytes, v->len);
 		break;
 	}
+	pb_close(&c->te, at);
+}
+
+/* The same, named name. */
+static void ann_value(struct pf *c, const char *name, const struct rlog_value *v)
+{
+	ann_value_iid(c, intern(c, &c->anns, name, strlen(name)), v);
 }
 
 static int te_out(struct pf *c, int64_t ns)
@@ -676,22 +766,66 @@ static void cat_text(char *buf, const struct rlog_schema *s)
 	memmove(buf, p, (size_t)(e - p) + 1);
 }
 
+/*
+ * The interned ids of schema s's names in this file, interned now if they
+ * are not yet (in the order te_start and the annotations would intern
+ * them: category, name, fields, so that the output is the same).  NULL
+ * when out of memory.
+ */
+static const struct scache *schema_iids(struct pf *c, const struct rlog_schema *s)
+{
+	struct scache *e = &c->scache[((uintptr_t)s >> 4) % SCACHE];
+	if (e->s == s && e->gen == c->gen)
+		return e;
+	char cat[4];
+	cat_text(cat, s);
+	e->s = NULL;
+	e->cat_iid = intern(c, &c->cats, cat, strlen(cat));
+	e->name_iid = intern(c, &c->names, s->name, strlen(s->name));
+	if (!e->cat_iid || !e->name_iid)
+		return NULL;
+	for (unsigned i = 0; i < s->field_count; i++) {
+		const char *n = s->fields[i].name;
+		if (!(e->ann_iid[i] = intern(c, &c->anns, n, strlen(n))))
+			return NULL;
+	}
+	e->s = s;
+	e->gen = c->gen;
+	return e;
+}
+
+/* Starts c->te as a TrackEvent of type on track named after schema s,
+ * with its fields (c->vals) as annotations.  Returns 0 or -ENOMEM. */
+static int schema_te(struct pf *c, unsigned type, uint64_t track, const struct rlog_schema *s)
+{
+	const struct scache *e = schema_iids(c, s);
+	if (!e)
+		return -ENOMEM;
+	te_start_iid(c, type, track, e->name_iid, e->cat_iid);
+	for (unsigned i = 0; i < s->field_count; i++)
+		ann_value_iid(c, e->ann_iid[i], &c->vals[i]);
+	return 0;
+}
+
 /* A span's begin, on its thread's track; continued: re-begun at the start
  * of a file or of the window, its fields left in the earlier part. */
 static int begin_out(struct pf *c, struct thread *t, const struct rlog_schema *s, int64_t ns,
 		     bool continued, bool untimed)
 {
-	char cat[4];
-	cat_text(cat, s);
 	int rc = thread_track(c, t);
-	if (rc == 0)
-		rc = te_start(c, SLICE_BEGIN, t->uuid, s->name, strlen(s->name), cat);
 	if (rc < 0)
 		return rc;
-	if (continued)
+	if (!continued) {
+		if (schema_te(c, SLICE_BEGIN, t->uuid, s) < 0)
+			return -ENOMEM;
+	} else {
+		char cat[4];
+		cat_text(cat, s);
+		rc = te_start(c, SLICE_BEGIN, t->uuid, s->name, strlen(s->name), cat);
+		if (rc < 0)
+			return rc;
 		ann_bool(c, "continued", true);
-	for (unsigned i = 0; !continued && i < s->field_count; i++)
-		ann_value(c, s->fields[i].name, &c->vals[i]);
+	}
 	if (untimed)
 		ann_bool(c, "untimed", true);
 	return te_out(c, ns);
@@ -933,16 +1067,23 @@ static int schema_event_out(struct pf *c, struct thread *t, const struct rlog_sc
 		return 0;
 	if (s->kind == RLOG_KIND_COUNTER)
 		return schema_counter_out(c, s, ev);
-	char name[300], cat[4];
-	size_t n = rlog__convert_event_name(name, sizeof(name), ev, s, true);
-	cat_text(cat, s);
 	int rc = thread_track(c, t);
-	if (rc == 0)
-		rc = te_start(c, INSTANT, t->uuid, name, n, cat);
 	if (rc < 0)
 		return rc;
-	for (unsigned i = 0; i < s->field_count; i++)
-		ann_value(c, s->fields[i].name, &c->vals[i]);
+	if (!ev->flagged) {
+		/* Named after its schema alone: the names' ids are cached. */
+		if (schema_te(c, INSTANT, t->uuid, s) < 0)
+			return -ENOMEM;
+	} else {
+		char name[300], cat[4];
+		size_t n = rlog__convert_event_name(name, sizeof(name), ev, s, true);
+		cat_text(cat, s);
+		rc = te_start(c, INSTANT, t->uuid, name, n, cat);
+		if (rc < 0)
+			return rc;
+		for (unsigned i = 0; i < s->field_count; i++)
+			ann_value(c, s->fields[i].name, &c->vals[i]);
+	}
 	if (!ev->has_time)
 		ann_bool(c, "untimed", true);
 	return te_out(c, ev->time_ns);
@@ -1337,6 +1478,7 @@ static void pf_free(struct pf *c)
 	free(c->in.p);
 	free(c->tmp.p);
 	free(c->fix.p);
+	free(c->scache);
 }
 
 int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__perfetto_opts *opt,
@@ -1362,7 +1504,8 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 	c.anns.field = ID_ANNOTATION_NAMES;
 	if (st)
 		memset(st, 0, sizeof(*st));
-	if (!rlog__buf_need(&c.out, OUT_FLUSH + 65536)) {
+	c.scache = calloc(SCACHE, sizeof(*c.scache));
+	if (!c.scache || !rlog__buf_need(&c.out, OUT_FLUSH + 65536)) {
 		rc = -ENOMEM;
 		goto out;
 	}

@@ -46,6 +46,8 @@
 #define RLOG__FILE_HDR_MIN 64u    /* a version 1.0 file header */
 #define RLOG__FILE_HDR_MARKER 176u /* a file header with the LOG_MARKER copy */
 #define RLOG__NO_BLOCK SIZE_MAX
+/* Entries of the schema lookup cache (schema.c). */
+#define RLOG__SCHEMA_CACHE 64u
 /* Block offsets the merge's thread queues hold at most, in all (8 bytes
  * each: 2 MiB; merge.c). */
 #define RLOG__QUEUE_MAX ((size_t)1 << 18)
@@ -284,7 +286,7 @@ struct rlog_reader {
 	struct rlog__schema_entry *schemas; /* one per (pid, id) ... */
 	size_t nschemas, schemas_cap;
 	struct rlog__map schema_map; /* ... found by pid << 16 | id */
-	size_t schema_last;    /* lookup cache: an index, or SIZE_MAX */
+	uint32_t schema_cache[RLOG__SCHEMA_CACHE]; /* lookup cache: an index + 1, or 0 */
 	uint64_t bad_schemas;
 	uint64_t bad_schema_offset;
 

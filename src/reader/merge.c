@@ -266,6 +266,29 @@ static int stream_advance(struct rlog_reader *r, struct rlog__thread *t)
 			continue;
 		}
 		size_t off = b->offset + RLOG__BLOCK_HDR_SIZE + s->pos;
+		/* The common record (an unflagged event), in a few
+		 * instructions: what the full rules below accept of it. */
+		uint32_t h;
+		uint32_t psz = b->flags & RLOG_BLOCK_FLAG_METADATA
+				       ? 0
+				       : rlog__record_plain(r->data + off, b->walk_size - s->pos,
+							    &s->cursor, &h);
+		if (psz) {
+			bool timed = rlog__hdr_has_time(h);
+			s->rec.hdr = h;
+			s->rec.id = (uint16_t)rlog__hdr_id(h);
+			s->rec.flag = 0;
+			s->rec.flagged = false;
+			s->rec.has_time = timed;
+			s->rec.time_low = timed ? (uint32_t)s->cursor : 0;
+			s->rec.length = (uint16_t)rlog__hdr_length(h);
+			s->rec.payload = r->data + off + (timed ? 8 : 4);
+			s->rec.size = psz;
+			s->pos += psz;
+			s->ticks = s->cursor;
+			s->rec_offset = off;
+			return 1;
+		}
 		int sz = rlog__record_decode(r->data + off, b->walk_size - s->pos, &s->rec);
 		if (sz < 0 || rlog__record_check(&s->rec, b->flags) < 0 ||
 		    rlog__time_apply(&s->cursor, &s->rec) < 0) {
@@ -291,7 +314,7 @@ static int stream_advance(struct rlog_reader *r, struct rlog__thread *t)
 	}
 }
 
-static bool heap_less(const struct rlog_reader *r, size_t a, size_t b)
+static inline bool heap_less(const struct rlog_reader *r, size_t a, size_t b)
 {
 	const struct rlog__stream *x = &r->threads[a].s, *y = &r->threads[b].s;
 	if (x->ticks != y->ticks)
@@ -315,6 +338,19 @@ static void sift_down(struct rlog_reader *r, size_t i)
 		r->heap[m] = t;
 		i = m;
 	}
+}
+
+/*
+ * Whether thread ti, on top of the heap, stays there with its next event:
+ * it is before both children of the root (the second-best head is one of
+ * them).  The daemon writes a thread's records in blocks, so the merge
+ * mostly takes runs of one thread's events: this one test per event
+ * replaces the sift's.
+ */
+static inline bool run_goes_on(const struct rlog_reader *r, size_t ti)
+{
+	size_t n = r->nheap;
+	return (n < 2 || heap_less(r, ti, r->heap[1])) && (n < 3 || heap_less(r, ti, r->heap[2]));
 }
 
 void rlog__merge_queue_max(struct rlog_reader *r, size_t max)
@@ -417,8 +453,11 @@ int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
 
 	/* ev points into the file, not into s: advancing is safe. */
 	int rc = stream_advance(r, t);
-	if (rc <= 0)
+	if (rc <= 0) {
 		r->heap[0] = r->heap[--r->nheap];
-	sift_down(r, 0);
+		sift_down(r, 0);
+	} else if (!run_goes_on(r, ti)) {
+		sift_down(r, 0);
+	}
 	return rc < 0 ? rc : 1;
 }

@@ -40,7 +40,6 @@ static int reader_new(const void *data, size_t size, struct rlog_reader **out)
 	r->seg_end = size;
 	r->fd = -1;
 	r->queue_max = RLOG__QUEUE_MAX;
-	r->schema_last = SIZE_MAX;
 	*out = r;
 	return 0;
 }

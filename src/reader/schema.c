@@ -64,15 +64,19 @@ static uint64_t schema_key(uint32_t pid, uint16_t id)
 
 static struct rlog__schema_entry *schema_find(struct rlog_reader *r, uint32_t pid, uint16_t id)
 {
-	if (r->schema_last < r->nschemas) {
-		struct rlog__schema_entry *e = &r->schemas[r->schema_last];
+	/* A few event types take turns (a span's begin and end, the events
+	 * inside it): a small direct-mapped cache of the entries found last
+	 * answers them without the hash map. */
+	uint32_t *slot = &r->schema_cache[(id ^ pid * 0x9e3779b1u) % RLOG__SCHEMA_CACHE];
+	if (*slot != 0) {
+		struct rlog__schema_entry *e = &r->schemas[*slot - 1];
 		if (e->pid == pid && e->id == id)
 			return e;
 	}
 	uint32_t i = rlog__map_get(&r->schema_map, schema_key(pid, id));
 	if (i == RLOG__MAP_NONE)
 		return NULL;
-	r->schema_last = i;
+	*slot = i + 1;
 	return &r->schemas[i];
 }
 
@@ -364,12 +368,9 @@ int rlog_event_field_count(const struct rlog_schema *s, const struct rlog_event 
 	if (s == NULL || ev == NULL)
 		return -EINVAL;
 	if (s->kind == RLOG_KIND_SPAN) {
-		if (!ev->flagged)
-			return -EBADMSG;
-		if (ev->flag == RLOG_SPAN_END)
-			return ev->length == 0 ? 0 : -EBADMSG;
-		if (ev->flag != RLOG_SPAN_BEGIN)
-			return -EBADMSG;
+		int rule = rlog__span_rule(ev->flagged, ev->flag, ev->length);
+		if (rule <= 0)
+			return rule;
 	}
 	return rlog__payload_matches(s, ev->payload, ev->length) ? s->field_count : -EBADMSG;
 }
