@@ -133,7 +133,8 @@ static void enter_state(struct rlog_sched *s, struct rlog_sched_thread *t, int s
 					      t->since_ns, rlog__sat_add(t->since_ns, d));
 	if (s->sink.run && t->state == RLOG_SCHED_RUNNING && state != RLOG_SCHED_RUNNING &&
 	    s->sink_err == 0)
-		s->sink_err = s->sink.run(s->sink.arg, t, t->cpu, t->run_since_ns, rlog__sat_add(t->since_ns, d));
+		s->sink_err = s->sink.run(s->sink.arg, t, t->cpu, t->run_since_ns,
+					  rlog__sat_add(t->since_ns, d));
 	switch (t->state) {
 	case RLOG_SCHED_RUNNING: t->oncpu_ns = rlog__sat_add(t->oncpu_ns, d); break;
 	case RLOG_SCHED_RUNNABLE: t->runnable_ns = rlog__sat_add(t->runnable_ns, d); break;
