@@ -35,6 +35,7 @@
 #include "tap.h"
 #include "test_convert_fixture.h"
 #include "proc_run.h"
+#include "sched_fields.h"
 
 #define HOSTILE_THREAD "</script><script>document.title='pwned-thread'</script>"
 #define HOSTILE_PROCESS "<!--<script>document.title='pwned-process'//"
@@ -44,27 +45,12 @@
 #define WIN_T0 1000
 #define WIN_T1 2000
 
-static const struct fg_field f_switch[] = {
-	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" },
-	{ RLOG_FIELD_I32, 0, "prev_tid" }, { RLOG_FIELD_I64, 0, "prev_state" },
-	{ RLOG_FIELD_I32, 0, "prev_prio" }, { RLOG_FIELD_I32, 0, "next_tid" },
-	{ RLOG_FIELD_I32, 0, "next_prio" }, { RLOG_FIELD_STRING, 0, "prev_comm" },
-	{ RLOG_FIELD_STRING, 0, "next_comm" } };
-
 /* A sched_switch on the CPU of block b (docs/FORMAT.md, "System events"). */
 static void sw(struct fg_block *b, uint64_t t, int32_t prev, int32_t next, const char *nc)
 {
 	struct fg_buf p = { 0 };
-	fg_u32(&p, 100);
-	fg_u32(&p, (uint32_t)prev);
-	fg_u32(&p, (uint32_t)prev);
-	fg_u64(&p, 1); /* S: it sleeps */
-	fg_u32(&p, 120);
-	fg_u32(&p, (uint32_t)next);
-	fg_u32(&p, 120);
-	fg_str(&p, "x", 1);
-	fg_str(&p, nc, strlen(nc));
-	fx_rec(b, t, 64, -1, p.p, p.len);
+	sf_switch_payload(&p, 100, prev, 1 /* S: it sleeps */, "x", next, nc);
+	fx_rec(b, t, SF_ID_SWITCH, -1, p.p, p.len);
 	free(p.p);
 }
 
@@ -77,7 +63,8 @@ static void build(struct fg_file *f)
 	struct fg_block b;
 	fx_build(f);
 	fg_block_begin(&b, 0, 0xffffffffu, FX_START, 0x0005);
-	fg_schema(&b, (uint32_t)(FX_START + 90), 64, RLOG_KIND_EVENT, 0, "sched_switch", f_switch, 9);
+	fg_schema(&b, (uint32_t)(FX_START + 90), SF_ID_SWITCH, RLOG_KIND_EVENT, 0, "sched_switch",
+		  sf_switch, 9);
 	fg_block_end(f, &b);
 	fg_block_begin(&b, 0, 0, FX_START, 0x0005);
 	sw(&b, 1100, 0, 101, "main");

@@ -12,6 +12,7 @@
 #include "filegen.h"
 #include "proc_run.h"
 #include "json.h"
+#include "sched_fields.h"
 #include "tap.h"
 
 #define S 1000000ull
@@ -22,12 +23,6 @@
 enum { ID_SWITCH = 64, ID_WAKEUP = 65, ID_MIGRATE = 68, ID_TRUNDOWN = 79, ID_ENTER = 80,
        ID_EXIT = 81, ID_FAULT = 88 };
 
-static const struct fg_field f_switch[] = {
-	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" },
-	{ RLOG_FIELD_I32, 0, "prev_tid" }, { RLOG_FIELD_I64, 0, "prev_state" },
-	{ RLOG_FIELD_I32, 0, "prev_prio" }, { RLOG_FIELD_I32, 0, "next_tid" },
-	{ RLOG_FIELD_I32, 0, "next_prio" }, { RLOG_FIELD_STRING, 0, "prev_comm" },
-	{ RLOG_FIELD_STRING, 0, "next_comm" } };
 static const struct fg_field f_wakeup[] = {
 	{ RLOG_FIELD_U32, 0, "pid" }, { RLOG_FIELD_U32, 0, "tid" },
 	{ RLOG_FIELD_I32, 0, "target_tid" }, { RLOG_FIELD_I32, 0, "prio" },
@@ -67,15 +62,7 @@ static void sw(struct fg_block *b, uint64_t us, uint32_t pid, int32_t prev, int6
 	       const char *pc, int32_t next, const char *nc)
 {
 	struct fg_buf p = { 0 };
-	fg_u32(&p, pid);
-	fg_u32(&p, (uint32_t)prev);
-	fg_u32(&p, (uint32_t)prev);
-	fg_u64(&p, (uint64_t)state);
-	fg_u32(&p, 120);
-	fg_u32(&p, (uint32_t)next);
-	fg_u32(&p, 120);
-	fg_str(&p, pc, strlen(pc));
-	fg_str(&p, nc, strlen(nc));
+	sf_switch_payload(&p, pid, prev, state, pc, next, nc);
 	emit(b, ID_SWITCH, us, &p);
 }
 
@@ -101,7 +88,7 @@ static void build(struct fg_file *f)
 
 	/* The rundown's block: the schemas, then the threads' names. */
 	fg_block_begin(&b, 0, 0xffffffffu, S, 0x0005);
-	fg_schema(&b, T(0), ID_SWITCH, RLOG_KIND_EVENT, 0, "sched_switch", f_switch, 9);
+	fg_schema(&b, T(0), ID_SWITCH, RLOG_KIND_EVENT, 0, "sched_switch", sf_switch, 9);
 	fg_schema(&b, T(0), ID_WAKEUP, RLOG_KIND_EVENT, 0, "sched_wakeup", f_wakeup, 6);
 	fg_schema(&b, T(0), ID_MIGRATE, RLOG_KIND_EVENT, 0, "sched_migrate_task", f_migrate, 6);
 	fg_schema(&b, T(0), ID_TRUNDOWN, RLOG_KIND_EVENT, 0, "thread_rundown", f_trundown, 3);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/sched.h"
+#include "satmath.h"
 #include "vec.h"
 
 /* Task state bits of sched_switch's prev_state (docs/FORMAT.md):
@@ -123,20 +124,21 @@ static struct rlog_sched_call *call(struct rlog_sched *s, int64_t id, const char
  * state: a cut, for the sink). */
 static void enter_state(struct rlog_sched *s, struct rlog_sched_thread *t, int state, int64_t now)
 {
-	int64_t d = now - t->since_ns;
+	int64_t d = rlog__sat_sub(now, t->since_ns); /* times of a file: satmath.h */
 	if (d < 0)
 		d = 0;
 	if (s->sink.segment && t->state != RLOG_SCHED_UNKNOWN && s->sink_err == 0)
 		s->sink_err = s->sink.segment(s->sink.arg, t, t->state,
 					      t->sys_enter_ns >= 0 ? s->calls[t->sys_call].name : NULL,
-					      t->since_ns, t->since_ns + d);
+					      t->since_ns, rlog__sat_add(t->since_ns, d));
 	if (s->sink.run && t->state == RLOG_SCHED_RUNNING && state != RLOG_SCHED_RUNNING &&
 	    s->sink_err == 0)
-		s->sink_err = s->sink.run(s->sink.arg, t, t->cpu, t->run_since_ns, t->since_ns + d);
+		s->sink_err = s->sink.run(s->sink.arg, t, t->cpu, t->run_since_ns,
+					  rlog__sat_add(t->since_ns, d));
 	switch (t->state) {
-	case RLOG_SCHED_RUNNING: t->oncpu_ns += d; break;
-	case RLOG_SCHED_RUNNABLE: t->runnable_ns += d; break;
-	case RLOG_SCHED_BLOCKED: t->blocked_ns += d; break;
+	case RLOG_SCHED_RUNNING: t->oncpu_ns = rlog__sat_add(t->oncpu_ns, d); break;
+	case RLOG_SCHED_RUNNABLE: t->runnable_ns = rlog__sat_add(t->runnable_ns, d); break;
+	case RLOG_SCHED_BLOCKED: t->blocked_ns = rlog__sat_add(t->blocked_ns, d); break;
 	default: break;
 	}
 	t->state = state;
@@ -219,12 +221,12 @@ static int on_syscall(struct rlog_sched *s, struct rlog_sched_thread *t, const s
 		t->sys_call = ci;
 	} else if (t->sys_enter_ns >= 0 && t->sys_id == id) {
 		struct rlog_sched_call *c = &s->calls[t->sys_call];
-		int64_t d = now - t->sys_enter_ns;
+		int64_t d = rlog__sat_sub(now, t->sys_enter_ns);
 		c->completed++;
-		c->total_ns += d;
+		c->total_ns = rlog__sat_add(c->total_ns, d);
 		if (d > c->max_ns)
 			c->max_ns = d;
-		t->syscall_ns += d;
+		t->syscall_ns = rlog__sat_add(t->syscall_ns, d);
 		t->sys_enter_ns = -1;
 	} else {
 		t->sys_enter_ns = -1; /* an exit whose entry is not in the file */

@@ -30,6 +30,7 @@
 #include "names.h"
 #include "ringlog/reader.h"
 #include "hosts.h"
+#include "satmath.h"
 #include "stats_multi.h"
 #include "term.h"
 
@@ -221,7 +222,8 @@ static double counter_rate(struct rlog_reader *r, const struct rlog_count_counte
 {
 	if (k->last_ticks <= k->first_ticks)
 		return -1.0;
-	int64_t ns = rlog_reader_time_ns(r, k->last_ticks) - rlog_reader_time_ns(r, k->first_ticks);
+	int64_t ns = rlog__sat_sub(rlog_reader_time_ns(r, k->last_ticks),
+				   rlog_reader_time_ns(r, k->first_ticks));
 	return ns > 0 ? (double)(k->total - k->first_delta) * 1e9 / (double)ns : -1.0;
 }
 
@@ -530,7 +532,7 @@ static void sched_text(struct rlog__buf *b, const char *path, struct rlog_reader
 		return;
 	}
 	char span[32];
-	ms_cell(span, sizeof(span), s->last_ns - s->first_ns);
+	ms_cell(span, sizeof(span), rlog__sat_sub(s->last_ns, s->first_ns));
 	rlog__buf_printf(b, "span:            %s ms\n\nthreads (ms):\n", span);
 	struct table t;
 	table_start(&t, 12, (const char *const[]){ "pid", "tid", "name", "on_cpu", "runnable",
@@ -672,7 +674,7 @@ static struct name_row *summarize(struct rlog_reader *r, struct summary *sm, siz
 	if (sm->c.timed) {
 		sm->first_ns = rlog_reader_time_ns(r, sm->c.first_ticks);
 		sm->last_ns = rlog_reader_time_ns(r, sm->c.last_ticks);
-		sm->duration_ns = sm->last_ns - sm->first_ns;
+		sm->duration_ns = rlog__sat_sub(sm->last_ns, sm->first_ns);
 	}
 	if (sm->duration_ns > 0)
 		sm->rate = (double)sm->c.events * 1e9 / (double)sm->duration_ns;

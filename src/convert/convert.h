@@ -67,6 +67,17 @@ struct rlog__convert_stats {
 	uint64_t process_records;  /* Perfetto: rundown records written as a ProcessTree */
 };
 
+/*
+ * Open spans kept per thread by the converters and `ringlog report`.  An
+ * end closes the innermost open begin of its ID, found by a scan of the
+ * thread's open spans: the cap keeps that scan (and Perfetto's re-begun
+ * spans) bounded on a file of unmatched begins and ends.  A begin past it
+ * ends the tracking of the thread's outermost open span, which counts as a
+ * begin never ended (its end, if it comes, as an end with no begin): deep
+ * recursion keeps its innermost levels paired (docs/CONVERT.md).
+ */
+#define RLOG__SPANS_OPEN 256
+
 /* rlog__convert_chrome() flags. */
 #define RLOG__CHROME_SPANS_BE 0x1u /* spans as "B"/"E" pairs instead of "X" */
 

@@ -44,6 +44,7 @@
 #include "map.h"
 #include "names.h"
 #include "ringlog/reader.h"
+#include "satmath.h"
 #include "vec.h"
 
 #define OUT_FLUSH (1u << 20) /* write the output once this much is pending */
@@ -365,11 +366,39 @@ static int put_counter(struct chrome *c, const struct rlog_event *ev)
 	return event_end(c);
 }
 
+/* A span never ended: a "B" event (the viewers draw it to the end of the
+ * trace); in B/E mode its "B" is already out. */
+static int put_open(struct chrome *c, const struct thread *t, struct open_span *o)
+{
+	if (c->st)
+		c->st->unmatched_begins++;
+	if (c->flags & RLOG__CHROME_SPANS_BE)
+		return 0;
+	char cat[4];
+	cat_of(cat, o->s);
+	c->untimed = o->untimed;
+	event_head(c, o->s->name, strlen(o->s->name), cat, "B", o->ns, t->pid, t->tid);
+	rlog__buf_lit(&c->out, ",\"args\":");
+	rlog__buf_put(&c->out, o->args, o->args_len);
+	free(o->args);
+	o->args = NULL;
+	return event_end(c);
+}
+
 static int span_begin(struct chrome *c, const struct rlog_schema *s, const struct rlog_event *ev)
 {
 	struct thread *t = thread_of(c, ev->pid, ev->tid);
 	if (!t)
 		return -ENOMEM;
+	if (t->depth == RLOG__SPANS_OPEN) {
+		/* The outermost open span, no longer tracked (convert.h). */
+		bool untimed = c->untimed;
+		int rc = put_open(c, t, &t->stack[0]);
+		c->untimed = untimed;
+		if (rc < 0)
+			return rc;
+		memmove(&t->stack[0], &t->stack[1], --t->depth * sizeof(*t->stack));
+	}
 	if (rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0)
 		return -ENOMEM;
 	struct open_span *o = &t->stack[t->depth];
@@ -428,7 +457,7 @@ static int span_end(struct chrome *c, const struct rlog_schema *s, const struct 
 	c->untimed = c->untimed || o.untimed; /* ts or dur rests on an inherited time */
 	event_head(c, o.s->name, strlen(o.s->name), cat, "X", o.ns, ev->pid, ev->tid);
 	rlog__buf_lit(&c->out, ",\"dur\":");
-	put_us(&c->out, ev->time_ns - o.ns);
+	put_us(&c->out, rlog__sat_sub(ev->time_ns, o.ns));
 	rlog__buf_lit(&c->out, ",\"args\":");
 	rlog__buf_put(&c->out, o.args, o.args_len);
 	free(o.args);
@@ -500,24 +529,13 @@ static int convert_event(struct chrome *c, const struct rlog_event *ev)
 	return ev->flag == RLOG_SPAN_END ? span_end(c, s, ev) : span_begin(c, s, ev);
 }
 
-/* Spans never ended: "B" events (the viewers draw them to the end of the
- * trace); in B/E mode their "B" is already out. */
+/* Spans never ended. */
 static int put_open_spans(struct chrome *c)
 {
 	for (size_t i = 0; i < c->nth; i++) {
 		struct thread *t = &c->th[i];
 		for (size_t k = 0; k < t->depth; k++) {
-			struct open_span *o = &t->stack[k];
-			if (c->st)
-				c->st->unmatched_begins++;
-			if (c->flags & RLOG__CHROME_SPANS_BE)
-				continue;
-			char cat[4];
-			cat_of(cat, o->s);
-			event_head(c, o->s->name, strlen(o->s->name), cat, "B", o->ns, t->pid, t->tid);
-			rlog__buf_lit(&c->out, ",\"args\":");
-			rlog__buf_put(&c->out, o->args, o->args_len);
-			int rc = event_end(c);
+			int rc = put_open(c, t, &t->stack[k]);
 			if (rc < 0)
 				return rc;
 		}
@@ -550,7 +568,7 @@ static int sched_segment(void *arg, const struct rlog_sched_thread *t, int state
 	c->untimed = false;
 	event_head(c, name, strlen(name), "sched", "X", from_ns, sched_pid(t), t->tid);
 	rlog__buf_lit(&c->out, ",\"dur\":");
-	put_us(&c->out, to_ns - from_ns);
+	put_us(&c->out, rlog__sat_sub(to_ns, from_ns));
 	if (call && state != RLOG_SCHED_RUNNING) {
 		rlog__buf_lit(&c->out, ",\"args\":{\"syscall\":");
 		rlog__json_str(&c->out, call, strlen(call));
@@ -574,7 +592,7 @@ static int sched_run(void *arg, const struct rlog_sched_thread *t, uint32_t cpu,
 	c->untimed = false;
 	event_head(c, name, strlen(name), "sched", "X", from_ns, CPU_PID, cpu);
 	rlog__buf_lit(&c->out, ",\"dur\":");
-	put_us(&c->out, to_ns - from_ns);
+	put_us(&c->out, rlog__sat_sub(to_ns, from_ns));
 	rlog__buf_printf(&c->out, ",\"args\":{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}",
 			 t->pid, t->tid);
 	return event_end(c);

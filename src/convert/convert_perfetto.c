@@ -48,6 +48,7 @@
 #include "names.h"
 #include "pb.h"
 #include "ringlog/reader.h"
+#include "satmath.h"
 #include "utf8.h"
 #include "vec.h"
 
@@ -401,13 +402,23 @@ static int file_header(struct pf *c, uint64_t x)
 	return b->oom ? -ENOMEM : 0;
 }
 
-/* ns since the start as the session clock, never before the previous
+/* ns since the start as the session clock, in [0, 2^64 - 1] (a crafted
+ * file's times and sync_monotonic_ns may add up past either end). */
+static uint64_t mono_of(const struct pf *c, int64_t ns)
+{
+	uint64_t m = c->info->sync_monotonic_ns;
+	if (ns >= 0)
+		return (uint64_t)ns > UINT64_MAX - m ? UINT64_MAX : m + (uint64_t)ns;
+	uint64_t back = 0u - (uint64_t)ns;
+	return back > m ? 0 : m - back;
+}
+
+/* The packet's timestamp: mono_of(ns), never before the previous
  * packet's (the reader's order is by time; a record it could not place
  * exactly keeps the sequence monotonic). */
 static uint64_t ts_of(struct pf *c, int64_t ns)
 {
-	int64_t m = (int64_t)c->info->sync_monotonic_ns + ns;
-	uint64_t ts = m < 0 ? 0 : (uint64_t)m;
+	uint64_t ts = mono_of(c, ns);
 	if (ts < c->last_ts) {
 		ts = c->last_ts;
 		if (c->st)
@@ -842,6 +853,13 @@ static int end_out(struct pf *c, struct thread *t, int64_t ns)
 static int span_begin(struct pf *c, struct thread *t, const struct rlog_schema *s,
 		      const struct rlog_event *ev)
 {
+	if (t->depth == RLOG__SPANS_OPEN) {
+		/* The outermost open span, no longer tracked (convert.h): a
+		 * slice never ended, as at the end of the trace. */
+		if (c->st)
+			c->st->unmatched_begins++;
+		memmove(&t->stack[0], &t->stack[1], --t->depth * sizeof(*t->stack));
+	}
 	if (rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0)
 		return -ENOMEM;
 	t->stack[t->depth++] = s;
@@ -1408,8 +1426,7 @@ static int start_events(struct pf *c, int64_t ns)
 {
 	c->started = true;
 	c->file_first_ns = ns;
-	int64_t m = (int64_t)c->info->sync_monotonic_ns + ns;
-	uint64_t x = m < 0 ? 0 : (uint64_t)m;
+	uint64_t x = mono_of(c, ns);
 	int rc = file_header(c, x > c->last_ts ? x : c->last_ts);
 	for (size_t i = 0; i < c->nth && rc == 0; i++)
 		for (size_t k = 0; k < c->th[i].depth && rc == 0; k++)
@@ -1423,7 +1440,7 @@ static bool split_here(struct pf *c, int64_t ns, size_t n)
 	const struct rlog__perfetto_opts *o = c->opt;
 	if (!o || !c->started)
 		return false;
-	if (o->split_ns > 0 && ns - c->file_first_ns >= o->split_ns)
+	if (o->split_ns > 0 && rlog__sat_sub(ns, c->file_first_ns) >= o->split_ns)
 		return true;
 	if (o->max_size == 0)
 		return false;

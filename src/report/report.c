@@ -7,8 +7,14 @@
  * ticks too (the page counts the events of a window from the ticks
  * alone, as `ringlog stats` counts events) and besides a bar, paired as
  * `ringlog convert --to chrome` pairs them: an end closes the innermost
- * open begin of the same ID on its thread.  The CPUs' lanes come from the
- * scheduling analysis of src/analysis/sched.h (its "run" intervals).
+ * open begin of the same ID on its thread (at most RLOG__SPANS_OPEN open
+ * per thread, as there).  The CPUs' lanes come from the scheduling
+ * analysis of src/analysis/sched.h (its "run" intervals).
+ *
+ * Every time is clamped to [-PAGE_NS_MAX, PAGE_NS_MAX] first: the page
+ * computes in doubles, exact to 2^53, and only a damaged or crafted file
+ * has times 104 days from its session's start; within those bounds every
+ * difference of two times fits in int64.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,11 +31,13 @@
 #include "reader/layout.h"
 #include "report/report.h"
 #include "ringlog/version.h"
+#include "satmath.h"
 #include "vec.h"
 
 #define OUT_FLUSH (1u << 20)
 #define HIST 64 /* log2 buckets of span durations, ns */
 #define MAX_DEPTH 255
+#define PAGE_NS_MAX (INT64_C(1) << 53)
 
 struct span {
 	int64_t start, end;
@@ -91,6 +99,11 @@ struct report {
 	bool timed;
 	int64_t tmin, tmax;
 };
+
+static int64_t page_ns(int64_t t)
+{
+	return t > PAGE_NS_MAX ? PAGE_NS_MAX : t < -PAGE_NS_MAX ? -PAGE_NS_MAX : t;
+}
 
 static void see_time(struct report *p, int64_t t)
 {
@@ -217,8 +230,11 @@ static int add_span(struct report *p, struct lane *l, const struct open_span *o,
 	if (rlog__vec_room(&l->spans, l->nspans, &l->spans_cap, sizeof(*l->spans), 16) < 0)
 		return -ENOMEM;
 	l->spans[l->nspans++] = (struct span){ o->start, end, o->name, depth, open };
-	if (open)
+	if (open) {
+		if (p->st)
+			p->st->open_spans++;
 		return 0;
+	}
 	struct name *nm = &p->names[o->name];
 	int64_t d = end - o->start;
 	if (d < 0)
@@ -228,7 +244,7 @@ static int add_span(struct report *p, struct lane *l, const struct open_span *o,
 	if (d > nm->max)
 		nm->max = d;
 	nm->spans++;
-	nm->total += d;
+	nm->total = rlog__sat_add(nm->total, d);
 	unsigned b = 0;
 	for (uint64_t v = (uint64_t)d; v > 1 && b < HIST - 1; v >>= 1)
 		b++;
@@ -355,8 +371,8 @@ static int on_loss(struct report *p, const struct rlog_event *ev)
 		return -ENOMEM;
 	int64_t t0 = ev->time_ns, t1 = ev->time_ns;
 	if (l.fields & RLOG_LOSS_HAS_RANGE) {
-		t0 = rlog_reader_time_ns(p->r, l.first_time);
-		t1 = rlog_reader_time_ns(p->r, l.last_time);
+		t0 = page_ns(rlog_reader_time_ns(p->r, l.first_time));
+		t1 = page_ns(rlog_reader_time_ns(p->r, l.last_time));
 		if (t1 < t0)
 			t1 = t0;
 	}
@@ -409,6 +425,14 @@ static int on_event(struct report *p, const struct rlog_event *ev)
 			rc = span_end(p, l, s->id, ev->time_ns);
 		} else {
 			kind = 1;
+			if (l->depth == RLOG__SPANS_OPEN) {
+				/* the outermost open span, never ended (drawn to the
+				 * end of the trace, its end known at the end) */
+				rc = add_span(p, l, &l->stack[0], 0, 0, true);
+				if (rc < 0)
+					return rc;
+				memmove(&l->stack[0], &l->stack[1], --l->depth * sizeof(*l->stack));
+			}
 			if (rlog__vec_room(&l->stack, l->depth, &l->stack_cap, sizeof(*l->stack), 8) < 0)
 				return -ENOMEM;
 			l->stack[l->depth++] = (struct open_span){ ev->time_ns, (uint32_t)name, s->id };
@@ -611,8 +635,8 @@ static void put_thread_losses(struct report *p, struct rlog__buf *j)
 				 ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64 "}", i ? "," : "",
 				 tl[i].pid, tl[i].tid, cause_text(tl[i].cause, cb, sizeof(cb)),
 				 tl[i].events, tl[i].bytes, tl[i].blocks,
-				 rlog_reader_time_ns(p->r, tl[i].first),
-				 rlog_reader_time_ns(p->r, tl[i].last));
+				 page_ns(rlog_reader_time_ns(p->r, tl[i].first)),
+				 page_ns(rlog_reader_time_ns(p->r, tl[i].last)));
 	rlog__buf_char(j, ']');
 }
 
@@ -709,6 +733,7 @@ int rlog__report_write(struct rlog_reader *r, int fd, const char *stats_json,
 	rlog_sched_init(&p.sched);
 	p.sched.sink = (struct rlog_sched_sink){ &p, NULL, on_run };
 	while ((rc = rlog_reader_next(r, &ev)) > 0) {
+		ev.time_ns = page_ns(ev.time_ns);
 		rc = on_event(&p, &ev);
 		if (rc == 0)
 			rc = rlog_sched_event(&p.sched, r, &ev);
@@ -720,11 +745,13 @@ int rlog__report_write(struct rlog_reader *r, int fd, const char *stats_json,
 	/* Spans never ended are drawn to the end of the trace. */
 	for (size_t i = 0; i < p.nlanes && rc == 0; i++) {
 		struct lane *l = &p.lanes[i];
+		for (size_t k = 0; k < l->nspans; k++)
+			if (l->spans[k].open)
+				l->spans[k].end = p.tmax;
 		for (size_t k = 0; k < l->depth && rc == 0; k++)
 			rc = add_span(&p, l, &l->stack[k], p.tmax,
 				      (uint16_t)(k > MAX_DEPTH ? MAX_DEPTH : k), true);
 		if (st) {
-			st->open_spans += l->depth;
 			st->events += l->nticks;
 			st->spans += l->nspans;
 		}
