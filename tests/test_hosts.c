@@ -189,6 +189,47 @@ static void check_chrome(const char *path)
 	free(text);
 }
 
+/* Two hosts whose start times are 2^64 - 2 ns apart, each with an event
+ * at a time far from its start: the merge's times saturate instead of
+ * overflowing (src/reader/multi.c; undefined behaviour under UBSan). */
+static void check_far(void)
+{
+	char far[] = "/tmp/rlog-hosts-far-XXXXXX";
+	BAIL_IF(!mkdtemp(far), "mkdtemp");
+	static const uint64_t rt[2] = { 1, UINT64_MAX - 1 };
+	static const char *const name[2] = { "near", "far" };
+	char path[2][512];
+	for (unsigned h = 0; h < 2; h++) {
+		struct fg_file f;
+		struct fg_block b;
+		fg_file_init(&f);
+		/* 1 Hz: near's event 2^62 s before its start, far's 2^62 s after. */
+		fg_marker_block(&f, 1, 1, 1, h ? 0 : 1ull << 62, rt[h], RLOG_TICK_TSC, 16384, 8, "web");
+		fg_block_begin(&b, 100, 100, h ? 1ull << 62 : 0, 0);
+		uint32_t p[2] = { h, 0 };
+		fg_event(&b, RLOG_ID_RAW_U32, -1, true, 0, p, 8);
+		fg_block_end(&f, &b);
+		snprintf(path[h], sizeof path[h], "%s/%s_web_%032x.rlog", far, name[h], h + 1);
+		BAIL_IF(fg_write(&f, path[h]) < 0, "cannot write %s", path[h]);
+		fg_file_free(&f);
+	}
+	struct run r = RUN("dump", far);
+	unsigned events = 0;
+	for (const char *l = r.out; (l = strstr(l, "RAW_U32")) != NULL; l++)
+		events++;
+	if (events != 2)
+		diag("%s", r.out);
+	ok(r.status == 0 && events == 2, "dump DIR of two hosts 2^64 ns apart: both events (%u), "
+	   "exit 0 (%d %s)", events, r.status, r.err);
+	run_free(&r);
+	r = RUN("stats", far, "--json");
+	ok(r.status == 0 && strstr(r.out, "\"events\":2") != NULL, "stats --json of them: 2 events");
+	run_free(&r);
+	for (unsigned h = 0; h < 2; h++)
+		unlink(path[h]);
+	rmdir(far);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/rlog-hosts-XXXXXX", bad[] = "/tmp/rlog-hosts-bad-XXXXXX";
@@ -252,6 +293,8 @@ int main(void)
 	   strcmp(aid, hosts[0].id) == 0, "stats DIR: alpha's row: its id and %u events",
 	   hosts[0].events);
 	run_free(&r);
+
+	check_far();
 
 	/* convert --to chrome: a process group per host. */
 	char out[600];

@@ -112,7 +112,9 @@ int dump_event(struct dump *d, const struct rlog_event *ev, int64_t since, int64
 {
 	if (ev->time_ns < since)
 		return 0;
-	if (ev->time_ns >= until)
+	/* Without --until nothing ends the dump: an event at the saturated
+	 * time INT64_MAX (a crafted clock) is shown like any other. */
+	if (d->has_until && ev->time_ns >= until)
 		return -1;
 	int kind = rlog_record_kind(ev->id, ev->flagged);
 	if (!d->all && kind == RLOG_RECORD_METADATA)

@@ -4,12 +4,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "multi.h"
+#include "satmath.h"
 #include "vec.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -138,7 +140,7 @@ static void name_host(struct rlog__host *h)
  * that went back: then negative against it). */
 static int64_t key(const struct rlog__multi *m, size_t i)
 {
-	return m->h[i].offset_ns + m->h[i].head.time_ns;
+	return rlog__sat_add(m->h[i].offset_ns, m->h[i].head.time_ns);
 }
 
 static bool less(const struct rlog__multi *m, size_t a, size_t b)
@@ -203,8 +205,12 @@ int rlog__multi_open(struct rlog__multi *m, char *const *paths, size_t n, unsign
 		if (i == 0 || h->info->sync_realtime_ns < m->base_realtime_ns)
 			m->base_realtime_ns = h->info->sync_realtime_ns;
 	}
-	for (size_t i = 0; i < n; i++)
-		m->h[i].offset_ns = (int64_t)(m->h[i].info->sync_realtime_ns - m->base_realtime_ns);
+	/* A crafted start time far from the others: the offset saturates,
+	 * as the times do (satmath.h). */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = m->h[i].info->sync_realtime_ns - m->base_realtime_ns;
+		m->h[i].offset_ns = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+	}
 	return 0;
 }
 
@@ -243,7 +249,7 @@ int rlog__multi_next(struct rlog__multi *m, struct rlog_event *ev, size_t *host)
 	size_t i = m->heap[0];
 	struct rlog__host *h = &m->h[i];
 	*ev = h->head;
-	ev->time_ns += h->offset_ns;
+	ev->time_ns = rlog__sat_add(ev->time_ns, h->offset_ns);
 	*host = i;
 	m->last = i;
 	m->has_last = true;
