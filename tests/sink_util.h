@@ -61,25 +61,37 @@ static void start(const char *name, const char *path, const char *host, const ch
 	}
 }
 
-/* The collected file of host (its name in dir ends with _HOST.rlog). */
-static bool collected_path(const char *name, const char *host, char *out, size_t n)
+/* The collected files of session name on host (their names in dir end
+ * with _NAME_HOST_RUN.rlog, RUN 16 hex digits): how many, and the path of
+ * the one whose run is run (0: any) in out. */
+static int collected_runs(const char *name, const char *host, uint64_t run, char *out, size_t n)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
-		return false;
-	char suffix[128];
-	snprintf(suffix, sizeof suffix, "_%s_%s.rlog", name, host);
+		return 0;
+	char mid[128];
+	snprintf(mid, sizeof mid, "_%s_%s_", name, host);
 	struct dirent *e;
-	bool found = false;
+	int found = 0;
 	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name), s = strlen(suffix);
-		if (l > s && strcmp(e->d_name + l - s, suffix) == 0) {
+		size_t l = strlen(e->d_name), m = strlen(mid);
+		const char *at = strstr(e->d_name, mid);
+		if (e->d_name[0] == '.' || at == NULL || l != (size_t)(at - e->d_name) + m + 16 + 5 ||
+		    strcmp(e->d_name + l - 5, ".rlog") != 0)
+			continue;
+		uint64_t r = strtoull(e->d_name + l - 21, NULL, 16);
+		if (run == 0 || r == run)
 			snprintf(out, n, "%s/%s", dir, e->d_name);
-			found = true;
-		}
+		found++;
 	}
 	closedir(d);
 	return found;
+}
+
+/* The collected file of host: its session's one run. */
+static bool collected_path(const char *name, const char *host, char *out, size_t n)
+{
+	return collected_runs(name, host, 0, out, n) == 1;
 }
 
 static uint8_t a_buf[32 << 20], b_buf[32 << 20];
