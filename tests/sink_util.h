@@ -30,7 +30,7 @@ static char dir[256];  /* where collect writes */
 
 /* Writes n events {seq} (ID 1024, 8 bytes) into session name; returns
  * those written (1). */
-static uint64_t write_events(const char *name, uint64_t n, long pause_every_ms)
+static inline uint64_t write_events(const char *name, uint64_t n, long pause_every_ms)
 {
 	if (rlog_attach(name) < 0)
 		return 0;
@@ -46,7 +46,7 @@ static uint64_t write_events(const char *name, uint64_t n, long pause_every_ms)
 
 static struct h_run r;
 
-static void start(const char *name, const char *path, const char *host, const char *buffer)
+static inline void start(const char *name, const char *path, const char *host, const char *buffer)
 {
 	unlink(path);
 	if (buffer)
@@ -64,7 +64,7 @@ static void start(const char *name, const char *path, const char *host, const ch
 /* The collected files of session name on host (their names in dir end
  * with _NAME_HOST_RUN.rlog, RUN 16 hex digits): how many, and the path of
  * the one whose run is run (0: any) in out. */
-static int collected_runs(const char *name, const char *host, uint64_t run, char *out, size_t n)
+static inline int collected_runs(const char *name, const char *host, uint64_t run, char *out, size_t n)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
@@ -89,7 +89,7 @@ static int collected_runs(const char *name, const char *host, uint64_t run, char
 }
 
 /* The collected file of host: its session's one run. */
-static bool collected_path(const char *name, const char *host, char *out, size_t n)
+static inline bool collected_path(const char *name, const char *host, char *out, size_t n)
 {
 	return collected_runs(name, host, 0, out, n) == 1;
 }
@@ -97,7 +97,7 @@ static bool collected_path(const char *name, const char *host, char *out, size_t
 static uint8_t a_buf[32 << 20], b_buf[32 << 20];
 
 /* The collected file equals the local one but for created_realtime_ns. */
-static void same_bytes(const char *local, const char *name, const char *host)
+static inline void same_bytes(const char *local, const char *name, const char *host)
 {
 	char path[512];
 	ok(collected_path(name, host, path, sizeof path), "%s: a collected file", host);
@@ -111,7 +111,7 @@ static void same_bytes(const char *local, const char *name, const char *host)
 }
 
 /* Every "gaps: N" that collect printed is 0. */
-static bool no_gaps(const char *out)
+static inline bool no_gaps(const char *out)
 {
 	for (const char *p = strstr(out, "gaps: "); p; p = strstr(p + 1, "gaps: "))
 		if (strncmp(p, "gaps: 0 ", 8) != 0)
@@ -119,7 +119,7 @@ static bool no_gaps(const char *out)
 	return true;
 }
 
-static void collect(const char *group)
+static inline void collect(const char *group)
 {
 	h_ringlog(&r, "collect", url, "-o", dir, "--group", group, NULL);
 	ok(r.status == 0, "collect exits 0 (%s)", r.err);
@@ -129,7 +129,7 @@ static void collect(const char *group)
 /* Session s (file p, host id h) streams 20000 numbered events; at stop
  * the identity holds, the sink acknowledged every event written and lost
  * no chunk; collected by group, the file is the local one. */
-static void stream_and_collect(const char *s, const char *p, const char *h, const char *group)
+static inline void stream_and_collect(const char *s, const char *p, const char *h, const char *group)
 {
 	start(s, p, h, NULL);
 	uint64_t w = write_events(s, 20000, 0);
@@ -147,7 +147,7 @@ static void stream_and_collect(const char *s, const char *p, const char *h, cons
 
 /* A collector of group group, following, killed (SIGKILL) as soon as it
  * has saved a file's state in dir. */
-static void collect_killed(const char *group)
+static inline void collect_killed(const char *group)
 {
 	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", group, "--follow",
 			       NULL };

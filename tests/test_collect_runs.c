@@ -1,0 +1,181 @@
+/*
+ * test_collect_runs.c - `ringlog collect` against librdkafka's mock
+ * cluster, where a collector cannot take a session's chunks from the
+ * first one on (docs/FORMAT.md, "Chunks"):
+ *   1. a session stopped and started again under its name on the same
+ *      host, into the same topic (its chunks' seq from 0 again): two
+ *      files, one per run (run_id), each the run's local file byte for
+ *      byte: nothing dropped as a duplicate;
+ *   2. a collector that starts at a later offset (the first chunks as
+ *      if retention dropped them): its file reads whole (no damage), its
+ *      events named by the schema its metadata copies carry, and it
+ *      starts with one DATA_LOSS of cause sink counting exactly the
+ *      events of the chunks it never saw; events + loss = all written.
+ */
+#include "sink_util.h"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#include <ringlog/event.h>
+
+#define TICK_FIELDS(F) F(U64, n)
+RLOG_DEFINE_EVENT(tick, 1100, "collect.tick", 0, TICK_FIELDS)
+
+static rd_kafka_mock_cluster_t *mc;
+
+/* n ticks {1..n} into session name; returns those written. */
+static uint64_t ticks(const char *name, uint64_t n)
+{
+	if (rlog_attach(name) < 0)
+		return 0;
+	uint64_t w = 0;
+	for (uint64_t i = 1; i <= n; i++)
+		w += RLOG_EVENT(tick, i) == 1;
+	rlog_detach();
+	return w;
+}
+
+/* The collected file at path equals the local file (but +16..23). */
+static bool same_file(const char *local, const char *path)
+{
+	size_t a = h_read_whole(local, a_buf, sizeof a_buf);
+	size_t b = h_read_whole(path, b_buf, sizeof b_buf);
+	memset(a_buf + 16, 0, 8);
+	memset(b_buf + 16, 0, 8);
+	return a == b && memcmp(a_buf, b_buf, a) == 0;
+}
+
+int main(void)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char e[256];
+	rd_kafka_conf_set(conf, "log_level", "0", e, sizeof e);
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, e, sizeof e);
+	mc = rk ? rd_kafka_mock_cluster_new(rk, 1) : NULL;
+	if (mc == NULL) {
+		printf("Bail out! no mock cluster: %s\n", e);
+		return 1;
+	}
+	const char *boot = rd_kafka_mock_cluster_bootstraps(mc);
+	rd_kafka_mock_topic_create(mc, "runs", 2, 1);
+	rd_kafka_mock_topic_create(mc, "late", 1, 1);
+	snprintf(dir, sizeof dir, "/tmp/rlog-collect-runs-%d", (int)getpid());
+	mkdir(dir, 0700);
+
+	/* 1. Two runs of one session name on one host, one after the other. */
+	snprintf(url, sizeof url, "kafka://%s/runs", boot);
+	const char *host = "000000000000000000000000000000a1";
+	const char *s = keep(h_session("runs"));
+	const char *pa = keep(h_path("runa")), *pb = keep(h_path("runb"));
+	start(s, pa, host, NULL);
+	uint64_t wa = ticks(s, 3000);
+	h_ringlog(&r, "stop", s, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), wa);
+	start(s, pb, host, NULL);
+	uint64_t wb = ticks(s, 5000);
+	h_ringlog(&r, "stop", s, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), wb);
+	collect("r1");
+	ok(strstr(r.out, "duplicates: 0") && !strstr(r.out, "duplicates: 1"),
+	   "no chunk of the second run taken for a duplicate: %s", r.out);
+	char path[512];
+	ASSERT_EQ(collected_runs(s, host, 0, path, sizeof path), 2);
+	/* Each local file is one of the two collected files, byte for byte. */
+	int match_a = 0, match_b = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strstr(de->d_name, ".rlog"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		match_a += same_file(pa, path);
+		match_b += same_file(pb, path);
+		struct h_summary sum;
+		h_summarize(path, &sum);
+		ok(sum.damage == 0 && sum.loss_records == 0 &&
+		   (sum.events == wa || sum.events == wb), "%s: %llu events, no loss, no damage",
+		   de->d_name, (unsigned long long)sum.events);
+	}
+	if (d)
+		closedir(d);
+	ok(match_a == 1 && match_b == 1, "run 1 and run 2 each collected byte for byte (%d, %d)",
+	   match_a, match_b);
+
+	/* 2. A collector that joins late. */
+	snprintf(url, sizeof url, "kafka://%s/late", boot);
+	char dir1[200];
+	snprintf(dir1, sizeof dir1, "%.150s", dir);
+	snprintf(dir, sizeof dir, "%s/late", dir1);
+	mkdir(dir, 0700);
+	const char *hl = "000000000000000000000000000000a2";
+	const char *sl = keep(h_session("late"));
+	const char *pl = keep(h_path("late"));
+	start(sl, pl, hl, NULL);
+	uint64_t w1 = ticks(sl, 5000);
+	/* Everything of the first writer in the topic ... */
+	for (int i = 0; i < 500; i++) {
+		h_ringlog(&r, "query", sl, NULL);
+		if (h_kv(r.out, "sink_events_acked") == w1)
+			break;
+		proc_sleep_ms(20);
+	}
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w1);
+	/* ... and the collectors' group set to start after it. */
+	rd_kafka_conf_t *cc = rd_kafka_conf_new();
+	rd_kafka_conf_set(cc, "bootstrap.servers", boot, e, sizeof e);
+	rd_kafka_conf_set(cc, "group.id", "late", e, sizeof e);
+	rd_kafka_conf_set(cc, "log_level", "0", e, sizeof e);
+	rd_kafka_t *cons = rd_kafka_new(RD_KAFKA_CONSUMER, cc, e, sizeof e);
+	int64_t lo = -1, hi = -1;
+	ASSERT_EQ(rd_kafka_query_watermark_offsets(cons, "late", 0, &lo, &hi, 5000), 0);
+	ok(hi >= 1, "the first writer's chunks: offsets %lld to %lld", (long long)lo,
+	   (long long)hi - 1);
+	rd_kafka_topic_partition_list_t *pl0 = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(pl0, "late", 0)->offset = hi;
+	ASSERT_EQ(rd_kafka_commit(cons, pl0, 0), 0);
+	rd_kafka_topic_partition_list_destroy(pl0);
+	rd_kafka_destroy(cons);
+	/* A second writer (a new process: its names are new metadata, so its
+	 * first chunk is a METADATA one). */
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0)
+		_exit(ticks(sl, 3000) == 3000 ? 0 : 1);
+	int cst = -1;
+	waitpid(child, &cst, 0);
+	ok(WIFEXITED(cst) && WEXITSTATUS(cst) == 0, "the second writer wrote its 3000 events");
+	h_ringlog(&r, "stop", sl, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w1 + 3000);
+	collect("late");
+	char lp[512];
+	ok(collected_runs(sl, hl, 0, lp, sizeof lp) == 1, "the late collector wrote one file");
+	struct h_summary sum;
+	h_summarize(lp, &sum);
+	ok(sum.damage == 0, "it reads whole: no damage (%zu)", sum.damage);
+	ok(sum.loss_records == 1, "one DATA_LOSS: %llu", (unsigned long long)sum.loss_records);
+	ok(sum.events > 0 && sum.loss_events >= w1, "%llu events, %llu lost",
+	   (unsigned long long)sum.events, (unsigned long long)sum.loss_events);
+	ASSERT_EQ_U64(sum.events + sum.loss_events, w1 + 3000);
+	struct h_thread *t = NULL;
+	for (size_t i = 0; i < sum.nthreads; i++)
+		if (sum.th[i].events)
+			t = &sum.th[i];
+	ok(t && t->events == sum.events && t->last_seq == 3000 && t->order_errors == 0,
+	   "the events are the second writer's last ones, each once, in order");
+	h_ringlog(&r, "dump", lp, NULL);
+	ASSERT_EQ(r.status, 0);
+	ok(strstr(r.out, "collect.tick") != NULL, "dump names the events from the copies");
+	const char *loss = strstr(r.out, "DATA_LOSS"), *ev = strstr(r.out, "collect.tick");
+	ok(loss && ev && loss < ev, "the DATA_LOSS comes first");
+	ok(loss && strstr(loss, "sink") && strstr(loss, "sink") < ev, "its cause is sink");
+
+	rd_kafka_mock_cluster_destroy(mc);
+	rd_kafka_destroy(rk);
+	unlink(pa);
+	unlink(pb);
+	unlink(pl);
+	const char *rm[] = { "rm", "-rf", dir1, NULL };
+	struct run x = proc_run(rm);
+	run_free(&x);
+	return done_testing();
+}
