@@ -10,7 +10,10 @@
  *      if retention dropped them): its file reads whole (no damage), its
  *      events named by the schema its metadata copies carry, and it
  *      starts with one DATA_LOSS of cause sink counting exactly the
- *      events of the chunks it never saw; events + loss = all written.
+ *      events of the chunks it never saw; events + loss = all written;
+ *   3. chunks missing in the middle (the group's offset moved past them
+ *      between two collects): one DATA_LOSS of exactly their events,
+ *      the file still whole (the blocks after renumbered to follow).
  */
 #include "sink_util.h"
 
@@ -33,6 +36,51 @@ static uint64_t ticks(const char *name, uint64_t n)
 		w += RLOG_EVENT(tick, i) == 1;
 	rlog_detach();
 	return w;
+}
+
+/* Waits until session name's sink has acknowledged n events. */
+static void acked(const char *name, uint64_t n)
+{
+	for (int i = 0; i < 500; i++) {
+		h_ringlog(&r, "query", name, NULL);
+		if (h_kv(r.out, "sink_events_acked") == n)
+			break;
+		proc_sleep_ms(20);
+	}
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), n);
+}
+
+/* Group group (new) of topic (one partition) starts at its end, past
+ * what the topic holds now. */
+static void skip_to_end(const char *boot, const char *topic, const char *group)
+{
+	char e[256];
+	rd_kafka_conf_t *cc = rd_kafka_conf_new();
+	rd_kafka_conf_set(cc, "bootstrap.servers", boot, e, sizeof e);
+	rd_kafka_conf_set(cc, "group.id", group, e, sizeof e);
+	rd_kafka_conf_set(cc, "log_level", "0", e, sizeof e);
+	rd_kafka_t *cons = rd_kafka_new(RD_KAFKA_CONSUMER, cc, e, sizeof e);
+	int64_t lo = -1, hi = -1;
+	ASSERT_EQ(rd_kafka_query_watermark_offsets(cons, topic, 0, &lo, &hi, 5000), 0);
+	ok(hi >= 1, "%s: offsets %lld to %lld skipped", topic, (long long)lo, (long long)hi - 1);
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(l, topic, 0)->offset = hi;
+	ASSERT_EQ(rd_kafka_commit(cons, l, 0), 0);
+	rd_kafka_topic_partition_list_destroy(l);
+	rd_kafka_destroy(cons);
+}
+
+/* n ticks from a new process (its names: new metadata). */
+static void child_ticks(const char *name, uint64_t n)
+{
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0)
+		_exit(ticks(name, n) == n ? 0 : 1);
+	int cst = -1;
+	waitpid(child, &cst, 0);
+	ok(WIFEXITED(cst) && WEXITSTATUS(cst) == 0, "a writer process wrote its %llu events",
+	   (unsigned long long)n);
 }
 
 /* The collected file at path equals the local file (but +16..23). */
@@ -59,6 +107,7 @@ int main(void)
 	const char *boot = rd_kafka_mock_cluster_bootstraps(mc);
 	rd_kafka_mock_topic_create(mc, "runs", 2, 1);
 	rd_kafka_mock_topic_create(mc, "late", 1, 1);
+	rd_kafka_mock_topic_create(mc, "gap", 1, 1);
 	snprintf(dir, sizeof dir, "/tmp/rlog-collect-runs-%d", (int)getpid());
 	mkdir(dir, 0700);
 
@@ -112,38 +161,12 @@ int main(void)
 	const char *pl = keep(h_path("late"));
 	start(sl, pl, hl, NULL);
 	uint64_t w1 = ticks(sl, 5000);
-	/* Everything of the first writer in the topic ... */
-	for (int i = 0; i < 500; i++) {
-		h_ringlog(&r, "query", sl, NULL);
-		if (h_kv(r.out, "sink_events_acked") == w1)
-			break;
-		proc_sleep_ms(20);
-	}
-	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w1);
-	/* ... and the collectors' group set to start after it. */
-	rd_kafka_conf_t *cc = rd_kafka_conf_new();
-	rd_kafka_conf_set(cc, "bootstrap.servers", boot, e, sizeof e);
-	rd_kafka_conf_set(cc, "group.id", "late", e, sizeof e);
-	rd_kafka_conf_set(cc, "log_level", "0", e, sizeof e);
-	rd_kafka_t *cons = rd_kafka_new(RD_KAFKA_CONSUMER, cc, e, sizeof e);
-	int64_t lo = -1, hi = -1;
-	ASSERT_EQ(rd_kafka_query_watermark_offsets(cons, "late", 0, &lo, &hi, 5000), 0);
-	ok(hi >= 1, "the first writer's chunks: offsets %lld to %lld", (long long)lo,
-	   (long long)hi - 1);
-	rd_kafka_topic_partition_list_t *pl0 = rd_kafka_topic_partition_list_new(1);
-	rd_kafka_topic_partition_list_add(pl0, "late", 0)->offset = hi;
-	ASSERT_EQ(rd_kafka_commit(cons, pl0, 0), 0);
-	rd_kafka_topic_partition_list_destroy(pl0);
-	rd_kafka_destroy(cons);
-	/* A second writer (a new process: its names are new metadata, so its
-	 * first chunk is a METADATA one). */
-	fflush(stdout);
-	pid_t child = fork();
-	if (child == 0)
-		_exit(ticks(sl, 3000) == 3000 ? 0 : 1);
-	int cst = -1;
-	waitpid(child, &cst, 0);
-	ok(WIFEXITED(cst) && WEXITSTATUS(cst) == 0, "the second writer wrote its 3000 events");
+	/* Everything of the first writer in the topic, the collectors'
+	 * group set to start after it; then a second writer (a new process:
+	 * its names are new metadata, so its first chunk is a METADATA one). */
+	acked(sl, w1);
+	skip_to_end(boot, "late", "late");
+	child_ticks(sl, 3000);
 	h_ringlog(&r, "stop", sl, NULL);
 	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w1 + 3000);
 	collect("late");
@@ -168,6 +191,44 @@ int main(void)
 	const char *loss = strstr(r.out, "DATA_LOSS"), *ev = strstr(r.out, "collect.tick");
 	ok(loss && ev && loss < ev, "the DATA_LOSS comes first");
 	ok(loss && strstr(loss, "sink") && strstr(loss, "sink") < ev, "its cause is sink");
+
+	/* 3. Chunks missing in the middle of a file. */
+	snprintf(url, sizeof url, "kafka://%s/gap", boot);
+	snprintf(dir, sizeof dir, "%s/gap", dir1);
+	mkdir(dir, 0700);
+	const char *hg = "000000000000000000000000000000a3";
+	const char *sg = keep(h_session("gap"));
+	const char *pg = keep(h_path("gap"));
+	start(sg, pg, hg, NULL);
+	uint64_t g1 = ticks(sg, 4000);
+	acked(sg, g1);
+	collect("gap");
+	ok(no_gaps(r.out), "the first collect: no gap (%s)", r.out);
+	child_ticks(sg, 3000);
+	acked(sg, g1 + 3000);
+	/* A second group (the mock cluster keeps a group's last member),
+	 * its offset past the second writer's chunks, writing on into the
+	 * same file (its state in DIR). */
+	skip_to_end(boot, "gap", "gap2");
+	child_ticks(sg, 2000);
+	h_ringlog(&r, "stop", sg, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), g1 + 5000);
+	collect("gap2");
+	ok(strstr(r.out, "gaps: 1 ") != NULL, "the second collect saw one gap: %s", r.out);
+	char gp[512];
+	ok(collected_runs(sg, hg, 0, gp, sizeof gp) == 1, "one file");
+	h_summarize(gp, &sum);
+	ok(sum.damage == 0, "it reads whole: no damage (%zu)", sum.damage);
+	ASSERT_EQ_U64(sum.loss_records, 1);
+	ASSERT_EQ_U64(sum.loss_events, 3000);
+	ASSERT_EQ_U64(sum.events, g1 + 2000);
+	int whole = 0;
+	for (size_t i = 0; i < sum.nthreads; i++)
+		whole += sum.th[i].order_errors == 0 &&
+			 ((sum.th[i].events == g1 && sum.th[i].last_seq == g1) ||
+			  (sum.th[i].events == 2000 && sum.th[i].last_seq == 2000));
+	ok(whole == 2, "the first and third writers' events each once, in order (%d)", whole);
+	unlink(pg);
 
 	rd_kafka_mock_cluster_destroy(mc);
 	rd_kafka_destroy(rk);
