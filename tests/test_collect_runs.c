@@ -230,6 +230,12 @@ int main(void)
 	ok(whole == 2, "the first and third writers' events each once, in order (%d)", whole);
 	unlink(pg);
 
+	/* 4. update --sink: refused in one line, whatever the session. */
+	h_ringlog(&r, "update", sg, "--sink", url, NULL);
+	ok(r.status != 0, "update --sink fails (%d)", r.status);
+	ASSERT_STREQ(r.err, "ringlog: update: --sink: not supported: a session's sink is chosen "
+		     "at start (stop the session and start it again with --sink)\n");
+
 	rd_kafka_mock_cluster_destroy(mc);
 	rd_kafka_destroy(rk);
 	unlink(pa);

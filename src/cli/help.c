@@ -421,7 +421,10 @@ static const struct cli_help help[] = {
 		"  --system-pid LIST     their processes from now on (all: every process)\n"
 		"  --follow              also the attached processes and their children\n"
 		"  --no-follow           no longer\n"
-		"  --profile-hz N        profile's samples a second, 1 to 100000\n",
+		"  --profile-hz N        profile's samples a second, 1 to 100000\n"
+		"\n"
+		"A sink (--sink, --sink-buffer, --host-id) is chosen at start: update refuses\n"
+		"them with an error.\n",
 		true,
 	},
 	{
