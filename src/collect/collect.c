@@ -257,6 +257,24 @@ static uint64_t first_numbered(const struct rlog__chunk *c, size_t off)
 	return 0;
 }
 
+/* Where the blocks a METADATA chunk repeats (block 0, the copy blocks:
+ * seq 0) end in c; 0 in another chunk. */
+static size_t repeats_end(const struct rlog__chunk *c)
+{
+	size_t off = 0, at = 0, size;
+	const uint8_t *blk;
+	if (!(c->h.flags & RLOG_CHUNK_FLAG_METADATA))
+		return 0;
+	while (rlog__chunk_next_block(c, &at, &blk, &size)) {
+		struct rlog_block_header bh;
+		rlog__block_decode(blk, &bh);
+		if (bh.seq != 0 || (off > 0 && !(bh.flags & RLOG_BLOCK_FLAG_METADATA)))
+			break;
+		off = at;
+	}
+	return off;
+}
+
 /* Writes chunk c into its file.  Returns 0 or -errno. */
 static int apply(struct collector *co, const struct rlog__chunk *c)
 {
@@ -305,16 +323,8 @@ static int apply(struct collector *co, const struct rlog__chunk *c)
 			 * a file a reader reads whole, with its schemas. */
 			struct rlog_block_header b0;
 			rlog__block_decode(blk, &b0);
-			for (;;) {
-				size_t was = off;
-				if (!rlog__chunk_next_block(c, &off, &blk, &size))
-					break;
-				struct rlog_block_header bh;
-				rlog__block_decode(blk, &bh);
-				if (bh.seq != 0) {
-					off = was;
-					break;
-				}
+			size_t end = repeats_end(c);
+			while (off < end && rlog__chunk_next_block(c, &off, &blk, &size)) {
 				if ((err = append_as(co, h, blk, size, h->next_block)) < 0)
 					return err;
 				h->next_block++;
@@ -335,21 +345,7 @@ static int apply(struct collector *co, const struct rlog__chunk *c)
 		}
 		/* What a METADATA chunk repeats (block 0, the copies: seq 0)
 		 * the file has. */
-		if (c->h.flags & RLOG_CHUNK_FLAG_METADATA) {
-			size_t at = 0;
-			for (;;) {
-				size_t was = at;
-				if (!rlog__chunk_next_block(c, &at, &blk, &size))
-					break;
-				struct rlog_block_header bh;
-				rlog__block_decode(blk, &bh);
-				bool repeat = bh.seq == 0 &&
-					      (was == 0 || (bh.flags & RLOG_BLOCK_FLAG_METADATA));
-				if (!repeat)
-					break;
-				off = at;
-			}
-		}
+		off = repeats_end(c);
 		if (c->h.seq > h->next_chunk) {
 			/* Chunks missing (the engine's retention, a gap in
 			 * what was published): said where they were, and
