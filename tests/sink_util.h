@@ -110,6 +110,44 @@ static inline void same_bytes(const char *local, const char *name, const char *h
 	   "byte for byte (but the header's creation time)", host);
 }
 
+/* The collected file at path equals the local file (but +16..23). */
+static inline bool same_file(const char *local, const char *path)
+{
+	size_t a = h_read_whole(local, a_buf, sizeof a_buf);
+	size_t b = h_read_whole(path, b_buf, sizeof b_buf);
+	memset(a_buf + 16, 0, 8);
+	memset(b_buf + 16, 0, 8);
+	return a == b && memcmp(a_buf, b_buf, a) == 0;
+}
+
+/* Two runs of one session (local files pa and pb, wa and wb events)
+ * collected into dir: each run's local file is exactly one of the
+ * collected files, byte for byte, and each file reads whole with the
+ * events of one run and no loss. */
+static inline void two_runs(const char *pa, const char *pb, uint64_t wa, uint64_t wb)
+{
+	int match_a = 0, match_b = 0;
+	char path[512];
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strstr(de->d_name, ".rlog"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		match_a += same_file(pa, path);
+		match_b += same_file(pb, path);
+		struct h_summary sum;
+		h_summarize(path, &sum);
+		ok(sum.damage == 0 && sum.loss_records == 0 &&
+		   (sum.events == wa || sum.events == wb), "%s: %llu events, no loss, no damage",
+		   de->d_name, (unsigned long long)sum.events);
+	}
+	if (d)
+		closedir(d);
+	ok(match_a == 1 && match_b == 1, "run 1 and run 2 each collected byte for byte (%d, %d)",
+	   match_a, match_b);
+}
+
 /* Every "gaps: N" that collect printed is 0. */
 static inline bool no_gaps(const char *out)
 {
