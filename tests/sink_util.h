@@ -30,7 +30,7 @@ static char dir[256];  /* where collect writes */
 
 /* Writes n events {seq} (ID 1024, 8 bytes) into session name; returns
  * those written (1). */
-static uint64_t write_events(const char *name, uint64_t n, long pause_every_ms)
+static inline uint64_t write_events(const char *name, uint64_t n, long pause_every_ms)
 {
 	if (rlog_attach(name) < 0)
 		return 0;
@@ -46,7 +46,7 @@ static uint64_t write_events(const char *name, uint64_t n, long pause_every_ms)
 
 static struct h_run r;
 
-static void start(const char *name, const char *path, const char *host, const char *buffer)
+static inline void start(const char *name, const char *path, const char *host, const char *buffer)
 {
 	unlink(path);
 	if (buffer)
@@ -61,31 +61,43 @@ static void start(const char *name, const char *path, const char *host, const ch
 	}
 }
 
-/* The collected file of host (its name in dir ends with _HOST.rlog). */
-static bool collected_path(const char *name, const char *host, char *out, size_t n)
+/* The collected files of session name on host (their names in dir end
+ * with _NAME_HOST_RUN.rlog, RUN 16 hex digits): how many, and the path of
+ * the one whose run is run (0: any) in out. */
+static inline int collected_runs(const char *name, const char *host, uint64_t run, char *out, size_t n)
 {
 	DIR *d = opendir(dir);
 	if (d == NULL)
-		return false;
-	char suffix[128];
-	snprintf(suffix, sizeof suffix, "_%s_%s.rlog", name, host);
+		return 0;
+	char mid[128];
+	snprintf(mid, sizeof mid, "_%s_%s_", name, host);
 	struct dirent *e;
-	bool found = false;
+	int found = 0;
 	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name), s = strlen(suffix);
-		if (l > s && strcmp(e->d_name + l - s, suffix) == 0) {
+		size_t l = strlen(e->d_name), m = strlen(mid);
+		const char *at = strstr(e->d_name, mid);
+		if (e->d_name[0] == '.' || at == NULL || l != (size_t)(at - e->d_name) + m + 16 + 5 ||
+		    strcmp(e->d_name + l - 5, ".rlog") != 0)
+			continue;
+		uint64_t r = strtoull(e->d_name + l - 21, NULL, 16);
+		if (run == 0 || r == run)
 			snprintf(out, n, "%s/%s", dir, e->d_name);
-			found = true;
-		}
+		found++;
 	}
 	closedir(d);
 	return found;
 }
 
+/* The collected file of host: its session's one run. */
+static inline bool collected_path(const char *name, const char *host, char *out, size_t n)
+{
+	return collected_runs(name, host, 0, out, n) == 1;
+}
+
 static uint8_t a_buf[32 << 20], b_buf[32 << 20];
 
 /* The collected file equals the local one but for created_realtime_ns. */
-static void same_bytes(const char *local, const char *name, const char *host)
+static inline void same_bytes(const char *local, const char *name, const char *host)
 {
 	char path[512];
 	ok(collected_path(name, host, path, sizeof path), "%s: a collected file", host);
@@ -98,8 +110,46 @@ static void same_bytes(const char *local, const char *name, const char *host)
 	   "byte for byte (but the header's creation time)", host);
 }
 
+/* The collected file at path equals the local file (but +16..23). */
+static inline bool same_file(const char *local, const char *path)
+{
+	size_t a = h_read_whole(local, a_buf, sizeof a_buf);
+	size_t b = h_read_whole(path, b_buf, sizeof b_buf);
+	memset(a_buf + 16, 0, 8);
+	memset(b_buf + 16, 0, 8);
+	return a == b && memcmp(a_buf, b_buf, a) == 0;
+}
+
+/* Two runs of one session (local files pa and pb, wa and wb events)
+ * collected into dir: each run's local file is exactly one of the
+ * collected files, byte for byte, and each file reads whole with the
+ * events of one run and no loss. */
+static inline void two_runs(const char *pa, const char *pb, uint64_t wa, uint64_t wb)
+{
+	int match_a = 0, match_b = 0;
+	char path[512];
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strstr(de->d_name, ".rlog"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		match_a += same_file(pa, path);
+		match_b += same_file(pb, path);
+		struct h_summary sum;
+		h_summarize(path, &sum);
+		ok(sum.damage == 0 && sum.loss_records == 0 &&
+		   (sum.events == wa || sum.events == wb), "%s: %llu events, no loss, no damage",
+		   de->d_name, (unsigned long long)sum.events);
+	}
+	if (d)
+		closedir(d);
+	ok(match_a == 1 && match_b == 1, "run 1 and run 2 each collected byte for byte (%d, %d)",
+	   match_a, match_b);
+}
+
 /* Every "gaps: N" that collect printed is 0. */
-static bool no_gaps(const char *out)
+static inline bool no_gaps(const char *out)
 {
 	for (const char *p = strstr(out, "gaps: "); p; p = strstr(p + 1, "gaps: "))
 		if (strncmp(p, "gaps: 0 ", 8) != 0)
@@ -107,7 +157,7 @@ static bool no_gaps(const char *out)
 	return true;
 }
 
-static void collect(const char *group)
+static inline void collect(const char *group)
 {
 	h_ringlog(&r, "collect", url, "-o", dir, "--group", group, NULL);
 	ok(r.status == 0, "collect exits 0 (%s)", r.err);
@@ -117,7 +167,7 @@ static void collect(const char *group)
 /* Session s (file p, host id h) streams 20000 numbered events; at stop
  * the identity holds, the sink acknowledged every event written and lost
  * no chunk; collected by group, the file is the local one. */
-static void stream_and_collect(const char *s, const char *p, const char *h, const char *group)
+static inline void stream_and_collect(const char *s, const char *p, const char *h, const char *group)
 {
 	start(s, p, h, NULL);
 	uint64_t w = write_events(s, 20000, 0);
@@ -135,7 +185,7 @@ static void stream_and_collect(const char *s, const char *p, const char *h, cons
 
 /* A collector of group group, following, killed (SIGKILL) as soon as it
  * has saved a file's state in dir. */
-static void collect_killed(const char *group)
+static inline void collect_killed(const char *group)
 {
 	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", group, "--follow",
 			       NULL };

@@ -215,6 +215,10 @@ static struct c_field c_fields[] = {
 	F(rlog_chunk_header, session_name_len),
 	F(rlog_chunk_header, reserved),
 	F(rlog_chunk_header, crc32),
+	F(rlog_chunk_header, run_id),
+	F(rlog_chunk_header, events_before),
+	F(rlog_chunk_header, event_bytes_before),
+	F(rlog_chunk_header, blocks_before),
 
 	F(rlog_shm_desc, state),
 	F(rlog_shm_desc, write_off),

@@ -104,28 +104,34 @@ int main(void)
 	ASSERT_EQ(rlog__chunk_begin(&w, id, "", "chunky", 0, 0), -EINVAL);
 	ASSERT_EQ(rlog__chunk_begin(&w, id, "host-a.example", "chunky", 0x0102030405060708ull,
 				    RLOG_CHUNK_FLAG_METADATA), 0);
+	w.h.run_id = 0x1112131415161718ull;
+	w.h.events_before = 1000;
+	w.h.event_bytes_before = 24000;
+	w.h.blocks_before = 9;
 	for (int i = 0; i < 3; i++)
 		ASSERT_EQ(rlog__chunk_add_block(&w, blocks[i], bsize[i]), 0);
 	ASSERT_EQ(rlog__chunk_add_block(&w, blocks[1], bsize[1] - 4), -EBADMSG);
 	size_t len;
 	const uint8_t *ch = rlog__chunk_finish(&w, &len);
 	size_t data = bsize[0] + bsize[1] + bsize[2];
-	ASSERT_EQ_U64(len, 128 + data); /* 104 + 14 + 6 = 124, to 128 */
+	ASSERT_EQ_U64(len, 160 + data); /* 136 + 14 + 6 = 156, to 160 */
 
 	struct md_field rows[32];
 	unsigned long long total = 0, tiled = 0;
 	int nr = md_struct_rows(md, "#### struct rlog_chunk_header", rows, 32, &total);
-	ASSERT_EQ(nr, 18);
+	ASSERT_EQ(nr, 22);
 	ASSERT_EQ_U64(total, RLOG_CHUNK_HEADER_MIN);
 	struct {
 		const char *field;
 		unsigned long long v;
 	} want[] = {
-		{ "version_major", 1 }, { "version_minor", 0 }, { "header_size", 128 },
+		{ "version_major", 2 }, { "version_minor", 0 }, { "header_size", 160 },
 		{ "seq", 0x0102030405060708ull }, { "first_time", BASE }, { "last_time", BASE + 40 },
 		{ "events", 5 }, { "event_bytes", 120 }, { "lost_events", 7 }, { "data_size", data },
 		{ "block_count", 3 }, { "flags", RLOG_CHUNK_FLAG_METADATA }, { "host_name_len", 14 },
 		{ "session_name_len", 6 }, { "reserved", 0 }, { "crc32", doc_crc(ch) },
+		{ "run_id", 0x1112131415161718ull }, { "events_before", 1000 },
+		{ "event_bytes_before", 24000 }, { "blocks_before", 9 },
 	};
 	for (int i = 0; i < nr; i++) {
 		ok(rows[i].off == tiled, "%s at +%llu follows the row before", rows[i].field,
@@ -157,11 +163,11 @@ int main(void)
 			fclose(f);
 		}
 	}
-	ok(memcmp(ch + 104, "host-a.examplechunky", 20) == 0, "the names at +104, no NUL");
-	ok(memcmp(ch + 124, "\0\0\0\0", 4) == 0, "zeros to header_size");
-	ok(memcmp(ch + 128, blocks[0], bsize[0]) == 0 &&
-	   memcmp(ch + 128 + bsize[0], blocks[1], bsize[1]) == 0 &&
-	   memcmp(ch + 128 + bsize[0] + bsize[1], blocks[2], bsize[2]) == 0,
+	ok(memcmp(ch + 136, "host-a.examplechunky", 20) == 0, "the names at +136, no NUL");
+	ok(memcmp(ch + 156, "\0\0\0\0", 4) == 0, "zeros to header_size");
+	ok(memcmp(ch + 160, blocks[0], bsize[0]) == 0 &&
+	   memcmp(ch + 160 + bsize[0], blocks[1], bsize[1]) == 0 &&
+	   memcmp(ch + 160 + bsize[0] + bsize[1], blocks[2], bsize[2]) == 0,
 	   "the blocks follow, byte for byte as given");
 
 	/* 2. Decoded. */
@@ -171,7 +177,9 @@ int main(void)
 	ok(c.h.seq == 0x0102030405060708ull && c.h.events == 5 && c.h.event_bytes == 120 &&
 	   c.h.lost_events == 7 && c.h.first_time == BASE && c.h.last_time == BASE + 40 &&
 	   c.h.block_count == 3 && c.h.data_size == data && c.h.flags == 1 &&
-	   memcmp(c.h.host_id, id, 16) == 0, "decode gives back every field");
+	   memcmp(c.h.host_id, id, 16) == 0 && c.h.run_id == 0x1112131415161718ull &&
+	   c.h.events_before == 1000 && c.h.event_bytes_before == 24000 &&
+	   c.h.blocks_before == 9, "decode gives back every field");
 	ASSERT_STREQ(c.host_name, "host-a.example");
 	ASSERT_STREQ(c.session_name, "chunky");
 	size_t off = 0, bs;
@@ -192,41 +200,44 @@ int main(void)
 		free(t);
 	}
 	ok(refused_all, "every truncation (0 to %zu bytes) is refused", len - 1);
-	refused(ch, 50, -EBADMSG, "a chunk of 50 bytes: shorter than its 104-byte header");
+	refused(ch, 50, -EBADMSG, "a chunk of 50 bytes: shorter than its 136-byte header");
 	uint8_t *t = malloc(len + 8);
 	memcpy(t, ch, len);
 	t[0] = 'X';
 	refused(t, len, -EBADMSG, "not a ringlog chunk (no \"RLOGCHNK\" at +0)");
 	t[0] = 'R';
-	rlog__put32(t + 8, 2 | 3u << 16);
+	rlog__put32(t + 8, 3 | 2u << 16);
 	recrc(t);
-	refused(t, len, -EPROTO, "a chunk of version 2.3: this reader reads version 1");
+	refused(t, len, -EPROTO, "a chunk of version 3.2: this reader reads version 2");
 	rlog__put32(t + 8, 1);
-	rlog__put32(t + 12, 124);
+	recrc(t);
+	refused(t, len, -EPROTO, "a chunk of version 1.0: this reader reads version 2");
+	rlog__put32(t + 8, 2);
+	rlog__put32(t + 12, 156);
 	char msg[200];
-	snprintf(msg, sizeof msg, "bad header_size 124 (a multiple of 8, at least 124 for its "
+	snprintf(msg, sizeof msg, "bad header_size 156 (a multiple of 8, at least 156 for its "
 		 "names, at most the chunk's %zu bytes)", len);
 	refused(t, len, -EBADMSG, msg);
-	rlog__put32(t + 12, 128);
+	rlog__put32(t + 12, 160);
 	t[96] = 255;
-	snprintf(msg, sizeof msg, "bad header_size 128 (a multiple of 8, at least 365 for its "
+	snprintf(msg, sizeof msg, "bad header_size 160 (a multiple of 8, at least 397 for its "
 		 "names, at most the chunk's %zu bytes)", len);
 	refused(t, len, -EBADMSG, msg);
 	rlog__put32(t + 12, (uint32_t)len + 8);
 	t[96] = 14;
-	snprintf(msg, sizeof msg, "bad header_size %zu (a multiple of 8, at least 124 for its "
+	snprintf(msg, sizeof msg, "bad header_size %zu (a multiple of 8, at least 156 for its "
 		 "names, at most the chunk's %zu bytes)", len + 8, len);
 	refused(t, len, -EBADMSG, msg);
-	rlog__put32(t + 12, 128);
+	rlog__put32(t + 12, 160);
 	t[97] = 0;
 	recrc(t);
 	refused(t, len, -EBADMSG, "a chunk without a host name or a session name");
 	t[97] = 6;
 	recrc(t);
-	t[110] ^= 1; /* a byte of the host name */
+	t[142] ^= 1; /* a byte of the host name */
 	ASSERT_EQ(rlog__chunk_decode(t, len, &c, err, sizeof err), -EBADMSG);
 	ASSERT_CONTAINS(err, "bad header checksum (crc32 0x");
-	t[110] ^= 1;
+	t[142] ^= 1;
 	memset(t + len, 0, 8); /* 8 bytes more than data_size says */
 	snprintf(msg, sizeof msg, "data_size %zu but %zu bytes follow the header", data, data + 8);
 	refused(t, len + 8, -EBADMSG, msg);
@@ -235,13 +246,13 @@ int main(void)
 	refused(t, len, -EBADMSG, "block_count 4 but 3 blocks follow the header");
 	rlog__put32(t + 72, 3);
 	recrc(t);
-	t[128 + bsize[0]] ^= 0xff; /* the thread block's magic */
-	snprintf(msg, sizeof msg, "bad block header at chunk offset %zu", 128 + bsize[0]);
+	t[160 + bsize[0]] ^= 0xff; /* the thread block's magic */
+	snprintf(msg, sizeof msg, "bad block header at chunk offset %zu", 160 + bsize[0]);
 	refused(t, len, -EBADMSG, msg);
-	t[128 + bsize[0]] ^= 0xff;
-	rlog__put32(t + 128 + bsize[0] + 32, 4 * 1000); /* its data_size past the chunk */
+	t[160 + bsize[0]] ^= 0xff;
+	rlog__put32(t + 160 + bsize[0] + 32, 4 * 1000); /* its data_size past the chunk */
 	snprintf(msg, sizeof msg, "a block cut short at chunk offset %zu (%zu of 4000 data bytes)",
-		 128 + bsize[0], data - bsize[0] - 48);
+		 160 + bsize[0], data - bsize[0] - 48);
 	refused(t, len, -EBADMSG, msg);
 	ASSERT_EQ(rlog__chunk_decode(ch, len, &c, err, sizeof err), 0);
 	free(t);

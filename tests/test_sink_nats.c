@@ -115,6 +115,29 @@ int main(void)
 	same_bytes(p1, s1, h1);
 	same_bytes(p2, s2, h2);
 
+	/* 4. A session stopped and started again under its name on the same
+	 * host: two runs, two files, each its local file. */
+	const char *h4 = "00000000000000000000000000000014";
+	const char *s4 = keep(h_session("n4"));
+	const char *p4a = keep(h_path("n4a")), *p4b = keep(h_path("n4b"));
+	snprintf(dir, sizeof dir, "%s/runs", dir2);
+	mkdir(dir, 0700);
+	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.runs", port);
+	start(s4, p4a, h4, NULL);
+	uint64_t w4a = write_events(s4, 3000, 0);
+	h_ringlog(&r, "stop", s4, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w4a);
+	start(s4, p4b, h4, NULL);
+	uint64_t w4b = write_events(s4, 5000, 0);
+	h_ringlog(&r, "stop", s4, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w4b);
+	collect("c4");
+	char p4[512];
+	ASSERT_EQ(collected_runs(s4, h4, 0, p4, sizeof p4), 2);
+	two_runs(p4a, p4b, w4a, w4b);
+	unlink(p4a);
+	unlink(p4b);
+
 	server_kill();
 	unlink(p1);
 	unlink(p2);

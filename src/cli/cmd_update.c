@@ -27,6 +27,20 @@ int cmd_update(int argc, char **argv)
 {
 	struct rlog__update u = { 0 };
 	int rc;
+	/* A sink is built with the session's output at start (its chunks
+	 * number the file's blocks from block 0, docs/FORMAT.md "Chunks"):
+	 * one cannot join mid-session yet.  Said plainly, not as an unknown
+	 * option. */
+	for (int i = 1; i < argc; i++)
+		for (const char *const *o = (const char *const[]){ "--sink", "--sink-buffer",
+								   "--host-id", NULL };
+		     *o; o++) {
+			size_t k = strlen(*o);
+			if (strncmp(argv[i], *o, k) == 0 && (argv[i][k] == '\0' || argv[i][k] == '='))
+				return cli_error("update: %s: not supported: a session's sink is "
+						 "chosen at start (stop the session and start it "
+						 "again with --sink)", *o);
+		}
 	struct cli_args a;
 	cli_args_init(&a, "update", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {

@@ -431,7 +431,10 @@ static const struct cli_help help[] = {
 		"  --system-pid LIST     their processes from now on (all: every process)\n"
 		"  --follow              also the attached processes and their children\n"
 		"  --no-follow           no longer\n"
-		"  --profile-hz N        profile's samples a second, 1 to 100000\n",
+		"  --profile-hz N        profile's samples a second, 1 to 100000\n"
+		"\n"
+		"A sink (--sink, --sink-buffer, --host-id) is chosen at start: update refuses\n"
+		"them with an error.\n",
 		true,
 	},
 	{
@@ -489,9 +492,10 @@ static const struct cli_help help[] = {
 		"collect", "write the sessions published with start --sink as log files",
 		"collect URL -o DIR [--follow] [--group NAME]",
 		"Reads the chunks sessions published with start --sink and writes each host's\n"
-		"session as a log file in DIR, named HOST_SESSION_HOSTID.rlog: the bytes the\n"
-		"host's local file holds (but the file header's creation time).  A chunk seen\n"
-		"twice is written once; chunks missing are a DATA_LOSS (cause sink).  Offsets\n"
+		"session as a log file in DIR, named HOST_SESSION_HOSTID_RUNID.rlog (each run\n"
+		"of a session its own file): the bytes the host's local file holds (but the\n"
+		"file header's creation time).  A chunk seen twice is written once; chunks\n"
+		"missing are a DATA_LOSS (cause sink) of exactly the events they held.  Offsets\n"
 		"are committed only once the files are on disk (fsync): a collector killed\n"
 		"and started again goes on where it was, nothing lost or written twice.\n"
 		"Prints one line per file: its path, chunks, duplicates, gaps, bytes.\n"

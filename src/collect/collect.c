@@ -36,12 +36,20 @@
 struct hfile {
 	uint8_t host_id[16];
 	char session[256];
+	uint64_t run_id;              /* the session's run (docs/FORMAT.md, "Chunks") */
 	int fd, dirfd;
 	char name[600];               /* in DIR */
 	uint64_t next_chunk;          /* the next chunk's seq */
 	uint64_t next_block;          /* above the highest block seq written */
 	uint64_t len;                 /* bytes in the file */
 	uint64_t last_time;
+	/* Added to the seq of the chunks' blocks: after chunks that are
+	 * missing (a late start, a gap), so that the file's block sequence
+	 * has no gap where a DATA_LOSS tells what is missing. */
+	uint64_t shift;
+	/* What the chunks up to the last one written carried (their headers'
+	 * *_before and counts): a gap's DATA_LOSS is the difference. */
+	uint64_t events_through, bytes_through, blocks_through;
 	bool dirty;
 	struct rlog__collect_file rep;
 };
@@ -51,6 +59,8 @@ struct collector {
 	const char *dir;
 	struct hfile *f;
 	size_t nf, cap;
+	uint8_t *tmp;                 /* a block being renumbered */
+	size_t tmp_cap;
 };
 
 /* [A-Za-z0-9._-] as they are, anything else '_': a name from a chunk
@@ -69,14 +79,18 @@ static void name_part(char *out, size_t n, const char *s)
 		out[0] = '_';
 }
 
-/* The state beside a file: "next_chunk next_block len last_time". */
+/* The state beside a file: "next_chunk next_block len last_time shift
+ * events_through bytes_through blocks_through". */
 static int state_save(struct collector *co, struct hfile *h)
 {
-	char tmp[640], st[640], line[128];
+	char tmp[640], st[640], line[256];
 	snprintf(tmp, sizeof tmp, ".%s.state.tmp", h->name);
 	snprintf(st, sizeof st, ".%s.state", h->name);
-	int n = snprintf(line, sizeof line, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-			 h->next_chunk, h->next_block, h->len, h->last_time);
+	int n = snprintf(line, sizeof line,
+			 "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			 " %" PRIu64 " %" PRIu64 "\n",
+			 h->next_chunk, h->next_block, h->len, h->last_time, h->shift,
+			 h->events_through, h->bytes_through, h->blocks_through);
 	int fd = openat(co->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
@@ -94,7 +108,7 @@ static int state_save(struct collector *co, struct hfile *h)
  * -ENOENT (no state: a new file) or -errno. */
 static int state_load(struct collector *co, struct hfile *h)
 {
-	char st[640], line[128];
+	char st[640], line[256];
 	snprintf(st, sizeof st, ".%s.state", h->name);
 	int fd = openat(co->dirfd, st, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -104,8 +118,11 @@ static int state_load(struct collector *co, struct hfile *h)
 	if (n <= 0)
 		return -EBADMSG;
 	line[n] = '\0';
-	if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &h->next_chunk,
-		   &h->next_block, &h->len, &h->last_time) != 4)
+	if (sscanf(line,
+		   "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64,
+		   &h->next_chunk, &h->next_block, &h->len, &h->last_time, &h->shift,
+		   &h->events_through, &h->bytes_through, &h->blocks_through) != 8)
 		return -EBADMSG;
 	h->fd = openat(co->dirfd, h->name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (h->fd < 0)
@@ -119,7 +136,7 @@ static struct hfile *file_of(struct collector *co, const struct rlog__chunk *c, 
 {
 	for (size_t i = 0; i < co->nf; i++)
 		if (memcmp(co->f[i].host_id, c->h.host_id, 16) == 0 &&
-		    strcmp(co->f[i].session, c->session_name) == 0)
+		    co->f[i].run_id == c->h.run_id && strcmp(co->f[i].session, c->session_name) == 0)
 			return &co->f[i];
 	if (rlog__vec_room(&co->f, co->nf, &co->cap, sizeof *co->f, 8) < 0) {
 		*errp = -ENOMEM;
@@ -128,13 +145,17 @@ static struct hfile *file_of(struct collector *co, const struct rlog__chunk *c, 
 	struct hfile *h = &co->f[co->nf];
 	memset(h, 0, sizeof *h);
 	memcpy(h->host_id, c->h.host_id, 16);
+	h->run_id = c->h.run_id;
 	snprintf(h->session, sizeof h->session, "%s", c->session_name);
 	char host[128], sess[128], id[33];
 	name_part(host, sizeof host, c->host_name);
 	name_part(sess, sizeof sess, c->session_name);
 	for (int i = 0; i < 16; i++)
 		snprintf(id + 2 * i, 3, "%02x", c->h.host_id[i]);
-	snprintf(h->name, sizeof h->name, "%s_%s_%s.rlog", host, sess, id);
+	/* Each run of a session its own file: one started again under its
+	 * name does not overwrite, nor pass for duplicates of, the last. */
+	snprintf(h->name, sizeof h->name, "%s_%s_%s_%016" PRIx64 ".rlog", host, sess, id,
+		 c->h.run_id);
 	snprintf(h->rep.path, sizeof h->rep.path, "%s/%s", co->dir, h->name);
 	h->fd = -1;
 	int err = state_load(co, h);
@@ -182,6 +203,78 @@ static int final_marker(struct hfile *h, const uint8_t *blk, size_t size)
 	return rlog__logfile_rewrite_marker(&lf, &m);
 }
 
+/* Appends the block at blk (size bytes) numbered seq: as it is if that
+ * is its number, else a copy renumbered (its checksum made again). */
+static int append_as(struct collector *co, struct hfile *h, const uint8_t *blk, size_t size,
+		     uint64_t seq)
+{
+	struct rlog_block_header bh;
+	rlog__block_decode(blk, &bh);
+	if (bh.seq == seq)
+		return append(h, blk, size);
+	if (rlog__bytes_room(&co->tmp, &co->tmp_cap, size) < 0)
+		return -ENOMEM;
+	memcpy(co->tmp, blk, size);
+	rlog__block_renumber(RLOG_FILE_VERSION_MAJOR, co->tmp, (uint32_t)(size - BLOCK_HDR), seq);
+	return append(h, co->tmp, size);
+}
+
+/* The chunks before c that the file lacks (from the one after the last
+ * written, or from the first): a DATA_LOSS of cause SINK, numbered next,
+ * with what their headers say they held (docs/FORMAT.md, "Chunks"). */
+static int gap_loss(struct hfile *h, const struct rlog__chunk *c, uint64_t time)
+{
+	uint8_t lb[BLOCK_HDR + RLOG__LOSS_RECORD_MAX];
+	uint64_t ev = c->h.events_before - h->events_through;
+	uint64_t by = c->h.event_bytes_before - h->bytes_through;
+	uint64_t bl = c->h.blocks_before - h->blocks_through;
+	/* Counts that go backwards are a producer's bug, not a loss. */
+	if (c->h.events_before < h->events_through || c->h.event_bytes_before < h->bytes_through ||
+	    c->h.blocks_before < h->blocks_through)
+		ev = by = bl = 0;
+	uint32_t n = rlog__loss_block(lb, RLOG_FILE_VERSION_MAJOR, h->next_block, time,
+				      RLOG_LOSS_SINK, bl, ev, by);
+	int err = append(h, lb, BLOCK_HDR + n);
+	if (err < 0)
+		return err;
+	h->next_block++;
+	h->rep.gaps++;
+	return 0;
+}
+
+/* The seq of the first block of c numbered in the session's sequence
+ * (not a repeat), from *off on; 0 if none. */
+static uint64_t first_numbered(const struct rlog__chunk *c, size_t off)
+{
+	const uint8_t *blk;
+	size_t size;
+	while (rlog__chunk_next_block(c, &off, &blk, &size)) {
+		struct rlog_block_header bh;
+		rlog__block_decode(blk, &bh);
+		if (bh.seq != 0)
+			return bh.seq;
+	}
+	return 0;
+}
+
+/* Where the blocks a METADATA chunk repeats (block 0, the copy blocks:
+ * seq 0) end in c; 0 in another chunk. */
+static size_t repeats_end(const struct rlog__chunk *c)
+{
+	size_t off = 0, at = 0, size;
+	const uint8_t *blk;
+	if (!(c->h.flags & RLOG_CHUNK_FLAG_METADATA))
+		return 0;
+	while (rlog__chunk_next_block(c, &at, &blk, &size)) {
+		struct rlog_block_header bh;
+		rlog__block_decode(blk, &bh);
+		if (bh.seq != 0 || (off > 0 && !(bh.flags & RLOG_BLOCK_FLAG_METADATA)))
+			break;
+		off = at;
+	}
+	return off;
+}
+
 /* Writes chunk c into its file.  Returns 0 or -errno. */
 static int apply(struct collector *co, const struct rlog__chunk *c)
 {
@@ -201,6 +294,11 @@ static int apply(struct collector *co, const struct rlog__chunk *c)
 		if (!(c->h.flags & RLOG_CHUNK_FLAG_METADATA) || !rlog__chunk_next_block(c, &off, &blk, &size) ||
 		    size < BLOCK_HDR + 8 + sizeof(struct rlog_log_marker))
 			return 0;
+		/* Joined late (the engine's retention dropped the first
+		 * chunks): the repeats need numbers of their own. */
+		uint64_t first = c->h.seq > 0 ? first_numbered(c, 0) : 0;
+		if (c->h.seq > 0 && first == 0)
+			return 0;
 		if (h->fd < 0) {
 			/* A file without a state was begun by a collector killed
 			 * before it saved one: nothing in it was committed, it
@@ -217,6 +315,25 @@ static int apply(struct collector *co, const struct rlog__chunk *c)
 		if ((err = append(h, &fh, sizeof fh)) < 0)
 			return err;
 		off = 0;
+		h->next_block = 0;
+		if (c->h.seq > 0) {
+			/* Block 0, the metadata copies numbered 1, 2, ... (as a
+			 * new file's copies are), the DATA_LOSS of the chunks
+			 * before, then the chunk's blocks renumbered to follow:
+			 * a file a reader reads whole, with its schemas. */
+			struct rlog_block_header b0;
+			rlog__block_decode(blk, &b0);
+			size_t end = repeats_end(c);
+			while (off < end && rlog__chunk_next_block(c, &off, &blk, &size)) {
+				if ((err = append_as(co, h, blk, size, h->next_block)) < 0)
+					return err;
+				h->next_block++;
+			}
+			uint64_t t = c->h.first_time ? c->h.first_time : b0.base_time;
+			if ((err = gap_loss(h, c, t)) < 0)
+				return err;
+			h->shift = h->next_block - first;
+		}
 	} else {
 		if (c->h.flags & RLOG_CHUNK_FLAG_FINAL) {
 			if (rlog__chunk_next_block(c, &off, &blk, &size) &&
@@ -226,45 +343,36 @@ static int apply(struct collector *co, const struct rlog__chunk *c)
 			h->rep.chunks++;
 			return 0;
 		}
-		if (c->h.seq > h->next_chunk) {
-			/* Chunks missing (the engine's retention, a gap in
-			 * what was published): said where they were. */
-			uint8_t lb[BLOCK_HDR + RLOG__LOSS_RECORD_MAX];
-			uint32_t n = rlog__loss_block(lb, RLOG_FILE_VERSION_MAJOR, h->next_block,
-						      h->last_time, RLOG_LOSS_SINK, 0, 0, 0);
-			if ((err = append(h, lb, BLOCK_HDR + n)) < 0)
-				return err;
-			h->next_block++;
-			h->rep.gaps++;
-		}
 		/* What a METADATA chunk repeats (block 0, the copies: seq 0)
 		 * the file has. */
-		if (c->h.flags & RLOG_CHUNK_FLAG_METADATA) {
-			size_t at = 0;
-			for (;;) {
-				size_t was = at;
-				if (!rlog__chunk_next_block(c, &at, &blk, &size))
-					break;
-				struct rlog_block_header bh;
-				rlog__block_decode(blk, &bh);
-				bool repeat = bh.seq == 0 &&
-					      (was == 0 || (bh.flags & RLOG_BLOCK_FLAG_METADATA));
-				if (!repeat)
-					break;
-				off = at;
-			}
+		off = repeats_end(c);
+		if (c->h.seq > h->next_chunk) {
+			/* Chunks missing (the engine's retention, a gap in
+			 * what was published): said where they were, and
+			 * the blocks after renumbered to follow. */
+			if ((err = gap_loss(h, c, h->last_time)) < 0)
+				return err;
+			uint64_t first = first_numbered(c, off);
+			if (first > 0)
+				h->shift = h->next_block - first;
 		}
 	}
+	uint64_t thread_blocks = 0;
 	while (rlog__chunk_next_block(c, &off, &blk, &size)) {
 		struct rlog_block_header bh;
 		rlog__block_decode(blk, &bh);
-		if ((err = append(h, blk, size)) < 0)
+		thread_blocks += !(bh.flags & (RLOG_BLOCK_FLAG_DAEMON | RLOG_BLOCK_FLAG_METADATA));
+		uint64_t seq = bh.seq + h->shift;
+		if ((err = append_as(co, h, blk, size, seq)) < 0)
 			return err;
-		if (bh.seq + 1 > h->next_block)
-			h->next_block = bh.seq + 1;
+		if (seq + 1 > h->next_block)
+			h->next_block = seq + 1;
 		h->last_time = bh.base_time;
 	}
 	h->next_chunk = c->h.seq + 1;
+	h->events_through = c->h.events_before + c->h.events;
+	h->bytes_through = c->h.event_bytes_before + c->h.event_bytes;
+	h->blocks_through = c->h.blocks_before + thread_blocks;
 	h->rep.chunks++;
 	return 0;
 }
@@ -568,6 +676,7 @@ int rlog__collect(const struct rlog__collect_opts *o, rlog__collect_report_fn *r
 			close(co.f[i].fd);
 	}
 	free(co.f);
+	free(co.tmp);
 	close(co.dirfd);
 	return err;
 }

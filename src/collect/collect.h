@@ -5,11 +5,16 @@
  * (docs/SESSIONS.md, "Multi-host sinks").
  *
  *   consume (Kafka: a consumer group)  ──► chunk decoded; its file (host
- *                                          id, session) found or begun
+ *                                          id, session, run id) found or begun
  *     seq below the file's next   ──► a duplicate: dropped
- *     seq above it                ──► a gap: a DATA_LOSS (cause SINK)
+ *     seq above it                ──► a gap: a DATA_LOSS (cause SINK) of
+ *                                     exactly what the missing chunks
+ *                                     held (the *_before counts), the
+ *                                     blocks after renumbered to follow
  *     a METADATA chunk            ──► its block 0 and copies dropped,
- *                                     but in a file's first chunk
+ *                                     but in a file's first chunk (not
+ *                                     seq 0: the copies numbered 1, 2, ...
+ *                                     then the DATA_LOSS of what came before)
  *     a FINAL chunk               ──► block 0 and the header's LOG_MARKER
  *                                     rewritten (the refined frequency)
  *     the blocks                  ──► appended as they are

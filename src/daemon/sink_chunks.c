@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "atomics.h"
@@ -54,6 +56,16 @@ static int put_copy(void *arg, uint32_t pid, uint32_t tid, uint64_t base_time, c
 			 records);
 }
 
+/* The header fields of a chunk begun that say which run it is and what
+ * the chunks published before it carried. */
+static void chunk_run(struct rlog__chunk_sink *c)
+{
+	c->w.h.run_id = c->run_id;
+	c->w.h.events_before = c->events_pub;
+	c->w.h.event_bytes_before = c->event_bytes_pub;
+	c->w.h.blocks_before = c->blocks_pub;
+}
+
 /* Begins the next chunk: METADATA (block 0 and, after the first chunk,
  * the copies) when the rule says so, then the DATA_LOSS of what was lost
  * since the last chunk published.  Returns 0 or -errno. */
@@ -66,6 +78,7 @@ static int chunk_begin(struct rlog__chunk_sink *c)
 				    meta ? RLOG_CHUNK_FLAG_METADATA : 0);
 	if (err < 0)
 		return err;
+	chunk_run(c);
 	memset(&c->cur, 0, sizeof c->cur);
 	c->building = true;
 	if (meta) {
@@ -130,6 +143,9 @@ static void chunk_publish(struct rlog__chunk_sink *c)
 	c->queued++;
 	c->queued_bytes += len;
 	c->next_chunk++;
+	c->events_pub += c->cur.events;
+	c->event_bytes_pub += c->cur.event_bytes;
+	c->blocks_pub += c->cur.blocks;
 	bool meta = (c->w.h.flags & RLOG_CHUNK_FLAG_METADATA) != 0;
 	c->since_meta = meta ? 0 : c->since_meta + 1;
 	if (meta)
@@ -225,8 +241,11 @@ static int ck_finish(struct rlog__sink *s, const struct rlog_log_marker *refined
 	if (refined) {
 		uint8_t rec[8 + sizeof(struct rlog_log_marker)];
 		uint32_t n = rlog__marker_record(rec, refined);
-		if (rlog__chunk_begin(&c->w, c->host_id, c->host_name, c->session, c->next_chunk,
-				      RLOG_CHUNK_FLAG_FINAL) == 0 &&
+		int err = rlog__chunk_begin(&c->w, c->host_id, c->host_name, c->session,
+					    c->next_chunk, RLOG_CHUNK_FLAG_FINAL);
+		if (err == 0)
+			chunk_run(c);
+		if (err == 0 &&
 		    put_block(c, RLOG_BLOCK_FLAG_DAEMON, 0, c->pid, c->tid, refined->sync_ticks, rec, n,
 			      1) == 0) {
 			memset(&c->cur, 0, sizeof c->cur);
@@ -273,6 +292,16 @@ int rlog__chunks_init(struct rlog__chunk_sink *c, const struct rlog__chunk_trans
 	memcpy(c->session, session, sn + 1);
 	c->bound = spec->buffer ? spec->buffer : RLOG__SINK_BUFFER_DEFAULT;
 	c->next_block = 1;
+	/* A session started again under its name publishes into the same
+	 * topic with its sequence from 0: the run id tells the runs apart. */
+	if (getrandom(&c->run_id, sizeof c->run_id, GRND_NONBLOCK) != (ssize_t)sizeof c->run_id) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		c->run_id = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+			    ((uint64_t)getpid() << 40);
+	}
+	if (c->run_id == 0)
+		c->run_id = 1;
 	c->marker_size = rlog__marker_record(c->marker_rec, marker);
 	c->marker_ticks = marker->sync_ticks;
 	c->pid = pid;

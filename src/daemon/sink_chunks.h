@@ -80,6 +80,8 @@ struct rlog__chunk_sink {
 	bool building;                    /* w holds a chunk begun */
 	struct rlog__chunk_ticket cur;    /* what it counts */
 	uint64_t next_chunk;              /* the next chunk's seq */
+	uint64_t run_id;                  /* this run of the session (docs/FORMAT.md, "Chunks") */
+	uint64_t events_pub, event_bytes_pub, blocks_pub; /* in the chunks published so far */
 	uint64_t next_block;              /* the next block's seq (block 0 is 0) */
 	uint64_t since_meta;              /* chunks since the last METADATA one */
 	uint64_t meta_version;            /* the metadata cache's version it last carried */

@@ -14,7 +14,7 @@
  * drain.
  *
  *   daemon pass ── publish: queue (mutex) ──► sender thread: js_PublishMsg
- *               ◄── poll: acked list ─────── (MsgId HOSTID-SESSION-SEQ),
+ *               ◄── poll: acked list ─────── (MsgId HOSTID-SESSION-RUNID-SEQ),
  *                                             again until acknowledged
  */
 #define _GNU_SOURCE
@@ -43,7 +43,7 @@ struct nats {
 	jsCtx *js;
 	char subject[256];
 	char stream[256];
-	char id_prefix[128];          /* HOSTID-SESSION */
+	char id_prefix[384];          /* HOSTID-SESSION-RUNID */
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t mu;
@@ -88,7 +88,7 @@ static bool stream_ready(struct nats *n)
  * it did. */
 static bool send_job(struct nats *n, struct job *j, bool *ready)
 {
-	char id[192];
+	char id[416];
 	snprintf(id, sizeof id, "%s-%llu", n->id_prefix, (unsigned long long)j->t.seq);
 	for (bool first = true;; first = false) {
 		pthread_mutex_lock(&n->mu);
@@ -357,7 +357,11 @@ int rlog__sink_nats_open(const struct rlog__sink_spec *spec, const char *session
 	for (int i = 0; i < 16; i++)
 		k += snprintf(n->id_prefix + k, sizeof n->id_prefix - (size_t)k, "%02x",
 			      spec->host_id[i]);
-	snprintf(n->id_prefix + k, sizeof n->id_prefix - (size_t)k, "-%s", session);
+	/* The run id too: a session started again under its name numbers its
+	 * chunks from 0 again, and JetStream would take them for duplicates
+	 * of the last run's within its window. */
+	snprintf(n->id_prefix + k, sizeof n->id_prefix - (size_t)k, "-%s-%016llx", session,
+		 (unsigned long long)c->run_id);
 	err = rlog__nats_connect(servers, &n->nc, &n->js, why, whyn);
 	if (err < 0)
 		goto fail;

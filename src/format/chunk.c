@@ -122,6 +122,10 @@ static void header_encode(uint8_t *o, const struct rlog_chunk_header *h)
 	o[97] = h->session_name_len;
 	o[98] = o[99] = 0;
 	rlog__put32(o + 100, h->crc32);
+	rlog__put64(o + 104, h->run_id);
+	rlog__put64(o + 112, h->events_before);
+	rlog__put64(o + 120, h->event_bytes_before);
+	rlog__put64(o + 128, h->blocks_before);
 }
 
 const uint8_t *rlog__chunk_finish(struct rlog__chunk_writer *w, size_t *len)
@@ -157,7 +161,7 @@ int rlog__chunk_decode(const uint8_t *p, size_t n, struct rlog__chunk *out, char
 {
 	struct rlog_chunk_header *h = &out->h;
 	memset(out, 0, sizeof *out);
-	if (n < RLOG_CHUNK_HEADER_MIN)
+	if (n < 16)
 		return bad(err, errlen, -EBADMSG, "a chunk of %zu bytes: shorter than its %d-byte "
 			   "header", n, RLOG_CHUNK_HEADER_MIN);
 	if (memcmp(p, RLOG_CHUNK_MAGIC, 8) != 0)
@@ -169,6 +173,9 @@ int rlog__chunk_decode(const uint8_t *p, size_t n, struct rlog__chunk *out, char
 		return bad(err, errlen, -EPROTO, "a chunk of version %u.%u: this reader reads "
 			   "version %d", h->version_major, h->version_minor,
 			   RLOG_CHUNK_VERSION_MAJOR);
+	if (n < RLOG_CHUNK_HEADER_MIN)
+		return bad(err, errlen, -EBADMSG, "a chunk of %zu bytes: shorter than its %d-byte "
+			   "header", n, RLOG_CHUNK_HEADER_MIN);
 	h->header_size = rlog__get32(p + 12);
 	h->seq = rlog__get64(p + 16);
 	h->first_time = rlog__get64(p + 24);
@@ -184,6 +191,10 @@ int rlog__chunk_decode(const uint8_t *p, size_t n, struct rlog__chunk *out, char
 	h->session_name_len = p[97];
 	h->reserved = (uint16_t)(p[98] | p[99] << 8);
 	h->crc32 = rlog__get32(p + 100);
+	h->run_id = rlog__get64(p + 104);
+	h->events_before = rlog__get64(p + 112);
+	h->event_bytes_before = rlog__get64(p + 120);
+	h->blocks_before = rlog__get64(p + 128);
 	size_t names = RLOG_CHUNK_HEADER_MIN + (size_t)h->host_name_len + h->session_name_len;
 	if (h->header_size % 8 || h->header_size < names || h->header_size > n)
 		return bad(err, errlen, -EBADMSG, "bad header_size %" PRIu32 " (a multiple of 8, "
@@ -201,8 +212,9 @@ int rlog__chunk_decode(const uint8_t *p, size_t n, struct rlog__chunk *out, char
 	if (h->data_size != n - h->header_size)
 		return bad(err, errlen, -EBADMSG, "data_size %" PRIu64 " but %zu bytes follow the "
 			   "header", h->data_size, n - h->header_size);
-	memcpy(out->host_name, p + 104, h->host_name_len);
-	memcpy(out->session_name, p + 104 + h->host_name_len, h->session_name_len);
+	memcpy(out->host_name, p + RLOG_CHUNK_HEADER_MIN, h->host_name_len);
+	memcpy(out->session_name, p + RLOG_CHUNK_HEADER_MIN + h->host_name_len,
+	       h->session_name_len);
 	out->blocks = p + h->header_size;
 	uint64_t blocks = 0;
 	for (size_t off = 0; off < h->data_size; blocks++) {

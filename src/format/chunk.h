@@ -7,12 +7,13 @@
  * then whole blocks exactly as a log file holds them:
  *
  *   +0   magic "RLOGCHNK"     +48  event_bytes    +96  host_name_len  u8
- *   +8   version 1.0          +56  lost_events    +97  session_name_len u8
+ *   +8   version 2.0          +56  lost_events    +97  session_name_len u8
  *   +12  header_size          +64  data_size      +98  reserved       u16
  *   +16  seq                  +72  block_count    +100 crc32 (CRC-32C of the
  *   +24  first_time           +76  flags               header, this field 0)
- *   +32  last_time            +80  host_id[16]    +104 host name, session
- *   +40  events                                        name, zeros to header_size
+ *   +32  last_time            +80  host_id[16]    +104 run_id
+ *   +40  events               +112 events_before  +120 event_bytes_before
+ *   +128 blocks_before        +136 host name, session name, zeros to header_size
  *   header_size: the blocks (block header, data), data_size bytes
  *
  * A chunk with RLOG_CHUNK_FLAG_METADATA starts with block 0 (the
@@ -29,9 +30,9 @@
 #include <stdint.h>
 
 #define RLOG_CHUNK_MAGIC "RLOGCHNK"   /* 8 bytes, no NUL */
-#define RLOG_CHUNK_VERSION_MAJOR 1
+#define RLOG_CHUNK_VERSION_MAJOR 2
 #define RLOG_CHUNK_VERSION_MINOR 0
-#define RLOG_CHUNK_HEADER_MIN 104     /* the fixed part: struct rlog_chunk_header */
+#define RLOG_CHUNK_HEADER_MIN 136     /* the fixed part: struct rlog_chunk_header */
 #define RLOG_CHUNK_FLAG_METADATA 0x1u /* starts with block 0 and the metadata copies */
 #define RLOG_CHUNK_FLAG_FINAL 0x2u    /* the session's last: block 0 only, its LOG_MARKER refined */
 #define RLOG_CHUNK_META_EVERY 64      /* a METADATA chunk at least once in this many */
@@ -42,7 +43,7 @@ struct rlog_chunk_header {
 	char magic[8];             /* RLOG_CHUNK_MAGIC */
 	uint16_t version_major;    /* RLOG_CHUNK_VERSION_MAJOR: a reader refuses another */
 	uint16_t version_minor;    /* RLOG_CHUNK_VERSION_MINOR: fields a reader may ignore */
-	uint32_t header_size;      /* bytes before the first block: 104 + the names, to 8 */
+	uint32_t header_size;      /* bytes before the first block: 136 + the names, to 8 */
 	uint64_t seq;              /* the chunk's number in its session: 0, 1, 2, ... */
 	uint64_t first_time;       /* ticks of its earliest thread record (0: none) */
 	uint64_t last_time;        /* ticks of its latest thread record (0: none) */
@@ -53,13 +54,20 @@ struct rlog_chunk_header {
 	uint32_t block_count;      /* blocks after the header */
 	uint32_t flags;            /* RLOG_CHUNK_FLAG_* */
 	uint8_t host_id[16];       /* the host's id (its machine id, or --host-id) */
-	uint8_t host_name_len;     /* bytes of host name at +104 */
+	uint8_t host_name_len;     /* bytes of host name at +136 */
 	uint8_t session_name_len;  /* bytes of session name after it (1 to RLOG_NAME_MAX) */
 	uint16_t reserved;         /* 0 */
 	uint32_t crc32;            /* CRC-32C of header_size bytes, this field as 0 */
+	/* 2.0: which run of the session, and what the chunks before this one
+	 * (seq 0 to seq - 1, those published) carried, so that a collector
+	 * tells a restarted session from a duplicate and counts a gap exactly. */
+	uint64_t run_id;           /* drawn at random when the session starts; never 0 */
+	uint64_t events_before;    /* application events in the run's chunks before this one */
+	uint64_t event_bytes_before; /* their record bytes */
+	uint64_t blocks_before;    /* thread blocks in them */
 };
 _Static_assert(sizeof(struct rlog_chunk_header) == RLOG_CHUNK_HEADER_MIN,
-	       "the fixed chunk header is 104 bytes");
+	       "the fixed chunk header is 136 bytes");
 
 /* A chunk decoded: its header, its names (NUL-terminated here), and where
  * its blocks are in the bytes decoded. */
