@@ -50,7 +50,13 @@ int main(void)
 		   h_kv(r.out, "events_lost") == 0, "%s: %u events written, none lost", names[h],
 		   written[h]);
 		char to[512];
-		snprintf(to, sizeof to, "%s/%s_%s_%032x.rlog", dir, names[h], sess[h], h + 1);
+		/* With a run id as collect names them now, and the third
+		 * without one, as it named them before (both name the host). */
+		if (h < 2)
+			snprintf(to, sizeof to, "%s/%s_%s_%032x_%016x.rlog", dir, names[h], sess[h],
+				 h + 1, 0xabc + h);
+		else
+			snprintf(to, sizeof to, "%s/%s_%s_%032x.rlog", dir, names[h], sess[h], h + 1);
 		BAIL_IF(rename(path[h], to) < 0, "rename %s", path[h]);
 	}
 

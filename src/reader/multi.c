@@ -100,7 +100,8 @@ static bool all_hex(const char *s, size_t k)
 }
 
 /* The host of a file: `ringlog collect` names its files
- * HOST_SESSION_HOSTID.rlog (docs/SESSIONS.md), the id 32 hex digits; a
+ * HOST_SESSION_HOSTID_RUNID.rlog (docs/SESSIONS.md), the id 32 hex digits,
+ * the run 16 (HOST_SESSION_HOSTID.rlog also names a host); a
  * file named otherwise is its own host, called by its base name. */
 static void name_host(struct rlog__host *h)
 {
@@ -112,6 +113,10 @@ static void name_host(struct rlog__host *h)
 	if (k > 5 && strcmp(s + k - 5, ".rlog") == 0)
 		s[k -= 5] = '\0';
 	h->id[0] = '\0';
+	/* collect's run id (16 hex digits) last: the host is the same. */
+	if (k > 17 + 33 && s[k - 17] == '_' && all_hex(s + k - 16, 16) && s[k - 17 - 33] == '_' &&
+	    all_hex(s + k - 17 - 32, 32))
+		s[k -= 17] = '\0';
 	if (k > 33 && s[k - 33] == '_' && all_hex(s + k - 32, 32)) {
 		memcpy(h->id, s + k - 32, 33);
 		s[k -= 33] = '\0';
