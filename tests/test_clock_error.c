@@ -86,7 +86,7 @@ int main(void)
 	const char *cen = o ? json_num(o, "clock_error_ns") : NULL;
 	char want_ns[32];
 	snprintf(want_ns, sizeof want_ns, "%u000", est);
-	bool unsync = max == RLOG_CLOCK_ERROR_UNSYNC;
+	bool unsync = steady ? before.unsync : max == RLOG_CLOCK_ERROR_UNSYNC; /* the kernel's word */
 	ok(r.status == 0 && sy && sy->type == JSON_BOOL && sy->b == !unsync && ce &&
 	   (unsync ? ce->type == JSON_NULL : cen && strcmp(cen, want_ns) == 0),
 	   "stats DIR --json: clock_synchronized %s, clock_error_ns %s (%d %s)",
