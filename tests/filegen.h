@@ -367,10 +367,11 @@ static inline void fg_block_recrc(struct fg_file *f, size_t at)
 	fg_put32(f->b.p + at + 40, rlog__block_crc(f->major, p, p + FG_BLOCK_HDR, ds));
 }
 
-/* LOG_MARKER payload (112 bytes). */
-static inline void fg_marker_payload(struct fg_buf *p, uint64_t freq, uint64_t sync_ticks,
-				     uint64_t realtime_ns, uint32_t source, uint32_t buf_size,
-				     uint32_t buf_count, const char *name)
+/* LOG_MARKER payload (112 bytes), its clock error word (+44: esterror
+ * us in the low half, maxerror us in the high half) given. */
+static inline void fg_marker_payload_clock(struct fg_buf *p, uint64_t freq, uint64_t sync_ticks,
+					   uint64_t realtime_ns, uint32_t source, uint32_t buf_size,
+					   uint32_t buf_count, const char *name, uint32_t clock)
 {
 	char n[64] = { 0 };
 	memcpy(n, name, strnlen(name, sizeof(n)));
@@ -381,23 +382,44 @@ static inline void fg_marker_payload(struct fg_buf *p, uint64_t freq, uint64_t s
 	fg_u32(p, source);                /* +32 */
 	fg_u32(p, buf_size);              /* +36 */
 	fg_u32(p, buf_count);             /* +40 */
-	fg_u32(p, 0);                     /* +44 reserved */
+	fg_u32(p, clock);                 /* +44 clock_esterror_us, +46 clock_maxerror_us */
 	fg_bytes(p, n, sizeof(n));        /* +48 session_name */
 }
 
+/* LOG_MARKER payload (112 bytes), its clock error not recorded. */
+static inline void fg_marker_payload(struct fg_buf *p, uint64_t freq, uint64_t sync_ticks,
+				     uint64_t realtime_ns, uint32_t source, uint32_t buf_size,
+				     uint32_t buf_count, const char *name)
+{
+	fg_marker_payload_clock(p, freq, sync_ticks, realtime_ns, source, buf_size, buf_count, name,
+				0);
+}
+
 /* The daemon block that starts every file: one timestamped LOG_MARKER at
- * sync_ticks (base_time sync_ticks).  Returns the block's file offset. */
-static inline size_t fg_marker_block(struct fg_file *f, uint32_t pid, uint32_t tid, uint64_t freq,
-				     uint64_t sync_ticks, uint64_t realtime_ns, uint32_t source,
-				     uint32_t buf_size, uint32_t buf_count, const char *name)
+ * sync_ticks (base_time sync_ticks), with the clock error word clock
+ * (fg_marker_payload_clock).  Returns the block's file offset. */
+static inline size_t fg_marker_block_clock(struct fg_file *f, uint32_t pid, uint32_t tid,
+					   uint64_t freq, uint64_t sync_ticks, uint64_t realtime_ns,
+					   uint32_t source, uint32_t buf_size, uint32_t buf_count,
+					   const char *name, uint32_t clock)
 {
 	struct fg_block b;
 	struct fg_buf p = { 0 };
-	fg_marker_payload(&p, freq, sync_ticks, realtime_ns, source, buf_size, buf_count, name);
+	fg_marker_payload_clock(&p, freq, sync_ticks, realtime_ns, source, buf_size, buf_count, name,
+				clock);
 	fg_block_begin(&b, pid, tid, sync_ticks, 0x0001 /* daemon */);
 	fg_event(&b, 1, -1, true, (uint32_t)sync_ticks, p.p, (unsigned)p.len);
 	free(p.p);
 	return fg_block_end(f, &b);
+}
+
+/* fg_marker_block_clock with the clock error not recorded. */
+static inline size_t fg_marker_block(struct fg_file *f, uint32_t pid, uint32_t tid, uint64_t freq,
+				     uint64_t sync_ticks, uint64_t realtime_ns, uint32_t source,
+				     uint32_t buf_size, uint32_t buf_count, const char *name)
+{
+	return fg_marker_block_clock(f, pid, tid, freq, sync_ticks, realtime_ns, source, buf_size,
+				     buf_count, name, 0);
 }
 
 /*

@@ -61,7 +61,8 @@ static struct c_field c_fields[] = {
 	F(rlog_log_marker, tick_source),
 	F(rlog_log_marker, buffer_size),
 	F(rlog_log_marker, buffer_count),
-	F(rlog_log_marker, reserved),
+	F(rlog_log_marker, clock_esterror_us),
+	F(rlog_log_marker, clock_maxerror_us),
 	F(rlog_log_marker, session_name),
 
 	F(rlog_data_loss, events),
@@ -443,6 +444,9 @@ static struct c_const c_consts[] = {
 	K(RLOG_TICK_TSC),
 	K(RLOG_TICK_MONOTONIC),
 	K(RLOG_TICK_COUNTER),
+	K(RLOG_CLOCK_ERROR_NOT_RECORDED),
+	K(RLOG_CLOCK_ERROR_UNSYNC),
+	K(RLOG_CLOCK_ERROR_MAX),
 
 	K(RLOG_LOSS_NO_BUFFER),
 	K(RLOG_LOSS_NESTED),

@@ -8,6 +8,10 @@
  *   - dump DIR lists every event once, in real-time order, each with its
  *     host's name and its exact time from the earliest start; the header
  *     names each host with its id; dump FILE FILE FILE says the same;
+ *   - each host's clock error as its LOG_MARKER records it (docs/FORMAT.md):
+ *     alpha's +-12 us (max 345 us), beta's "not synchronized", gamma's
+ *     zero word (an older file) "not recorded", exactly, in dump's header,
+ *     stats' CLOCK_ERROR column and stats --json (ns, or null);
  *   - stats DIR (--json and text) counts per host and in total exactly;
  *   - convert DIR --to chrome puts each host's events in processes of
  *     their own (pid 10^7 * (host + 1) + pid), named "HOST: ...", at the
@@ -29,13 +33,33 @@ struct host {
 	char id[33];
 	uint64_t freq, sync_ticks, sync_rt;
 	unsigned events;
+	uint32_t clock;    /* the LOG_MARKER's word at +44 */
+	const char *error; /* as the output says it */
+	const char *est_ns, *max_ns, *synced; /* as stats --json says it */
 };
 
 static struct host hosts[3] = {
-	{ "alpha", "", 1000000000u, 1000000u, R + 1000, 0 },
-	{ "beta", "", 2000000000u, 5000000000u, R + 3000, 0 },
-	{ "gamma", "", 1000000000u, 7000000u, R, 0 }, /* the earliest start: time 0 */
+	{ "alpha", "", 1000000000u, 1000000u, R + 1000, 0, 12u | 345u << 16,
+	  "\u00b112 us (max 345 us)", "12000", "345000", "true" },
+	{ "beta", "", 2000000000u, 5000000000u, R + 3000, 0, RLOG_CLOCK_ERROR_UNSYNC << 16,
+	  "unknown: not synchronized", NULL, NULL, "false" },
+	/* the earliest start: time 0; a zero word, as every file before the field */
+	{ "gamma", "", 1000000000u, 7000000u, R, 0, 0, "not recorded", NULL, NULL, NULL },
 };
+
+/* The JSON member name of o is null (want NULL) or the number or literal want. */
+static bool json_is(const struct json *o, const char *name, const char *want)
+{
+	const struct json *v = json_get(o, name);
+	if (v == NULL)
+		return false;
+	if (want == NULL)
+		return v->type == JSON_NULL;
+	const char *n = json_num(o, name);
+	if (n != NULL)
+		return strcmp(n, want) == 0;
+	return v->type == JSON_BOOL && v->b == (strcmp(want, "true") == 0);
+}
 
 /* Event k: its real time and host. */
 static uint64_t rt_of(unsigned k)
@@ -54,7 +78,8 @@ static void write_host(const char *dir, unsigned h)
 	struct fg_file f;
 	struct fg_block b;
 	fg_file_init(&f);
-	fg_marker_block(&f, 1, 1, o->freq, o->sync_ticks, o->sync_rt, RLOG_TICK_TSC, 16384, 8, "web");
+	fg_marker_block_clock(&f, 1, 1, o->freq, o->sync_ticks, o->sync_rt, RLOG_TICK_TSC, 16384, 8,
+			      "web", o->clock);
 	fg_block_begin(&b, 100 + h, 100 + h, o->sync_ticks, 0);
 	for (unsigned k = 0; k < N; k++) {
 		if (host_of(k) != h)
@@ -86,7 +111,7 @@ static int host_named(const char *name)
  * right; the LOG_MARKERs at each host's start. */
 static void check_dump(const struct run *r, const char *what)
 {
-	unsigned next = 0, markers = 0, bad = 0, headers = 0;
+	unsigned next = 0, markers = 0, bad = 0, headers = 0, clocks = 0;
 	const char *p = r->out;
 	while (*p) {
 		const char *e = strchr(p, '\n');
@@ -100,6 +125,11 @@ static void check_dump(const struct run *r, const char *what)
 				snprintf(want, sizeof want, "# host %s id %s: session web,", hosts[h].name,
 					 hosts[h].id);
 				headers += strncmp(line, want, strlen(want)) == 0;
+				char tail[128];
+				snprintf(tail, sizeof tail, ", clock error %s", hosts[h].error);
+				clocks += strncmp(line, want, strlen(want)) == 0 &&
+					  strlen(line) > strlen(tail) &&
+					  strcmp(line + strlen(line) - strlen(tail), tail) == 0;
 			}
 			continue;
 		}
@@ -126,6 +156,8 @@ static void check_dump(const struct run *r, const char *what)
 	   "host and time (%u, %u bad)", what, N, next, bad);
 	ok(markers == 3, "%s: each host's LOG_MARKER at its start on the merged timeline", what);
 	ok(headers == 3, "%s: a header line per host with its name and id", what);
+	ok(clocks == 3, "%s: each host's line ends with its clock error (\"%s\", \"%s\", \"%s\")",
+	   what, hosts[0].error, hosts[1].error, hosts[2].error);
 }
 
 static double ts_of(const struct json *ev)
@@ -268,10 +300,12 @@ int main(void)
 		const char *id = json_str(o, "host_id");
 		per_host = ev && nm && id && strtoull(ev, NULL, 10) == hosts[h].events &&
 			   strcmp(nm, hosts[h].name) == 0 && strcmp(id, hosts[h].id) == 0 &&
-			   json_get(o, "clock_error_ns") && json_get(o, "clock_error_ns")->type == JSON_NULL;
+			   json_is(o, "clock_error_ns", hosts[h].est_ns) &&
+			   json_is(o, "clock_max_error_ns", hosts[h].max_ns) &&
+			   json_is(o, "clock_synchronized", hosts[h].synced);
 	}
 	ok(r.status == 0 && per_host, "stats --json DIR: each host's events, name and id; its "
-	   "clock error null (not recorded) (%d %s)", r.status, r.err);
+	   "clock error (12000 and 345000 ns, unsynchronized, null) (%d %s)", r.status, r.err);
 	const char *te = tot ? json_num(tot, "events") : NULL, *th = tot ? json_num(tot, "hosts") : NULL;
 	const char *tf = tot ? json_num(tot, "first_realtime_ns") : NULL;
 	const char *tl = tot ? json_num(tot, "last_realtime_ns") : NULL;
@@ -292,6 +326,16 @@ int main(void)
 	ok(al && sscanf(al + 7, " %39s web %llu", aid, &aev) == 2 && aev == hosts[0].events &&
 	   strcmp(aid, hosts[0].id) == 0, "stats DIR: alpha's row: its id and %u events",
 	   hosts[0].events);
+	unsigned rows = 0;
+	for (unsigned h = 0; h < 3; h++) {
+		char row[64];
+		snprintf(row, sizeof row, "\n%s ", hosts[h].name);
+		const char *l = strstr(r.out, row), *e = l ? strchr(l + 1, '\n') : NULL;
+		size_t el = strlen(hosts[h].error);
+		rows += l && e && (size_t)(e - l) > el && strncmp(e - el, hosts[h].error, el) == 0 &&
+			e[-el - 1] == ' ';
+	}
+	ok(rows == 3, "stats DIR: each host's row ends with its clock error");
 	run_free(&r);
 
 	check_far();

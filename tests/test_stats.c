@@ -175,6 +175,11 @@ int main(void)
 	ASSERT_STREQ(json_str(j, "tick_source"), "tsc");
 	ASSERT_STREQ(json_num(j, "tick_hz"), "1000000000");
 	ASSERT_STREQ(json_str(j, "started"), "2026-11-22T10:00:00.123456789Z");
+	/* A zero word at +44: not recorded, null (never 0). */
+	ASSERT_EQ(json_get(j, "clock_error_ns") ? (int)json_get(j, "clock_error_ns")->type : -1,
+		  JSON_NULL);
+	ASSERT_EQ(json_get(j, "clock_synchronized") ? (int)json_get(j, "clock_synchronized")->type
+						    : -1, JSON_NULL);
 	ASSERT_STREQ(json_num(j, "first_ns"), "1");
 	ASSERT_STREQ(json_num(j, "last_ns"), "104");
 	ASSERT_STREQ(json_num(j, "duration_ns"), "103");

@@ -94,7 +94,8 @@ struct rlog_log_marker {
 	uint32_t tick_source;       /* RLOG_TICK_* */
 	uint32_t buffer_size;       /* session buffer size in bytes */
 	uint32_t buffer_count;      /* session buffers in the pool */
-	uint32_t reserved;          /* 0 */
+	uint16_t clock_esterror_us; /* adjtimex(2) esterror, us, at most 65535 */
+	uint16_t clock_maxerror_us; /* adjtimex(2) maxerror, us: RLOG_CLOCK_ERROR_* */
 	char session_name[64];      /* NUL-padded, not necessarily NUL-terminated */
 };
 _Static_assert(sizeof(struct rlog_log_marker) == 112, "LOG_MARKER payload is 112 bytes");
@@ -102,6 +103,14 @@ _Static_assert(sizeof(struct rlog_log_marker) == 112, "LOG_MARKER payload is 112
 #define RLOG_TICK_TSC        1  /* x86 time-stamp counter (constant and nonstop) */
 #define RLOG_TICK_MONOTONIC  2  /* CLOCK_MONOTONIC in nanoseconds (tick_freq_hz 1e9) */
 #define RLOG_TICK_COUNTER    3  /* a single ring's producer's own counter (ringlog/ring.h) */
+
+/* clock_maxerror_us: 0 is "not recorded" (files written before the field,
+ * once a reserved 0, and writers that do not ask the kernel); 65535 is
+ * "the kernel says CLOCK_REALTIME is not synchronized"; 1..65534 is
+ * maxerror in us (65534: that or more).  docs/FORMAT.md, LOG_MARKER. */
+#define RLOG_CLOCK_ERROR_NOT_RECORDED 0u
+#define RLOG_CLOCK_ERROR_UNSYNC       65535u
+#define RLOG_CLOCK_ERROR_MAX          65534u
 
 /* DATA_LOSS payload (Length >= 24). */
 struct rlog_data_loss {

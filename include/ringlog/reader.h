@@ -88,6 +88,16 @@ struct rlog_reader_info {
 	uint64_t thread_count;        /* distinct (pid, tid) streams */
 	bool marker_copy;             /* the clock is the file header's copy of the
 				       * LOG_MARKER: block 0 could not be read */
+	/* The LOG_MARKER's record of CLOCK_REALTIME's error, adjtimex(2)'s
+	 * (docs/FORMAT.md, LOG_MARKER).  clock_maxerror_us is
+	 * RLOG_CLOCK_ERROR_NOT_RECORDED (0: an older file), _UNSYNC (the
+	 * kernel said the clock was not synchronized), or the maximum error
+	 * in us (RLOG_CLOCK_ERROR_MAX: that or more); clock_esterror_us is
+	 * the estimated error in us (65535: that or more), 0 unless
+	 * clock_maxerror_us is a maximum error.  Appended in 0.2 (the reader
+	 * allocates this struct: older callers read the same prefix). */
+	uint16_t clock_esterror_us;
+	uint16_t clock_maxerror_us;
 };
 
 /* One event.  Read-only; payload is valid until the next rlog_reader_next()

@@ -415,6 +415,7 @@ static void put_json(struct rlog__buf *b, const char *path, struct rlog_reader *
 	rlog__buf_printf(b, ",\"tick_source\":\"%s\",\"tick_hz\":%" PRIu64 ",\"started\":\"%s\"",
 			 fmt_tick_source(info->tick_source, src, sizeof(src)), info->tick_freq_hz,
 			 started);
+	cli_host_clock_json(b, info); /* as for several hosts (DUMP.md) */
 	if (c->timed)
 		rlog__buf_printf(b, ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64, sm->first_ns,
 				 sm->last_ns);

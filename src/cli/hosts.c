@@ -2,10 +2,12 @@
  * hosts.c - several hosts' files for dump, stats and convert (hosts.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "buf.h"
 #include "hosts.h"
 
 bool cli_hosts_wanted(const char *const *args, int nargs)
@@ -55,4 +57,31 @@ void cli_hosts_close(struct cli_hosts *h)
 	rlog__multi_close(&h->m);
 	rlog__multi_paths_free(h->paths, h->n);
 	memset(h, 0, sizeof *h);
+}
+
+const char *cli_host_clock(const struct rlog_reader_info *info, char *buf, size_t n)
+{
+	uint16_t est = info->clock_esterror_us, max = info->clock_maxerror_us;
+	if (max == RLOG_CLOCK_ERROR_NOT_RECORDED)
+		snprintf(buf, n, "not recorded");
+	else if (max == RLOG_CLOCK_ERROR_UNSYNC)
+		snprintf(buf, n, "unknown: not synchronized");
+	else /* The clamped values are bounds from below (FORMAT.md). */
+		snprintf(buf, n, "\u00b1%s%u us (max %s%u us)", est == 65535 ? ">=" : "", est,
+			 max == RLOG_CLOCK_ERROR_MAX ? ">=" : "", max);
+	return buf;
+}
+
+void cli_host_clock_json(struct rlog__buf *b, const struct rlog_reader_info *info)
+{
+	uint16_t max = info->clock_maxerror_us;
+	if (max == RLOG_CLOCK_ERROR_NOT_RECORDED)
+		rlog__buf_lit(b, ",\"clock_synchronized\":null,\"clock_error_ns\":null,"
+			      "\"clock_max_error_ns\":null");
+	else if (max == RLOG_CLOCK_ERROR_UNSYNC)
+		rlog__buf_lit(b, ",\"clock_synchronized\":false,\"clock_error_ns\":null,"
+			      "\"clock_max_error_ns\":null");
+	else
+		rlog__buf_printf(b, ",\"clock_synchronized\":true,\"clock_error_ns\":%u000,"
+				 "\"clock_max_error_ns\":%u000", info->clock_esterror_us, max);
 }

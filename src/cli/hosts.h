@@ -32,4 +32,15 @@ int cli_hosts_damage(const struct cli_hosts *h, const char *cmd);
 
 void cli_hosts_close(struct cli_hosts *h);
 
+/* The file's record of its clock's error (docs/FORMAT.md, LOG_MARKER) as
+ * text: "±12 us (max 345 us)", "not recorded" or "unknown: not
+ * synchronized".  Returns buf. */
+const char *cli_host_clock(const struct rlog_reader_info *info, char *buf, size_t n);
+
+/* The same as JSON members, each preceded by a comma:
+ * "clock_synchronized", "clock_error_ns", "clock_max_error_ns" (null
+ * where the file does not say; never 0 for unknown). */
+struct rlog__buf;
+void cli_host_clock_json(struct rlog__buf *b, const struct rlog_reader_info *info);
+
 #endif

@@ -5,7 +5,7 @@
  *
  *   # ringlog stats of 3 hosts, merged by CLOCK_REALTIME: from 2026-...Z to 2026-...Z
  *   HOST   ID    SESSION  EVENTS  BYTES  LOST  LOSS_RECORDS  METADATA  DAMAGED  CLOCK_ERROR
- *   alpha  0a..  web           3     48     0             0         5        0  not recorded
+ *   alpha  0a..  web           3     48     0             0         5        0  ±12 us (max 345 us)
  *   total  -     -             9    144     0             0        15        0  -
  *
  * The counting is the reader's, file by file (rlog_reader_open_count), as
@@ -99,7 +99,7 @@ int stats_multi(const char *const *args, int nargs, bool json)
 		tally_host(&t, &mp->h[i]);
 		tally_add(&sum, &t);
 	}
-	char a[64], z[64], s[4 * 64 + 1];
+	char a[64], z[64], s[4 * 64 + 1], clk[64];
 	if (json) {
 		rlog__buf_lit(&b, "{\"hosts\":[");
 		for (size_t i = 0; i < mp->n; i++) {
@@ -118,9 +118,8 @@ int stats_multi(const char *const *args, int nargs, bool json)
 			rlog__json_cstr(&b, h->info->session_name);
 			rlog__buf_printf(&b, ",\"sync_realtime_ns\":%" PRIu64 ",", h->info->sync_realtime_ns);
 			json_row(&b, &t);
-			/* The file format records no clock error yet
-			 * (docs/DUMP.md, "Several hosts"): null, never 0. */
-			rlog__buf_lit(&b, ",\"clock_error_ns\":null}");
+			cli_host_clock_json(&b, h->info);
+			rlog__buf_lit(&b, "}");
 		}
 		rlog__buf_printf(&b, "],\"total\":{\"hosts\":%zu,", mp->n);
 		json_row(&b, &sum);
@@ -142,7 +141,8 @@ int stats_multi(const char *const *args, int nargs, bool json)
 			const struct rlog__host *h = &mp->h[i];
 			tally_host(&t, h);
 			text_row(&b, h->name, h->id[0] ? h->id : "-",
-				 rlog__term_cstr(h->info->session_name, s, sizeof s), &t, "not recorded");
+				 rlog__term_cstr(h->info->session_name, s, sizeof s), &t,
+				 cli_host_clock(h->info, clk, sizeof clk));
 		}
 		text_row(&b, "total", "-", "-", &sum, "-");
 	}

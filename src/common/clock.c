@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timex.h>
 #include <time.h>
 
 #include "ringlog.h"
@@ -104,4 +105,27 @@ uint64_t rlog__clock_calibrate(uint32_t source, int window_ms, struct rlog__cloc
 	struct rlog__clock_sync end;
 	rlog__clock_sync_now(source, &end);
 	return rlog__tick_freq(source, start, &end);
+}
+
+void rlog__clock_error(uint16_t *esterror_us, uint16_t *maxerror_us)
+{
+	struct timex tx;
+	memset(&tx, 0, sizeof tx); /* modes 0: read only */
+	int state = adjtimex(&tx);
+	*esterror_us = 0;
+	*maxerror_us = RLOG_CLOCK_ERROR_NOT_RECORDED;
+	if (state < 0)
+		return;
+	/* TIME_ERROR is what the kernel returns while STA_UNSYNC is set (no
+	 * NTP or PTP daemon has disciplined the clock, or it gave up): its
+	 * maxerror then is a meaningless 16 s. */
+	if (state == TIME_ERROR || (tx.status & STA_UNSYNC)) {
+		*maxerror_us = RLOG_CLOCK_ERROR_UNSYNC;
+		return;
+	}
+	*esterror_us = tx.esterror < 0 ? 0 : tx.esterror > 65535 ? 65535 : (uint16_t)tx.esterror;
+	/* 0 would read as "not recorded": a bound of 0 us is 1 us at this grain. */
+	*maxerror_us = tx.maxerror < 1 ? 1
+		       : tx.maxerror > (long)RLOG_CLOCK_ERROR_MAX ? RLOG_CLOCK_ERROR_MAX
+								  : (uint16_t)tx.maxerror;
 }

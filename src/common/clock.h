@@ -81,4 +81,12 @@ static inline uint64_t rlog__ticks_to_ns(uint64_t ticks, uint64_t freq)
 
 uint64_t rlog__monotonic_ns(void);
 
+/* CLOCK_REALTIME's own estimate of its error, from adjtimex(2) (modes 0,
+ * which needs no privilege), as the LOG_MARKER records it
+ * (docs/FORMAT.md, LOG_MARKER): esterror in us, at most 65535, and
+ * maxerror in us, 1..RLOG_CLOCK_ERROR_MAX, or RLOG_CLOCK_ERROR_UNSYNC if
+ * the kernel says the clock is not synchronized, or
+ * RLOG_CLOCK_ERROR_NOT_RECORDED if adjtimex fails. */
+void rlog__clock_error(uint16_t *esterror_us, uint16_t *maxerror_us);
+
 #endif

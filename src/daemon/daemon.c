@@ -202,6 +202,9 @@ static void marker_fill(struct rlog__region *r, struct rlog_log_marker *m)
 	m->tick_source = h->tick_source;
 	m->buffer_size = r->buffer_size;
 	m->buffer_count = load_relaxed(&h->max_buffers);
+	/* Read again for every marker (the first, each new file's, the
+	 * refined one at stop): the error at the time of writing. */
+	rlog__clock_error(&m->clock_esterror_us, &m->clock_maxerror_us);
 	/* NUL-padded, not necessarily terminated (a 64-character name fills it). */
 	size_t n = strnlen(h->name, sizeof m->session_name);
 	memcpy(m->session_name, h->name, n);

@@ -110,8 +110,17 @@ static int threads_sort(struct rlog_reader *r)
 /* The clock                                                        */
 /* ---------------------------------------------------------------- */
 
-static void info_set_marker(struct rlog_reader *r, const struct rlog_marker *m)
+/* The LOG_MARKER's clock error (+44, docs/FORMAT.md), which struct
+ * rlog_marker does not carry (its callers allocate it). */
+static uint32_t marker_clock_word(const uint8_t *payload)
 {
+	return rlog__get32(payload + offsetof(struct rlog_log_marker, clock_esterror_us));
+}
+
+static void info_set_marker(struct rlog_reader *r, const struct rlog_marker *m, uint32_t clock)
+{
+	r->info.clock_esterror_us = (uint16_t)clock;
+	r->info.clock_maxerror_us = (uint16_t)(clock >> 16);
 	r->info.tick_freq_hz = m->tick_freq_hz;
 	r->info.start_ticks = m->sync_ticks;
 	r->info.sync_realtime_ns = m->sync_realtime_ns;
@@ -130,7 +139,7 @@ static void marker_take(struct rlog_reader *r, const uint8_t *data, uint32_t siz
 	if (rlog__record_decode(data, size, &rec) < 0 ||
 	    rlog__marker_decode(rec.payload, rec.length, &m) < 0)
 		return; /* checked by the walk: cannot happen */
-	info_set_marker(r, &m);
+	info_set_marker(r, &m, marker_clock_word(rec.payload));
 	r->have_marker = true;
 }
 
@@ -453,7 +462,8 @@ static int file_header(struct rlog_reader *r)
 	if (crc == rlog__get32(p + 28) &&
 	    rlog__marker_decode(m, sizeof(struct rlog_log_marker), &r->header_marker) == 0) {
 		r->have_header_marker = true;
-		info_set_marker(r, &r->header_marker); /* until block 0 says */
+		r->header_clock = marker_clock_word(m);
+		info_set_marker(r, &r->header_marker, r->header_clock); /* until block 0 says */
 		return 0;
 	}
 	return rlog__damage_add(r, 64, sizeof(struct rlog_log_marker), RLOG_DAMAGE_BLOCK, 0,
@@ -579,7 +589,7 @@ int rlog__file_index(struct rlog_reader *r)
 	if (!r->have_marker) {
 		if (!r->have_header_marker)
 			return -ENODATA;
-		info_set_marker(r, &r->header_marker);
+		info_set_marker(r, &r->header_marker, r->header_clock);
 		r->info.marker_copy = true;
 		r->have_marker = true;
 	}

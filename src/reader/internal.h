@@ -268,6 +268,7 @@ struct rlog_reader {
 	/* The clock: the file header's copy of the LOG_MARKER (version 1.1),
 	 * and whether block 0's LOG_MARKER has been read. */
 	struct rlog_marker header_marker;
+	uint32_t header_clock; /* its clock error word (+44) */
 	bool have_header_marker;
 
 	/* The totals of rlog_reader_open_count(), or NULL. */

@@ -153,6 +153,7 @@ int rlog__ring_flush_init(struct rlog__ring_flush *f, struct rlog__ring_view *v,
 	m->tick_source = v->tick_source;
 	m->buffer_size = v->size;
 	m->buffer_count = 1;
+	rlog__clock_error(&m->clock_esterror_us, &m->clock_maxerror_us);
 	memcpy(m->session_name, f->name, strnlen(f->name, sizeof m->session_name));
 	switch (v->tick_source) {
 	case RLOG_TICK_TSC:
@@ -435,6 +436,8 @@ int rlog__ring_flush_finish(struct rlog__ring_flush *f)
 		uint64_t hz = rlog__tick_freq(RLOG_TICK_TSC, &f->start, &end);
 		if (hz > 0) {
 			f->marker.tick_freq_hz = hz;
+			rlog__clock_error(&f->marker.clock_esterror_us,
+					  &f->marker.clock_maxerror_us);
 			marker_sync(f, f->marker.sync_ticks);
 			int e2 = rlog__logfile_rewrite_marker(&f->lf, &f->marker);
 			if (err == 0)
