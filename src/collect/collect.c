@@ -23,6 +23,7 @@
 #include "format/loss.h"
 #include "io.h"
 #include "record.h"
+#include "term.h"
 #include "vec.h"
 
 #ifdef RLOG_HAVE_RDKAFKA
@@ -77,6 +78,15 @@ static void name_part(char *out, size_t n, const char *s)
 	out[k] = '\0';
 	if (out[0] == '.')
 		out[0] = '_';
+}
+
+/* why: writing a chunk's session failed; the session's name is the
+ * chunk's, escaped before it reaches a terminal. */
+static void why_writing(char *why, size_t whyn, const struct rlog__chunk *c, int err)
+{
+	char sess[4 * 256 + 1];
+	snprintf(why, whyn, "writing %s: %s", rlog__term_cstr(c->session_name, sess, sizeof sess),
+		 strerror(-err));
 }
 
 /* The state beside a file: "next_chunk next_block len last_time shift
@@ -147,7 +157,9 @@ static struct hfile *file_of(struct collector *co, const struct rlog__chunk *c, 
 	memcpy(h->host_id, c->h.host_id, 16);
 	h->run_id = c->h.run_id;
 	snprintf(h->session, sizeof h->session, "%s", c->session_name);
-	char host[128], sess[128], id[33];
+	/* 64 characters of each name at most: the file's name and its
+	 * state's stay far below NAME_MAX whatever a chunk names. */
+	char host[65], sess[65], id[33];
 	name_part(host, sizeof host, c->host_name);
 	name_part(sess, sizeof sess, c->session_name);
 	for (int i = 0; i < 16; i++)
@@ -160,7 +172,10 @@ static struct hfile *file_of(struct collector *co, const struct rlog__chunk *c, 
 	h->fd = -1;
 	int err = state_load(co, h);
 	if (err == -ENOENT) {
-		h->next_chunk = h->next_block = h->len = 0;
+		/* No state, or a state whose file is gone (state_load read
+		 * it first): a new file, nothing of the old state kept. */
+		h->next_chunk = h->next_block = h->len = h->last_time = h->shift = 0;
+		h->events_through = h->bytes_through = h->blocks_through = 0;
 		err = 0;
 	}
 	if (err < 0) {
@@ -336,6 +351,9 @@ static int apply(struct collector *co, const struct rlog__chunk *c)
 		}
 	} else {
 		if (c->h.flags & RLOG_CHUNK_FLAG_FINAL) {
+			/* Chunks missing just before the last: said, as anywhere. */
+			if (c->h.seq > h->next_chunk && (err = gap_loss(h, c, h->last_time)) < 0)
+				return err;
 			if (rlog__chunk_next_block(c, &off, &blk, &size) &&
 			    (err = final_marker(h, blk, size)) < 0)
 				return err;
@@ -515,7 +533,7 @@ static int collect_kafka(struct collector *co, const struct rlog__collect_opts *
 			char cerr[200];
 			if (rlog__chunk_decode(m->payload, m->len, &c, cerr, sizeof cerr) == 0 &&
 			    (err = apply(co, &c)) < 0)
-				snprintf(why, whyn, "writing %s: %s", c.session_name, strerror(-err));
+				why_writing(why, whyn, &c, err);
 			rd_kafka_topic_partition_t *p = rd_kafka_topic_partition_list_find(
 				commit, rd_kafka_topic_name(m->rkt), m->partition);
 			if (p == NULL)
@@ -598,7 +616,7 @@ static int collect_nats(struct collector *co, const struct rlog__collect_opts *o
 					       (size_t)natsMsg_GetDataLength(m), &c, cerr,
 					       sizeof cerr) == 0 &&
 			    (err = apply(co, &c)) < 0)
-				snprintf(why, whyn, "writing %s: %s", c.session_name, strerror(-err));
+				why_writing(why, whyn, &c, err);
 		}
 		/* On disk, then acknowledged. */
 		if (err == 0 && (err = sync_all(co)) < 0)
