@@ -215,7 +215,8 @@ int main(void)
 	rlog_detach();
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
-	uint64_t sw = h_sys_stats(&r).written;
+	struct h_sys st = h_sys_stats(&r);
+	uint64_t sw = st.written;
 
 	read_snapshot(snap, &s);
 	ASSERT_EQ(s.extras, 0);
@@ -243,17 +244,29 @@ int main(void)
 		slept += in;
 	}
 	diag("sleeps whose switch in the kernel did not report: %d", unreported);
-	ASSERT_EQ(slept, SLEEPS);
+	/* The kernel's own losses (counted in sys_lost and in DATA_LOSS
+	 * records) can be those switches: then the check is a TODO point,
+	 * as test_system_events's checks of every event are. */
+	const char *lost_why = st.lost > 0 ? "the kernel lost events (counted in sys_lost)" : NULL;
+	if (lost_why)
+		todo_ok(slept == SLEEPS, lost_why, "every sleep's switch out and in (%d of %d)", slept,
+			SLEEPS);
+	else
+		ASSERT_EQ(slept, SLEEPS);
 	uint64_t lo = first_in(s.out, s.nout, s.at[SLEEPS], s.at[SLEEPS + 1]);
 	uint64_t last = last_in(s.in, s.nin, s.at[SLEEPS], s.at[SLEEPS + 1]);
 	if (last == 0 && lo != 0 && unreported_in(&s, lo))
 		ok(1, "the last switch into the triggering thread: one the kernel did not report");
-	else
-		ok(last != 0 && last > s.at[SLEEPS] && last < s.at[SLEEPS + 1],
-		   "the last switch into the triggering thread (%llu) lies between the last marker (%llu) "
-		   "and the trigger (%llu)",
-		   (unsigned long long)last, (unsigned long long)s.at[SLEEPS],
-		   (unsigned long long)s.at[SLEEPS + 1]);
+	else {
+		bool between = last != 0 && last > s.at[SLEEPS] && last < s.at[SLEEPS + 1];
+		const char *fmt = "the last switch into the triggering thread (%llu) lies between the "
+				  "last marker (%llu) and the trigger (%llu)";
+		unsigned long long a = last, b = s.at[SLEEPS], c = s.at[SLEEPS + 1];
+		if (lost_why)
+			todo_ok(between, lost_why, fmt, a, b, c);
+		else
+			ok(between, fmt, a, b, c);
+	}
 	free(s.all);
 	unlink(snap);
 	return done_testing();
