@@ -129,9 +129,22 @@ int main(void)
 	ASSERT_EQ_U64(lost, sl);
 	ASSERT_EQ_U64(extra, 0);
 	/* Twice a ring, the reader woken only by the watermark: nothing
-	 * lost, every call there. */
-	ASSERT_EQ_U64(sl, 0);
-	ASSERT_EQ(found, CALLS);
+	 * lost, every call there.  Under ThreadSanitizer (GCC defines
+	 * __SANITIZE_THREAD__) the reader runs several times slower and the
+	 * kernel may overrun a ring before it is read: the losses are then
+	 * counted exactly (checked above), and these two are TODO points. */
+#ifdef __SANITIZE_THREAD__
+	const char *why = sl > 0 ? "under TSan the reader is too slow for the rings (counted)" : NULL;
+#else
+	const char *why = NULL;
+#endif
+	if (why) {
+		todo_ok(sl == 0, why, "nothing lost (%llu)", (unsigned long long)sl);
+		todo_ok(found == CALLS, why, "every call there (%d of %d)", found, CALLS);
+	} else {
+		ASSERT_EQ_U64(sl, 0);
+		ASSERT_EQ(found, CALLS);
+	}
 	unlink(path);
 	return done_testing();
 }
