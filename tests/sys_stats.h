@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -29,6 +30,25 @@ static inline struct h_sys h_sys_stats(const struct h_run *r)
 	   "stop prints the sys_* statistics");
 	ASSERT_EQ_U64(s.handed_over, s.written + s.lost + s.filtered);
 	return s;
+}
+
+/* Skips the whole test unless system events can be recorded here: root,
+ * and a tracefs mount point (the daemon mounts tracefs there itself,
+ * src/system/tracefs.c). */
+static inline void h_sys_require(void)
+{
+	if (geteuid() != 0)
+		skip_all("system events need root");
+	if (access("/sys/kernel/tracing", F_OK) != 0 && access("/sys/kernel/debug/tracing", F_OK) != 0)
+		skip_all("no tracefs mount point");
+}
+
+/* A session name for tag, and its log file's path (n bytes) removed. */
+static inline const char *h_sys_session(const char *tag, char *path, size_t n)
+{
+	snprintf(path, n, "%s", h_path(tag));
+	unlink(path);
+	return h_session(tag);
 }
 
 static inline void h_msleep(int ms)

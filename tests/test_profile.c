@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sys_stats.h"
 
 static uint64_t now_ns(void)
 {
@@ -89,14 +90,9 @@ int main(int argc, char **argv)
 		spin_here(&y, now_ns() + 200 * 1000 * 1000);
 		return 0;
 	}
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0)
-		skip_all("no tracefs mount point");
-	const char *name = h_session("prof");
+	h_sys_require();
 	char path[256];
-	h_copy(path, sizeof path, h_path("prof"));
-	unlink(path);
+	const char *name = h_sys_session("prof", path, sizeof path);
 	struct h_run r;
 	h_ringlog(&r, "start", name, "-o", path, "--system", "profile,image-load,process", "--profile-hz",
 		  "1000", NULL);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sys_stats.h"
 #include "json.h"
 #include "proc_run.h"
 #include "tap.h"
@@ -102,10 +103,7 @@ static double num(const struct json *o, const char *key)
 
 int main(void)
 {
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0)
-		skip_all("no tracefs mount point");
+	h_sys_require();
 	struct h_run r;
 	char pid[24], err[128];
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());

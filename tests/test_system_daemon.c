@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sys_stats.h"
 #include "ringlog/reader.h"
 #include "tap.h"
 
@@ -74,10 +75,7 @@ static void sleeps(int n)
 
 int main(void)
 {
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0)
-		skip_all("no tracefs mount point");
+	h_sys_require();
 	uint32_t me = (uint32_t)syscall(SYS_gettid);
 	struct h_run r;
 	struct tally t;

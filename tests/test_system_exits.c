@@ -64,14 +64,9 @@ static int pid_cmp(const void *a, const void *b)
 
 int main(void)
 {
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0)
-		skip_all("no tracefs mount point");
-	const char *name = h_session("sysexits");
+	h_sys_require();
 	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("sysexits"));
-	unlink(path);
+	const char *name = h_sys_session("sysexits", path, sizeof path);
 	struct h_run r;
 	h_ringlog(&r, "start", name, "-o", path, "--system", "process-counters", NULL);
 	BAIL_IF(r.status != 0, "start --system: %s", r.err);

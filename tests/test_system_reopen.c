@@ -97,14 +97,9 @@ static uint64_t marker_before(uint64_t n, uint64_t t)
 
 int main(void)
 {
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0)
-		skip_all("no tracefs mount point");
-	const char *name = h_session("sysreopen");
+	h_sys_require();
 	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("sysreopen"));
-	unlink(path);
+	const char *name = h_sys_session("sysreopen", path, sizeof path);
 	struct h_run r;
 	h_ringlog(&r, "start", name, "-o", path, "--system", "cswitch", NULL);
 	BAIL_IF(r.status != 0, "start --system: %s", r.err);

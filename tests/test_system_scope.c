@@ -225,14 +225,9 @@ static void flush(void)
 
 int main(void)
 {
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0)
-		skip_all("no tracefs mount point");
-	session = h_session("sysscope");
+	h_sys_require();
 	char path[256];
-	snprintf(path, sizeof path, "%s", h_path("sysscope"));
-	unlink(path);
+	session = h_sys_session("sysscope", path, sizeof path);
 	struct h_run r;
 	h_ringlog(&r, "start", session, "-o", path, "--system", "cswitch", "--follow", NULL);
 	BAIL_IF(r.status != 0, "start --follow: %s", r.err);

@@ -185,17 +185,12 @@ static bool wait_snapshots(const char *name, int want)
 
 int main(void)
 {
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0)
-		skip_all("no tracefs mount point");
+	h_sys_require();
 	prctl(PR_SET_NAME, "trig-thr");
 	static struct seen s;
 	s.me = (uint32_t)syscall(SYS_gettid);
-	const char *name = h_session("systrig");
 	char snap[256];
-	snprintf(snap, sizeof snap, "%s", h_path("systrig"));
-	unlink(snap);
+	const char *name = h_sys_session("systrig", snap, sizeof snap);
 	struct h_run r;
 	h_ringlog(&r, "start", name, "--mode", "overwrite", "--system", "cswitch", NULL);
 	BAIL_IF(r.status != 0, "start --system: %s", r.err);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sys_stats.h"
 #include "ringlog/reader.h"
 #include "tap.h"
 
@@ -54,10 +55,7 @@ static void *burst(void *arg)
 
 int main(void)
 {
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0 && access("/sys/kernel/debug/tracing", F_OK) != 0)
-		skip_all("no tracefs");
+	h_sys_require();
 	/* Inherited by the daemon `ringlog start` starts. */
 	setenv("RINGLOG_TEST_SYS_POLL_MS", "60000", 1);
 	const char *name = h_session("syswake");

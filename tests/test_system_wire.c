@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sys_stats.h"
 #include "ringlog.h"
 #include "ringlog/reader.h"
 #include "tap.h"
@@ -527,10 +528,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "rdchild") == 0)
 		return kid();
-	if (geteuid() != 0)
-		skip_all("system events need root");
-	if (access("/sys/kernel/tracing", F_OK) != 0)
-		skip_all("no tracefs mount point");
+	h_sys_require();
 	signal(SIGPIPE, SIG_IGN);
 	test_follow();
 	test_system_pid();
