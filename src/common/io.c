@@ -60,7 +60,7 @@ int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *cr
 	/* Two rounds: a link removed in the first is created over in the
 	 * second; a link planted again meanwhile is refused (-EEXIST). */
 	for (int round = 0; round < 2; round++) {
-		int fd = openat(dirfd, path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		int fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				0600);
 		if (fd >= 0) {
 			/* 0600 even under a umask that takes the owner's bits. */
@@ -99,7 +99,7 @@ int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *cr
 			continue;
 		}
 		fd = openat(dirfd, path,
-			    O_RDWR | O_NOFOLLOW | O_CLOEXEC |
+			    O_WRONLY | O_NOFOLLOW | O_CLOEXEC |
 				    (reg && !(flags & RLOG_OUT_KEEP) ? O_TRUNC : 0));
 		if (fd < 0)
 			return -errno;

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "crc32c.h"
@@ -51,7 +49,6 @@ static int stage_alloc(struct rlog__logfile *lf, int fd, size_t max_block)
 {
 	memset(lf, 0, sizeof *lf);
 	lf->fd = fd;
-	lf->map_mode = -1;
 	lf->major = RLOG_FILE_VERSION_MAJOR;
 	lf->cap = max_block + sizeof(struct rlog_block_header);
 	if (lf->cap < RLOG__LOGFILE_STAGE_MIN)
@@ -233,54 +230,6 @@ bool rlog__logfile_sane(const struct rlog__logfile *lf)
 	return sum == lf->used;
 }
 
-#define MAP_WINDOW (64u << 20)
-
-static int map_window(struct rlog__logfile *lf, uint64_t from, uint64_t end)
-{
-	if (lf->map) {
-		munmap(lf->map, lf->map_len);
-		lf->map = NULL;
-	}
-	uint64_t off = from & ~(uint64_t)4095;
-	static uint64_t win;
-	if (!win) {
-		const char *e = getenv("RINGLOG_PROTO_WIN_MB");
-		win = e ? strtoull(e, NULL, 10) << 20 : MAP_WINDOW;
-	}
-	uint64_t len = win;
-	if (end - off > len)
-		len = (end - off + 4095) & ~(uint64_t)4095;
-	int err = fallocate(lf->fd, 0, (off_t)off, (off_t)len);
-	if (err < 0)
-		return -errno;
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, lf->fd, (off_t)off);
-	if (m == MAP_FAILED)
-		return -errno;
-	(void)madvise(m, len, 23 /* MADV_POPULATE_WRITE */);
-	lf->map = m;
-	lf->map_off = off;
-	lf->map_len = len;
-	return 0;
-}
-
-static int map_flush(struct rlog__logfile *lf, size_t *done)
-{
-	uint64_t from = lf->file_bytes, end = from + lf->used;
-	*done = 0;
-	if (!lf->map || from < lf->map_off || end > lf->map_off + lf->map_len) {
-		int err = map_window(lf, from, end);
-		if (err < 0)
-			return err;
-	}
-	uint8_t *at = lf->map + (from - lf->map_off);
-	for (size_t i = 0; i < lf->niov; i++) {
-		memcpy(at, lf->iov[i].iov_base, lf->iov[i].iov_len);
-		at += lf->iov[i].iov_len;
-	}
-	*done = lf->used;
-	return 0;
-}
-
 int rlog__logfile_flush(struct rlog__logfile *lf)
 {
 	assert(rlog__logfile_sane(lf));
@@ -288,12 +237,7 @@ int rlog__logfile_flush(struct rlog__logfile *lf)
 		return 0;
 	test_die_in_write(lf);
 	size_t done;
-	if (lf->map_mode < 0) {
-		const char *e = getenv("RINGLOG_PROTO_MMAP");
-		lf->map_mode = e && *e == '1';
-	}
-	int err = lf->map_mode ? map_flush(lf, &done)
-			       : rlog__writev_all(lf->fd, lf->iov, lf->niov, &done);
+	int err = rlog__writev_all(lf->fd, lf->iov, lf->niov, &done);
 	size_t whole = 0; /* bytes of the blocks written entirely */
 	for (size_t i = 0; i < lf->nstaged; i++) {
 		struct rlog__staged *s = &lf->staged[i];
@@ -365,12 +309,6 @@ int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log
 
 void rlog__logfile_close(struct rlog__logfile *lf)
 {
-	if (lf->map) {
-		munmap(lf->map, lf->map_len);
-		lf->map = NULL;
-		if (!lf->keep_size)
-			(void)ftruncate(lf->fd, (off_t)lf->file_bytes);
-	}
 	free(lf->stage);
 	free(lf->staged);
 	free(lf->iov);

@@ -60,9 +60,6 @@ struct rlog__logfile {
 	int last_errno;            /* 0, or the errno of the last failed write */
 	unsigned major;            /* the file's format major: which checksum (crc32c.h) */
 	uint32_t pre_crc, pre_len; /* the next block's (rlog__logfile_pre_crc), then 0 */
-	uint8_t *map;              /* PROTOTYPE: the mapped window, or NULL */
-	uint64_t map_off, map_len;
-	int map_mode;              /* -1 unknown, 0 write(2), 1 mapping */
 	bool keep_size;            /* a partial write is not cut off with ftruncate (a
 	                              preallocated file, or a circular one that has
 	                              wrapped: bytes past the write position are
