@@ -4,9 +4,8 @@
  * cost if the daemon copied each block into mapped file pages itself
  * (docs/PERFORMANCE.md, "What the daemon costs").  Writes 512 MiB in
  * 1 MiB pieces from a hot buffer into /dev/shm/ringlog-mmap-PID (or
- * $TMPFS_MMAP_DIR), in the
- * writer's CPU time (user and system), per 24 bytes (one 16-byte event's
- * record):
+ * $TMPFS_MMAP_DIR) and prints the writer's CPU time (user and system) per
+ * 24 bytes (one 16-byte event's record), mode by mode:
  *
  *   write          write(2) into a new file (ref_tmpfs_write_cpu_ns_per_event)
  *   map W          a new file through MAP_SHARED windows of W MiB, each
