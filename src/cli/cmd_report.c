@@ -116,13 +116,16 @@ static int report_hosts(const struct report_args *ra, const char *const *args, i
 	 * stats say it, and its shift onto the merged timeline. */
 	struct rlog__buf stats = { 0 }, extra = { 0 };
 	stats_multi_json(&stats, m);
-	rlog__buf_printf(&extra, ",\"origin_realtime_ns\":%" PRIu64 ",\"hosts\":[",
-			 m->base_realtime_ns);
+	char t[64];
+	fmt_rfc3339(t, sizeof t, m->base_realtime_ns);
+	rlog__buf_printf(&extra, ",\"origin\":\"%s\",\"hosts\":[", t);
 	for (size_t i = 0; i < m->n; i++) {
 		char clk[64];
 		rlog__buf_str(&extra, i ? ",{\"host\":" : "{\"host\":");
 		rlog__json_cstr(&extra, m->h[i].name);
-		rlog__buf_printf(&extra, ",\"offset_ns\":%" PRId64 ",\"clock\":", m->h[i].offset_ns);
+		fmt_rfc3339(t, sizeof t, m->h[i].info->sync_realtime_ns);
+		rlog__buf_printf(&extra, ",\"offset_ns\":%" PRId64 ",\"started\":\"%s\",\"clock\":",
+				 m->h[i].offset_ns, t);
 		rlog__json_cstr(&extra, cli_host_clock(m->h[i].info, clk, sizeof clk));
 		rlog__buf_char(&extra, '}');
 	}
