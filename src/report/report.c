@@ -103,6 +103,7 @@ struct report {
 	struct host *hosts;
 	size_t nhosts;
 	const struct rlog__report_opts *o; /* the window, or NULL */
+	const char *extra_json;
 	struct rlog__report_stats *st;
 	struct lane *lanes;
 	size_t nlanes, lanes_cap;
@@ -755,8 +756,8 @@ static int write_page(struct report *p, int fd, const char *stats_json)
 	rlog__buf_lit(&out, "<script id=\"rlog-data\" type=\"application/json\">");
 	rlog__buf_lit(&j, "{\"format\":1,\"generator\":\"ringlog " RLOG_VERSION_STRING "\",\"stats\":");
 	rlog__buf_str(&j, stats_json);
-	if (p->o && p->o->extra_json)
-		rlog__buf_str(&j, p->o->extra_json);
+	if (p->extra_json)
+		rlog__buf_str(&j, p->extra_json);
 	put_window(p, &j);
 	const struct rlog_reader_info *in = rlog_reader_info(p->hosts[0].r);
 	rlog__buf_printf(&j, ",\"info\":{\"format\":\"%u.%u\",\"buffer_size\":%" PRIu32
@@ -846,6 +847,7 @@ static int report_run(struct rlog_reader *r, struct rlog__multi *m, int fd, cons
 		return -EINVAL;
 	memset(&p, 0, sizeof(p));
 	p.o = o && (o->has_since || o->has_until) ? o : NULL;
+	p.extra_json = o ? o->extra_json : NULL;
 	p.st = st ? st : &local;
 	memset(p.st, 0, sizeof(*p.st));
 	p.nhosts = m ? m->n : 1;

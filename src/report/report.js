@@ -948,6 +948,8 @@ function main() {
 		for (const l of D.lanes) selftest.hosts[l.host].events += l.t.length;
 		for (const o of D.losses) selftest.hosts[o.host].lost_events += o.events;
 		selftest.total_shown = shownRows[D.hosts.length];
+		/* the timeline's headings and lanes, top to bottom */
+		selftest.layout = rows.filter((r) => r.type !== "counter").map((r) => [r.type, r.label]);
 	}
 	/* With "selftest=ticks" in the address: every event as decoded, [host, pid,
 	 * tid, time, name] (for a test's small files). */
