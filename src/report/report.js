@@ -288,6 +288,23 @@ function windowThreadLosses() {
 	return [...m.values()];
 }
 
+/* The page's DATA_LOSS records (the window's, or every file's) by cause. */
+function lossesByCause() {
+	const causes = new Map();
+	for (const o of D.losses) {
+		const c = causes.get(o.cause) || { cause: o.cause, records: 0, events: 0, bytes: 0 };
+		c.records++; c.events += o.events; c.bytes += o.bytes;
+		causes.set(o.cause, c);
+	}
+	return [...causes.values()];
+}
+
+function lossCauseGrid(rows) {
+	grid("loss-cause", ["cause", "records", "events", "bytes"],
+		rows.map((l) => [l.cause, fmtInt(l.records), fmtInt(l.events), fmtInt(l.bytes)]),
+		[false, true, true, true]);
+}
+
 function lossThreadGrid(rows) {
 	const h = MULTI ? ["host"] : [], hn = MULTI ? [false] : [];
 	grid("loss-thread", h.concat(["pid", "tid", "cause", "events", "bytes", "from", "to"]),
@@ -344,15 +361,7 @@ function fillHosts() {
 		S.hosts.map((h, i) => row(h.host, h.host_id, h.session, h, D.hosts[i].clock, D.hosts[i].started,
 			h.file)).concat([row("total", null, "-", T, "-", "-", "-")]),
 		[false, false, false, true, true, true, true, true, true, false, false, false]);
-	const causes = new Map();
-	for (const o of D.losses) {
-		const c = causes.get(o.cause) || { cause: o.cause, records: 0, events: 0, bytes: 0 };
-		c.records++; c.events += o.events; c.bytes += o.bytes;
-		causes.set(o.cause, c);
-	}
-	grid("loss-cause", ["cause", "records", "events", "bytes"],
-		[...causes.values()].map((l) => [l.cause, fmtInt(l.records), fmtInt(l.events), fmtInt(l.bytes)]),
-		[false, true, true, true]);
+	lossCauseGrid(lossesByCause());
 	lossThreadGrid(WIN ? windowThreadLosses() : D.thread_losses);
 	grid("damage", ["host", "damaged regions", "file"],
 		S.hosts.filter((h) => h.damaged_regions > 0).map((h) => [h.host, fmtInt(h.damaged_regions), h.file]),
@@ -408,9 +417,7 @@ function fillSession() {
 		" + " + fmtInt(S.lost_events);
 	if (S.lost_events > 0) id.classList.add("bad");
 
-	grid("loss-cause", ["cause", "records", "events", "bytes"],
-		S.losses.map((l) => [l.cause, fmtInt(l.records), fmtInt(l.events), fmtInt(l.bytes)]),
-		[false, true, true, true]);
+	lossCauseGrid(WIN ? lossesByCause() : S.losses);
 	lossThreadGrid(WIN ? windowThreadLosses() : D.thread_losses);
 	grid("damage", ["offset", "length", "kind", "records skipped", "message"],
 		S.damage.map((d) => [fmtInt(d.offset), fmtInt(d.length), d.kind,
@@ -428,7 +435,10 @@ function fillSession() {
 			t.last_ns === null ? "-" : fmtInt(t.last_ns)]),
 		[true, true, false, false, true, true, true, true, true]);
 	$("footer").textContent = "Written by " + D.generator + ".  Numbers above are `ringlog stats --json " +
-		S.file + "`; the timeline is drawn from the events themselves.";
+		S.file + "`" + (WIN ? " (the whole file) and the window's own" : "") +
+		"; the timeline is drawn from the events themselves.";
+	if (WIN) $("threads").before(el("p", "The whole file's threads; the timeline, the events and " +
+		"spans above and the losses by cause and thread are the window's.", "muted"));
 }
 
 /* ---- top events and spans ---- */
@@ -736,7 +746,7 @@ function drawMinimap() {
 	g.fillStyle = "#1d2329";
 	g.font = "11px system-ui, sans-serif";
 	g.textBaseline = "middle";
-	g.fillText("whole trace: " + fmtNs(T1 - T0), 6, 18);
+	g.fillText((WIN ? "the window: " : "whole trace: ") + fmtNs(T1 - T0), 6, 18);
 }
 
 /* The events in [v0, v1], both included: a search per lane. */
