@@ -5,6 +5,7 @@
  *   const char *bin = chromium();          // NULL: none installed
  *   struct run r = browse(bin, "file:///tmp/x.html#t0=1&t1=2", "--dump-dom", NULL);
  *   struct json *st = selftest_of(r.out);  // the page's <pre id="selftest">
+ *   st = page_selftest(bin, "/tmp/x.html", "selftest=ticks", &r);  // both, checked
  *
  * With --enable-logging=stderr, a console message shows in r.err as
  * ":CONSOLE".  Needs proc_run.h and json.h first.
@@ -15,7 +16,7 @@
 #include <dirent.h>
 #include <ftw.h>
 
-static const char *chromium(void)
+static inline const char *chromium(void)
 {
 	const char *env = getenv("RINGLOG_CHROMIUM"); /* a browser of one's choice */
 	if (env && *env)
@@ -28,7 +29,7 @@ static const char *chromium(void)
 	return NULL;
 }
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+static inline int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
 	(void)flag;
@@ -38,7 +39,7 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ft
 
 /* Headless Chromium on url with the extra arguments (NULL-terminated),
  * a profile of its own that is removed after. */
-static struct run browse(const char *bin, const char *url, const char *a1, const char *a2)
+static inline struct run browse(const char *bin, const char *url, const char *a1, const char *a2)
 {
 	char profile[] = "/tmp/rlog_chromium_XXXXXX", pflag[64];
 	BAIL_IF(!mkdtemp(profile), "mkdtemp: %s", strerror(errno));
@@ -53,7 +54,7 @@ static struct run browse(const char *bin, const char *url, const char *a1, const
 
 /* The text of <pre id="selftest"> in the dumped DOM, its entities
  * undone, parsed. */
-static struct json *selftest_of(const char *dom)
+static inline struct json *selftest_of(const char *dom)
 {
 	const char *p = strstr(dom, "<pre id=\"selftest\"");
 	if (!p || !(p = strchr(p, '>')))
@@ -84,9 +85,29 @@ static struct json *selftest_of(const char *dom)
 	return j;
 }
 
+/* Opens file html#hash in the browser (--dump-dom) into *r; two TAP
+ * points: it loaded with no console message, the page ran with no
+ * error.  Returns the page's self-test figures (NULL if none), for
+ * json_free. */
+static inline struct json *page_selftest(const char *bin, const char *html, const char *hash,
+				  struct run *r)
+{
+	char url[1024];
+	snprintf(url, sizeof url, "file://%s#%s", html, hash);
+	*r = browse(bin, url, "--dump-dom", NULL);
+	ok(r->status == 0 && strstr(r->err, ":CONSOLE") == NULL,
+	   "chromium --dump-dom of %s: exit 0, no console message (%d)", html, r->status);
+	if (strstr(r->err, ":CONSOLE"))
+		diag("stderr: %.2000s", r->err);
+	struct json *st = selftest_of(r->out);
+	const struct json *errs = st ? json_get(st, "errors") : NULL;
+	ok(errs && errs->type == JSON_ARR && errs->n == 0, "the page ran with no error");
+	return st;
+}
+
 /* The browser, or NULL after a TAP point: skipped without one, failed
  * under CI=true, where the browser part must run. */
-static const char *chromium_or_skip(const char *what)
+static inline const char *chromium_or_skip(const char *what)
 {
 	const char *bin = chromium();
 	const char *ci = getenv("CI");

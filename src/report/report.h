@@ -21,6 +21,11 @@
  *                  thread_losses the same summed per thread and cause
  *   names          the event names, with per-name counts, span times and a
  *                  log2 histogram of span durations
+ *   window         null, or the window (--since/--until) and its own counts
+ *   hosts, origin  several files (written by the CLI, extra_json): per
+ *                  host its name, start, clock error and shift; every
+ *                  lane, counter, loss and task then names its host by
+ *                  index, and stats is `stats --json`'s {"hosts","total"}
  * The encodings are in report.js's header.
  *
  * Memory: the ticks are kept encoded (a few bytes an event); each span
