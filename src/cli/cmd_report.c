@@ -74,8 +74,9 @@ static int create_out(const struct report_args *ra)
 }
 
 /* After the writer: closes fd, says what failed (what: the input) or
- * prints the counts.  Returns the exit status so far. */
-static int finish(const struct report_args *ra, int fd, int rc, const char *what,
+ * prints the counts (hosts: several files' number, or 0).  Returns the
+ * exit status so far. */
+static int finish(const struct report_args *ra, int fd, int rc, const char *what, size_t hosts,
 		  const struct rlog__report_stats *st)
 {
 	if (close(fd) < 0 && rc == 0)
@@ -88,6 +89,8 @@ static int finish(const struct report_args *ra, int fd, int rc, const char *what
 		unlink(ra->out); /* half a page helps nobody */
 		return 1;
 	}
+	if (hosts)
+		cli_kv_u64("hosts", hosts);
 	cli_kv_u64("events", st->events);
 	cli_kv_u64("spans", st->spans);
 	cli_kv_u64("open_spans", st->open_spans);
@@ -146,9 +149,7 @@ static int report_hosts(const struct report_args *ra, const char *const *args, i
 		struct rlog__report_stats st;
 		size_t bad = m->n;
 		int rc = rlog__report_write_hosts(m, fd, stats.p, &o, &st, &bad);
-		if (rc >= 0)
-			cli_kv_u64("hosts", m->n);
-		status = finish(ra, fd, rc, bad < m->n ? m->h[bad].path : args[0], &st);
+		status = finish(ra, fd, rc, bad < m->n ? m->h[bad].path : args[0], m->n, &st);
 	}
 	rlog__buf_free(&stats);
 	rlog__buf_free(&extra);
@@ -222,7 +223,7 @@ int cmd_report(int argc, char **argv)
 	struct rlog__report_stats st;
 	rc = rlog__report_write(r, fd, stats.p, &o, &st);
 	rlog__buf_free(&stats);
-	int status = finish(&ra, fd, rc, path, &st);
+	int status = finish(&ra, fd, rc, path, 0, &st);
 	size_t nd = rlog_reader_damage_count(r);
 	for (size_t i = 0; i < nd; i++) {
 		struct rlog_damage d;
