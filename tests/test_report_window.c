@@ -8,11 +8,15 @@
  * ends in it and two outside it, and DATA_LOSS records before, in and
  * after the window, two of them with a time range (OVERWRITTEN) that
  * meets the window although the record does not lie in it, or the other
- * way round.  With --since 5000 --until 12000 (an event at each bound):
+ * way round, and a counter (a counter-kind event's field) sampled before,
+ * in and after the window.  With --since 5000 --until 12000 (an event at
+ * each bound):
  *   - report's counts are the window's: its events equal `ringlog dump
- *     --since 5000 --until 12000`'s application events (141), the losses
- *     those whose range meets it (3 records, 31 events), one span, four
- *     threads; the same with the bounds as RFC 3339 wall-clock times;
+ *     --since 5000 --until 12000`'s application events (142), the losses
+ *     those whose range meets it (3 records, 31 events), one span, five
+ *     threads, the counter's two points (its value before the window,
+ *     from the window's start, and the one in it); the same with the
+ *     bounds as RFC 3339 wall-clock times;
  *   - in headless Chromium the page opens on [5000, 12000], holds every
  *     numbered event of the window once and no other (each thread's
  *     sequence, at its time), shows the window's counts in its cards and
@@ -30,6 +34,7 @@
 #define S0 1000000u              /* its sync_ticks (1 GHz: a tick is a ns) */
 #define NEV 200                  /* numbered events per thread */
 #define SPAN_ID 1100
+#define CTR_ID 1101
 #define SINCE 5000
 #define UNTIL 12000
 
@@ -89,6 +94,15 @@ static void build(const char *path)
 		fg_event(&b, SPAN_ID, RLOG_SPAN_END, true, (uint32_t)(S0 + span[i][1]), NULL, 0);
 	}
 	fg_block_end(&f, &b);
+	/* A counter: 5 at 3000, 9 at 7000, 11 at 13000. */
+	fg_block_begin(&b, 100, 105, S0, 0);
+	static const struct fg_field n = { RLOG_FIELD_U64, 0, "n" };
+	fg_schema(&b, S0 + 100, CTR_ID, RLOG_KIND_COUNTER, 0, "depth", &n, 1);
+	static const int64_t ct[3] = { 3000, 7000, 13000 };
+	static const uint64_t cv[3] = { 5, 9, 11 };
+	for (unsigned i = 0; i < 3; i++)
+		fg_event(&b, CTR_ID, -1, true, (uint32_t)(S0 + ct[i]), &cv[i], 8);
+	fg_block_end(&f, &b);
 	BAIL_IF(fg_write(&f, path) < 0, "cannot write %s", path);
 	fg_file_free(&f);
 }
@@ -130,7 +144,8 @@ static double num(const struct json *o, const char *key)
 }
 
 /* Every numbered event of the window once, and nothing else but the
- * span's end at 5500: ticks are [host, pid, tid, time, name]. */
+ * span's end at 5500 and the counter's event at 7000: ticks are [host,
+ * pid, tid, time, name]. */
 static void check_ticks(const struct json *ticks)
 {
 	bool seen[2][NEV] = { { false } };
@@ -143,7 +158,8 @@ static void check_ticks(const struct json *ticks)
 		}
 		double tid = t->items[2]->num, ts = t->items[3]->num;
 		const char *name = t->items[4]->type == JSON_STR ? t->items[4]->s : "";
-		if (tid == 104 && ts == 5500 && strcmp(name, "work") == 0) {
+		if ((tid == 104 && ts == 5500 && strcmp(name, "work") == 0) ||
+		    (tid == 105 && ts == 7000 && strcmp(name, "depth") == 0)) {
 			ends++;
 			continue;
 		}
@@ -163,9 +179,9 @@ static void check_ticks(const struct json *ticks)
 	for (unsigned th = 0; th < 2; th++)
 		for (unsigned k = 0; k < NEV; k++)
 			want += t_of(th, k) >= SINCE && t_of(th, k) < UNTIL;
-	ok(ticks && bad == 0 && n == want && ends == 1,
+	ok(ticks && bad == 0 && n == want && ends == 2,
 	   "the page holds the window's %u numbered events once each at their times, the span's "
-	   "end, nothing else (%u, %u bad)", want, n, bad);
+	   "end and the counter's event, nothing else (%u, %u bad)", want, n, bad);
 }
 
 static void check_browser(const char *bin, const char *html, uint64_t events,
@@ -183,8 +199,8 @@ static void check_browser(const char *bin, const char *html, uint64_t events,
 	   num(st, "events"), num(st, "shown_events"), events);
 	ok(st && num(st, "lost_events") == 31 && num(st, "shown_lost_events") == 31 &&
 	   num(st, "loss_records") == 3, "lost events meeting the window: 31 in 3 records, shown");
-	ok(st && num(st, "spans") == 1 && num(st, "shown_threads") == 4,
-	   "one span, four threads in the window");
+	ok(st && num(st, "spans") == 1 && num(st, "shown_threads") == 5 && num(st, "counters") == 1,
+	   "one span, five threads, one counter in the window");
 	check_ticks(st ? json_get(st, "ticks") : NULL);
 	char want[200];
 	snprintf(want, sizeof want, "the whole file: emitted = written + lost: %.0f = %.0f + %.0f",
@@ -206,7 +222,7 @@ int main(void)
 	build(in);
 
 	uint64_t events = dump_events(in, since, until);
-	ASSERT_EQ_U64(events, 141); /* 70 + 70 numbered, and the span's end at 5500 */
+	ASSERT_EQ_U64(events, 142); /* 70 + 70 numbered, the span's end at 5500, the counter's */
 	struct run r = RUN("stats", in, "--json");
 	char err[128];
 	struct json *stats = json_parse(r.out, strlen(r.out), err, sizeof err);
@@ -221,7 +237,8 @@ int main(void)
 	ASSERT_EQ_U64(kv(r.out, "loss_records"), 3);
 	ASSERT_EQ_U64(kv(r.out, "events_lost"), 31);
 	ASSERT_EQ_U64(kv(r.out, "spans"), 1);
-	ASSERT_EQ_U64(kv(r.out, "lanes"), 4);
+	ASSERT_EQ_U64(kv(r.out, "lanes"), 5);
+	ASSERT_EQ_U64(kv(r.out, "counter_points"), 2);
 	run_free(&r);
 	char html_wall[600];
 	snprintf(html_wall, sizeof html_wall, "%s/wall.html", dir);

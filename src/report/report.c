@@ -83,6 +83,8 @@ struct counter {
 	struct rlog__buf t, v; /* JSON numbers: time deltas, values */
 	uint64_t n;
 	int64_t last;
+	bool has_before;       /* a window: the last value before it ... */
+	double before;         /* ... drawn from its start */
 };
 
 /* A file read into the report: one, or each host's of several
@@ -337,8 +339,21 @@ static struct counter *counter_of(struct report *p, uint32_t pid, uint64_t key, 
 
 static int add_point(struct report *p, struct counter *c, int64_t t, double v)
 {
-	if (!in_window(p, t))
+	if (!in_window(p, t)) {
+		/* A counter holds its value until its next point: the last
+		 * one before the window is its value at the window's start. */
+		if (p->o->has_since && t < p->o->since_ns) {
+			c->has_before = true;
+			c->before = v;
+		}
 		return 0;
+	}
+	if (c->has_before) {
+		c->has_before = false;
+		int rc = add_point(p, c, page_ns(p->o->since_ns), c->before);
+		if (rc < 0)
+			return rc;
+	}
 	if (c->n) {
 		rlog__buf_char(&c->t, ',');
 		rlog__buf_char(&c->v, ',');
@@ -878,6 +893,9 @@ static int report_run(struct rlog_reader *r, struct rlog__multi *m, int fd, cons
 		*bad_host = hi;
 	for (size_t h = 0; h < p.nhosts && rc == 0; h++)
 		rc = rlog_sched_end(&p.hosts[h].sched);
+	for (size_t i = 0; i < p.nctrs && rc == 0 && p.o; i++)
+		if (p.ctrs[i].has_before)
+			rc = add_point(&p, &p.ctrs[i], page_ns(p.o->since_ns), p.ctrs[i].before);
 	if (p.o) {
 		/* The timeline opens on the window (the events past it are not
 		 * in the page). */

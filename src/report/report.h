@@ -78,7 +78,8 @@ struct rlog__report_opts {
  * @o:          the window and the extra data; may be NULL.  With a window,
  *              the page holds what meets it: the events in it, the spans,
  *              CPU runs and losses (by their time range) that meet it, the
- *              counters' points in it, and the threads of those; its
+ *              counters' points in it (and the value before it, at its
+ *              start), and the threads of those; its
  *              timeline opens on it, and "window" in the data says it
  *              with its own counts (stats_json stays the whole file's)
  * @st:         receives the counts (zeroed first): with a window, of it;
