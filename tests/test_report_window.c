@@ -23,7 +23,8 @@
  *     the whole file's identity (stats --json's), with no console message;
  *   - a bad time is one line, exit 1.
  */
-#define _GNU_SOURCE /* nftw, mkdtemp: before any header */
+#include "harness.h"
+
 #include "filegen.h"
 #include "json.h"
 #include "proc_run.h"
@@ -105,16 +106,6 @@ static void build(const char *path)
 	fg_block_end(&f, &b);
 	BAIL_IF(fg_write(&f, path) < 0, "cannot write %s", path);
 	fg_file_free(&f);
-}
-
-static uint64_t kv(const char *out, const char *key)
-{
-	char k[64];
-	snprintf(k, sizeof k, "%s: ", key);
-	for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (strncmp(p, k, strlen(k)) == 0)
-			return strtoull(p + strlen(k), NULL, 10);
-	return UINT64_MAX;
 }
 
 /* The application events `dump --since --until` prints (JSON Lines; the
@@ -233,20 +224,20 @@ int main(void)
 	r = RUN("report", in, "-o", out, "--since", since, "--until", until);
 	ok(r.status == 0 && r.err[0] == '\0', "report --since --until: exit 0 (%d %s)", r.status,
 	   r.err);
-	ASSERT_EQ_U64(kv(r.out, "events"), events);
-	ASSERT_EQ_U64(kv(r.out, "loss_records"), 3);
-	ASSERT_EQ_U64(kv(r.out, "events_lost"), 31);
-	ASSERT_EQ_U64(kv(r.out, "spans"), 1);
-	ASSERT_EQ_U64(kv(r.out, "lanes"), 5);
-	ASSERT_EQ_U64(kv(r.out, "counter_points"), 2);
+	ASSERT_EQ_U64(h_kv(r.out, "events"), events);
+	ASSERT_EQ_U64(h_kv(r.out, "loss_records"), 3);
+	ASSERT_EQ_U64(h_kv(r.out, "events_lost"), 31);
+	ASSERT_EQ_U64(h_kv(r.out, "spans"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "lanes"), 5);
+	ASSERT_EQ_U64(h_kv(r.out, "counter_points"), 2);
 	run_free(&r);
 	char html_wall[600];
 	snprintf(html_wall, sizeof html_wall, "%s/wall.html", dir);
 	r = RUN("report", in, "-o", html_wall, "--since", "2026-11-22T10:00:00.000005Z", "--until",
 		"2026-11-22T11:00:00.000012+01:00");
-	ok(r.status == 0 && kv(r.out, "events") == events && kv(r.out, "events_lost") == 31,
+	ok(r.status == 0 && h_kv(r.out, "events") == events && h_kv(r.out, "events_lost") == 31,
 	   "the same window as wall-clock times: %" PRIu64 " events, 31 lost (%d %s)",
-	   kv(r.out, "events"), r.status, r.err);
+	   h_kv(r.out, "events"), r.status, r.err);
 	run_free(&r);
 	unlink(html_wall);
 
