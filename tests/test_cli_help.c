@@ -176,7 +176,7 @@ static void check_command(const char *name, bool is_built, const char *man)
 		ASSERT_EQ(b.status, 2);
 		ok(strncmp(b.err, line, strlen(line)) == 0, "%s --bogus=1: %s", name, b.err);
 		run_free(&b);
-		/* An argument too many; dump, stats and convert take
+		/* An argument too many; dump, stats, convert and report take
 		 * several files (docs/DUMP.md, "Several hosts"). */
 		rl(&b, name, "a1", "a2", "a3", "a4");
 		if (strcmp(name, "dump") == 0 || strcmp(name, "stats") == 0) {
@@ -184,9 +184,9 @@ static void check_command(const char *name, bool is_built, const char *man)
 				 "without .rlog files\n", name);
 			ok(b.status == 1 && strcmp(b.err, line) == 0, "%s with four files: %s", name,
 			   b.err);
-		} else if (strcmp(name, "convert") == 0) {
+		} else if (strcmp(name, "convert") == 0 || strcmp(name, "report") == 0) {
 			ok(b.status == 2 && strstr(b.err, "unexpected argument") == NULL,
-			   "convert with four files: no --to: %s", b.err);
+			   "%s with four files: no -o: %s", name, b.err);
 		} else {
 			ASSERT_EQ(b.status, 2);
 			u = usage_in(b.err);

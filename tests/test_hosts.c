@@ -16,14 +16,24 @@
  *   - convert DIR --to chrome puts each host's events in processes of
  *     their own (pid 10^7 * (host + 1) + pid), named "HOST: ...", at the
  *     merged times;
+ *   - report DIR embeds stats --json DIR's object as it is; in headless
+ *     Chromium (docs/CONVERT.md, "The HTML report") the page's row per
+ *     host and its total show those numbers and each host's clock error
+ *     as dump says it, the events it decoded per host equal stats', each
+ *     numbered event is in its data once with its host at its merged
+ *     time, the timeline lists each host, then its process, then its
+ *     thread, and no console message comes; report DIR --since --until
+ *     counts dump DIR --since --until's events;
  *   - bad input (a directory holding a file that is not a log file,
  *     another format given as a file, an empty directory) gives one error
- *     line and exit 1.
+ *     line and exit 1 (report too, leaving no page).
  */
+#define _GNU_SOURCE /* nftw (report_browser.h): before any header */
 #include "filegen.h"
 #include "json.h"
 #include "proc_run.h"
 #include "tap.h"
+#include "report_browser.h"
 
 #define R 1795341600000000000ull /* 2026-11-22T10:00:00Z */
 #define N 30
@@ -221,6 +231,129 @@ static void check_chrome(const char *path)
 	free(text);
 }
 
+/* The text of column c of the page's row of host i (selftest.hosts[i]
+ * .shown), or of the total row (a plain array); "" if none. */
+static const char *cell(const struct json *rows, size_t i, size_t c)
+{
+	const struct json *r = rows && rows->type == JSON_ARR && i < rows->n ? rows->items[i] : NULL;
+	if (r && r->type != JSON_ARR)
+		r = json_get(r, "shown");
+	return r && r->type == JSON_ARR && c < r->n && r->items[c]->type == JSON_STR
+		       ? r->items[c]->s : "";
+}
+
+/* The page of report DIR in the browser: its hosts, its events, its
+ * lanes. */
+static void check_report_page(const char *bin, const char *html)
+{
+	struct run r;
+	struct json *st = page_selftest(bin, html, "selftest=ticks", &r);
+	const struct json *hs = st ? json_get(st, "hosts") : NULL;
+	unsigned rows = 0;
+	for (unsigned h = 0; hs && hs->type == JSON_ARR && h < 3 && h < hs->n; h++) {
+		char ev[16];
+		snprintf(ev, sizeof ev, "%u", hosts[h].events);
+		const struct json *dec = json_get(hs->items[h], "events");
+		rows += strcmp(cell(hs, h, 0), hosts[h].name) == 0 &&
+			strcmp(cell(hs, h, 1), hosts[h].id) == 0 && strcmp(cell(hs, h, 3), ev) == 0 &&
+			strcmp(cell(hs, h, 5), "0") == 0 && strcmp(cell(hs, h, 9), hosts[h].error) == 0 &&
+			dec && dec->num == hosts[h].events;
+	}
+	ok(rows == 3, "report: each host's row shows its name, id, events, losses and clock error, "
+	   "and the page decoded as many events of it");
+	const struct json *tot = st ? json_get(st, "total_shown") : NULL;
+	char n[16];
+	snprintf(n, sizeof n, "%d", N);
+	ok(tot && tot->type == JSON_ARR && tot->n > 5 && tot->items[0]->type == JSON_STR &&
+	   strcmp(tot->items[0]->s, "total") == 0 && strcmp(tot->items[3]->s, n) == 0 &&
+	   strcmp(tot->items[5]->s, "0") == 0, "report: the total row shows %d events, 0 lost", N);
+	const struct json *se = st ? json_get(st, "shown_events") : NULL;
+	ok(se && se->num == N, "report: the events card shows %d", N);
+	/* Every numbered event once, with its host (pid 100 + host), at its
+	 * merged time (gamma started first: rt - R). */
+	const struct json *ticks = st ? json_get(st, "ticks") : NULL;
+	bool seen[N] = { false };
+	unsigned good = 0, wrong = 0;
+	for (size_t i = 0; ticks && ticks->type == JSON_ARR && i < ticks->n; i++) {
+		const struct json *t = ticks->items[i];
+		unsigned k = 0;
+		while (k < N && t->n == 5 && (double)(rt_of(k) - R) != t->items[3]->num)
+			k++;
+		if (k == N || seen[k] || t->items[0]->num != host_of(k) ||
+		    t->items[1]->num != 100 + host_of(k)) {
+			if (wrong++ == 0)
+				diag("report: unexpected tick %zu", i);
+			continue;
+		}
+		seen[k] = true;
+		good++;
+	}
+	ok(good == N && wrong == 0, "report: each of the %d numbered events once in the page, "
+	   "with its host, at its merged time (%u, %u wrong)", N, good, wrong);
+	/* The timeline: host, its process, its thread, host by host. */
+	const struct json *lay = st ? json_get(st, "layout") : NULL;
+	unsigned in_order = 0;
+	for (unsigned h = 0; lay && lay->type == JSON_ARR && h < 3 && 3 * h + 2 < lay->n; h++) {
+		const struct json *a = lay->items[3 * h], *b = lay->items[3 * h + 1],
+				  *c = lay->items[3 * h + 2];
+		char want[128];
+		snprintf(want, sizeof want, "host %s \xe2\x80\x94 clock error %s", hosts[h].name,
+			 hosts[h].error);
+		in_order += strcmp(a->items[0]->s, "host") == 0 && strcmp(a->items[1]->s, want) == 0 &&
+			    strcmp(b->items[0]->s, "proc") == 0 && strcmp(c->items[0]->s, "lane") == 0;
+	}
+	ok(lay && lay->n == 9 && in_order == 3, "report: the timeline's rows are host, process, "
+	   "thread, for each host in turn, each host's heading with its clock error");
+	json_free(st);
+	run_free(&r);
+}
+
+/* report DIR: the page of the three hosts. */
+static void check_report(const char *dir)
+{
+	char out[600], since[32], until[32];
+	snprintf(out, sizeof out, "%s.html", dir);
+	unlink(out);
+	struct run r = RUN("report", dir, "-o", out);
+	ok(r.status == 0 && strstr(r.out, "hosts: 3\nevents: 30\n") && strstr(r.out, "\nlanes: 3\n"),
+	   "report DIR: exit 0, 3 hosts, %d events, 3 lanes (%d %s)", N, r.status, r.err);
+	run_free(&r);
+	size_t len = 0;
+	int fd = open(out, O_RDONLY);
+	char *html = fd >= 0 ? proc_slurp_fd(fd, &len) : NULL;
+	if (fd >= 0)
+		close(fd);
+	r = RUN("stats", dir, "--json");
+	size_t sl = strlen(r.out);
+	if (sl && r.out[sl - 1] == '\n')
+		r.out[--sl] = '\0';
+	char *at = html && sl ? strstr(html, r.out) : NULL;
+	ok(at && at > html + 8 && strncmp(at - 8, "\"stats\":", 8) == 0,
+	   "report DIR: the page's data holds stats --json DIR's object as it is");
+	run_free(&r);
+	free(html);
+	const char *bin = chromium_or_skip("report DIR in a browser");
+	if (bin)
+		check_report_page(bin, out);
+
+	/* A window of the merged timeline: dump's events of it. */
+	snprintf(since, sizeof since, "%llu", (unsigned long long)(rt_of(5) - R));
+	snprintf(until, sizeof until, "%llu", (unsigned long long)(rt_of(20) - R));
+	r = RUN("dump", dir, "--since", since, "--until", until);
+	unsigned dumped = 0;
+	for (const char *l = r.out; (l = strstr(l, " RAW_U32 ")) != NULL; l++)
+		dumped++;
+	run_free(&r);
+	r = RUN("report", dir, "-o", out, "--force", "--since", since, "--until", until);
+	char want[64];
+	snprintf(want, sizeof want, "\nevents: %u\n", dumped);
+	ok(dumped == 15 && r.status == 0 && strstr(r.out, want),
+	   "report DIR --since --until: dump's %u events of the window (%d %s)", dumped, r.status,
+	   r.err);
+	run_free(&r);
+	unlink(out);
+}
+
 /* Two hosts whose start times are 2^64 - 2 ns apart, each with an event
  * at a time far from its start: the merge's times saturate instead of
  * overflowing (src/reader/multi.c; undefined behaviour under UBSan). */
@@ -339,6 +472,7 @@ int main(void)
 	run_free(&r);
 
 	check_far();
+	check_report(dir);
 
 	/* convert --to chrome: a process group per host. */
 	char out[600];
@@ -365,9 +499,11 @@ int main(void)
 	/* The magic, then text where the version and the rest should be. */
 	fputs("RLOGFILE and then not a ringlog file at all, just text padding it out......", fp);
 	fclose(fp);
-	const char *cmds[] = { "dump", "stats", "convert" };
-	for (int c = 0; c < 3; c++) {
-		r = c == 2 ? RUN("convert", bad, "--to", "chrome", "-o", out) : RUN(cmds[c], bad);
+	const char *cmds[] = { "dump", "stats", "convert", "report" };
+	for (int c = 0; c < 4; c++) {
+		r = c == 2   ? RUN("convert", bad, "--to", "chrome", "-o", out)
+		    : c == 3 ? RUN("report", bad, "-o", out)
+			     : RUN(cmds[c], bad);
 		snprintf(w, sizeof w, "ringlog: %s %s: unsupported log file format version\n",
 			 cmds[c], p);
 		ok(r.status == 1 && strcmp(r.err, w) == 0 && r.out[0] == '\0',
@@ -375,7 +511,7 @@ int main(void)
 		   r.status, r.err);
 		run_free(&r);
 	}
-	ok(access(out, F_OK) != 0, "convert: no output left");
+	ok(access(out, F_OK) != 0, "convert, report: no output left");
 	char other[600];
 	snprintf(other, sizeof other, "%s/trace.json", bad);
 	fp = fopen(other, "w");

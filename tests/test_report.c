@@ -28,14 +28,12 @@
  */
 #include "harness.h"
 
-#include <dirent.h>
-#include <ftw.h>
-
 #include "json.h"
 #include "tap.h"
 #include "test_convert_fixture.h"
 #include "proc_run.h"
 #include "sched_fields.h"
+#include "report_browser.h"
 
 #define HOSTILE_THREAD "</script><script>document.title='pwned-thread'</script>"
 #define HOSTILE_PROCESS "<!--<script>document.title='pwned-process'//"
@@ -106,75 +104,6 @@ static void count_events(const char *path, int64_t t0, int64_t t1, uint64_t *all
 		*win += ev.time_ns >= t0 && ev.time_ns <= t1;
 	}
 	rlog_reader_close(rd);
-}
-
-static const char *chromium(void)
-{
-	const char *env = getenv("RINGLOG_CHROMIUM"); /* a browser of one's choice */
-	if (env && *env)
-		return access(env, X_OK) == 0 ? env : NULL;
-	static const char *const cand[] = { "/usr/bin/chromium", "/usr/bin/chromium-browser",
-					    "/usr/bin/google-chrome" };
-	for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
-		if (access(cand[i], X_OK) == 0)
-			return cand[i];
-	return NULL;
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-/* Headless Chromium on url with the extra arguments (NULL-terminated),
- * a profile of its own that is removed after. */
-static struct run browse(const char *bin, const char *url, const char *a1, const char *a2)
-{
-	char profile[] = "/tmp/rlog_chromium_XXXXXX", pflag[64];
-	BAIL_IF(!mkdtemp(profile), "mkdtemp: %s", strerror(errno));
-	snprintf(pflag, sizeof pflag, "--user-data-dir=%s", profile);
-	const char *argv[] = { bin, "--headless", "--no-sandbox", "--disable-gpu",
-			       "--no-first-run", "--hide-scrollbars", "--enable-logging=stderr",
-			       "--v=0", pflag, a1, a2 ? a2 : url, a2 ? url : NULL, NULL };
-	struct run r = proc_run(argv);
-	nftw(profile, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return r;
-}
-
-/* The text of <pre id="selftest"> in the dumped DOM, its entities
- * undone, parsed. */
-static struct json *selftest_of(const char *dom)
-{
-	const char *p = strstr(dom, "<pre id=\"selftest\"");
-	if (!p || !(p = strchr(p, '>')))
-		return NULL;
-	p++;
-	const char *e = strstr(p, "</pre>");
-	if (!e)
-		return NULL;
-	char *t = malloc((size_t)(e - p) + 1);
-	size_t n = 0;
-	while (p < e) {
-		if (strncmp(p, "&amp;", 5) == 0)
-			t[n++] = '&', p += 5;
-		else if (strncmp(p, "&lt;", 4) == 0)
-			t[n++] = '<', p += 4;
-		else if (strncmp(p, "&gt;", 4) == 0)
-			t[n++] = '>', p += 4;
-		else if (strncmp(p, "&quot;", 6) == 0)
-			t[n++] = '"', p += 6;
-		else
-			t[n++] = *p++;
-	}
-	char err[128];
-	struct json *j = json_parse(t, n, err, sizeof err);
-	if (!j)
-		diag("selftest does not parse (%s): %.*s", err, (int)n, t);
-	free(t);
-	return j;
 }
 
 static double num(const struct json *o, const char *key)
@@ -382,16 +311,9 @@ int main(void)
 	   NULL, "the thread's name is in the data, escaped");
 	free(html);
 
-	const char *bin = chromium();
-	const char *ci = getenv("CI");
-	if (!bin && ci && strcmp(ci, "true") == 0) {
-		ok(0, "chromium is installed (CI=true: the browser test must run; scripts/deps.sh "
-		      "installs it)");
-	} else if (!bin) {
-		ok(1, "# SKIP the browser part: no chromium (scripts/deps.sh installs it)");
-	} else {
+	const char *bin = chromium_or_skip("the browser part");
+	if (bin)
 		check_browser(bin, out, in, stats, spans, win);
-	}
 
 	json_free(stats);
 	unlink(in);

@@ -57,8 +57,6 @@ static const struct cli_opt opts[] = {
 	{ NULL, NULL, false },
 };
 
-#define TIME_WANT "a time: 1.5s, 250ms, 10us, 123ns, or 2026-11-22T07:01:31.5Z"
-
 /* The series of a split output: OUT with "-NNNN" before its extension. */
 struct series {
 	const char *out;
@@ -317,7 +315,7 @@ int cmd_convert(int argc, char **argv)
 			bool is_since = cli_is(&a, "--since");
 			if (cli_parse_time(a.value, is_since ? &since : &until) < 0) {
 				cli_error("convert: %s '%s': expected %s", is_since ? "--since" : "--until",
-					  a.value, TIME_WANT);
+					  a.value, CLI_TIME_WANT);
 				return 1;
 			}
 			*(is_since ? &po.has_since : &po.has_until) = true;
@@ -393,10 +391,8 @@ int cmd_convert(int argc, char **argv)
 	if (has_window) {
 		/* A wall-clock time is relative to the session's start. */
 		const struct rlog_reader_info *info = rlog_reader_info(r);
-		int64_t base = info->sync_realtime_ns > (uint64_t)INT64_MAX ? INT64_MAX
-									 : (int64_t)info->sync_realtime_ns;
-		po.since_ns = since.wall ? since.ns - base : since.ns;
-		po.until_ns = until.wall ? until.ns - base : until.ns;
+		po.since_ns = cli_time_ns(&since, info->sync_realtime_ns);
+		po.until_ns = cli_time_ns(&until, info->sync_realtime_ns);
 	}
 	if (split) {
 		series_name(se.cur, sizeof(se.cur), out, 0);

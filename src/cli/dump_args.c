@@ -20,8 +20,6 @@ static int bad_value(const struct dump *d, const char *opt, const char *v, const
 	return 1;
 }
 
-#define TIME_WANT "a time: 1.5s, 250ms, 10us, 123ns, or 2026-11-22T07:01:31.5Z"
-
 static const struct cli_opt opts[] = {
 	{ "--id", NULL, true },     { "--pid", NULL, true },    { "--tid", NULL, true },
 	{ "--name", NULL, true },   { "--since", NULL, true },  { "--until", NULL, true },
@@ -56,11 +54,11 @@ int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, cons
 			d->names[d->nnames++] = v;
 		} else if (cli_is(&a, "--since")) {
 			if (cli_parse_time(v, &d->since) < 0)
-				return bad_value(d, "--since", v, TIME_WANT);
+				return bad_value(d, "--since", v, CLI_TIME_WANT);
 			d->has_since = true;
 		} else if (cli_is(&a, "--until")) {
 			if (cli_parse_time(v, &d->until) < 0)
-				return bad_value(d, "--until", v, TIME_WANT);
+				return bad_value(d, "--until", v, CLI_TIME_WANT);
 			d->has_until = true;
 		} else if (cli_is(&a, "--format")) {
 			if (strcmp(v, "json") == 0)
@@ -91,12 +89,7 @@ int dump_parse_args(struct dump *d, int argc, char **argv, const char *cmd, cons
 
 int64_t dump_resolve_time(const struct dump *d, const struct cli_time *t)
 {
-	if (!t->wall)
-		return t->ns;
-	/* Both are below 2^63: the difference fits. */
-	int64_t base = d->info->sync_realtime_ns > (uint64_t)INT64_MAX
-			       ? INT64_MAX : (int64_t)d->info->sync_realtime_ns;
-	return t->ns - base;
+	return cli_time_ns(t, d->info->sync_realtime_ns);
 }
 
 void dump_free_args(struct dump *d)

@@ -201,3 +201,13 @@ int cli_parse_time(const char *s, struct cli_time *t)
 	t->ns = neg ? -(int64_t)ns : (int64_t)ns;
 	return 0;
 }
+
+int64_t cli_time_ns(const struct cli_time *t, uint64_t origin_realtime_ns)
+{
+	if (!t->wall)
+		return t->ns;
+	/* Both are below 2^63: the difference fits. */
+	int64_t base = origin_realtime_ns > (uint64_t)INT64_MAX ? INT64_MAX
+								 : (int64_t)origin_realtime_ns;
+	return t->ns - base;
+}

@@ -45,4 +45,12 @@ struct cli_time {
  */
 int cli_parse_time(const char *s, struct cli_time *t);
 
+/* What an option that takes a time expects, in its error message. */
+#define CLI_TIME_WANT "a time: 1.5s, 250ms, 10us, 123ns, or 2026-11-22T07:01:31.5Z"
+
+/* A parsed time as ns of a trace whose time 0 is origin_realtime_ns
+ * (a session's sync_realtime_ns, or the earliest host's): a wall-clock
+ * time counts from that origin. */
+int64_t cli_time_ns(const struct cli_time *t, uint64_t origin_realtime_ns);
+
 #endif

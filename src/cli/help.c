@@ -550,7 +550,7 @@ static const struct cli_help help[] = {
 	},
 	{
 		"report", "one self-contained HTML page of a log file: timeline, losses, totals",
-		"report FILE -o FILE.html [--force]",
+		"report FILE -o FILE.html [--since T] [--until T] [--force]",
 		"Writes log file FILE as one HTML page that any browser opens with no network\n"
 		"and nothing else installed, then prints counts, one \"key: value\" per line.\n"
 		"The page shows the session's properties and the totals of ringlog stats\n"
@@ -560,12 +560,23 @@ static const struct cli_help help[] = {
 		"as lines, and with system events a lane per CPU showing who ran), a sortable\n"
 		"table of the events and spans by count and time, and span duration\n"
 		"histograms.  The window shown is in the page's address (#t0=NS&t1=NS).\n"
+		"--since and --until take a window out of the file, with dump's times and\n"
+		"meaning (events at or after T, before T): the page holds what meets it,\n"
+		"opens on it and counts it (its events, the losses whose time range meets\n"
+		"it), and still shows the whole file's identity.  Several files, or a\n"
+		"directory (the files of ringlog collect), are several hosts on one\n"
+		"timeline, as dump merges them: a row per host and their total (stats\n"
+		"--json's), each host's clock error, lanes grouped by host, then process.\n"
 		"An existing OUT is refused unless --force.  Exits 1 if FILE cannot be read,\n"
 		"or holds damaged regions (the report of the rest is written).\n"
 		"docs/CONVERT.md has the details.\n"
 		"\n"
-		"  FILE                  a log file written by ringlog start\n"
+		"  FILE                  a log file written by ringlog start; several, or a\n"
+		"                        directory: several hosts (docs/DUMP.md)\n"
 		"  -o FILE.html          the output (required), created 0600\n"
+		"  --since T             the window's start: 1.5s, 250ms, 10us, 123ns from the\n"
+		"                        start (of the earliest host), or 2026-11-22T07:01:31.5Z\n"
+		"  --until T             the window's end (excluded), likewise\n"
 		"  --force               overwrite FILE.html\n",
 		true,
 	},

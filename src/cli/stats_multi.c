@@ -86,6 +86,38 @@ static void json_row(struct rlog__buf *b, const struct tally *t)
 		rlog__buf_lit(b, ",\"first_realtime_ns\":null,\"last_realtime_ns\":null");
 }
 
+void stats_multi_json(struct rlog__buf *b, const struct rlog__multi *mp)
+{
+	struct tally sum = { 0 }, t;
+	for (size_t i = 0; i < mp->n; i++) {
+		tally_host(&t, &mp->h[i]);
+		tally_add(&sum, &t);
+	}
+	rlog__buf_lit(b, "{\"hosts\":[");
+	for (size_t i = 0; i < mp->n; i++) {
+		const struct rlog__host *h = &mp->h[i];
+		tally_host(&t, h);
+		rlog__buf_str(b, i ? ",{\"host\":" : "{\"host\":");
+		rlog__json_cstr(b, h->name);
+		rlog__buf_lit(b, ",\"host_id\":");
+		if (h->id[0])
+			rlog__json_cstr(b, h->id);
+		else
+			rlog__buf_lit(b, "null");
+		rlog__buf_lit(b, ",\"file\":");
+		rlog__json_cstr(b, h->path);
+		rlog__buf_lit(b, ",\"session\":");
+		rlog__json_cstr(b, h->info->session_name);
+		rlog__buf_printf(b, ",\"sync_realtime_ns\":%" PRIu64 ",", h->info->sync_realtime_ns);
+		json_row(b, &t);
+		cli_host_clock_json(b, h->info);
+		rlog__buf_lit(b, "}");
+	}
+	rlog__buf_printf(b, "],\"total\":{\"hosts\":%zu,", mp->n);
+	json_row(b, &sum);
+	rlog__buf_lit(b, "}}\n");
+}
+
 int stats_multi(const char *const *args, int nargs, bool json)
 {
 	struct cli_hosts hs;
@@ -101,29 +133,7 @@ int stats_multi(const char *const *args, int nargs, bool json)
 	}
 	char a[64], z[64], s[4 * 64 + 1], clk[64];
 	if (json) {
-		rlog__buf_lit(&b, "{\"hosts\":[");
-		for (size_t i = 0; i < mp->n; i++) {
-			const struct rlog__host *h = &mp->h[i];
-			tally_host(&t, h);
-			rlog__buf_str(&b, i ? ",{\"host\":" : "{\"host\":");
-			rlog__json_cstr(&b, h->name);
-			rlog__buf_lit(&b, ",\"host_id\":");
-			if (h->id[0])
-				rlog__json_cstr(&b, h->id);
-			else
-				rlog__buf_lit(&b, "null");
-			rlog__buf_lit(&b, ",\"file\":");
-			rlog__json_cstr(&b, h->path);
-			rlog__buf_lit(&b, ",\"session\":");
-			rlog__json_cstr(&b, h->info->session_name);
-			rlog__buf_printf(&b, ",\"sync_realtime_ns\":%" PRIu64 ",", h->info->sync_realtime_ns);
-			json_row(&b, &t);
-			cli_host_clock_json(&b, h->info);
-			rlog__buf_lit(&b, "}");
-		}
-		rlog__buf_printf(&b, "],\"total\":{\"hosts\":%zu,", mp->n);
-		json_row(&b, &sum);
-		rlog__buf_lit(&b, "}}\n");
+		stats_multi_json(&b, mp);
 	} else {
 		if (sum.timed) {
 			fmt_rfc3339(a, sizeof a, sum.first_rt);

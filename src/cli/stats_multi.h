@@ -7,7 +7,14 @@
 
 #include <stdbool.h>
 
+struct rlog__buf;
+struct rlog__multi;
+
 /* Prints the per-host and total figures; returns the exit status. */
 int stats_multi(const char *const *args, int nargs, bool json);
+
+/* `stats --json`'s object of the files m holds (opened with
+ * RLOG__MULTI_COUNT), and a newline; ringlog report embeds it. */
+void stats_multi_json(struct rlog__buf *b, const struct rlog__multi *m);
 
 #endif

@@ -29,6 +29,7 @@
 #include "map.h"
 #include "names.h"
 #include "reader/layout.h"
+#include "reader/multi.h"
 #include "report/report.h"
 #include "ringlog/version.h"
 #include "satmath.h"
@@ -53,7 +54,9 @@ struct open_span {
 };
 
 struct lane {
+	uint32_t host;          /* index in the report's hosts (0 for one file) */
 	uint32_t pid, tid;
+	bool used;              /* holds something of the window (always, without one) */
 	struct rlog__buf ticks; /* per event: zigzag(dt) varint, (name << 2 | kind) varint */
 	uint64_t nticks;
 	int64_t last;
@@ -74,31 +77,61 @@ struct name {
 };
 
 struct counter {
-	uint32_t pid;
+	uint32_t host, pid;
 	char *name;
 	const char *unit;
 	struct rlog__buf t, v; /* JSON numbers: time deltas, values */
 	uint64_t n;
 	int64_t last;
+	bool has_before;       /* a window: the last value before it ... */
+	double before;         /* ... drawn from its start */
+};
+
+/* A file read into the report: one, or each host's of several
+ * (src/reader/multi.h).  Threads and counters are keyed per host: two
+ * hosts' pids and tids are unrelated. */
+struct host {
+	struct report *p;
+	uint32_t index;
+	struct rlog_reader *r;
+	int64_t offset_ns;       /* its times' shift onto the merged timeline */
+	struct rlog__map lane_map, ctr_map;
+	struct rlog_sched sched; /* the scheduling analysis of its system events */
 };
 
 struct report {
-	struct rlog_reader *r;
+	struct rlog_reader *r;   /* the current event's file: cur->r */
+	struct host *cur;
+	struct host *hosts;
+	size_t nhosts;
+	const struct rlog__report_opts *o; /* the window, or NULL */
+	const char *extra_json;
 	struct rlog__report_stats *st;
 	struct lane *lanes;
 	size_t nlanes, lanes_cap;
-	struct rlog__map lane_map;
 	struct name *names;
 	size_t nnames, names_cap;
 	struct rlog__map name_map;
 	struct counter *ctrs;
 	size_t nctrs, ctrs_cap;
-	struct rlog__map ctr_map;
 	struct rlog__buf losses; /* JSON objects, comma-separated */
-	struct rlog_sched sched;
 	bool timed;
 	int64_t tmin, tmax;
 };
+
+/* Is t in the window [since, until) (dump's, docs/DUMP.md "Filters")? */
+static bool in_window(const struct report *p, int64_t t)
+{
+	return !p->o || ((!p->o->has_since || t >= p->o->since_ns) &&
+			 (!p->o->has_until || t < p->o->until_ns));
+}
+
+/* Does the range [t0, t1] meet the window? */
+static bool meets_window(const struct report *p, int64_t t0, int64_t t1)
+{
+	return !p->o || ((!p->o->has_since || t1 >= p->o->since_ns) &&
+			 (!p->o->has_until || t0 < p->o->until_ns));
+}
 
 static int64_t page_ns(int64_t t)
 {
@@ -175,12 +208,16 @@ static struct lane *lane_of(struct report *p, uint32_t pid, uint32_t tid)
 {
 	bool added;
 	long i = rlog__convert_entry(&p->lanes, &p->nlanes, &p->lanes_cap, sizeof(*p->lanes),
-				     &p->lane_map, (uint64_t)pid << 32 | tid, &added);
+				     &p->cur->lane_map, (uint64_t)pid << 32 | tid, &added);
 	if (i < 0)
 		return NULL;
 	if (added) {
+		p->lanes[i].host = p->cur->index;
 		p->lanes[i].pid = pid;
 		p->lanes[i].tid = tid;
+		/* Without a window every thread of the file is a lane (`ringlog
+		 * stats` lists it); with one, a thread with nothing in it is not. */
+		p->lanes[i].used = !p->o;
 	}
 	return &p->lanes[i];
 }
@@ -215,6 +252,9 @@ static long name_of(struct report *p, const char *s, size_t n)
 
 static int add_tick(struct report *p, struct lane *l, int64_t t, uint32_t name, unsigned kind)
 {
+	if (!in_window(p, t))
+		return 0;
+	l->used = true;
 	put_zz(&l->ticks, t - l->last);
 	put_uv(&l->ticks, (uint64_t)name << 2 | kind);
 	l->last = t;
@@ -227,6 +267,11 @@ static int add_tick(struct report *p, struct lane *l, int64_t t, uint32_t name, 
 static int add_span(struct report *p, struct lane *l, const struct open_span *o, int64_t end,
 		    uint16_t depth, bool open)
 {
+	/* A span is the window's if it meets it; one never ended, if it
+	 * began before the window's end. */
+	if (!meets_window(p, o->start, open ? o->start : end))
+		return 0;
+	l->used = true;
 	if (rlog__vec_room(&l->spans, l->nspans, &l->spans_cap, sizeof(*l->spans), 16) < 0)
 		return -ENOMEM;
 	l->spans[l->nspans++] = (struct span){ o->start, end, o->name, depth, open };
@@ -259,7 +304,7 @@ static int span_end(struct report *p, struct lane *l, uint16_t id, int64_t t)
 	while (i > 0 && l->stack[i - 1].id != id)
 		i--;
 	if (i == 0) {
-		if (p->st)
+		if (in_window(p, t))
 			p->st->unmatched_ends++;
 		return 0;
 	}
@@ -274,12 +319,14 @@ static struct counter *counter_of(struct report *p, uint32_t pid, uint64_t key, 
 {
 	bool added;
 	long i = rlog__convert_entry(&p->ctrs, &p->nctrs, &p->ctrs_cap, sizeof(*p->ctrs),
-				     &p->ctr_map, key, &added);
+				     &p->cur->ctr_map, key, &added);
 	if (i < 0)
 		return NULL;
 	struct counter *c = &p->ctrs[i];
-	if (added)
+	if (added) {
+		c->host = p->cur->index;
 		c->pid = pid;
+	}
 	if (name && (!c->name || strcmp(c->name, name) != 0)) {
 		free(c->name);
 		if (!(c->name = strdup(name)))
@@ -292,6 +339,21 @@ static struct counter *counter_of(struct report *p, uint32_t pid, uint64_t key, 
 
 static int add_point(struct report *p, struct counter *c, int64_t t, double v)
 {
+	if (!in_window(p, t)) {
+		/* A counter holds its value until its next point: the last
+		 * one before the window is its value at the window's start. */
+		if (p->o->has_since && t < p->o->since_ns) {
+			c->has_before = true;
+			c->before = v;
+		}
+		return 0;
+	}
+	if (c->has_before) {
+		c->has_before = false;
+		int rc = add_point(p, c, page_ns(p->o->since_ns), c->before);
+		if (rc < 0)
+			return rc;
+	}
 	if (c->n) {
 		rlog__buf_char(&c->t, ',');
 		rlog__buf_char(&c->v, ',');
@@ -367,21 +429,27 @@ static int on_loss(struct report *p, const struct rlog_event *ev)
 	char cb[32];
 	if (rlog_event_loss(ev, &l) < 0)
 		return 0; /* never for an event of the reader */
-	if (!lane_of(p, ev->pid, ev->tid))
+	struct lane *ln = lane_of(p, ev->pid, ev->tid);
+	if (!ln)
 		return -ENOMEM;
 	int64_t t0 = ev->time_ns, t1 = ev->time_ns;
 	if (l.fields & RLOG_LOSS_HAS_RANGE) {
-		t0 = page_ns(rlog_reader_time_ns(p->r, l.first_time));
-		t1 = page_ns(rlog_reader_time_ns(p->r, l.last_time));
+		t0 = page_ns(rlog__sat_add(rlog_reader_time_ns(p->r, l.first_time), p->cur->offset_ns));
+		t1 = page_ns(rlog__sat_add(rlog_reader_time_ns(p->r, l.last_time), p->cur->offset_ns));
 		if (t1 < t0)
 			t1 = t0;
 	}
+	/* The window's losses are those whose time range meets it. */
+	if (!meets_window(p, t0, t1))
+		return 0;
+	ln->used = true;
 	see_time(p, t0);
 	see_time(p, t1);
 	struct rlog__buf *b = &p->losses;
-	rlog__buf_printf(b, "%s{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"cause\":\"%s\",\"events\":%"
-			 PRIu64 ",\"bytes\":%" PRIu64 ",\"t\":%" PRId64 ",\"t0\":%" PRId64 ",\"t1\":%"
-			 PRId64 "}", b->len ? "," : "", ev->pid, ev->tid,
+	rlog__buf_printf(b, "%s{\"host\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+			 ",\"cause\":\"%s\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"t\":%"
+			 PRId64 ",\"t0\":%" PRId64 ",\"t1\":%" PRId64 "}", b->len ? "," : "",
+			 p->cur->index, ev->pid, ev->tid,
 			 cause_text(l.cause, cb, sizeof(cb)), l.events, l.bytes, ev->time_ns, t0, t1);
 	if (p->st) {
 		p->st->loss_records++;
@@ -450,10 +518,16 @@ static int on_event(struct report *p, const struct rlog_event *ev)
 static int on_run(void *arg, const struct rlog_sched_thread *t, uint32_t cpu, int64_t from_ns,
 		  int64_t to_ns)
 {
-	struct report *p = arg;
+	struct host *h = arg;
+	struct report *p = h->p;
+	p->cur = h;
+	p->r = h->r;
 	struct lane *l = lane_of(p, 0, cpu);
 	if (!l)
 		return -ENOMEM;
+	if (!meets_window(p, from_ns, to_ns))
+		return 0;
+	l->used = true;
 	put_zz(&l->runs, from_ns - l->run_last);
 	put_uv(&l->runs, (uint64_t)(to_ns > from_ns ? to_ns - from_ns : 0));
 	put_uv(&l->runs, t->tid);
@@ -554,10 +628,12 @@ static void put_spans(struct rlog__buf *j, struct lane *l, struct rlog__buf *tmp
 
 static void put_lane(struct report *p, struct rlog__buf *j, struct lane *l, struct rlog__buf *tmp)
 {
-	rlog__buf_printf(j, "{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"name\":", l->pid, l->tid);
-	rlog__json_cstr_or_null(j, rlog_reader_thread_name(p->r, l->pid, l->tid));
+	struct rlog_reader *r = p->hosts[l->host].r;
+	rlog__buf_printf(j, "{\"host\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+			 ",\"name\":", l->host, l->pid, l->tid);
+	rlog__json_cstr_or_null(j, rlog_reader_thread_name(r, l->pid, l->tid));
 	rlog__buf_lit(j, ",\"process\":");
-	rlog__json_cstr_or_null(j, rlog_reader_process_name(p->r, l->pid));
+	rlog__json_cstr_or_null(j, rlog_reader_process_name(r, l->pid));
 	rlog__buf_printf(j, ",\"n\":%" PRIu64 ",\"ticks\":", l->nticks);
 	put_base64(j, l->ticks.p, l->ticks.len);
 	rlog__buf_lit(j, ",\"ov\":");
@@ -589,26 +665,38 @@ static void put_names(struct report *p, struct rlog__buf *j)
 	rlog__buf_char(j, ']');
 }
 
-/* The sched analysis' threads that ran on a CPU: tid, pid, name. */
+/* The sched analysis' threads that ran on a CPU: tid, pid, name, host. */
 static void put_tasks(struct report *p, struct rlog__buf *j)
 {
+	bool first = true;
 	rlog__buf_lit(j, ",\"tasks\":[");
-	for (size_t i = 0; i < p->sched.nthreads; i++) {
-		const struct rlog_sched_thread *t = &p->sched.threads[i];
-		const char *name = t->name[0] ? t->name : rlog_reader_thread_name(p->r, t->pid, t->tid);
-		rlog__buf_printf(j, "%s[%" PRIu32 ",%" PRIu32 ",", i ? "," : "", t->tid, t->pid);
-		rlog__json_cstr_or_null(j, name);
-		rlog__buf_char(j, ']');
+	for (size_t h = 0; h < p->nhosts; h++) {
+		const struct host *hs = &p->hosts[h];
+		for (size_t i = 0; i < hs->sched.nthreads; i++) {
+			const struct rlog_sched_thread *t = &hs->sched.threads[i];
+			const char *name =
+				t->name[0] ? t->name : rlog_reader_thread_name(hs->r, t->pid, t->tid);
+			rlog__buf_printf(j, "%s[%" PRIu32 ",%" PRIu32 ",", first ? "" : ",", t->tid,
+					 t->pid);
+			rlog__json_cstr_or_null(j, name);
+			rlog__buf_printf(j, ",%zu]", h);
+			first = false;
+		}
 	}
 	rlog__buf_char(j, ']');
 }
 
 static void put_counters(struct report *p, struct rlog__buf *j)
 {
+	bool first = true;
 	rlog__buf_lit(j, ",\"counters\":[");
 	for (size_t i = 0; i < p->nctrs; i++) {
 		const struct counter *c = &p->ctrs[i];
-		rlog__buf_printf(j, "%s{\"pid\":%" PRIu32 ",\"name\":", i ? "," : "", c->pid);
+		if (c->n == 0)
+			continue; /* its points all outside the window */
+		rlog__buf_printf(j, "%s{\"host\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"name\":",
+				 first ? "" : ",", c->host, c->pid);
+		first = false;
 		rlog__json_cstr_or_null(j, c->name);
 		rlog__buf_lit(j, ",\"unit\":");
 		rlog__json_cstr_or_null(j, c->unit);
@@ -621,23 +709,57 @@ static void put_counters(struct report *p, struct rlog__buf *j)
 	rlog__buf_char(j, ']');
 }
 
+/* The file's losses per thread and cause (the reader's count).  Of the
+ * whole file: with a window the page sums the window's own losses. */
 static void put_thread_losses(struct report *p, struct rlog__buf *j)
 {
 	const struct rlog__thread_loss *tl;
-	size_t n = 0;
 	char cb[32];
+	bool first = true;
 	rlog__buf_lit(j, ",\"thread_losses\":[");
-	if (rlog__count_thread_losses(p->r, &tl, &n) < 0)
-		n = 0;
-	for (size_t i = 0; i < n; i++)
-		rlog__buf_printf(j, "%s{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"cause\":\"%s\","
-				 "\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64
-				 ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64 "}", i ? "," : "",
-				 tl[i].pid, tl[i].tid, cause_text(tl[i].cause, cb, sizeof(cb)),
-				 tl[i].events, tl[i].bytes, tl[i].blocks,
-				 page_ns(rlog_reader_time_ns(p->r, tl[i].first)),
-				 page_ns(rlog_reader_time_ns(p->r, tl[i].last)));
+	for (size_t h = 0; h < p->nhosts && !p->o; h++) {
+		size_t n = 0;
+		const struct host *hs = &p->hosts[h];
+		if (rlog__count_thread_losses(hs->r, &tl, &n) < 0)
+			n = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t a = rlog__sat_add(rlog_reader_time_ns(hs->r, tl[i].first), hs->offset_ns);
+			int64_t z = rlog__sat_add(rlog_reader_time_ns(hs->r, tl[i].last), hs->offset_ns);
+			rlog__buf_printf(j, "%s{\"host\":%zu,\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+					 ",\"cause\":\"%s\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64
+					 ",\"blocks\":%" PRIu64 ",\"first_ns\":%" PRId64
+					 ",\"last_ns\":%" PRId64 "}", first ? "" : ",", h, tl[i].pid,
+					 tl[i].tid, cause_text(tl[i].cause, cb, sizeof(cb)), tl[i].events,
+					 tl[i].bytes, tl[i].blocks, page_ns(a), page_ns(z));
+			first = false;
+		}
+	}
 	rlog__buf_char(j, ']');
+}
+
+/* The window and its own counts (docs/CONVERT.md, "The HTML report"). */
+static void put_window(struct report *p, struct rlog__buf *j)
+{
+	const struct rlog__report_opts *o = p->o;
+	rlog__buf_lit(j, ",\"window\":");
+	if (!o) {
+		rlog__buf_lit(j, "null");
+		return;
+	}
+	rlog__buf_lit(j, "{\"since_ns\":");
+	if (o->has_since)
+		rlog__buf_i64(j, o->since_ns);
+	else
+		rlog__buf_lit(j, "null");
+	rlog__buf_lit(j, ",\"until_ns\":");
+	if (o->has_until)
+		rlog__buf_i64(j, o->until_ns);
+	else
+		rlog__buf_lit(j, "null");
+	rlog__buf_printf(j, ",\"events\":%" PRIu64 ",\"spans\":%" PRIu64 ",\"loss_records\":%"
+			 PRIu64 ",\"lost_events\":%" PRIu64 ",\"threads\":%" PRIu64 "}",
+			 p->st->events, p->st->spans, p->st->loss_records, p->st->lost_events,
+			 p->st->lanes);
 }
 
 static int write_page(struct report *p, int fd, const char *stats_json)
@@ -649,7 +771,10 @@ static int write_page(struct report *p, int fd, const char *stats_json)
 	rlog__buf_lit(&out, "<script id=\"rlog-data\" type=\"application/json\">");
 	rlog__buf_lit(&j, "{\"format\":1,\"generator\":\"ringlog " RLOG_VERSION_STRING "\",\"stats\":");
 	rlog__buf_str(&j, stats_json);
-	const struct rlog_reader_info *in = rlog_reader_info(p->r);
+	if (p->extra_json)
+		rlog__buf_str(&j, p->extra_json);
+	put_window(p, &j);
+	const struct rlog_reader_info *in = rlog_reader_info(p->hosts[0].r);
 	rlog__buf_printf(&j, ",\"info\":{\"format\":\"%u.%u\",\"buffer_size\":%" PRIu32
 			 ",\"buffer_count\":%" PRIu32 ",\"file_size\":%" PRIu64 ",\"blocks\":%" PRIu64
 			 ",\"marker_copy\":%s}", in->version_major, in->version_minor, in->buffer_size,
@@ -668,9 +793,13 @@ static int write_page(struct report *p, int fd, const char *stats_json)
 		rlog__buf_put(&j, p->losses.p, p->losses.len);
 	rlog__buf_lit(&j, "],\"lanes\":[");
 	rc = drain(&j, &out, fd, &written);
+	bool first = true;
 	for (size_t i = 0; i < p->nlanes && rc == 0; i++) {
-		if (i)
+		if (!p->lanes[i].used)
+			continue;
+		if (!first)
 			rlog__buf_char(&j, ',');
+		first = false;
 		put_lane(p, &j, &p->lanes[i], &tmp);
 		rc = tmp.oom ? -ENOMEM : drain(&j, &out, fd, &written);
 	}
@@ -701,7 +830,6 @@ static void report_free(struct report *p)
 		free(p->lanes[i].spans);
 	}
 	free(p->lanes);
-	rlog__map_free(&p->lane_map);
 	for (size_t i = 0; i < p->nnames; i++)
 		free(p->names[i].s);
 	free(p->names);
@@ -712,54 +840,106 @@ static void report_free(struct report *p)
 		rlog__buf_free(&p->ctrs[i].v);
 	}
 	free(p->ctrs);
-	rlog__map_free(&p->ctr_map);
 	rlog__buf_free(&p->losses);
-	rlog_sched_free(&p->sched);
+	for (size_t h = 0; h < p->nhosts; h++) {
+		rlog__map_free(&p->hosts[h].lane_map);
+		rlog__map_free(&p->hosts[h].ctr_map);
+		rlog_sched_free(&p->hosts[h].sched);
+	}
+	free(p->hosts);
 }
 
-int rlog__report_write(struct rlog_reader *r, int fd, const char *stats_json,
-		       struct rlog__report_stats *st)
+/* The report of one file (m NULL: r), or of several merged (m). */
+static int report_run(struct rlog_reader *r, struct rlog__multi *m, int fd, const char *stats_json,
+		      const struct rlog__report_opts *o, struct rlog__report_stats *st,
+		      size_t *bad_host)
 {
 	struct report p;
+	struct rlog__report_stats local;
 	struct rlog_event ev;
-	int rc;
-	if (!r || !stats_json)
+	int rc = 0;
+	if ((!r && !m) || !stats_json)
 		return -EINVAL;
 	memset(&p, 0, sizeof(p));
-	p.r = r;
-	p.st = st;
-	if (st)
-		memset(st, 0, sizeof(*st));
-	rlog_sched_init(&p.sched);
-	p.sched.sink = (struct rlog_sched_sink){ &p, NULL, on_run };
-	while ((rc = rlog_reader_next(r, &ev)) > 0) {
+	p.o = o && (o->has_since || o->has_until) ? o : NULL;
+	p.extra_json = o ? o->extra_json : NULL;
+	p.st = st ? st : &local;
+	memset(p.st, 0, sizeof(*p.st));
+	p.nhosts = m ? m->n : 1;
+	p.hosts = calloc(p.nhosts, sizeof(*p.hosts));
+	if (!p.hosts)
+		return -ENOMEM;
+	for (size_t h = 0; h < p.nhosts; h++) {
+		struct host *hs = &p.hosts[h];
+		hs->p = &p;
+		hs->index = (uint32_t)h;
+		hs->r = m ? m->h[h].r : r;
+		hs->offset_ns = m ? m->h[h].offset_ns : 0;
+		rlog_sched_init(&hs->sched);
+		hs->sched.sink = (struct rlog_sched_sink){ hs, NULL, on_run };
+	}
+	size_t hi = 0;
+	while ((rc = m ? rlog__multi_next(m, &ev, &hi) : rlog_reader_next(r, &ev)) > 0) {
+		p.cur = &p.hosts[hi];
+		p.r = p.cur->r;
 		ev.time_ns = page_ns(ev.time_ns);
 		rc = on_event(&p, &ev);
 		if (rc == 0)
-			rc = rlog_sched_event(&p.sched, r, &ev);
+			rc = rlog_sched_event(&p.cur->sched, p.r, &ev);
 		if (rc < 0)
 			break;
 	}
-	if (rc == 0)
-		rc = rlog_sched_end(&p.sched);
+	if (rc < 0 && bad_host)
+		*bad_host = hi;
+	for (size_t h = 0; h < p.nhosts && rc == 0; h++)
+		rc = rlog_sched_end(&p.hosts[h].sched);
+	for (size_t i = 0; i < p.nctrs && rc == 0 && p.o; i++)
+		if (p.ctrs[i].has_before)
+			rc = add_point(&p, &p.ctrs[i], page_ns(p.o->since_ns), p.ctrs[i].before);
+	if (p.o) {
+		/* The timeline opens on the window (the events past it are not
+		 * in the page). */
+		if (p.o->has_since)
+			p.tmin = page_ns(p.o->since_ns);
+		if (p.o->has_until)
+			p.tmax = page_ns(p.o->until_ns);
+		if (!p.timed && !p.o->has_until)
+			p.tmax = p.tmin;
+		if (!p.timed && !p.o->has_since)
+			p.tmin = p.tmax;
+		p.timed = true;
+	}
 	/* Spans never ended are drawn to the end of the trace. */
 	for (size_t i = 0; i < p.nlanes && rc == 0; i++) {
 		struct lane *l = &p.lanes[i];
+		p.cur = &p.hosts[l->host];
 		for (size_t k = 0; k < l->nspans; k++)
 			if (l->spans[k].open)
 				l->spans[k].end = p.tmax;
 		for (size_t k = 0; k < l->depth && rc == 0; k++)
 			rc = add_span(&p, l, &l->stack[k], p.tmax,
 				      (uint16_t)(k > MAX_DEPTH ? MAX_DEPTH : k), true);
-		if (st) {
-			st->events += l->nticks;
-			st->spans += l->nspans;
+		if (l->used) {
+			p.st->events += l->nticks;
+			p.st->spans += l->nspans;
+			p.st->lanes++;
 		}
 	}
-	if (st)
-		st->lanes = p.nlanes;
 	if (rc == 0)
 		rc = write_page(&p, fd, stats_json);
 	report_free(&p);
 	return rc;
+}
+
+int rlog__report_write(struct rlog_reader *r, int fd, const char *stats_json,
+		       const struct rlog__report_opts *o, struct rlog__report_stats *st)
+{
+	return r ? report_run(r, NULL, fd, stats_json, o, st, NULL) : -EINVAL;
+}
+
+int rlog__report_write_hosts(struct rlog__multi *m, int fd, const char *stats_json,
+			     const struct rlog__report_opts *o, struct rlog__report_stats *st,
+			     size_t *bad_host)
+{
+	return m && m->n ? report_run(NULL, m, fd, stats_json, o, st, bad_host) : -EINVAL;
 }

@@ -16,6 +16,13 @@
  *               converter's columns of [tmin, tmax] (the overview)
  * Varints are protobuf's: 7 bits a byte, least significant first.
  *
+ * Several hosts' files (data.hosts, `ringlog report DIR`): data.stats is
+ * `ringlog stats --json`'s {"hosts":[..],"total":{..}}; every lane,
+ * counter, loss and task carries "host", its index there; the times are
+ * of the merged CLOCK_REALTIME timeline (0: the earliest host's start).
+ * A window (data.window, --since/--until): the data holds what meets it,
+ * data.window its own counts; data.stats stays the whole file's.
+ *
  * Text from the file reaches the page only through textContent and
  * canvas fillText, never as markup.
  *
@@ -190,7 +197,12 @@ const tParse = performance.now();
 const D = JSON.parse($("rlog-data").textContent);
 const S = D.stats;
 const names = D.names;
-const tasks = new Map(D.tasks.map((x) => [x[0], { pid: x[1], name: x[2] }]));
+const MULTI = Array.isArray(D.hosts); /* several hosts' files */
+const WIN = D.window || null;          /* --since/--until */
+/* A thread's key: host, pid, tid (two hosts' ids are unrelated). */
+const key3 = (h, pid, tid) => (h || 0) + ":" + pid + ":" + tid;
+const tasks = new Map(D.tasks.map((x) => [(x[3] || 0) + ":" + x[0], { pid: x[1], name: x[2] }]));
+const taskOf = (l, tid) => tasks.get((l.host || 0) + ":" + tid);
 const tDecode = performance.now();
 for (const l of D.lanes) decodeLane(l);
 const tDecoded = performance.now();
@@ -215,9 +227,9 @@ function laneLabel(l) {
 	return (l.name ? l.name + " " : "") + "(" + l.tid + ")";
 }
 
-function procLabel(pid) {
+function procLabel(host, pid) {
 	if (pid === 0) return "system";
-	const l = D.lanes.find((x) => x.pid === pid && x.process);
+	const l = D.lanes.find((x) => (x.host || 0) === host && x.pid === pid && x.process);
 	return (l ? l.process + " " : "process ") + "(" + pid + ")";
 }
 
@@ -255,15 +267,127 @@ function grid(table, head, rows, numeric) {
 	}
 }
 
-const emitted = S.events + S.lost_events;
+/* The window as text: its bounds in ns of the trace. */
+function winText() {
+	return (WIN.since_ns === null ? "start" : fmtInt(WIN.since_ns) + " ns") + " .. " +
+		(WIN.until_ns === null ? "end" : fmtInt(WIN.until_ns) + " ns (excluded)");
+}
+
+/* The window's losses per thread and cause, summed from its DATA_LOSS
+ * records (data.thread_losses is the whole file's). */
+function windowThreadLosses() {
+	const m = new Map();
+	for (const o of D.losses) {
+		const k = key3(o.host, o.pid, o.tid) + ":" + o.cause;
+		const r = m.get(k) || { host: o.host || 0, pid: o.pid, tid: o.tid, cause: o.cause, events: 0,
+			bytes: 0, first_ns: o.t0, last_ns: o.t1 };
+		r.events += o.events; r.bytes += o.bytes;
+		r.first_ns = Math.min(r.first_ns, o.t0); r.last_ns = Math.max(r.last_ns, o.t1);
+		m.set(k, r);
+	}
+	return [...m.values()];
+}
+
+/* The page's DATA_LOSS records (the window's, or every file's) by cause. */
+function lossesByCause() {
+	const causes = new Map();
+	for (const o of D.losses) {
+		const c = causes.get(o.cause) || { cause: o.cause, records: 0, events: 0, bytes: 0 };
+		c.records++; c.events += o.events; c.bytes += o.bytes;
+		causes.set(o.cause, c);
+	}
+	return [...causes.values()];
+}
+
+function lossCauseGrid(rows) {
+	grid("loss-cause", ["cause", "records", "events", "bytes"],
+		rows.map((l) => [l.cause, fmtInt(l.records), fmtInt(l.events), fmtInt(l.bytes)]),
+		[false, true, true, true]);
+}
+
+function lossThreadGrid(rows) {
+	const h = MULTI ? ["host"] : [], hn = MULTI ? [false] : [];
+	grid("loss-thread", h.concat(["pid", "tid", "cause", "events", "bytes", "from", "to"]),
+		rows.map((l) => (MULTI ? [D.hosts[l.host || 0].host] : []).concat([l.pid, l.tid, l.cause,
+			fmtInt(l.events), fmtInt(l.bytes), fmtInt(l.first_ns) + " ns", fmtInt(l.last_ns) + " ns"])),
+		hn.concat([true, true, false, true, true, true, true]));
+}
+
+/* The window's cards and rows, before the whole file's. */
+function fillWindow() {
+	card("window", winText());
+	card("events in the window", fmtInt(WIN.events));
+	card("threads in the window", fmtInt(WIN.threads));
+	card("lost events in the window", fmtInt(WIN.lost_events), WIN.lost_events > 0);
+	kv("totals", "window", winText() + ": what meets it is in this page");
+	kv("totals", "events in the window", fmtInt(WIN.events));
+	kv("totals", "losses meeting the window", fmtInt(WIN.lost_events) + " events in " +
+		fmtInt(WIN.loss_records) + " DATA_LOSS records (by their time range)");
+	kv("totals", "threads in the window", fmtInt(WIN.threads));
+}
+
+/* Several hosts: stats --json's row per host and the total. */
+function fillHosts() {
+	const T = S.total;
+	document.title = "ringlog report: " + T.hosts + " hosts";
+	$("title-session").textContent = T.hosts + " hosts";
+	$("title-file").textContent = "merged by CLOCK_REALTIME: time 0 is " + D.origin;
+	if (WIN) fillWindow();
+	card(WIN ? "file events" : "events", fmtInt(T.events));
+	card("hosts", fmtInt(T.hosts));
+	if (!WIN) card("threads", fmtInt(D.lanes.length));
+	card(WIN ? "file lost events" : "lost events", fmtInt(T.lost_events), T.lost_events > 0);
+	card("damaged regions", fmtInt(T.damaged_regions), T.damaged_regions > 0);
+	card("spans", fmtInt(selftest.spans));
+	kv("props", "hosts", fmtInt(T.hosts));
+	kv("props", "time 0", D.origin + " (the earliest host's start)");
+	kv("props", "written by", D.generator);
+	const w = WIN ? " (all files)" : "";
+	kv("totals", "events" + w, fmtInt(T.events) + " (" + fmtInt(T.bytes) + " bytes)");
+	kv("totals", "metadata records" + w, fmtInt(T.metadata_records));
+	kv("totals", "lost" + w, fmtInt(T.lost_events) + " events (" + fmtInt(T.lost_bytes) + " bytes) in " +
+		fmtInt(T.loss_records) + " DATA_LOSS records");
+	kv("totals", "damaged regions" + w, fmtInt(T.damaged_regions));
+	const id = $("identity");
+	id.textContent = (WIN ? "all files: " : "") + "emitted = written + lost: " +
+		fmtInt(T.events + T.lost_events) + " = " + fmtInt(T.events) + " + " + fmtInt(T.lost_events);
+	if (T.lost_events > 0) id.classList.add("bad");
+	const row = (name, id, session, x, clock, started, file) => [name, id === null ? "-" : id, session,
+		fmtInt(x.events), fmtInt(x.bytes), fmtInt(x.lost_events), fmtInt(x.loss_records),
+		fmtInt(x.metadata_records), fmtInt(x.damaged_regions), clock, started, file];
+	$("hosts-box").hidden = false;
+	grid("hosts", ["host", "id", "session", "events", "bytes", "lost", "loss records", "metadata",
+		"damaged", "clock error", "started", "file"],
+		S.hosts.map((h, i) => row(h.host, h.host_id, h.session, h, D.hosts[i].clock, D.hosts[i].started,
+			h.file)).concat([row("total", null, "-", T, "-", "-", "-")]),
+		[false, false, false, true, true, true, true, true, true, false, false, false]);
+	lossCauseGrid(lossesByCause());
+	lossThreadGrid(WIN ? windowThreadLosses() : D.thread_losses);
+	grid("damage", ["host", "damaged regions", "file"],
+		S.hosts.filter((h) => h.damaged_regions > 0).map((h) => [h.host, fmtInt(h.damaged_regions), h.file]),
+		[false, true, false]);
+	grid("counters", ["counter", "host", "pid", "points", "unit"],
+		D.counters.map((c) => [c.name, D.hosts[c.host].host, c.pid, fmtInt(c.n), c.unit === null ? "-" : c.unit]),
+		[false, false, true, true, false]);
+	grid("threads", ["host", "pid", "tid", "thread", "process", "events" + (WIN ? " in the window" : "")],
+		D.lanes.map((l) => [D.hosts[l.host].host, l.pid, l.tid, l.name === null ? "-" : l.name,
+			l.process === null ? "-" : l.process, fmtInt(l.n)]),
+		[false, true, true, false, false, true]);
+	$("footer").textContent = "Written by " + D.generator + ".  Numbers above are `ringlog stats --json` of " +
+		T.hosts + " files; the timeline is drawn from the events themselves.";
+}
+
+const emitted = MULTI ? 0 : S.events + S.lost_events;
 function fillSession() {
+	if (MULTI) return fillHosts();
 	document.title = "ringlog report: " + S.session;
 	$("title-session").textContent = S.session;
 	$("title-file").textContent = S.file + " \u2014 started " + S.started;
-	card("events", fmtInt(S.events));
+	if (WIN) fillWindow();
+	card(WIN ? "file events" : "events", fmtInt(S.events));
 	card("duration", fmtNs(S.duration_ns));
-	card("threads", fmtInt(S.threads.length));
-	card("lost events", fmtInt(S.lost_events), S.lost_events > 0);
+	if (!WIN) card("threads", fmtInt(S.threads.length));
+	card(WIN ? "file lost events" : "lost events", fmtInt(S.lost_events), S.lost_events > 0);
 	card("damaged regions", fmtInt(S.damage.length), S.damage.length > 0);
 	card("spans", fmtInt(selftest.spans));
 
@@ -279,6 +403,7 @@ function fillSession() {
 		" blocks, format " + D.info.format + (D.info.marker_copy ? " (clock from the header's copy)" : ""));
 	kv("props", "written by", D.generator);
 
+	if (WIN) kv("totals", "the whole file:", "");
 	kv("totals", "events", fmtInt(S.events) + " (" + fmtInt(S.bytes) + " bytes)");
 	kv("totals", "rate", S.rate === null ? "-" : fmtInt(Math.round(S.rate)) + " events/s");
 	kv("totals", "threads", fmtInt(S.threads.length));
@@ -288,17 +413,12 @@ function fillSession() {
 	kv("totals", "damaged regions", fmtInt(S.damage.length));
 	kv("totals", "counters", fmtInt(S.counters.length));
 	const id = $("identity");
-	id.textContent = "emitted = written + lost: " + fmtInt(emitted) + " = " + fmtInt(S.events) +
+	id.textContent = (WIN ? "the whole file: " : "") + "emitted = written + lost: " + fmtInt(emitted) + " = " + fmtInt(S.events) +
 		" + " + fmtInt(S.lost_events);
 	if (S.lost_events > 0) id.classList.add("bad");
 
-	grid("loss-cause", ["cause", "records", "events", "bytes"],
-		S.losses.map((l) => [l.cause, fmtInt(l.records), fmtInt(l.events), fmtInt(l.bytes)]),
-		[false, true, true, true]);
-	grid("loss-thread", ["pid", "tid", "cause", "events", "bytes", "from", "to"],
-		D.thread_losses.map((l) => [l.pid, l.tid, l.cause, fmtInt(l.events), fmtInt(l.bytes),
-			fmtInt(l.first_ns) + " ns", fmtInt(l.last_ns) + " ns"]),
-		[true, true, false, true, true, true, true]);
+	lossCauseGrid(WIN ? lossesByCause() : S.losses);
+	lossThreadGrid(WIN ? windowThreadLosses() : D.thread_losses);
 	grid("damage", ["offset", "length", "kind", "records skipped", "message"],
 		S.damage.map((d) => [fmtInt(d.offset), fmtInt(d.length), d.kind,
 			d.records_skipped === null ? "?" : fmtInt(d.records_skipped), d.message]),
@@ -315,7 +435,10 @@ function fillSession() {
 			t.last_ns === null ? "-" : fmtInt(t.last_ns)]),
 		[true, true, false, false, true, true, true, true, true]);
 	$("footer").textContent = "Written by " + D.generator + ".  Numbers above are `ringlog stats --json " +
-		S.file + "`; the timeline is drawn from the events themselves.";
+		S.file + "`" + (WIN ? " (the whole file) and the window's own" : "") +
+		"; the timeline is drawn from the events themselves.";
+	if (WIN) $("threads").before(el("p", "The whole file's threads; the timeline, the events and " +
+		"spans above and the losses by cause and thread are the window's.", "muted"));
 }
 
 /* ---- top events and spans ---- */
@@ -401,30 +524,39 @@ const T0 = D.tmin, T1 = D.tmax > D.tmin ? D.tmax : D.tmin + 1;
 let v0 = T0, v1 = T1;
 const losses = new Map(); /* lane key -> losses */
 for (const l of D.losses) {
-	const k = l.pid + ":" + l.tid;
+	const k = key3(l.host, l.pid, l.tid);
 	if (!losses.has(k)) losses.set(k, []);
 	losses.get(k).push(l);
 }
 
-/* The rows, top to bottom: per process (by pid) a heading, its threads'
- * lanes (by tid), its counters. */
+/* The rows, top to bottom: per host (several files) a heading, then per
+ * process (by pid) a heading, its threads' lanes (by tid), its counters. */
 const rows = [];
 function layout() {
-	const pids = [...new Set(D.lanes.map((l) => l.pid).concat(D.counters.map((c) => c.pid)))]
-		.sort((a, b) => a - b);
 	let y = 0;
-	for (const pid of pids) {
-		rows.push({ type: "proc", pid, y, h: PROC_H, label: procLabel(pid) });
-		y += PROC_H;
-		for (const l of D.lanes.filter((x) => x.pid === pid).sort((a, b) => a.tid - b.tid)) {
-			const nd = l.depths.length;
-			const h = PAD + (l.nruns ? RUN_H + 2 : 0) + nd * SPAN_H + TICK_H + PAD;
-			rows.push({ type: "lane", lane: l, y, h, label: laneLabel(l) });
-			y += h;
+	const nh = MULTI ? D.hosts.length : 1;
+	for (let h = 0; h < nh; h++) {
+		const mine = (x) => (x.host || 0) === h;
+		if (MULTI) {
+			rows.push({ type: "host", y, h: PROC_H, label: "host " + D.hosts[h].host +
+				" — clock error " + D.hosts[h].clock });
+			y += PROC_H;
 		}
-		for (const c of D.counters.filter((x) => x.pid === pid)) {
-			rows.push({ type: "counter", c, y, h: CTR_H + 2 * PAD, label: c.name });
-			y += CTR_H + 2 * PAD;
+		const pids = [...new Set(D.lanes.filter(mine).map((l) => l.pid)
+			.concat(D.counters.filter(mine).map((c) => c.pid)))].sort((a, b) => a - b);
+		for (const pid of pids) {
+			rows.push({ type: "proc", pid, y, h: PROC_H, label: procLabel(h, pid) });
+			y += PROC_H;
+			for (const l of D.lanes.filter((x) => mine(x) && x.pid === pid).sort((a, b) => a.tid - b.tid)) {
+				const nd = l.depths.length;
+				const hh = PAD + (l.nruns ? RUN_H + 2 : 0) + nd * SPAN_H + TICK_H + PAD;
+				rows.push({ type: "lane", lane: l, y, h: hh, label: laneLabel(l) });
+				y += hh;
+			}
+			for (const c of D.counters.filter((x) => mine(x) && x.pid === pid)) {
+				rows.push({ type: "counter", c, y, h: CTR_H + 2 * PAD, label: c.name });
+				y += CTR_H + 2 * PAD;
+			}
 		}
 	}
 	return y;
@@ -486,7 +618,7 @@ function drawLane(g, r) {
 	let y = r.y + PAD;
 	if (l.nruns) {
 		bars(g, l.rs, l.re, l.rme, l.nruns, y, RUN_H, (i) => color(l.rtid[i] * 7 + 3, true), (i) => {
-			const tk = tasks.get(l.rtid[i]);
+			const tk = taskOf(l, l.rtid[i]);
 			return (tk && tk.name ? tk.name + " " : "") + l.rtid[i];
 		});
 		y += RUN_H + 2;
@@ -507,7 +639,7 @@ function drawLane(g, r) {
 		i = Math.max(i + 1, lower(t, xt(x + 1), i + 1, end));
 	}
 	void n;
-	const ls = losses.get(l.pid + ":" + l.tid) || [];
+	const ls = losses.get(key3(l.host, l.pid, l.tid)) || [];
 	g.fillStyle = "#d0021b";
 	for (const o of ls) {
 		if (o.t1 < v0 || o.t0 > v1) continue;
@@ -556,8 +688,8 @@ function draw() {
 	g.textBaseline = "middle";
 	rows.forEach((r, k) => {
 		if (r.y + r.h < top || r.y > top + viewH) return;
-		if (r.type === "proc") {
-			g.fillStyle = "#e6eaef";
+		if (r.type === "proc" || r.type === "host") {
+			g.fillStyle = r.type === "host" ? "#c9d3de" : "#e6eaef";
 			g.fillRect(0, r.y, W, r.h);
 			g.fillStyle = "#1d2329";
 			g.font = "bold 11px system-ui, sans-serif";
@@ -614,7 +746,7 @@ function drawMinimap() {
 	g.fillStyle = "#1d2329";
 	g.font = "11px system-ui, sans-serif";
 	g.textBaseline = "middle";
-	g.fillText("whole trace: " + fmtNs(T1 - T0), 6, 18);
+	g.fillText((WIN ? "the window: " : "whole trace: ") + fmtNs(T1 - T0), 6, 18);
 }
 
 /* The events in [v0, v1], both included: a search per lane. */
@@ -712,7 +844,7 @@ function hover(e) {
 			if (l.nruns && y >= yy && y < yy + RUN_H) {
 				const k = inside(l.rs, l.re, l.rme, l.nruns);
 				if (k >= 0) {
-					const tk = tasks.get(l.rtid[k]);
+					const tk = taskOf(l, l.rtid[k]);
 					text = "ran: " + (tk && tk.name ? tk.name : "?") + " (tid " + l.rtid[k] + ")\n" +
 						fmtInt(l.rs[k]) + " ns, " + fmtNs(l.re[k] - l.rs[k]);
 				}
@@ -731,7 +863,7 @@ function hover(e) {
 					text = names[l.tn[i]].s + ["", " (begin)", " (end)", ""][l.kind[i]] + "\n" +
 						fmtInt(l.t[i]) + " ns";
 			}
-			for (const o of losses.get(l.pid + ":" + l.tid) || [])
+			for (const o of losses.get(key3(l.host, l.pid, l.tid)) || [])
 				if (t >= o.t0 - slack && t <= o.t1 + slack)
 					text = "lost " + fmtInt(o.events) + " events (" + o.cause + ")\n" +
 						fmtInt(o.t0) + " .. " + fmtInt(o.t1) + " ns";
@@ -753,7 +885,9 @@ function hover(e) {
 
 const selftest = { events: 0, spans: 0, open_spans: 0, lanes: D.lanes.length, lost_events: 0,
 	loss_records: D.losses.length, counters: D.counters.length, cpu_runs: 0,
-	stats_events: S.events, stats_lost_events: S.lost_events, stats_threads: S.threads.length,
+	stats_events: MULTI ? S.total.events : S.events,
+	stats_lost_events: MULTI ? S.total.lost_events : S.lost_events,
+	stats_threads: MULTI ? null : S.threads.length, hosts: null, ticks: null,
 	shown_events: null, shown_lost_events: null, shown_threads: null, window: null, errors };
 for (const l of D.lanes) {
 	selftest.events += l.t.length;
@@ -813,9 +947,28 @@ function main() {
 		const c = cards.find((x) => x.querySelector(".k").textContent === k);
 		return c ? Number(c.querySelector(".v").textContent.replace(/,/g, "")) : null;
 	};
-	selftest.shown_events = shown("events");
-	selftest.shown_lost_events = shown("lost events");
-	selftest.shown_threads = shown("threads");
+	selftest.shown_events = shown(WIN ? "events in the window" : "events");
+	selftest.shown_lost_events = shown(WIN ? "lost events in the window" : "lost events");
+	selftest.shown_threads = shown(WIN ? "threads in the window" : "threads");
+	if (MULTI) {
+		/* per host: what the page decoded, and its row as shown */
+		const shownRows = [...$("hosts").querySelectorAll("tr")].slice(1)
+			.map((tr) => [...tr.children].map((td) => td.textContent));
+		selftest.hosts = D.hosts.map((h, i) => ({ host: h.host, events: 0, lost_events: 0, shown: shownRows[i] }));
+		for (const l of D.lanes) selftest.hosts[l.host].events += l.t.length;
+		for (const o of D.losses) selftest.hosts[o.host].lost_events += o.events;
+		selftest.total_shown = shownRows[D.hosts.length];
+		/* the timeline's headings and lanes, top to bottom */
+		selftest.layout = rows.filter((r) => r.type !== "counter").map((r) => [r.type, r.label]);
+	}
+	/* With "selftest=ticks" in the address: every event as decoded, [host, pid,
+	 * tid, time, name] (for a test's small files). */
+	if (/selftest=ticks/.test(location.hash)) {
+		selftest.ticks = [];
+		for (const l of D.lanes)
+			for (let i = 0; i < l.t.length; i++)
+				selftest.ticks.push([l.host || 0, l.pid, l.tid, l.t[i], names[l.tn[i]].s]);
+	}
 	size();
 	bindUi();
 	if (!fromHash()) setWindow(T0, T1, true);
