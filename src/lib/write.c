@@ -35,9 +35,11 @@
  * binding has), with the clock read once by the inline path, and goes to
  * each session whose enable mask asks for the event's category, binding 0
  * under the thread's guard, the others under their own slot's busy flag:
- * write_fast() stores the record as the inline path would where the
+ * fast_put() stores the record as the inline path would where the
  * binding has room and nothing else is due (ETW's providers write into
- * each of up to eight sessions the same way), write_one() does the rest
+ * each of up to eight sessions the same way): in write_multi() for an
+ * event from the inline path, in write_fast() for the library's own
+ * writes; write_one() does the rest
  * (binding, a buffer to take, metadata, a schema record, a loss).  What each session's daemon
  * counts is that session's: the identity holds per session.  The write's
  * result sums them: 1 if written in every session it was for, a loss if
