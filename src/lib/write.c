@@ -35,9 +35,11 @@
  * binding has), with the clock read once by the inline path, and goes to
  * each session whose enable mask asks for the event's category, binding 0
  * under the thread's guard, the others under their own slot's busy flag:
- * write_fast() stores the record as the inline path would where the
+ * fast_put() stores the record as the inline path would where the
  * binding has room and nothing else is due (ETW's providers write into
- * each of up to eight sessions the same way), write_one() does the rest
+ * each of up to eight sessions the same way): in write_multi() for an
+ * event from the inline path, in write_fast() for the library's own
+ * writes; write_one() does the rest
  * (binding, a buffer to take, metadata, a schema record, a loss).  What each session's daemon
  * counts is that session's: the identity holds per session.  The write's
  * result sums them: 1 if written in every session it was for, a loss if
@@ -141,11 +143,13 @@ int rlog__write_nested(uint32_t hdr, size_t len)
 RLOG__INLINE void put_record(uint8_t *p, uint32_t hdr, uint32_t flagword, const void *payload,
 			     size_t len, uint64_t now)
 {
-	memcpy(p, &hdr, 4);
-	p += 4;
 	if (rlog__hdr_has_time(hdr)) {
-		uint32_t low = (uint32_t)now;
-		memcpy(p, &low, 4);
+		/* One store for both words, as the inline path. */
+		uint32_t hw[2] = { hdr, (uint32_t)now };
+		memcpy(p, hw, 8);
+		p += 8;
+	} else {
+		memcpy(p, &hdr, 4);
 		p += 4;
 	}
 	if (rlog__hdr_id(hdr) == RLOG_ID_FLAGGED) {
@@ -441,21 +445,51 @@ out:
 
 #define NOT_FAST 2 /* write_fast: not applicable, nothing done */
 
+/* write_fast's terms: binding b, bound under this generation with multi,
+ * has a buffer with room for size bytes at time at and nothing else due
+ * there (no metadata pending, no TIME_SYNC due). */
+RLOG__INLINE bool fast_ok(const struct rlog__bind *b, const struct rlog__thread *h, uint32_t size,
+			  uint64_t at)
+{
+	return b->slot != NULL && b->multi && h->pos != NULL && b->meta_pending == 0 &&
+	       (size_t)(h->end - h->pos) >= size && at != 0 && at - h->last < RLOG_TIME_SYNC_TICKS;
+}
+
+/* The record's stores on write_fast's terms, as the inline path makes
+ * them: the daemon drains the buffer in place, so the lines ahead are in
+ * its core's cache. */
+RLOG__INLINE void fast_put(struct rlog__bind *b, struct rlog__thread *h, uint32_t hdr,
+			   uint32_t flagword, const void *payload, size_t len, uint32_t size,
+			   uint64_t at)
+{
+	/* Everything read before the record's stores, which the compiler
+	 * must assume may alias it: no reloads after them. */
+	uint8_t *p = h->pos, *next = p + size, *base = h->base;
+	_Atomic uint32_t *write_off = h->write_off;
+	uint32_t events = b->buf_events;
+	RLOG__PREFETCH_W(p + 256);
+	put_record(p, hdr, flagword, payload, len, at);
+	h->pos = next;
+	h->last = at;
+	b->buf_events = events + 1;
+	/* Pairs with the daemon's load_acquire(write_off). */
+	store_release(write_off, (uint32_t)(next - base));
+}
+
 /*
  * The fast path of one session of several: binding k (the set's session
  * sess, bound under this generation with multi) writes the event as the
  * inline path writes into a single session, when nothing else is due
- * there: a buffer with room, no metadata pending, no TIME_SYNC due, no
- * schema record to write first.  Busy (k >= 1) is taken before the
- * decisive mask load, as in write_one.  Returns 1 (written), 0 (not for
- * this session: its mask does not ask for cat), or NOT_FAST with nothing
- * done and busy free again: write_one then does the whole work.  So the
- * results, the buffer's event count and the losses (only write_one
- * counts them) are write_one's.
+ * there (fast_ok), and no schema record has to be written first.  Busy
+ * (k >= 1) is taken before the decisive mask load, as in write_one.
+ * Returns 1 (written), 0 (not for this session: its mask does not ask for
+ * cat), or NOT_FAST with nothing done and busy free again: write_one then
+ * does the whole work.  So the results, the buffer's event count and the
+ * losses (only write_one counts them) are write_one's.
  */
-static int write_fast(struct rlog__tpriv *pv, unsigned k, struct rlog__session *sess, uint32_t hdr,
-		      uint32_t flagword, const void *payload, size_t len, uint64_t now, unsigned cat,
-		      const struct rlog_schema *schema)
+RLOG__INLINE int write_fast(struct rlog__tpriv *pv, unsigned k, struct rlog__session *sess,
+			    uint32_t hdr, uint32_t flagword, const void *payload, size_t len,
+			    uint64_t now, unsigned cat, const struct rlog_schema *schema)
 {
 	struct rlog__bind *b = &pv->bind[k];
 	struct rlog__thread *h = b->h;
@@ -463,27 +497,20 @@ static int write_fast(struct rlog__tpriv *pv, unsigned k, struct rlog__session *
 	/* An untimed event has the time of the binding's previous record
 	 * (write_one): no TIME_SYNC can be due for it. */
 	uint64_t at = rlog__hdr_has_time(hdr) ? now : h->last;
-	if (b->slot == NULL || !b->multi || h->pos == NULL || b->meta_pending != 0 ||
-	    (size_t)(h->end - h->pos) < size || at == 0 || at - h->last >= RLOG_TIME_SYNC_TICKS)
+	if (!fast_ok(b, h, size, at))
 		return NOT_FAST;
 	if (k != 0) {
 		store_relaxed(h->busy, 1);
 		atomic_signal_fence(memory_order_seq_cst);
 	}
 	int ret = 0;
-	/* The decisive check of this session's mask, after busy was set. */
+	/* The decisive check of this session's mask, after busy was set
+	 * (binding 0: the thread's guard, taken by the caller). */
 	if (wanted(load_relaxed(h->mask), cat)) {
 		if (schema != NULL && !rlog__schema_in(sess, schema->id)) {
 			ret = NOT_FAST; /* its schema record first: write_one */
 		} else {
-			/* As the inline path: the daemon drains the buffer in
-			 * place, so the lines ahead are in its core's cache. */
-			RLOG__PREFETCH_W(h->pos + 256);
-			put_record(h->pos, hdr, flagword, payload, len, at);
-			h->pos += size;
-			h->last = at;
-			commit(h);
-			b->buf_events++;
+			fast_put(b, h, hdr, flagword, payload, len, size, at);
 			ret = 1;
 		}
 	}
@@ -491,6 +518,91 @@ static int write_fast(struct rlog__tpriv *pv, unsigned k, struct rlog__session *
 		atomic_signal_fence(memory_order_seq_cst);
 		store_release(h->busy, 0); /* pairs with the daemon's load_acquire(busy) */
 	}
+	return ret;
+}
+
+/* The write's result from its sessions' (the top of this file): a loss
+ * anywhere, else -EMSGSIZE, else 1 if written anywhere, else 0. */
+RLOG__INLINE int merge_result(int ret, int r)
+{
+	if (r < 0 && r != -EMSGSIZE)
+		return r;
+	if (r == -EMSGSIZE && ret >= 0)
+		return r;
+	if (r == 1 && ret == 0)
+		return 1;
+	return ret;
+}
+
+/* Binding k of a write that write_fast did not take: write_one, unless the
+ * binding has no slot and its session does not ask for cat (a session
+ * that does not want the category gets no slot for it; write_one decides,
+ * after busy, for a bound one).  Returns 0 for a session skipped. */
+static int write_other(struct rlog__tpriv *pv, unsigned k, struct rlog__session *sess,
+		       uint32_t hdr, uint32_t flagword, const void *payload, size_t len,
+		       uint64_t now, unsigned cat, const struct rlog_schema *schema,
+		       bool *schema_written)
+{
+	if (pv->bind[k].slot == NULL && !wanted(load_relaxed(&sess->region.hdr->enable_mask), cat))
+		return 0;
+	return write_one(pv, k, sess, true, hdr, flagword, payload, len, now, cat, schema,
+			 schema_written);
+}
+
+/*
+ * Several sessions, an event from the inline path (rlog__write_slow: no
+ * schema, no category but each session's mask being on): the whole
+ * several-session write, written for this one case so that a binding on
+ * write_fast's terms costs little more than the inline path's stores: no
+ * call, no dispatch on the kinds of write, the record's length and
+ * header computed once (instructions were most of what a second session
+ * cost: docs/PERFORMANCE.md, "Several sessions").  Returns NOT_FAST, with
+ * nothing done, where rlog__slow must decide (another generation, fewer
+ * than two sessions, an exiting thread); else what rlog__slow returns,
+ * with the same stores, counts and busy flags.
+ */
+RLOG__INLINE int write_multi(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr,
+			     uint32_t flagword, const void *payload, size_t len, uint64_t now)
+{
+	/* The generation, then the set, as rlog__slow reads them. */
+	if (pv->exiting || len > RLOG_MAX_PAYLOAD || pv->gen != atomic_load(&rlog__gen))
+		return NOT_FAST;
+	struct rlog__set *set = atomic_load(&rlog__set);
+	unsigned n = set->n;
+	if (n < 2)
+		return NOT_FAST;
+	RLOG__HOOK(RLOG__HOOK_SLOW);
+	uint32_t size = record_bytes(hdr);
+	bool timed = rlog__hdr_has_time(hdr);
+	int ret = 0;
+	for (unsigned k = 0; k < n; k++) {
+		struct rlog__bind *b = &pv->bind[k];
+		struct rlog__thread *h = b->h;
+		uint64_t at = timed ? now : h->last;
+		if (RLOG__UNLIKELY(!fast_ok(b, h, size, at))) {
+			/* rlog__slow's time for what write_one writes first. */
+			uint64_t tn = now != 0 ? now : rlog__now();
+			ret = merge_result(ret, write_other(pv, k, set->s[k], hdr, flagword, payload,
+							    len, tn, RLOG__CAT_ANY, NULL, NULL));
+			continue;
+		}
+		if (k != 0) {
+			store_relaxed(h->busy, 1);
+			atomic_signal_fence(memory_order_seq_cst);
+		}
+		/* The decisive check of this session's mask, after busy was set
+		 * (binding 0: the inline path took the thread's guard). */
+		if (load_relaxed(h->mask) != 0) {
+			fast_put(b, h, hdr, flagword, payload, len, size, at);
+			ret = ret == 0 ? 1 : ret;
+		}
+		if (k != 0) {
+			atomic_signal_fence(memory_order_seq_cst);
+			store_release(h->busy, 0); /* pairs with the daemon's load_acquire(busy) */
+		}
+	}
+	if (ret == 1)
+		t->written++;
 	return ret;
 }
 
@@ -546,22 +658,10 @@ int rlog__slow(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr, uin
 		int r = event ? write_fast(pv, k, set->s[k], hdr, flagword, payload, len, now, cat,
 					   schema)
 			      : NOT_FAST;
-		if (r == NOT_FAST) {
-			/* A filter before binding: a session that does not ask for
-			 * this category gets no slot for it (write_one decides,
-			 * after busy). */
-			if (pv->bind[k].slot == NULL &&
-			    !wanted(load_relaxed(&set->s[k]->region.hdr->enable_mask), cat))
-				continue;
-			r = write_one(pv, k, set->s[k], true, hdr, flagword, payload, len, now, cat,
-				      schema, schema_written);
-		}
-		if (r < 0 && r != -EMSGSIZE)
-			ret = r;
-		else if (r == -EMSGSIZE && ret >= 0)
-			ret = r;
-		else if (r == 1 && ret == 0)
-			ret = 1;
+		if (r == NOT_FAST)
+			r = write_other(pv, k, set->s[k], hdr, flagword, payload, len, now, cat,
+					schema, schema_written);
+		ret = merge_result(ret, r);
 	}
 	if (ret == 1 && event)
 		t->written++;
@@ -583,7 +683,7 @@ bool rlog__slow_enter(struct rlog__thread *t, struct rlog__tpriv *pv)
 	return true;
 }
 
-void rlog__slow_leave(struct rlog__thread *t)
+RLOG__INLINE void leave(struct rlog__thread *t)
 {
 	atomic_signal_fence(memory_order_seq_cst);
 	/* Wherever the guard is now (the slow path may have moved it):
@@ -592,14 +692,21 @@ void rlog__slow_leave(struct rlog__thread *t)
 	RLOG__HOOK(RLOG__HOOK_LEAVE);
 }
 
+void rlog__slow_leave(struct rlog__thread *t)
+{
+	leave(t);
+}
+
 int rlog__write_slow(uint32_t hdr, uint32_t flagword, const void *payload, size_t len,
 		     uint64_t now)
 {
 	/* The inline path took the guard. */
 	struct rlog__thread *t = &rlog__thread;
-	int r = rlog__slow(t, &rlog__tpriv, hdr, flagword, payload, len, now, RLOG__CAT_ANY, NULL,
-			   NULL);
-	rlog__slow_leave(t);
+	struct rlog__tpriv *pv = &rlog__tpriv;
+	int r = write_multi(t, pv, hdr, flagword, payload, len, now);
+	if (r == NOT_FAST)
+		r = rlog__slow(t, pv, hdr, flagword, payload, len, now, RLOG__CAT_ANY, NULL, NULL);
+	leave(t);
 	return r;
 }
 
