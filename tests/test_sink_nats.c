@@ -138,6 +138,48 @@ int main(void)
 	unlink(p4a);
 	unlink(p4b);
 
+	/* 5. The first chunk's block 0 finds no memory
+	 * (RINGLOG_TEST_SINK_NOMEM): the block that began it is lost, told in
+	 * the next chunk, which is a METADATA chunk with its block 0; the
+	 * collected file reads whole with the events acknowledged and the
+	 * loss counted.  And the sender thread and libnats's threads block
+	 * the daemon's signals. */
+	const char *h5 = "00000000000000000000000000000015";
+	const char *s5 = keep(h_session("n5"));
+	const char *p5 = keep(h_path("n5"));
+	snprintf(dir, sizeof dir, "%s/nomem", dir2);
+	mkdir(dir, 0700);
+	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.nomem", port);
+#if RLOG_TEST_HOOKS
+	setenv("RINGLOG_TEST_SINK_NOMEM", "1", 1);
+#endif
+	start(s5, p5, h5, NULL);
+	unsetenv("RINGLOG_TEST_SINK_NOMEM");
+	int others = 0;
+	ASSERT_EQ(threads_taking_signals(s5, &others), 0);
+	ok(others >= 2, "the sender's and libnats's threads are there: %d", others);
+	uint64_t w5 = write_events(s5, 20000, 0);
+	h_ringlog(&r, "stop", s5, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p5, w5, 20000 - w5);
+	uint64_t acked5 = h_kv(r.out, "sink_events_acked"), lost5 = h_kv(r.out, "sink_events_lost");
+	ASSERT_EQ_U64(acked5 + lost5, w5);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_queued"), 0);
+	collect("c5");
+	char c5[512];
+	ok(collected_path(s5, h5, c5, sizeof c5), "host 15: a collected file");
+	struct h_summary sum5;
+	h_summarize(c5, &sum5);
+	ASSERT_EQ(sum5.open_err, 0);
+	ASSERT_EQ_U64(sum5.damage, 0);
+	ASSERT_EQ_U64(sum5.events, acked5);
+	ASSERT_EQ_U64(sum5.loss_events, lost5);
+#if RLOG_TEST_HOOKS
+	ok(lost5 > 0 || sum5.loss_records == 1, "the first block's loss is told: %llu events",
+	   (unsigned long long)lost5);
+#endif
+	unlink(p5);
+
 	server_kill();
 	unlink(p1);
 	unlink(p2);

@@ -23,6 +23,7 @@
 #ifndef RLOG_DAEMON_SINK_CHUNKS_H
 #define RLOG_DAEMON_SINK_CHUNKS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,9 @@
 
 /* How long stop waits for the engine to acknowledge what is queued. */
 #define RLOG__SINK_DRAIN_MS 10000
+
+/* After it, how long stop serves the reports of what it gave up on. */
+#define RLOG__SINK_PURGE_MS 5000
 
 /* One chunk handed to a transport: what counts when it is acknowledged. */
 struct rlog__chunk_ticket {
@@ -99,6 +103,9 @@ struct rlog__chunk_sink {
 	/* The counts (published to ctl). */
 	uint64_t acked, acked_bytes, acked_events, queued, queued_bytes, lost, lost_events;
 	uint64_t lost_bytes;
+	uint64_t queued_events, queued_event_bytes; /* in the chunks queued */
+	bool abandoned;                   /* rlog__chunks_abandon: reports ignored */
+	uint32_t test_nomem, test_begins; /* RINGLOG_TEST_SINK_NOMEM (sink_chunks.c) */
 };
 
 /* Sets up c (its base.ops set here) for session session, block 0's record
@@ -119,5 +126,15 @@ int rlog__chunks_new(const struct rlog__chunk_transport *tr, size_t state_size,
 
 /* The transport: the engine acknowledged t (ok) or gave up on it. */
 void rlog__chunks_acked(struct rlog__chunk_sink *c, const struct rlog__chunk_ticket *t, bool ok);
+
+/* The transport at stop, once it served every report it could: what is
+ * still queued is counted lost, and reports that come later are ignored. */
+void rlog__chunks_abandon(struct rlog__chunk_sink *c);
+
+/* Around creating a client library's threads (librdkafka's, libnats's,
+ * the NATS sender): every signal blocked in them, so that SIGTERM and
+ * SIGINT reach the daemon's thread and wake its loop at once. */
+void rlog__sink_threads_mask(sigset_t *old);
+void rlog__sink_threads_unmask(const sigset_t *old);
 
 #endif

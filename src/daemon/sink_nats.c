@@ -362,13 +362,15 @@ int rlog__sink_nats_open(const struct rlog__sink_spec *spec, const char *session
 	 * of the last run's within its window. */
 	snprintf(n->id_prefix + k, sizeof n->id_prefix - (size_t)k, "-%s-%016llx", session,
 		 (unsigned long long)c->run_id);
+	/* libnats's threads (its library's, the connection's) and ours. */
+	sigset_t old;
+	rlog__sink_threads_mask(&old);
 	err = rlog__nats_connect(servers, &n->nc, &n->js, why, whyn);
+	if (err == 0 && (err = -pthread_create(&n->thread, NULL, sender, n)) < 0)
+		snprintf(why, whyn, "no sender thread");
+	rlog__sink_threads_unmask(&old);
 	if (err < 0)
 		goto fail;
-	if ((err = -pthread_create(&n->thread, NULL, sender, n)) < 0) {
-		snprintf(why, whyn, "no sender thread");
-		goto fail;
-	}
 	n->started = true;
 	*out = &c->base;
 	return 0;
