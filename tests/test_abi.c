@@ -275,7 +275,7 @@ static struct c_field c_fields[] = {
 	F(rlog_shm_ctl, trigger),
 	F(rlog_shm_ctl, snapshots),
 	F(rlog_shm_ctl, last_status),
-	F(rlog_shm_ctl, reserved1),
+	F(rlog_shm_ctl, drain_running),
 	F(rlog_shm_ctl, last_events),
 	F(rlog_shm_ctl, last_lost),
 	F(rlog_shm_ctl, last_bytes),

@@ -264,6 +264,12 @@ int cmd_start(int argc, char **argv)
 		}
 		return cli_start_error(&st, &res, err);
 	}
+	/* Drain threads that could not be created: the daemon drains with
+	 * those it got, its own at least. */
+	uint32_t asked = p.drain_threads ? p.drain_threads : RLOG__DRAIN_THREADS_DEFAULT;
+	if (res.drain_running && res.drain_running < asked)
+		fprintf(stderr, "ringlog: start: %s: %u of %u drain threads running: no more could "
+				"be created\n", name, res.drain_running, asked);
 	/* The absolute path, as the session records it and as query and stop
 	 * print it. */
 	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)res.daemon_pid,

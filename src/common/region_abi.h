@@ -341,7 +341,9 @@ struct rlog_shm_ctl {
 	_Atomic uint32_t snapshots; /* snapshot files written (or failed); futex */
 	/* +1072: the last snapshot written (or failed: last_status) */
 	int32_t last_status;        /* 0 or -errno */
-	uint32_t reserved1;         /* 0 */
+	uint32_t drain_running;     /* the daemon's drain threads running, its own
+	                               included (fewer than asked if no more could be
+	                               created); 0: not said (an older daemon) */
 	uint64_t last_events;       /* events in it */
 	uint64_t last_lost;         /* events its DATA_LOSS records count */
 	uint64_t last_bytes;        /* file bytes */

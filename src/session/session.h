@@ -96,6 +96,7 @@ enum rlog__start_step {
 
 struct rlog__start_result {
 	pid_t daemon_pid;                  /* on success */
+	uint32_t drain_running;            /* on success: the daemon's drain threads running */
 	char log_file[RLOG_PATH_MAX];      /* the log file's absolute path */
 	enum rlog__start_step step;        /* on failure: which step */
 	char detail[256];                  /* RLOG__START_PROPS: why; RLOG__START_DAEMON -EIO: the
