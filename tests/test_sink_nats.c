@@ -180,6 +180,56 @@ int main(void)
 #endif
 	unlink(p5);
 
+	/* 6. --sink-chunk: its bounds, one line each; a chunk NATS cannot take
+	 * (over the server's max_payload, 1 MiB) refused at start; at 64K
+	 * the chunks are 64K and a buffer at most, the identity holds and the
+	 * collected file is the local one, byte for byte. */
+	const char *h6 = "00000000000000000000000000000016";
+	const char *s6 = keep(h_session("n6"));
+	const char *p6 = keep(h_path("n6"));
+	snprintf(dir, sizeof dir, "%s/chunk", dir2);
+	mkdir(dir, 0700);
+	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.chunk", port);
+	const char *bad_sizes[] = { "32K", "5M", "64X" };
+	for (int i = 0; i < 3; i++) {
+		h_ringlog(&r, "start", s6, "-o", p6, "--sink", url, "--host-id", h6,
+			  "--sink-chunk", bad_sizes[i], NULL);
+		char want[160];
+		snprintf(want, sizeof want, "ringlog: start: --sink-chunk '%s': expected a size from "
+			 "64K to 4M\n", bad_sizes[i]);
+		ok(r.status != 0 && strcmp(r.err, want) == 0, "--sink-chunk %s refused: %s",
+		   bad_sizes[i], r.err);
+	}
+	h_ringlog(&r, "start", s6, "-o", p6, "--sink-chunk", "64K", NULL);
+	ok(r.status != 0 && strcmp(r.err, "ringlog: start: --host-id, --sink-buffer and "
+	   "--sink-chunk go with --sink\n") == 0, "--sink-chunk without --sink: %s", r.err);
+	h_ringlog(&r, "start", s6, "-o", p6, "--buffer-size", "4", "--sink", url, "--host-id", h6,
+		  "--sink-chunk", "1M", NULL);
+	char want6[900];
+	snprintf(want6, sizeof want6, "ringlog: start: %s: opening the sink %s: --sink-chunk 1024K: "
+		 "chunks of up to 1056768 bytes exceed the server's max_payload (1048576): "
+		 "Message too long\n", s6, url);
+	ok(r.status != 0 && strcmp(r.err, want6) == 0, "--sink-chunk 1M to NATS refused: %s",
+	   r.err);
+	unlink(p6);
+	h_ringlog(&r, "start", s6, "-o", p6, "--buffer-size", "4", "--sink", url, "--host-id", h6,
+		  "--sink-chunk", "64K", NULL);
+	ASSERT_EQ(r.status, 0);
+	uint64_t w6 = write_events(s6, 20000, 0);
+	h_ringlog(&r, "stop", s6, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p6, w6, 20000 - w6);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w6);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
+	uint64_t ch6 = h_kv(r.out, "sink_chunks_acked"), by6 = h_kv(r.out, "sink_bytes_acked");
+	/* Every chunk but those a pass or the stop ended holds 64K or more,
+	 * none more than 64K, a buffer and the headers. */
+	ok(ch6 >= by6 / (64 * 1024 + 8192) && ch6 >= 5, "chunks of about 64K: %llu chunks, %llu "
+	   "bytes", (unsigned long long)ch6, (unsigned long long)by6);
+	collect("c6");
+	same_bytes(p6, s6, h6);
+	unlink(p6);
+
 	server_kill();
 	unlink(p1);
 	unlink(p2);

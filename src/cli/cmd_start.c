@@ -27,7 +27,7 @@ static const struct cli_opt opts[] = {
 	{ "--system", NULL, true },     { "--system-pid", NULL, true },
 	{ "--follow", NULL, false },    { "--profile-hz", NULL, true },
 	{ "--sink", NULL, true },       { "--host-id", NULL, true },
-	{ "--sink-buffer", NULL, true },
+	{ "--sink-buffer", NULL, true }, { "--sink-chunk", NULL, true },
 	{ "--drain-threads", NULL, true },
 	{ NULL, NULL, false },
 };
@@ -95,9 +95,10 @@ static int resume_session(const char *name)
 	return 0;
 }
 
-/* --sink URL, --host-id ID, --sink-buffer SIZE into spec.  Returns 0 or
- * the exit status of the error printed. */
-static int sink_options(struct rlog__sink_spec *spec, const char *host_id, const char *buffer)
+/* --sink URL, --host-id ID, --sink-buffer SIZE, --sink-chunk SIZE into
+ * spec.  Returns 0 or the exit status of the error printed. */
+static int sink_options(struct rlog__sink_spec *spec, const char *host_id, const char *buffer,
+			const char *chunk)
 {
 	char why[200];
 	if (rlog__sink_url_check(spec->url, why, sizeof why) < 0)
@@ -114,6 +115,16 @@ static int sink_options(struct rlog__sink_spec *spec, const char *host_id, const
 	if (buffer && (!cli_parse_size(buffer, &spec->buffer) || spec->buffer < (1u << 20)))
 		return cli_error("start: --sink-buffer '%s': expected a size of at least 1M: 64M, 1G",
 				 buffer);
+	uint64_t v = 0;
+	if (chunk && (!cli_parse_size(chunk, &v) || v < RLOG__SINK_CHUNK_MIN ||
+		      v > RLOG__SINK_CHUNK_MAX))
+		return cli_error("start: --sink-chunk '%s': expected a size from 64K to 4M", chunk);
+	spec->chunk = (uint32_t)v;
+	/* Chunks of --sink-chunk and one block more go whole into the
+	 * engine's --sink-buffer. */
+	if (spec->buffer < 2 * (uint64_t)(spec->chunk ? spec->chunk : RLOG__CHUNK_TARGET))
+		return cli_error("start: --sink-chunk '%s': --sink-buffer must hold two chunks "
+				 "at least", chunk);
 	return 0;
 }
 
@@ -130,7 +141,7 @@ int cmd_start(int argc, char **argv)
 	rlog__sys_props_default(&sys);
 	struct rlog__sink_spec sink;
 	memset(&sink, 0, sizeof sink);
-	const char *host_id = NULL, *sink_buffer = NULL;
+	const char *host_id = NULL, *sink_buffer = NULL, *sink_chunk = NULL;
 	struct cli_args a;
 	cli_args_init(&a, "start", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
@@ -212,6 +223,8 @@ int cmd_start(int argc, char **argv)
 			host_id = val;
 		} else if (cli_is(&a, "--sink-buffer")) {
 			sink_buffer = val;
+		} else if (cli_is(&a, "--sink-chunk")) {
+			sink_chunk = val;
 		} else if (cli_is(&a, "--age-limit")) {
 			if (!cli_parse_u64(val, 0, 1000000, &v))
 				return cli_error("start: --age-limit '%s': expected minutes", val);
@@ -233,10 +246,10 @@ int cmd_start(int argc, char **argv)
 		return resume_session(name);
 	if (mask_given && enable)
 		return cli_error("start: use one of --enable and --mask");
-	if (sink.url == NULL && (host_id || sink_buffer))
-		return cli_error("start: --host-id and --sink-buffer go with --sink");
+	if (sink.url == NULL && (host_id || sink_buffer || sink_chunk))
+		return cli_error("start: --host-id, --sink-buffer and --sink-chunk go with --sink");
 	if (sink.url) {
-		rc = sink_options(&sink, host_id, sink_buffer);
+		rc = sink_options(&sink, host_id, sink_buffer, sink_chunk);
 		if (rc)
 			return rc;
 	}

@@ -33,7 +33,8 @@ int cmd_update(int argc, char **argv)
 	 * option. */
 	for (int i = 1; i < argc; i++)
 		for (const char *const *o = (const char *const[]){ "--sink", "--sink-buffer",
-								   "--host-id", NULL };
+								   "--sink-chunk", "--host-id",
+								   NULL };
 		     *o; o++) {
 			size_t k = strlen(*o);
 			if (strncmp(argv[i], *o, k) == 0 && (argv[i][k] == '\0' || argv[i][k] == '='))

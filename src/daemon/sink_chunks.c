@@ -250,7 +250,7 @@ static void ck_block(struct rlog__sink *s, const struct rlog__out_block *b)
 	c->cur.events += b->events;
 	c->cur.event_bytes += b->event_bytes;
 	c->cur.blocks += thread;
-	if (c->w.len >= RLOG__CHUNK_TARGET)
+	if (c->w.len >= c->target)
 		chunk_publish(c);
 }
 
@@ -334,6 +334,11 @@ int rlog__chunks_init(struct rlog__chunk_sink *c, const struct rlog__chunk_trans
 	snprintf(c->host_name, sizeof c->host_name, "%s", spec->host_name);
 	memcpy(c->session, session, sn + 1);
 	c->bound = spec->buffer ? spec->buffer : RLOG__SINK_BUFFER_DEFAULT;
+	c->target = spec->chunk ? spec->chunk : RLOG__CHUNK_TARGET;
+	/* Published at target or more: the block that crossed it is at most
+	 * a buffer (the header's room: 4 KiB covers the chunk's and the
+	 * block's). */
+	c->max_chunk = c->target + marker->buffer_size + 4096;
 	c->next_block = 1;
 	c->test_nomem = (uint32_t)RLOG__TEST_ENV(RINGLOG_TEST_SINK_NOMEM);
 	/* A session started again under its name publishes into the same

@@ -7,8 +7,8 @@
  * publishes a chunk and later says whether the engine acknowledged it.
  *
  *   block()  ──► the block, numbered (seq 1, 2, ... after block 0), into
- *                the chunk being built; a chunk of RLOG__CHUNK_TARGET
- *                bytes or more is published at once
+ *                the chunk being built; a chunk of target bytes
+ *                (--sink-chunk) or more is published at once
  *   flush()  ──► the chunk being built is published (the end of a pass)
  *   publish  ──► queued + the chunk's bytes > --sink-buffer?  dropped:
  *                counted lost, its block numbers given to the next
@@ -31,11 +31,6 @@
 #include "format/chunk.h"
 #include "sink.h"
 #include "sink_net.h"
-
-/* A chunk is published once it holds this many bytes (engines refuse
- * messages of more than about 1 MiB by default: Kafka's message.max.bytes,
- * NATS's max_payload). */
-#define RLOG__CHUNK_TARGET (256u * 1024u)
 
 /* How long stop waits for the engine to acknowledge what is queued. */
 #define RLOG__SINK_DRAIN_MS 10000
@@ -80,6 +75,9 @@ struct rlog__chunk_sink {
 	char host_name[256];
 	char session[RLOG_NAME_MAX + 1];
 	uint64_t bound;                   /* --sink-buffer */
+	uint32_t target;                  /* --sink-chunk: publish at this many bytes */
+	uint32_t max_chunk;               /* the largest chunk: target, its last block
+	                                     (a buffer), the headers */
 	struct rlog__chunk_writer w;      /* the chunk being built */
 	bool building;                    /* w holds a chunk begun */
 	struct rlog__chunk_ticket cur;    /* what it counts */

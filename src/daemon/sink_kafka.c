@@ -166,6 +166,11 @@ int rlog__sink_kafka_open(const struct rlog__sink_spec *spec, const char *sessio
 	struct kafka *k = c->tr_state;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char kerr[256] = "";
+	/* The client's own limit above the largest chunk (its target and one
+	 * block more); the brokers' message.max.bytes must be too
+	 * (docs/SESSIONS.md, "Multi-host sinks"). */
+	char maxb[24];
+	snprintf(maxb, sizeof maxb, "%u", c->max_chunk > 4194304u ? c->max_chunk : 4194304u);
 	err = -EINVAL;
 	if (conf_set(conf, "bootstrap.servers", brokers, kerr, sizeof kerr) < 0 ||
 	    conf_set(conf, "enable.idempotence", "true", kerr, sizeof kerr) < 0 ||
@@ -176,7 +181,7 @@ int rlog__sink_kafka_open(const struct rlog__sink_spec *spec, const char *sessio
 	    /* librdkafka's own bound stays above ours: --sink-buffer decides. */
 	    conf_set(conf, "queue.buffering.max.kbytes", "2097151", kerr, sizeof kerr) < 0 ||
 	    conf_set(conf, "queue.buffering.max.messages", "10000000", kerr, sizeof kerr) < 0 ||
-	    conf_set(conf, "message.max.bytes", "4194304", kerr, sizeof kerr) < 0 ||
+	    conf_set(conf, "message.max.bytes", maxb, kerr, sizeof kerr) < 0 ||
 	    conf_set(conf, "statistics.interval.ms", "1000", kerr, sizeof kerr) < 0 ||
 	    conf_set(conf, "log_level", "0", kerr, sizeof kerr) < 0) {
 		rd_kafka_conf_destroy(conf);

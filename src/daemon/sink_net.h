@@ -14,12 +14,21 @@
 /* --sink-buffer's default: bytes of chunks waiting for an acknowledgement. */
 #define RLOG__SINK_BUFFER_DEFAULT (64ull << 20)
 
+/* A chunk is published once it holds this many bytes, by default
+ * (`--sink-chunk`; engines refuse messages of more than about 1 MiB by
+ * default: Kafka's message.max.bytes, NATS's max_payload), and
+ * --sink-chunk's bounds. */
+#define RLOG__CHUNK_TARGET (256u * 1024u)
+#define RLOG__SINK_CHUNK_MIN (64u << 10)
+#define RLOG__SINK_CHUNK_MAX (4u << 20)
+
 /* What `ringlog start --sink` asks for. */
 struct rlog__sink_spec {
 	const char *url;           /* kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT */
 	uint8_t host_id[16];       /* the machine id, or --host-id */
 	char host_name[256];       /* gethostname */
 	uint64_t buffer;           /* --sink-buffer: bytes */
+	uint32_t chunk;            /* --sink-chunk: the chunk target, bytes; 0: the default */
 };
 
 struct rlog_shm_ctl;
