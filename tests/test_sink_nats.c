@@ -230,6 +230,47 @@ int main(void)
 	same_bytes(p6, s6, h6);
 	unlink(p6);
 
+	/* 7. A sink added to a running session (`ringlog update --sink`): its
+	 * stream begins with a METADATA chunk (seq 1) that says what the
+	 * session wrote before; the collected file reads whole, the events
+	 * after the update once each, and one DATA_LOSS of cause sink of
+	 * exactly the events before it.  A second sink is refused. */
+	const char *h7 = "00000000000000000000000000000017";
+	const char *s7 = keep(h_session("n7"));
+	const char *p7 = keep(h_path("n7"));
+	snprintf(dir, sizeof dir, "%s/late", dir2);
+	mkdir(dir, 0700);
+	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.late", port);
+	unlink(p7);
+	h_ringlog(&r, "start", s7, "-o", p7, "--buffer-size", "4", NULL);
+	ASSERT_EQ(r.status, 0);
+	uint64_t w7a = write_events(s7, 3000, 0);
+	h_ringlog(&r, "flush", s7, NULL);
+	h_ringlog(&r, "update", s7, "--sink", url, "--host-id", h7, NULL);
+	ok(r.status == 0 && r.err[0] == '\0', "update --sink: exit 0 (%d %s)", r.status, r.err);
+	h_ringlog(&r, "update", s7, "--sink", url, "--host-id", h7, NULL);
+	char want7[700];
+	snprintf(want7, sizeof want7, "ringlog: update: %s: --sink %s: the session has a sink "
+		 "already (one a session)\n", s7, url);
+	ok(r.status == 1 && strcmp(r.err, want7) == 0, "a second sink refused: %s", r.err);
+	uint64_t w7b = write_events(s7, 5000, 0);
+	h_ringlog(&r, "stop", s7, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p7, w7a + w7b, 8000 - w7a - w7b);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w7b);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
+	collect("c7");
+	char c7[512];
+	ok(collected_path(s7, h7, c7, sizeof c7), "host 17: a collected file");
+	struct h_summary sum7;
+	h_summarize(c7, &sum7);
+	ASSERT_EQ(sum7.open_err, 0);
+	ASSERT_EQ_U64(sum7.damage, 0);
+	ASSERT_EQ_U64(sum7.events, w7b);
+	ASSERT_EQ_U64(sum7.loss_events, w7a);
+	ASSERT_EQ_U64(sum7.loss_records, 1);
+	unlink(p7);
+
 	server_kill();
 	unlink(p1);
 	unlink(p2);

@@ -54,4 +54,11 @@ int cli_error(const char *fmt, ...);
  * prints nothing and returns 0. */
 int cli_session_refused(const char *cmd, const char *name, int err);
 
+/* --sink URL (spec->url), --host-id ID, --sink-buffer SIZE, --sink-chunk
+ * SIZE (each NULL if not given) checked into spec, for `cmd` (start,
+ * update).  Returns 0 or the exit status of the error printed. */
+struct rlog__sink_spec;
+int cli_sink_options(const char *cmd, struct rlog__sink_spec *spec, const char *host_id,
+		     const char *buffer, const char *chunk);
+
 #endif

@@ -95,36 +95,34 @@ static int resume_session(const char *name)
 	return 0;
 }
 
-/* --sink URL, --host-id ID, --sink-buffer SIZE, --sink-chunk SIZE into
- * spec.  Returns 0 or the exit status of the error printed. */
-static int sink_options(struct rlog__sink_spec *spec, const char *host_id, const char *buffer,
-			const char *chunk)
+int cli_sink_options(const char *cmd, struct rlog__sink_spec *spec, const char *host_id,
+		     const char *buffer, const char *chunk)
 {
 	char why[200];
 	if (rlog__sink_url_check(spec->url, why, sizeof why) < 0)
-		return cli_error("start: --sink '%s': %s", spec->url, why);
+		return cli_error("%s: --sink '%s': %s", cmd, spec->url, why);
 	int err = rlog__sink_spec_host(spec);
 	if (host_id && rlog__host_id_parse(host_id, spec->host_id) < 0)
-		return cli_error("start: --host-id '%s': expected 32 hex digits", host_id);
+		return cli_error("%s: --host-id '%s': expected 32 hex digits", cmd, host_id);
 	if (err < 0 && host_id == NULL)
-		return cli_error("start: --sink: no machine id (/etc/machine-id: %s): name one with "
-				 "--host-id", strerror(-err));
+		return cli_error("%s: --sink: no machine id (/etc/machine-id: %s): name one with "
+				 "--host-id", cmd, strerror(-err));
 	if (spec->host_name[0] == '\0')
 		snprintf(spec->host_name, sizeof spec->host_name, "localhost");
 	spec->buffer = RLOG__SINK_BUFFER_DEFAULT;
 	if (buffer && (!cli_parse_size(buffer, &spec->buffer) || spec->buffer < (1u << 20)))
-		return cli_error("start: --sink-buffer '%s': expected a size of at least 1M: 64M, 1G",
-				 buffer);
+		return cli_error("%s: --sink-buffer '%s': expected a size of at least 1M: 64M, 1G",
+				 cmd, buffer);
 	uint64_t v = 0;
 	if (chunk && (!cli_parse_size(chunk, &v) || v < RLOG__SINK_CHUNK_MIN ||
 		      v > RLOG__SINK_CHUNK_MAX))
-		return cli_error("start: --sink-chunk '%s': expected a size from 64K to 4M", chunk);
+		return cli_error("%s: --sink-chunk '%s': expected a size from 64K to 4M", cmd, chunk);
 	spec->chunk = (uint32_t)v;
 	/* Chunks of --sink-chunk and one block more go whole into the
 	 * engine's --sink-buffer. */
 	if (spec->buffer < 2 * (uint64_t)(spec->chunk ? spec->chunk : RLOG__CHUNK_TARGET))
-		return cli_error("start: --sink-chunk '%s': --sink-buffer must hold two chunks "
-				 "at least", chunk);
+		return cli_error("%s: --sink-chunk '%s': --sink-buffer must hold two chunks "
+				 "at least", cmd, chunk);
 	return 0;
 }
 
@@ -249,7 +247,7 @@ int cmd_start(int argc, char **argv)
 	if (sink.url == NULL && (host_id || sink_buffer || sink_chunk))
 		return cli_error("start: --host-id, --sink-buffer and --sink-chunk go with --sink");
 	if (sink.url) {
-		rc = sink_options(&sink, host_id, sink_buffer, sink_chunk);
+		rc = cli_sink_options("start", &sink, host_id, sink_buffer, sink_chunk);
 		if (rc)
 			return rc;
 	}

@@ -409,7 +409,8 @@ static const struct cli_help help[] = {
 		"update", "change a running session's enable flags, flush timer, maximum buffers",
 		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N] "
 		"[--counters LIST] [--counter-period MS] [--system LIST] [--system-pid LIST] "
-		"[--follow] [--no-follow] [--profile-hz N]",
+		"[--follow] [--no-follow] [--profile-hz N] [--sink URL [--host-id ID] "
+		"[--sink-buffer SIZE] [--sink-chunk SIZE]]",
 		"Changes the properties of running session NAME that ETW's update changes, and\n"
 		"its counters.  A new enable mask is seen by every producer at its next write,\n"
 		"without a restart; the daemon takes a new flush timer, maximum, counter list\n"
@@ -435,9 +436,12 @@ static const struct cli_help help[] = {
 		"  --follow              also the attached processes and their children\n"
 		"  --no-follow           no longer\n"
 		"  --profile-hz N        profile's samples a second, 1 to 100000\n"
-		"\n"
-		"A sink (--sink, --sink-buffer, --sink-chunk, --host-id) is chosen at start:\n"
-		"update refuses them with an error.\n",
+		"  --sink URL            add a sink (as start's --sink) to a session that has\n"
+		"                        none: its stream says what came before as one\n"
+		"                        DATA_LOSS (cause sink)\n"
+		"  --host-id ID          the host's id in its chunks (as for start)\n"
+		"  --sink-buffer SIZE    chunks kept while unacknowledged (as for start)\n"
+		"  --sink-chunk SIZE     the chunk size (as for start)\n",
 		true,
 	},
 	{

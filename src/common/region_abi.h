@@ -275,6 +275,8 @@ _Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache l
 
 /* Requests to the daemon (rlog_shm_ctl.kind). */
 #define RLOG_CTL_SNAPSHOT 1  /* write the buffers to a file now, or when a trigger fires */
+#define RLOG_CTL_SINK 2      /* add a multi-host sink (`ringlog update --sink`): path holds
+                                "HOSTID BUFFER CHUNK URL" (docs/FORMAT.md, "Request page") */
 
 /* rlog_shm_ctl.flags of a SNAPSHOT request. */
 #define RLOG_SNAP_SINCE_LAST 0x01u /* only what no earlier snapshot held */

@@ -185,6 +185,16 @@ void rlog__chunks_acked(struct rlog__chunk_sink *c, const struct rlog__chunk_tic
 	c->lost_bytes += t->event_bytes;
 }
 
+void rlog__chunks_join(struct rlog__sink *s, const struct rlog__sink_stats *before)
+{
+	struct rlog__chunk_sink *c = (struct rlog__chunk_sink *)s;
+	c->next_chunk = 1;
+	c->need_meta = true;
+	c->events_pub = before->events_written;
+	c->event_bytes_pub = before->bytes_written;
+	c->blocks_pub = before->buffers_written;
+}
+
 void rlog__chunks_abandon(struct rlog__chunk_sink *c)
 {
 	if (c->abandoned)

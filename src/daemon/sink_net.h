@@ -50,6 +50,12 @@ int rlog__sink_net_open(const struct rlog__sink_spec *spec, const char *session,
 			const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid,
 			struct rlog_shm_ctl *ctl, struct rlog__sink **out, char *why, size_t whyn);
 
+/* Sink s (a chunk sink, from rlog__sink_net_open) joins a running
+ * session whose primary took before: its chunks number from 1, the first
+ * a METADATA chunk saying in its *_before what the session wrote before
+ * (docs/FORMAT.md, "Chunks": a collector reads it as a late join). */
+void rlog__chunks_join(struct rlog__sink *s, const struct rlog__sink_stats *before);
+
 /* Checks spec->url's form and that this build has its engine.  Returns 0
  * or -errno with why (as rlog__sink_net_open). */
 int rlog__sink_url_check(const char *url, char *why, size_t whyn);

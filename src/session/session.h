@@ -114,6 +114,12 @@ struct rlog__start_result {
  */
 int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *out);
 
+/* Asks session name's daemon to add a multi-host sink (`ringlog update
+ * --sink`): request is "HOSTID BUFFER CHUNK URL" (docs/FORMAT.md, "Request
+ * page").  Returns 0, or -errno with message (n bytes) from the daemon
+ * (-EEXIST: it has one), -ECANCELED (not running), -ENOENT. */
+int rlog__session_sink_add(const char *name, const char *request, char *message, size_t n);
+
 /* ------------------------------------------------------------------ */
 /* Stop                                                                */
 /* ------------------------------------------------------------------ */
