@@ -62,6 +62,29 @@ static void server_kill(void)
 	run_free(&r_);
 }
 
+/* The next sessions publish to subject rl.SUB, collected into dir2/SUB. */
+static void into(const char *dir2, const char *sub)
+{
+	snprintf(dir, sizeof dir, "%s/%s", dir2, sub);
+	mkdir(dir, 0700);
+	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.%s", port, sub);
+}
+
+/* Collected by group, session s of host h is one file that reads whole
+ * (summary in *sum) with events events and loss_events lost. */
+static void collect_whole(const char *group, const char *s, const char *h,
+			  struct h_summary *sum, uint64_t events, uint64_t loss_events)
+{
+	collect(group);
+	char path[512];
+	ok(collected_path(s, h, path, sizeof path), "%s: a collected file", h);
+	h_summarize(path, sum);
+	ASSERT_EQ(sum->open_err, 0);
+	ASSERT_EQ_U64(sum->damage, 0);
+	ASSERT_EQ_U64(sum->events, events);
+	ASSERT_EQ_U64(sum->loss_events, loss_events);
+}
+
 int main(void)
 {
 	if (access("/usr/sbin/nats-server", X_OK) != 0 && access("/usr/bin/nats-server", X_OK) != 0)
@@ -147,9 +170,7 @@ int main(void)
 	const char *h5 = "00000000000000000000000000000015";
 	const char *s5 = keep(h_session("n5"));
 	const char *p5 = keep(h_path("n5"));
-	snprintf(dir, sizeof dir, "%s/nomem", dir2);
-	mkdir(dir, 0700);
-	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.nomem", port);
+	into(dir2, "nomem");
 #if RLOG_TEST_HOOKS
 	setenv("RINGLOG_TEST_SINK_NOMEM", "1", 1);
 #endif
@@ -165,15 +186,8 @@ int main(void)
 	uint64_t acked5 = h_kv(r.out, "sink_events_acked"), lost5 = h_kv(r.out, "sink_events_lost");
 	ASSERT_EQ_U64(acked5 + lost5, w5);
 	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_queued"), 0);
-	collect("c5");
-	char c5[512];
-	ok(collected_path(s5, h5, c5, sizeof c5), "host 15: a collected file");
 	struct h_summary sum5;
-	h_summarize(c5, &sum5);
-	ASSERT_EQ(sum5.open_err, 0);
-	ASSERT_EQ_U64(sum5.damage, 0);
-	ASSERT_EQ_U64(sum5.events, acked5);
-	ASSERT_EQ_U64(sum5.loss_events, lost5);
+	collect_whole("c5", s5, h5, &sum5, acked5, lost5);
 #if RLOG_TEST_HOOKS
 	ok(lost5 > 0 || sum5.loss_records == 1, "the first block's loss is told: %llu events",
 	   (unsigned long long)lost5);
@@ -187,9 +201,7 @@ int main(void)
 	const char *h6 = "00000000000000000000000000000016";
 	const char *s6 = keep(h_session("n6"));
 	const char *p6 = keep(h_path("n6"));
-	snprintf(dir, sizeof dir, "%s/chunk", dir2);
-	mkdir(dir, 0700);
-	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.chunk", port);
+	into(dir2, "chunk");
 	const char *bad_sizes[] = { "32K", "5M", "64X" };
 	for (int i = 0; i < 3; i++) {
 		h_ringlog(&r, "start", s6, "-o", p6, "--sink", url, "--host-id", h6,
@@ -238,9 +250,7 @@ int main(void)
 	const char *h7 = "00000000000000000000000000000017";
 	const char *s7 = keep(h_session("n7"));
 	const char *p7 = keep(h_path("n7"));
-	snprintf(dir, sizeof dir, "%s/late", dir2);
-	mkdir(dir, 0700);
-	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.late", port);
+	into(dir2, "late");
 	unlink(p7);
 	h_ringlog(&r, "start", s7, "-o", p7, "--buffer-size", "4", NULL);
 	ASSERT_EQ(r.status, 0);
@@ -259,15 +269,8 @@ int main(void)
 	h_check_identity(&r, p7, w7a + w7b, 8000 - w7a - w7b);
 	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w7b);
 	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
-	collect("c7");
-	char c7[512];
-	ok(collected_path(s7, h7, c7, sizeof c7), "host 17: a collected file");
 	struct h_summary sum7;
-	h_summarize(c7, &sum7);
-	ASSERT_EQ(sum7.open_err, 0);
-	ASSERT_EQ_U64(sum7.damage, 0);
-	ASSERT_EQ_U64(sum7.events, w7b);
-	ASSERT_EQ_U64(sum7.loss_events, w7a);
+	collect_whole("c7", s7, h7, &sum7, w7b, w7a);
 	ASSERT_EQ_U64(sum7.loss_records, 1);
 	unlink(p7);
 

@@ -95,9 +95,29 @@ static int resume_session(const char *name)
 	return 0;
 }
 
-int cli_sink_options(const char *cmd, struct rlog__sink_spec *spec, const char *host_id,
-		     const char *buffer, const char *chunk)
+bool cli_sink_arg(const struct cli_args *a, struct cli_sink_args *s)
 {
+	if (cli_is(a, "--sink"))
+		s->url = a->value;
+	else if (cli_is(a, "--host-id"))
+		s->host_id = a->value;
+	else if (cli_is(a, "--sink-buffer"))
+		s->buffer = a->value;
+	else if (cli_is(a, "--sink-chunk"))
+		s->chunk = a->value;
+	else
+		return false;
+	return true;
+}
+
+int cli_sink_options(const char *cmd, struct rlog__sink_spec *spec, const struct cli_sink_args *s)
+{
+	const char *host_id = s->host_id, *buffer = s->buffer, *chunk = s->chunk;
+	spec->url = s->url;
+	if (s->url == NULL && (host_id || buffer || chunk))
+		return cli_error("%s: --host-id, --sink-buffer and --sink-chunk go with --sink", cmd);
+	if (s->url == NULL)
+		return 0;
 	char why[200];
 	if (rlog__sink_url_check(spec->url, why, sizeof why) < 0)
 		return cli_error("%s: --sink '%s': %s", cmd, spec->url, why);
@@ -139,7 +159,7 @@ int cmd_start(int argc, char **argv)
 	rlog__sys_props_default(&sys);
 	struct rlog__sink_spec sink;
 	memset(&sink, 0, sizeof sink);
-	const char *host_id = NULL, *sink_buffer = NULL, *sink_chunk = NULL;
+	struct cli_sink_args sa = { NULL, NULL, NULL, NULL };
 	struct cli_args a;
 	cli_args_init(&a, "start", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
@@ -215,14 +235,8 @@ int cmd_start(int argc, char **argv)
 			    p.counter_period_ms < 10)
 				return cli_error("start: --counter-period '%s': expected milliseconds (or "
 						 "a number with ms or s) from 10 ms to 60 s", val);
-		} else if (cli_is(&a, "--sink")) {
-			sink.url = val;
-		} else if (cli_is(&a, "--host-id")) {
-			host_id = val;
-		} else if (cli_is(&a, "--sink-buffer")) {
-			sink_buffer = val;
-		} else if (cli_is(&a, "--sink-chunk")) {
-			sink_chunk = val;
+		} else if (cli_sink_arg(&a, &sa)) {
+			continue;
 		} else if (cli_is(&a, "--age-limit")) {
 			if (!cli_parse_u64(val, 0, 1000000, &v))
 				return cli_error("start: --age-limit '%s': expected minutes", val);
@@ -244,13 +258,8 @@ int cmd_start(int argc, char **argv)
 		return resume_session(name);
 	if (mask_given && enable)
 		return cli_error("start: use one of --enable and --mask");
-	if (sink.url == NULL && (host_id || sink_buffer || sink_chunk))
-		return cli_error("start: --host-id, --sink-buffer and --sink-chunk go with --sink");
-	if (sink.url) {
-		rc = cli_sink_options("start", &sink, host_id, sink_buffer, sink_chunk);
-		if (rc)
-			return rc;
-	}
+	if ((rc = cli_sink_options("start", &sink, &sa)))
+		return rc;
 	/* A real-time consumer waits for full buffers without a flush timer:
 	 * a real-time session drains partial ones every second unless told
 	 * otherwise (docs/SESSIONS.md). */

@@ -33,7 +33,7 @@ int cmd_update(int argc, char **argv)
 	int rc;
 	struct rlog__sink_spec sink;
 	memset(&sink, 0, sizeof sink);
-	const char *host_id = NULL, *sink_buffer = NULL, *sink_chunk = NULL;
+	struct cli_sink_args sa = { NULL, NULL, NULL, NULL };
 	struct cli_args a;
 	cli_args_init(&a, "update", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
@@ -72,14 +72,8 @@ int cmd_update(int argc, char **argv)
 				return cli_error("update: --counter-period '%s': expected milliseconds (or "
 						 "a number with ms or s) from 10 ms to 60 s", val);
 			u.set_counter_period = true;
-		} else if (cli_is(&a, "--sink")) {
-			sink.url = val;
-		} else if (cli_is(&a, "--host-id")) {
-			host_id = val;
-		} else if (cli_is(&a, "--sink-buffer")) {
-			sink_buffer = val;
-		} else if (cli_is(&a, "--sink-chunk")) {
-			sink_chunk = val;
+		} else {
+			cli_sink_arg(&a, &sa);
 		}
 	}
 	if (!cli_args_need(&a, 1, "session NAME"))
@@ -87,11 +81,9 @@ int cmd_update(int argc, char **argv)
 	const char *name = a.pos[0];
 	bool others = u.enable || u.set_mask || u.set_flush_timer || u.set_max_buffers ||
 		      u.set_counters || u.set_counter_period || u.system_give;
-	if (!others && !sink.url && !host_id && !sink_buffer && !sink_chunk)
+	if (!others && !sa.url && !sa.host_id && !sa.buffer && !sa.chunk)
 		return cli_usage_error("update", "nothing to change");
-	if (sink.url == NULL && (host_id || sink_buffer || sink_chunk))
-		return cli_error("update: --host-id, --sink-buffer and --sink-chunk go with --sink");
-	if (sink.url && (rc = cli_sink_options("update", &sink, host_id, sink_buffer, sink_chunk)))
+	if ((rc = cli_sink_options("update", &sink, &sa)))
 		return rc;
 	if (u.enable && u.set_mask)
 		return cli_error("update: use one of --enable and --mask");
