@@ -10,7 +10,12 @@
  * Prints, per run, MB/s and events/s of record bytes end to end, and the
  * daemon's CPU seconds per MB (its /proc stat, before stop).
  *
- *   RINGLOG_BIN=build/src/cli/ringlog build/bench/bench_sinks [EVENTS]
+ * With CHUNKS (a comma-separated list of --sink-chunk sizes, 64K,256K,...)
+ * each sink runs once per size, labelled kafka_SIZE and nats_SIZE, and the
+ * file alone runs first and last; nats-server then gets a max_payload of
+ * 8 MiB (its default, 1 MiB, takes no chunk of 1M: the sink refuses it).
+ *
+ *   RINGLOG_BIN=build/src/cli/ringlog build/bench/bench_sinks [EVENTS [CHUNKS]]
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -79,7 +84,7 @@ static double cpu_of(long long pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-static void run(const char *label, const char *sink, uint64_t events)
+static void run(const char *label, const char *sink, const char *chunk, uint64_t events)
 {
 	char name[64], path[128];
 	snprintf(name, sizeof name, "bsink-%s-%d", label, (int)getpid());
@@ -87,8 +92,8 @@ static void run(const char *label, const char *sink, uint64_t events)
 	unlink(path);
 	char extra[600] = "";
 	if (sink)
-		snprintf(extra, sizeof extra, "--sink %s --host-id 000000000000000000000000000000ab",
-			 sink);
+		snprintf(extra, sizeof extra, "--sink %s --host-id 000000000000000000000000000000ab"
+			 "%s%s", sink, chunk ? " --sink-chunk " : "", chunk ? chunk : "");
 	if (sh("%s start %s -o %s --buffer-size 64 --buffers 1024 %s >/dev/null", name, path,
 	       extra) != 0) {
 		printf("%s: start failed\n", label);
@@ -131,7 +136,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	uint64_t events = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
-	run("file", NULL, events);
+	/* The chunk sizes, or one run at the default. */
+	char chunkbuf[256], *chunks[16];
+	int nchunks = 0;
+	snprintf(chunkbuf, sizeof chunkbuf, "%s", argc > 2 ? argv[2] : "");
+	for (char *save = NULL, *t = strtok_r(chunkbuf, ",", &save); t && nchunks < 16;
+	     t = strtok_r(NULL, ",", &save))
+		chunks[nchunks++] = t;
+	if (nchunks == 0)
+		chunks[nchunks++] = NULL;
+	char label[64];
+	run("file", NULL, NULL, events);
 
 	char e[256];
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -142,7 +157,11 @@ int main(int argc, char **argv)
 		rd_kafka_mock_topic_create(mc, "bench", 4, 3);
 		char url[512];
 		snprintf(url, sizeof url, "kafka://%s/bench", rd_kafka_mock_cluster_bootstraps(mc));
-		run("kafka", url, events);
+		for (int i = 0; i < nchunks; i++) {
+			snprintf(label, sizeof label, "kafka%s%s", chunks[i] ? "_" : "",
+				 chunks[i] ? chunks[i] : "");
+			run(label, url, chunks[i], events);
+		}
 		rd_kafka_mock_cluster_destroy(mc);
 	}
 	if (rk)
@@ -151,15 +170,34 @@ int main(int argc, char **argv)
 	char sd[64];
 	snprintf(sd, sizeof sd, "/dev/shm/bsink-nats-%d", (int)getpid());
 	mkdir(sd, 0700);
+	char ncf[128];
+	snprintf(ncf, sizeof ncf, "%s.conf", sd);
+	FILE *cf = fopen(ncf, "w");
+	if (cf) {
+		fprintf(cf, "max_payload: 8388608\n");
+		fclose(cf);
+	}
 	pid_t ns = fork();
 	if (ns == 0) {
-		freopen("/dev/null", "w", stderr);
-		execlp("nats-server", "nats-server", "-js", "-sd", sd, "-p", "14222", "-a",
-		       "127.0.0.1", (char *)NULL);
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(127);
+		if (chunks[0])
+			execlp("nats-server", "nats-server", "-c", ncf, "-js", "-sd", sd, "-p",
+			       "14222", "-a", "127.0.0.1", (char *)NULL);
+		else
+			execlp("nats-server", "nats-server", "-js", "-sd", sd, "-p", "14222", "-a",
+			       "127.0.0.1", (char *)NULL);
 		_exit(127);
 	}
 	usleep(500000);
-	run("nats", "nats://127.0.0.1:14222/bench.sinks", events);
+	for (int i = 0; i < nchunks; i++) {
+		snprintf(label, sizeof label, "nats%s%s", chunks[i] ? "_" : "",
+			 chunks[i] ? chunks[i] : "");
+		run(label, "nats://127.0.0.1:14222/bench.sinks", chunks[i], events);
+	}
+	if (chunks[0])
+		run("file_again", NULL, NULL, events);
+	unlink(ncf);
 	kill(ns, SIGTERM);
 	waitpid(ns, NULL, 0);
 	char cmd[128];

@@ -207,4 +207,43 @@ static inline void collect_killed(const char *group)
 	run_free(&killed);
 }
 
+/* Session name's daemon: its threads other than its main one (*others)
+ * that do not block SIGTERM or SIGINT (/proc/PID/task/TID/status,
+ * SigBlk): a signal sent to the daemon may land on any thread that does
+ * not block it, and then the daemon's loop does not see it at once. */
+static inline int threads_taking_signals(const char *name, int *others)
+{
+	static struct h_run q;
+	h_ringlog(&q, "query", name, NULL);
+	pid_t pid = (pid_t)h_kv(q.out, "daemon_pid");
+	char path[128];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	int bad = 0;
+	*others = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || atoi(e->d_name) == (int)pid)
+			continue;
+		(*others)++;
+		char st[400], line[256];
+		snprintf(st, sizeof st, "/proc/%d/task/%s/status", (int)pid, e->d_name);
+		FILE *f = fopen(st, "r");
+		unsigned long long blk = 0;
+		while (f && fgets(line, sizeof line, f))
+			if (strncmp(line, "SigBlk:", 7) == 0)
+				blk = strtoull(line + 7, NULL, 16);
+		if (f)
+			fclose(f);
+		unsigned long long need = (1ull << (SIGTERM - 1)) | (1ull << (SIGINT - 1));
+		if (f && (blk & need) != need) {
+			diag("thread %s takes SIGTERM or SIGINT (SigBlk %llx)", e->d_name, blk);
+			bad++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return bad;
+}
+
 #endif

@@ -162,7 +162,7 @@ static void check_command(const char *name, bool is_built, const char *man)
 
 		/* What it did not understand, named in one line, then the
 		 * usage line, and nothing else. */
-		char line[512];
+		char line[1024];
 		rl(&b, name, "--bogus", NULL, NULL, NULL);
 		snprintf(line, sizeof line, "ringlog: %s: unknown option '--bogus' (see 'ringlog help "
 			 "%s')\n%s\n", name, name, usage);

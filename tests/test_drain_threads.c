@@ -12,6 +12,10 @@
  *      written + lost = emitted in the daemon's counts and in the file,
  *      no damage (block sequence numbers, checksums, records), no corrupt
  *      buffer.
+ *      With 4 asked and the 3rd or the 1st extra thread failing to be
+ *      created (RINGLOG_TEST_DRAIN_THREAD_FAIL): the session starts,
+ *      `start` says "3 of 4" (or "1 of 4") in one line, query says
+ *      drain_threads 3 (1), and the same checks hold.
  *   2. `--drain-threads` out of range is refused with its error line, and
  *      a session without it says drain_threads 1 (the default).
  */
@@ -50,18 +54,29 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static void run(const char *threads)
+/* threads asked; fail: RINGLOG_TEST_DRAIN_THREAD_FAIL (the Kth extra
+ * thread and those after it cannot be created), or NULL; running: the
+ * threads query then shows. */
+static void run(const char *threads, const char *fail, unsigned running)
 {
 	const char *name = h_session("drainmt");
 	char path[256];
 	snprintf(path, sizeof path, "%s", h_path("drainmt"));
 	struct h_run r;
 	unlink(path);
+	if (fail)
+		setenv("RINGLOG_TEST_DRAIN_THREAD_FAIL", fail, 1);
 	h_ringlog(&r, "start", name, "-o", path, "--buffer-size", "4", "--buffers", "512",
 		  "--drain-threads", threads, NULL);
+	unsetenv("RINGLOG_TEST_DRAIN_THREAD_FAIL");
 	ASSERT_EQ(r.status, 0);
+	char line[200] = "";
+	if (running < strtoul(threads, NULL, 10))
+		snprintf(line, sizeof line, "ringlog: start: %s: %u of %s drain threads running: no "
+			 "more could be created\n", name, running, threads);
+	ASSERT_STREQ(r.err, line);
 	h_ringlog(&r, "query", name, NULL);
-	ASSERT_EQ_U64(h_kv(r.out, "drain_threads"), strtoull(threads, NULL, 10));
+	ASSERT_EQ_U64(h_kv(r.out, "drain_threads"), running);
 	ASSERT_EQ(rlog_attach(name), 0);
 	set = num_new(WRITERS, EVENTS + 2);
 	flagged_written = flagged_lost = 0;
@@ -111,8 +126,15 @@ static void options(void)
 
 int main(void)
 {
-	run("2");
-	run("4");
+	run("2", NULL, 2);
+	run("4", NULL, 4);
+#if RLOG_TEST_HOOKS
+	/* Threads that cannot be created: the daemon drains with those it
+	 * got (its own at least), start says so in one line, query shows
+	 * how many run, and the file is the same. */
+	run("4", "3", 3);
+	run("4", "1", 1);
+#endif
 	options();
 	return done_testing();
 }

@@ -25,8 +25,10 @@
  *     thread, and no console message comes; report DIR --since --until
  *     counts dump DIR --since --until's events;
  *   - bad input (a directory holding a file that is not a log file,
- *     another format given as a file, an empty directory) gives one error
- *     line and exit 1 (report too, leaving no page).
+ *     another format given as a file, an empty directory, a FIFO named
+ *     *.rlog in a directory or given as FILE) gives one error line and
+ *     exit 1 (the FIFO at once, not an open waiting for a writer; report
+ *     too, leaving no page).
  */
 #define _GNU_SOURCE /* nftw (report_browser.h): before any header */
 #include "filegen.h"
@@ -534,6 +536,28 @@ int main(void)
 	ok(r.status == 1 && strcmp(r.err, w) == 0, "dump of an empty directory: one line (%d %s)",
 	   r.status, r.err);
 	run_free(&r);
+
+	/* A FIFO named *.rlog beside a log file (and given as FILE): refused
+	 * at once, one line naming it, exit 1, not an open that waits for a
+	 * writer. */
+	char fifo[600];
+	snprintf(fifo, sizeof fifo, "%s/zeta_web_%032x.rlog", bad, 7);
+	unlink(p);
+	BAIL_IF(mkfifo(fifo, 0600) < 0, "mkfifo");
+	const char *fcmds[] = { "dump", "stats", "dump", "stats" };
+	for (int c = 0; c < 4; c++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		r = RUN(fcmds[c], c < 2 ? bad : fifo);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double sec = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		snprintf(w, sizeof w, "ringlog: %s %s: not a regular file\n", fcmds[c], fifo);
+		ok(r.status == 1 && strcmp(r.err, w) == 0 && r.out[0] == '\0' && sec < 5,
+		   "%s %s with a FIFO: one line naming it, exit 1, in %.2f s (%d %s)", fcmds[c],
+		   c < 2 ? "DIR" : "FIFO", sec, r.status, r.err);
+		run_free(&r);
+	}
+	unlink(fifo);
 
 	unlink(other);
 	rm_dir(dir);

@@ -429,7 +429,7 @@ static void errors(void)
 		     "[--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] [--mask HEX] "
 		     "[--high-water PCT] [--age-limit MIN] [--drain-threads N] [--counters LIST] [--counter-period MS] "
 		     "[--system LIST] [--system-pid LIST] [--follow] [--profile-hz N] "
-		     "[--sink URL [--host-id ID] [--sink-buffer SIZE]] "
+		     "[--sink URL [--host-id ID] [--sink-buffer SIZE] [--sink-chunk SIZE]] "
 		     "[--force] | start NAME --resume\n");
 	h_ringlog(&r, "start", name, "--mode", "real-time,circular", "--max-file-size", "1", NULL);
 	ASSERT_EQ(r.status, 1);

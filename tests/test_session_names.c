@@ -45,7 +45,7 @@ static void expect(const struct h_run *r, int status, const char *err)
 
 static void cli_errors(void)
 {
-	char name[64], upper[64], path[256], path2[256], line[512];
+	char name[64], upper[64], path[256], path2[256], line[1024];
 	snprintf(name, sizeof name, "t-Names-%d-%x", (int)getpid(), h_nonce());
 	for (size_t i = 0; name[i]; i++)
 		upper[i] = (char)toupper((unsigned char)name[i]), upper[i + 1] = '\0';
@@ -170,7 +170,7 @@ static void cli_errors(void)
 			    "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "
 			    "[--age-limit MIN] [--drain-threads N] [--counters LIST] [--counter-period MS] [--system LIST] "
 			    "[--system-pid LIST] [--follow] [--profile-hz N] "
-			    "[--sink URL [--host-id ID] [--sink-buffer SIZE]] [--force] | "
+			    "[--sink URL [--host-id ID] [--sink-buffer SIZE] [--sink-chunk SIZE]] [--force] | "
 			    "start NAME --resume\n";
 	h_ringlog(&r, "start", other, "-o", path, "--bogus", NULL);
 	snprintf(line, sizeof line, "ringlog: start: unknown option '--bogus' (see 'ringlog help "

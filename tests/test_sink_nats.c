@@ -62,6 +62,29 @@ static void server_kill(void)
 	run_free(&r_);
 }
 
+/* The next sessions publish to subject rl.SUB, collected into dir2/SUB. */
+static void into(const char *dir2, const char *sub)
+{
+	snprintf(dir, sizeof dir, "%s/%s", dir2, sub);
+	mkdir(dir, 0700);
+	snprintf(url, sizeof url, "nats://127.0.0.1:%d/rl.%s", port, sub);
+}
+
+/* Collected by group, session s of host h is one file that reads whole
+ * (summary in *sum) with events events and loss_events lost. */
+static void collect_whole(const char *group, const char *s, const char *h,
+			  struct h_summary *sum, uint64_t events, uint64_t loss_events)
+{
+	collect(group);
+	char path[512];
+	ok(collected_path(s, h, path, sizeof path), "%s: a collected file", h);
+	h_summarize(path, sum);
+	ASSERT_EQ(sum->open_err, 0);
+	ASSERT_EQ_U64(sum->damage, 0);
+	ASSERT_EQ_U64(sum->events, events);
+	ASSERT_EQ_U64(sum->loss_events, loss_events);
+}
+
 int main(void)
 {
 	if (access("/usr/sbin/nats-server", X_OK) != 0 && access("/usr/bin/nats-server", X_OK) != 0)
@@ -137,6 +160,119 @@ int main(void)
 	two_runs(p4a, p4b, w4a, w4b);
 	unlink(p4a);
 	unlink(p4b);
+
+	/* 5. The first chunk's block 0 finds no memory
+	 * (RINGLOG_TEST_SINK_NOMEM): the block that began it is lost, told in
+	 * the next chunk, which is a METADATA chunk with its block 0; the
+	 * collected file reads whole with the events acknowledged and the
+	 * loss counted.  And the sender thread and libnats's threads block
+	 * the daemon's signals. */
+	const char *h5 = "00000000000000000000000000000015";
+	const char *s5 = keep(h_session("n5"));
+	const char *p5 = keep(h_path("n5"));
+	into(dir2, "nomem");
+#if RLOG_TEST_HOOKS
+	setenv("RINGLOG_TEST_SINK_NOMEM", "1", 1);
+#endif
+	start(s5, p5, h5, NULL);
+	unsetenv("RINGLOG_TEST_SINK_NOMEM");
+	int others = 0;
+	ASSERT_EQ(threads_taking_signals(s5, &others), 0);
+	ok(others >= 2, "the sender's and libnats's threads are there: %d", others);
+	uint64_t w5 = write_events(s5, 20000, 0);
+	h_ringlog(&r, "stop", s5, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p5, w5, 20000 - w5);
+	uint64_t acked5 = h_kv(r.out, "sink_events_acked"), lost5 = h_kv(r.out, "sink_events_lost");
+	ASSERT_EQ_U64(acked5 + lost5, w5);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_queued"), 0);
+	struct h_summary sum5;
+	collect_whole("c5", s5, h5, &sum5, acked5, lost5);
+#if RLOG_TEST_HOOKS
+	ok(lost5 > 0 || sum5.loss_records == 1, "the first block's loss is told: %llu events",
+	   (unsigned long long)lost5);
+#endif
+	unlink(p5);
+
+	/* 6. --sink-chunk: its bounds, one line each; a chunk NATS cannot take
+	 * (over the server's max_payload, 1 MiB) refused at start; at 64K
+	 * the chunks are 64K and a buffer at most, the identity holds and the
+	 * collected file is the local one, byte for byte. */
+	const char *h6 = "00000000000000000000000000000016";
+	const char *s6 = keep(h_session("n6"));
+	const char *p6 = keep(h_path("n6"));
+	into(dir2, "chunk");
+	const char *bad_sizes[] = { "32K", "5M", "64X" };
+	for (int i = 0; i < 3; i++) {
+		h_ringlog(&r, "start", s6, "-o", p6, "--sink", url, "--host-id", h6,
+			  "--sink-chunk", bad_sizes[i], NULL);
+		char want[160];
+		snprintf(want, sizeof want, "ringlog: start: --sink-chunk '%s': expected a size from "
+			 "64K to 4M\n", bad_sizes[i]);
+		ok(r.status != 0 && strcmp(r.err, want) == 0, "--sink-chunk %s refused: %s",
+		   bad_sizes[i], r.err);
+	}
+	h_ringlog(&r, "start", s6, "-o", p6, "--sink-chunk", "64K", NULL);
+	ok(r.status != 0 && strcmp(r.err, "ringlog: start: --host-id, --sink-buffer and "
+	   "--sink-chunk go with --sink\n") == 0, "--sink-chunk without --sink: %s", r.err);
+	h_ringlog(&r, "start", s6, "-o", p6, "--buffer-size", "4", "--sink", url, "--host-id", h6,
+		  "--sink-chunk", "1M", NULL);
+	char want6[900];
+	snprintf(want6, sizeof want6, "ringlog: start: %s: opening the sink %s: --sink-chunk 1024K: "
+		 "chunks of up to 1056768 bytes exceed the server's max_payload (1048576): "
+		 "Message too long\n", s6, url);
+	ok(r.status != 0 && strcmp(r.err, want6) == 0, "--sink-chunk 1M to NATS refused: %s",
+	   r.err);
+	unlink(p6);
+	h_ringlog(&r, "start", s6, "-o", p6, "--buffer-size", "4", "--sink", url, "--host-id", h6,
+		  "--sink-chunk", "64K", NULL);
+	ASSERT_EQ(r.status, 0);
+	uint64_t w6 = write_events(s6, 20000, 0);
+	h_ringlog(&r, "stop", s6, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p6, w6, 20000 - w6);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w6);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
+	uint64_t ch6 = h_kv(r.out, "sink_chunks_acked"), by6 = h_kv(r.out, "sink_bytes_acked");
+	/* Every chunk but those a pass or the stop ended holds 64K or more,
+	 * none more than 64K, a buffer and the headers. */
+	ok(ch6 >= by6 / (64 * 1024 + 8192) && ch6 >= 5, "chunks of about 64K: %llu chunks, %llu "
+	   "bytes", (unsigned long long)ch6, (unsigned long long)by6);
+	collect("c6");
+	same_bytes(p6, s6, h6);
+	unlink(p6);
+
+	/* 7. A sink added to a running session (`ringlog update --sink`): its
+	 * stream begins with a METADATA chunk (seq 1) that says what the
+	 * session wrote before; the collected file reads whole, the events
+	 * after the update once each, and one DATA_LOSS of cause sink of
+	 * exactly the events before it.  A second sink is refused. */
+	const char *h7 = "00000000000000000000000000000017";
+	const char *s7 = keep(h_session("n7"));
+	const char *p7 = keep(h_path("n7"));
+	into(dir2, "late");
+	unlink(p7);
+	h_ringlog(&r, "start", s7, "-o", p7, "--buffer-size", "4", NULL);
+	ASSERT_EQ(r.status, 0);
+	uint64_t w7a = write_events(s7, 3000, 0);
+	h_ringlog(&r, "flush", s7, NULL);
+	h_ringlog(&r, "update", s7, "--sink", url, "--host-id", h7, NULL);
+	ok(r.status == 0 && r.err[0] == '\0', "update --sink: exit 0 (%d %s)", r.status, r.err);
+	h_ringlog(&r, "update", s7, "--sink", url, "--host-id", h7, NULL);
+	char want7[700];
+	snprintf(want7, sizeof want7, "ringlog: update: %s: --sink %s: the session has a sink "
+		 "already (one a session)\n", s7, url);
+	ok(r.status == 1 && strcmp(r.err, want7) == 0, "a second sink refused: %s", r.err);
+	uint64_t w7b = write_events(s7, 5000, 0);
+	h_ringlog(&r, "stop", s7, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p7, w7a + w7b, 8000 - w7a - w7b);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w7b);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
+	struct h_summary sum7;
+	collect_whole("c7", s7, h7, &sum7, w7b, w7a);
+	ASSERT_EQ_U64(sum7.loss_records, 1);
+	unlink(p7);
 
 	server_kill();
 	unlink(p1);

@@ -156,6 +156,8 @@ struct rlog_damage {
  * Returns 0, or
  *   -EINVAL   path or out is NULL
  *   -ENOENT, -EACCES, -EISDIR, ...  the file cannot be opened or mapped
+ *   -ESPIPE   not a regular file (a FIFO, a socket, a device): refused
+ *             without waiting for a FIFO's writer
  *   -EBADMSG  not a ringlog log file: too short, bad magic or bad file header
  *   -EPROTO   a ringlog file of another major version
  *   -ENODATA  a ringlog file with no LOG_MARKER to time it by (the daemon

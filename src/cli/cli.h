@@ -54,4 +54,17 @@ int cli_error(const char *fmt, ...);
  * prints nothing and returns 0. */
 int cli_session_refused(const char *cmd, const char *name, int err);
 
+/* The sink options of start and update: --sink URL, --host-id ID,
+ * --sink-buffer SIZE, --sink-chunk SIZE (NULL if not given). */
+struct cli_sink_args {
+	const char *url, *host_id, *buffer, *chunk;
+};
+struct cli_args;
+/* Takes a's option if it is one of them; false if not. */
+bool cli_sink_arg(const struct cli_args *a, struct cli_sink_args *s);
+/* Checks them into spec (spec->url NULL: no --sink), for `cmd` (start,
+ * update).  Returns 0 or the exit status of the error printed. */
+struct rlog__sink_spec;
+int cli_sink_options(const char *cmd, struct rlog__sink_spec *spec, const struct cli_sink_args *s);
+
 #endif

@@ -27,7 +27,7 @@ static const struct cli_opt opts[] = {
 	{ "--system", NULL, true },     { "--system-pid", NULL, true },
 	{ "--follow", NULL, false },    { "--profile-hz", NULL, true },
 	{ "--sink", NULL, true },       { "--host-id", NULL, true },
-	{ "--sink-buffer", NULL, true },
+	{ "--sink-buffer", NULL, true }, { "--sink-chunk", NULL, true },
 	{ "--drain-threads", NULL, true },
 	{ NULL, NULL, false },
 };
@@ -95,25 +95,54 @@ static int resume_session(const char *name)
 	return 0;
 }
 
-/* --sink URL, --host-id ID, --sink-buffer SIZE into spec.  Returns 0 or
- * the exit status of the error printed. */
-static int sink_options(struct rlog__sink_spec *spec, const char *host_id, const char *buffer)
+bool cli_sink_arg(const struct cli_args *a, struct cli_sink_args *s)
 {
+	if (cli_is(a, "--sink"))
+		s->url = a->value;
+	else if (cli_is(a, "--host-id"))
+		s->host_id = a->value;
+	else if (cli_is(a, "--sink-buffer"))
+		s->buffer = a->value;
+	else if (cli_is(a, "--sink-chunk"))
+		s->chunk = a->value;
+	else
+		return false;
+	return true;
+}
+
+int cli_sink_options(const char *cmd, struct rlog__sink_spec *spec, const struct cli_sink_args *s)
+{
+	const char *host_id = s->host_id, *buffer = s->buffer, *chunk = s->chunk;
+	spec->url = s->url;
+	if (s->url == NULL && (host_id || buffer || chunk))
+		return cli_error("%s: --host-id, --sink-buffer and --sink-chunk go with --sink", cmd);
+	if (s->url == NULL)
+		return 0;
 	char why[200];
 	if (rlog__sink_url_check(spec->url, why, sizeof why) < 0)
-		return cli_error("start: --sink '%s': %s", spec->url, why);
+		return cli_error("%s: --sink '%s': %s", cmd, spec->url, why);
 	int err = rlog__sink_spec_host(spec);
 	if (host_id && rlog__host_id_parse(host_id, spec->host_id) < 0)
-		return cli_error("start: --host-id '%s': expected 32 hex digits", host_id);
+		return cli_error("%s: --host-id '%s': expected 32 hex digits", cmd, host_id);
 	if (err < 0 && host_id == NULL)
-		return cli_error("start: --sink: no machine id (/etc/machine-id: %s): name one with "
-				 "--host-id", strerror(-err));
+		return cli_error("%s: --sink: no machine id (/etc/machine-id: %s): name one with "
+				 "--host-id", cmd, strerror(-err));
 	if (spec->host_name[0] == '\0')
 		snprintf(spec->host_name, sizeof spec->host_name, "localhost");
 	spec->buffer = RLOG__SINK_BUFFER_DEFAULT;
 	if (buffer && (!cli_parse_size(buffer, &spec->buffer) || spec->buffer < (1u << 20)))
-		return cli_error("start: --sink-buffer '%s': expected a size of at least 1M: 64M, 1G",
-				 buffer);
+		return cli_error("%s: --sink-buffer '%s': expected a size of at least 1M: 64M, 1G",
+				 cmd, buffer);
+	uint64_t v = 0;
+	if (chunk && (!cli_parse_size(chunk, &v) || v < RLOG__SINK_CHUNK_MIN ||
+		      v > RLOG__SINK_CHUNK_MAX))
+		return cli_error("%s: --sink-chunk '%s': expected a size from 64K to 4M", cmd, chunk);
+	spec->chunk = (uint32_t)v;
+	/* Chunks of --sink-chunk and one block more go whole into the
+	 * engine's --sink-buffer. */
+	if (spec->buffer < 2 * (uint64_t)(spec->chunk ? spec->chunk : RLOG__CHUNK_TARGET))
+		return cli_error("%s: --sink-chunk '%s': --sink-buffer must hold two chunks "
+				 "at least", cmd, chunk);
 	return 0;
 }
 
@@ -130,7 +159,7 @@ int cmd_start(int argc, char **argv)
 	rlog__sys_props_default(&sys);
 	struct rlog__sink_spec sink;
 	memset(&sink, 0, sizeof sink);
-	const char *host_id = NULL, *sink_buffer = NULL;
+	struct cli_sink_args sa = { NULL, NULL, NULL, NULL };
 	struct cli_args a;
 	cli_args_init(&a, "start", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
@@ -206,12 +235,8 @@ int cmd_start(int argc, char **argv)
 			    p.counter_period_ms < 10)
 				return cli_error("start: --counter-period '%s': expected milliseconds (or "
 						 "a number with ms or s) from 10 ms to 60 s", val);
-		} else if (cli_is(&a, "--sink")) {
-			sink.url = val;
-		} else if (cli_is(&a, "--host-id")) {
-			host_id = val;
-		} else if (cli_is(&a, "--sink-buffer")) {
-			sink_buffer = val;
+		} else if (cli_sink_arg(&a, &sa)) {
+			continue;
 		} else if (cli_is(&a, "--age-limit")) {
 			if (!cli_parse_u64(val, 0, 1000000, &v))
 				return cli_error("start: --age-limit '%s': expected minutes", val);
@@ -233,13 +258,8 @@ int cmd_start(int argc, char **argv)
 		return resume_session(name);
 	if (mask_given && enable)
 		return cli_error("start: use one of --enable and --mask");
-	if (sink.url == NULL && (host_id || sink_buffer))
-		return cli_error("start: --host-id and --sink-buffer go with --sink");
-	if (sink.url) {
-		rc = sink_options(&sink, host_id, sink_buffer);
-		if (rc)
-			return rc;
-	}
+	if ((rc = cli_sink_options("start", &sink, &sa)))
+		return rc;
 	/* A real-time consumer waits for full buffers without a flush timer:
 	 * a real-time session drains partial ones every second unless told
 	 * otherwise (docs/SESSIONS.md). */
@@ -264,6 +284,12 @@ int cmd_start(int argc, char **argv)
 		}
 		return cli_start_error(&st, &res, err);
 	}
+	/* Drain threads that could not be created: the daemon drains with
+	 * those it got, its own at least. */
+	uint32_t asked = p.drain_threads ? p.drain_threads : RLOG__DRAIN_THREADS_DEFAULT;
+	if (res.drain_running && res.drain_running < asked)
+		fprintf(stderr, "ringlog: start: %s: %u of %u drain threads running: no more could "
+				"be created\n", name, res.drain_running, asked);
 	/* The absolute path, as the session records it and as query and stop
 	 * print it. */
 	printf("session: %s\ndaemon_pid: %d\nfile: %s\n", name, (int)res.daemon_pid,

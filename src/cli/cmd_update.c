@@ -2,9 +2,10 @@
  * cmd_update.c - `ringlog update NAME [--enable LIST | --mask HEX]
  * [--flush-timer T] [--max-buffers N] [--counters LIST] [--counter-period
  * MS] [--system LIST] [--system-pid LIST] [--follow | --no-follow]
- * [--profile-hz N]`: change a running session's EnableFlags, FlushTimer
- * and MaximumBuffers (ETW's ControlTrace update), its counters, and the
- * system events it records.
+ * [--profile-hz N] [--sink URL [--host-id ID] [--sink-buffer SIZE]
+ * [--sink-chunk SIZE]]`: change a running session's EnableFlags,
+ * FlushTimer and MaximumBuffers (ETW's ControlTrace update), its counters,
+ * and the system events it records; add a multi-host sink.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "daemon/sink_net.h"
 #include "session/session.h"
 #include "session_print.h"
 
@@ -20,6 +22,8 @@ static const struct cli_opt opts[] = {
 	{ "--max-buffers", NULL, true }, { "--counters", NULL, true }, { "--counter-period", NULL, true },
 	{ "--system", NULL, true },      { "--system-pid", NULL, true }, { "--follow", NULL, false },
 	{ "--no-follow", NULL, false },  { "--profile-hz", NULL, true },
+	{ "--sink", NULL, true },        { "--host-id", NULL, true },  { "--sink-buffer", NULL, true },
+	{ "--sink-chunk", NULL, true },
 	{ NULL, NULL, false },
 };
 
@@ -27,20 +31,9 @@ int cmd_update(int argc, char **argv)
 {
 	struct rlog__update u = { 0 };
 	int rc;
-	/* A sink is built with the session's output at start (its chunks
-	 * number the file's blocks from block 0, docs/FORMAT.md "Chunks"):
-	 * one cannot join mid-session yet.  Said plainly, not as an unknown
-	 * option. */
-	for (int i = 1; i < argc; i++)
-		for (const char *const *o = (const char *const[]){ "--sink", "--sink-buffer",
-								   "--host-id", NULL };
-		     *o; o++) {
-			size_t k = strlen(*o);
-			if (strncmp(argv[i], *o, k) == 0 && (argv[i][k] == '\0' || argv[i][k] == '='))
-				return cli_error("update: %s: not supported: a session's sink is "
-						 "chosen at start (stop the session and start it "
-						 "again with --sink)", *o);
-		}
+	struct rlog__sink_spec sink;
+	memset(&sink, 0, sizeof sink);
+	struct cli_sink_args sa = { NULL, NULL, NULL, NULL };
 	struct cli_args a;
 	cli_args_init(&a, "update", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
@@ -79,20 +72,40 @@ int cmd_update(int argc, char **argv)
 				return cli_error("update: --counter-period '%s': expected milliseconds (or "
 						 "a number with ms or s) from 10 ms to 60 s", val);
 			u.set_counter_period = true;
+		} else {
+			cli_sink_arg(&a, &sa);
 		}
 	}
 	if (!cli_args_need(&a, 1, "session NAME"))
 		return 2;
 	const char *name = a.pos[0];
-	if (!u.enable && !u.set_mask && !u.set_flush_timer && !u.set_max_buffers && !u.set_counters &&
-	    !u.set_counter_period && !u.system_give)
+	bool others = u.enable || u.set_mask || u.set_flush_timer || u.set_max_buffers ||
+		      u.set_counters || u.set_counter_period || u.system_give;
+	if (!others && !sa.url && !sa.host_id && !sa.buffer && !sa.chunk)
 		return cli_usage_error("update", "nothing to change");
+	if ((rc = cli_sink_options("update", &sink, &sa)))
+		return rc;
 	if (u.enable && u.set_mask)
 		return cli_error("update: use one of --enable and --mask");
 	if (u.set_counters)
 		u.counter_mask = rlog__counters_check(u.counter_mask, cli_counter_refused, "update");
 	char why[256];
-	int err = rlog__session_update(name, &u, why, sizeof why);
+	int err = others ? rlog__session_update(name, &u, why, sizeof why) : 0;
+	if (err == 0 && sink.url) {
+		/* The daemon opens the sink (the request page, docs/FORMAT.md):
+		 * "HOSTID BUFFER CHUNK URL". */
+		char req[RLOG_PATH_MAX];
+		int k = 0;
+		for (int i = 0; i < 16; i++)
+			k += snprintf(req + k, sizeof req - (size_t)k, "%02x", sink.host_id[i]);
+		snprintf(req + k, sizeof req - (size_t)k, " %llu %u %s",
+			 (unsigned long long)sink.buffer, sink.chunk, sink.url);
+		err = rlog__session_sink_add(name, req, why, sizeof why);
+		if (err == -EEXIST || (err < 0 && why[0] && err != -ENOENT && err != -EACCES))
+			return cli_error("update: %s: --sink %s: %s", name, sink.url, why);
+		if (err == -ECANCELED)
+			return cli_error("update: %s: the session is not running", name);
+	}
 	if (cli_session_refused("update", name, err))
 		return 1;
 	switch (err) {

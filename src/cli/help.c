@@ -17,7 +17,8 @@ static const struct cli_help help[] = {
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
 		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--drain-threads N] [--counters LIST] "
 		"[--counter-period MS] [--system LIST] [--system-pid LIST] [--follow] "
-		"[--profile-hz N] [--sink URL [--host-id ID] [--sink-buffer SIZE]] [--force] | "
+		"[--profile-hz N] [--sink URL [--host-id ID] [--sink-buffer SIZE] [--sink-chunk SIZE]] "
+		"[--force] | "
 		"start NAME --resume",
 		"Creates session NAME (a shared-memory region holding a pool of buffers) and\n"
 		"its capture daemon, which writes the events of the session's producers to\n"
@@ -103,6 +104,8 @@ static const struct cli_help help[] = {
 		"  --sink-buffer SIZE    chunks kept while the brokers do not acknowledge them\n"
 		"                        (default 64M, at least 1M); beyond it chunks are dropped\n"
 		"                        and counted (DATA_LOSS cause sink in the next chunk)\n"
+		"  --sink-chunk SIZE     publish a chunk once it holds SIZE bytes, 64K to 4M\n"
+		"                        (default 256K; NATS: within the server's max_payload)\n"
 		"  --force               overwrite FILE if it exists\n"
 		"  --resume              NAME is orphaned (its daemon died): start a new daemon for\n"
 		"                        it, which goes on where the dead one stopped, in the same\n"
@@ -406,7 +409,8 @@ static const struct cli_help help[] = {
 		"update", "change a running session's enable flags, flush timer, maximum buffers",
 		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N] "
 		"[--counters LIST] [--counter-period MS] [--system LIST] [--system-pid LIST] "
-		"[--follow] [--no-follow] [--profile-hz N]",
+		"[--follow] [--no-follow] [--profile-hz N] [--sink URL [--host-id ID] "
+		"[--sink-buffer SIZE] [--sink-chunk SIZE]]",
 		"Changes the properties of running session NAME that ETW's update changes, and\n"
 		"its counters.  A new enable mask is seen by every producer at its next write,\n"
 		"without a restart; the daemon takes a new flush timer, maximum, counter list\n"
@@ -432,9 +436,12 @@ static const struct cli_help help[] = {
 		"  --follow              also the attached processes and their children\n"
 		"  --no-follow           no longer\n"
 		"  --profile-hz N        profile's samples a second, 1 to 100000\n"
-		"\n"
-		"A sink (--sink, --sink-buffer, --host-id) is chosen at start: update refuses\n"
-		"them with an error.\n",
+		"  --sink URL            add a sink (as start's --sink) to a session that has\n"
+		"                        none: its stream says what came before as one\n"
+		"                        DATA_LOSS (cause sink)\n"
+		"  --host-id ID          the host's id in its chunks (as for start)\n"
+		"  --sink-buffer SIZE    chunks kept while unacknowledged (as for start)\n"
+		"  --sink-chunk SIZE     the chunk size (as for start)\n",
 		true,
 	},
 	{

@@ -275,6 +275,8 @@ _Static_assert(sizeof(struct rlog_shm_proc) == 64, "process entry is one cache l
 
 /* Requests to the daemon (rlog_shm_ctl.kind). */
 #define RLOG_CTL_SNAPSHOT 1  /* write the buffers to a file now, or when a trigger fires */
+#define RLOG_CTL_SINK 2      /* add a multi-host sink (`ringlog update --sink`): path holds
+                                "HOSTID BUFFER CHUNK URL" (docs/FORMAT.md, "Request page") */
 
 /* rlog_shm_ctl.flags of a SNAPSHOT request. */
 #define RLOG_SNAP_SINCE_LAST 0x01u /* only what no earlier snapshot held */
@@ -341,7 +343,9 @@ struct rlog_shm_ctl {
 	_Atomic uint32_t snapshots; /* snapshot files written (or failed); futex */
 	/* +1072: the last snapshot written (or failed: last_status) */
 	int32_t last_status;        /* 0 or -errno */
-	uint32_t reserved1;         /* 0 */
+	uint32_t drain_running;     /* the daemon's drain threads running, its own
+	                               included (fewer than asked if no more could be
+	                               created); 0: not said (an older daemon) */
 	uint64_t last_events;       /* events in it */
 	uint64_t last_lost;         /* events its DATA_LOSS records count */
 	uint64_t last_bytes;        /* file bytes */

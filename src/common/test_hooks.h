@@ -9,7 +9,9 @@
  * SIGSTOP, holding a full buffer in overwrite mode),
  * RINGLOG_TEST_DIE_IN_WRITE (logfile.c: die in the middle of a write) and
  * RINGLOG_TEST_SYS_POLL_MS (system_ctl.c: the kernel rings' reader's
- * timeout).
+ * timeout), RINGLOG_TEST_SINK_NOMEM and RINGLOG_TEST_SINK_DRAIN_MS
+ * (sink_chunks.c: a chunk's block 0 without memory, stop's wait) and
+ * RINGLOG_TEST_DRAIN_THREAD_FAIL (drain_workers.c: threads not created).
  * They exist only when RLOG_TEST_HOOKS is 1: meson's option test_hooks,
  * on by default except in a release build (b_ndebug=if-release, as the
  * asserts).  Off, every hook compiles to nothing: no load, no getenv, and

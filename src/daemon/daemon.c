@@ -236,25 +236,84 @@ void rlog__daemon_marker_fn(void *region, struct rlog_log_marker *m)
 	rlog__daemon_marker(region, m);
 }
 
-/* Adds the multi-host sink (--sink: Kafka, NATS; sink_chunks.h).  Returns
- * 0 or -errno (last_error says what failed). */
-static int net_sink_open(struct rlog__region *r, const struct rlog__sink_spec *spec,
-			 const char *name, uint32_t tid, struct rlog__output *out)
+/* Opens the multi-host sink spec names (Kafka, NATS; sink_chunks.h) and
+ * adds it to out; one that joins a running session (before: what the
+ * session wrote so far) says so in its chunks.  Returns 0 or -errno with
+ * what (n bytes) saying what failed. */
+static int net_sink_add(struct rlog__region *r, const struct rlog__sink_spec *spec,
+			const char *name, uint32_t tid, struct rlog__output *out,
+			const struct rlog__sink_stats *before, char *what, size_t n)
 {
 	struct rlog_log_marker m;
 	marker_fill(r, &m);
 	struct rlog__sink *s;
-	char why[120] = "", what[200];
+	char why[120] = "";
 	int err = rlog__sink_net_open(spec, name, &m, r->hdr->daemon_pid, tid, r->ctl, &s, why,
 				      sizeof why);
+	if (err == 0 && before)
+		rlog__chunks_join(s, before);
 	if (err == 0 && (err = rlog__output_add(out, s, false)) < 0)
 		s->ops->free(s);
-	if (err < 0) {
-		snprintf(what, sizeof what, "opening the sink %.60s%s%.100s", spec->url,
-			 why[0] ? ": " : "", why);
-		set_error(r, what, -err);
-	}
+	if (err < 0)
+		snprintf(what, n, "opening the sink %.60s%s%.100s", spec->url, why[0] ? ": " : "",
+			 why);
 	return err;
+}
+
+/* Adds the multi-host sink of `ringlog start --sink`.  Returns 0 or -errno
+ * (last_error says what failed). */
+static int net_sink_open(struct rlog__region *r, const struct rlog__sink_spec *spec,
+			 const char *name, uint32_t tid, struct rlog__output *out)
+{
+	char what[200];
+	int err = net_sink_add(r, spec, name, tid, out, NULL, what, sizeof what);
+	if (err < 0)
+		set_error(r, what, -err);
+	return err;
+}
+
+/* What a sink added to the running session needs (`ringlog update --sink`). */
+struct sink_add_ctx {
+	struct rlog__region *r;
+	struct rlog__output *out;
+	const char *name;
+	uint32_t tid;
+};
+
+/* Serves RLOG_CTL_SINK: req is "HOSTID BUFFER CHUNK URL" (docs/FORMAT.md,
+ * "Request page").  One multi-host sink a session: a second is refused.
+ * Returns 0 or -errno with msg. */
+static int sink_add(void *arg, const char *req, char *msg, size_t n)
+{
+	struct sink_add_ctx *x = arg;
+	for (unsigned i = 0; i < x->out->n; i++)
+		if (strcmp(x->out->sinks[i]->ops->name, "chunks") == 0) {
+			snprintf(msg, n, "the session has a sink already (one a session)");
+			return -EEXIST;
+		}
+	struct rlog__sink_spec spec;
+	memset(&spec, 0, sizeof spec);
+	char hid[33];
+	unsigned long long buffer;
+	unsigned chunk;
+	int at = 0;
+	if (sscanf(req, "%32s %llu %u %n", hid, &buffer, &chunk, &at) != 3 || at == 0 ||
+	    req[at] == '\0' || rlog__host_id_parse(hid, spec.host_id) < 0 ||
+	    (chunk && (chunk < RLOG__SINK_CHUNK_MIN || chunk > RLOG__SINK_CHUNK_MAX))) {
+		snprintf(msg, n, "the request is not one this daemon knows");
+		return -EINVAL;
+	}
+	uint8_t id[16];
+	memcpy(id, spec.host_id, sizeof id);
+	rlog__sink_spec_host(&spec); /* the host name (its id: the request's) */
+	memcpy(spec.host_id, id, sizeof id);
+	if (spec.host_name[0] == '\0')
+		snprintf(spec.host_name, sizeof spec.host_name, "localhost");
+	spec.url = req + at;
+	spec.buffer = buffer;
+	spec.chunk = chunk;
+	return net_sink_add(x->r, &spec, x->name, x->tid, x->out, rlog__output_stats(x->out), msg,
+			    n);
 }
 
 /* Sets up the output: the file sink in the session's mode, the real-time
@@ -511,6 +570,9 @@ void rlog__daemon_serve(struct rlog__region *r, struct rlog__drain *d, struct rl
 	struct rlog__snap_state snap;
 	rlog__snap_init(&snap, d, h->daemon_pid, tid);
 	snap.rundown = sys_rundown;
+	struct sink_add_ctx sink_ctx = { r, out, name, tid };
+	snap.sink_add = sink_add;
+	snap.sink_arg = &sink_ctx;
 	bool watching = false; /* a snapshot trigger waits for an event */
 	/* The sampled counters (counters.h); without memory for them, the
 	 * session goes on without (said in last_error). */

@@ -107,6 +107,10 @@ int rlog__drain_init(struct rlog__drain *d, struct rlog__region *r, struct rlog_
 	if (threads > RLOG__DRAIN_THREADS_MAX)
 		threads = RLOG__DRAIN_THREADS_MAX;
 	ok = ok && rlog__drain_workers_start(&d->workers, threads, r->buffer_count) == 0;
+	/* Those running, for query (and `ringlog start`, which says so when
+	 * fewer than asked): read after the session is ACTIVE. */
+	if (ok)
+		r->ctl->drain_running = d->workers.n + 1;
 	ok = rlog__reaping_init(&d->reaping, r) == 0 && ok;
 	ok = rlog__trim_init(&d->trim, r) == 0 && ok;
 	ok = rlog__snapshots_init(&d->snapshots, r) == 0 && ok;

@@ -11,6 +11,7 @@
 
 #include "crc32c.h"
 #include "drain.h"
+#include "test_hooks.h"
 
 /* Takes jobs until none is left; returns how many it did. */
 static uint32_t take_jobs(struct rlog__drain_workers *w)
@@ -79,19 +80,26 @@ int rlog__drain_workers_start(struct rlog__drain_workers *w, uint32_t threads,
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int err = 0;
+	/* tests/test_drain_threads.c: the Kth extra thread and those after
+	 * it cannot be created. */
+	unsigned long fail_at = RLOG__TEST_ENV(RINGLOG_TEST_DRAIN_THREAD_FAIL);
 	for (uint32_t i = 0; i + 1 < threads; i++) {
-		int rc = pthread_create(&w->tids[i], NULL, worker_main, w);
+		int rc = RLOG_TEST_HOOKS && fail_at && i + 1 >= fail_at
+				 ? EAGAIN
+				 : pthread_create(&w->tids[i], NULL, worker_main, w);
 		if (rc != 0) {
-			err = -rc;
+			/* The daemon drains with those it got (its own at
+			 * least); the caller says so. */
+			w->create_err = rc;
 			break;
 		}
 		w->n++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err < 0) {
+	if (w->n == 0) {
+		int rc = w->create_err;
 		rlog__drain_workers_stop(w);
-		return err;
+		w->create_err = rc;
 	}
 	return 0;
 }

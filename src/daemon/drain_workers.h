@@ -54,11 +54,14 @@ struct rlog__drain_workers {
 	_Atomic uint32_t next;     /* the next job to take */
 	uint32_t *by_buffer;       /* per buffer: its job + 1 in this pass, or 0 */
 	uint32_t buffer_count;
+	int create_err;            /* why fewer threads than asked were created, or 0 */
 };
 
 /* threads: the daemon's drain threads, its own included (1: none extra;
  * at most RLOG__DRAIN_THREADS_MAX), for a pool of buffer_count buffers.
- * Returns 0 or -errno (then none are running). */
+ * A thread that cannot be created is not fatal: w->n extra threads run
+ * (maybe 0) and w->create_err says why there are not more.  Returns 0, or
+ * -errno for want of memory or threads out of range (then none run). */
 int rlog__drain_workers_start(struct rlog__drain_workers *w, uint32_t threads,
 			      uint32_t buffer_count);
 

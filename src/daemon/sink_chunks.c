@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "format/loss.h"
 #include "sink_kafka.h"
 #include "sink_nats.h"
+#include "test_hooks.h"
 #include "vec.h"
 
 #define BLOCK_HDR RLOG__BLOCK_HDR_SIZE
@@ -80,8 +82,13 @@ static int chunk_begin(struct rlog__chunk_sink *c)
 		return err;
 	chunk_run(c);
 	memset(&c->cur, 0, sizeof c->cur);
-	c->building = true;
+	/* building is set only once the chunk holds what its flags say: a
+	 * METADATA chunk whose block 0 found no memory must not be taken
+	 * for one begun (the next block would start it, block 0 missing). */
 	if (meta) {
+		/* tests/test_sink_nats.c: the Nth chunk's block 0 finds no memory. */
+		if (RLOG_TEST_HOOKS && c->test_nomem && ++c->test_begins == c->test_nomem)
+			return -ENOMEM;
 		err = put_block(c, RLOG_BLOCK_FLAG_DAEMON, 0, c->pid, c->tid, c->marker_ticks,
 				c->marker_rec, c->marker_size, 1);
 		/* The first chunk is the file's start: its copies are those the
@@ -90,7 +97,6 @@ static int chunk_begin(struct rlog__chunk_sink *c)
 			err = rlog__output_copies(c->base.out, put_copy, c);
 		if (err < 0)
 			return err;
-		c->meta_version = m->version;
 	}
 	if (c->unreported_events || c->unreported_blocks) {
 		uint8_t blk[BLOCK_HDR + RLOG__LOSS_RECORD_MAX];
@@ -107,6 +113,9 @@ static int chunk_begin(struct rlog__chunk_sink *c)
 		c->cur.told_blocks = c->unreported_blocks;
 		c->unreported_events = c->unreported_bytes = c->unreported_blocks = 0;
 	}
+	if (meta)
+		c->meta_version = m->version;
+	c->building = true;
 	return 0;
 }
 
@@ -142,6 +151,8 @@ static void chunk_publish(struct rlog__chunk_sink *c)
 	}
 	c->queued++;
 	c->queued_bytes += len;
+	c->queued_events += c->cur.events;
+	c->queued_event_bytes += c->cur.event_bytes;
 	c->next_chunk++;
 	c->events_pub += c->cur.events;
 	c->event_bytes_pub += c->cur.event_bytes;
@@ -154,8 +165,13 @@ static void chunk_publish(struct rlog__chunk_sink *c)
 
 void rlog__chunks_acked(struct rlog__chunk_sink *c, const struct rlog__chunk_ticket *t, bool ok)
 {
+	/* A report after rlog__chunks_abandon: its chunk is counted lost. */
+	if (c->abandoned)
+		return;
 	c->queued--;
 	c->queued_bytes -= t->bytes;
+	c->queued_events -= t->events;
+	c->queued_event_bytes -= t->event_bytes;
 	if (ok) {
 		c->acked++;
 		c->acked_bytes += t->bytes;
@@ -167,6 +183,41 @@ void rlog__chunks_acked(struct rlog__chunk_sink *c, const struct rlog__chunk_tic
 	c->lost++;
 	c->lost_events += t->events;
 	c->lost_bytes += t->event_bytes;
+}
+
+void rlog__chunks_join(struct rlog__sink *s, const struct rlog__sink_stats *before)
+{
+	struct rlog__chunk_sink *c = (struct rlog__chunk_sink *)s;
+	c->next_chunk = 1;
+	c->need_meta = true;
+	c->events_pub = before->events_written;
+	c->event_bytes_pub = before->bytes_written;
+	c->blocks_pub = before->buffers_written;
+}
+
+void rlog__chunks_abandon(struct rlog__chunk_sink *c)
+{
+	if (c->abandoned)
+		return;
+	c->lost += c->queued;
+	c->lost_events += c->queued_events;
+	c->lost_bytes += c->queued_event_bytes;
+	c->queued = c->queued_bytes = c->queued_events = c->queued_event_bytes = 0;
+	c->abandoned = true;
+}
+
+void rlog__sink_threads_mask(sigset_t *old)
+{
+	/* Signals stay the daemon's thread's (rlog__daemon_signals): a
+	 * thread created now inherits this mask. */
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void rlog__sink_threads_unmask(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 /* The counts, for query (docs/FORMAT.md, the request page). */
@@ -209,7 +260,7 @@ static void ck_block(struct rlog__sink *s, const struct rlog__out_block *b)
 	c->cur.events += b->events;
 	c->cur.event_bytes += b->event_bytes;
 	c->cur.blocks += thread;
-	if (c->w.len >= RLOG__CHUNK_TARGET)
+	if (c->w.len >= c->target)
 		chunk_publish(c);
 }
 
@@ -253,7 +304,9 @@ static int ck_finish(struct rlog__sink *s, const struct rlog_log_marker *refined
 			chunk_publish(c);
 		}
 	}
-	c->tr->drain(c, RLOG__SINK_DRAIN_MS);
+	/* tests/test_sink_kafka.c: a shorter wait, brokers down at stop. */
+	unsigned long ms = RLOG__TEST_ENV(RINGLOG_TEST_SINK_DRAIN_MS);
+	c->tr->drain(c, ms ? (int)ms : RLOG__SINK_DRAIN_MS);
 	publish_stats(c);
 	return 0;
 }
@@ -291,7 +344,13 @@ int rlog__chunks_init(struct rlog__chunk_sink *c, const struct rlog__chunk_trans
 	snprintf(c->host_name, sizeof c->host_name, "%s", spec->host_name);
 	memcpy(c->session, session, sn + 1);
 	c->bound = spec->buffer ? spec->buffer : RLOG__SINK_BUFFER_DEFAULT;
+	c->target = spec->chunk ? spec->chunk : RLOG__CHUNK_TARGET;
+	/* Published at target or more: the block that crossed it is at most
+	 * a buffer (the header's room: 4 KiB covers the chunk's and the
+	 * block's). */
+	c->max_chunk = c->target + marker->buffer_size + 4096;
 	c->next_block = 1;
+	c->test_nomem = (uint32_t)RLOG__TEST_ENV(RINGLOG_TEST_SINK_NOMEM);
 	/* A session started again under its name publishes into the same
 	 * topic with its sequence from 0: the run id tells the runs apart. */
 	if (getrandom(&c->run_id, sizeof c->run_id, GRND_NONBLOCK) != (ssize_t)sizeof c->run_id) {

@@ -7,8 +7,8 @@
  * publishes a chunk and later says whether the engine acknowledged it.
  *
  *   block()  ──► the block, numbered (seq 1, 2, ... after block 0), into
- *                the chunk being built; a chunk of RLOG__CHUNK_TARGET
- *                bytes or more is published at once
+ *                the chunk being built; a chunk of target bytes
+ *                (--sink-chunk) or more is published at once
  *   flush()  ──► the chunk being built is published (the end of a pass)
  *   publish  ──► queued + the chunk's bytes > --sink-buffer?  dropped:
  *                counted lost, its block numbers given to the next
@@ -23,6 +23,7 @@
 #ifndef RLOG_DAEMON_SINK_CHUNKS_H
 #define RLOG_DAEMON_SINK_CHUNKS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,13 +32,11 @@
 #include "sink.h"
 #include "sink_net.h"
 
-/* A chunk is published once it holds this many bytes (engines refuse
- * messages of more than about 1 MiB by default: Kafka's message.max.bytes,
- * NATS's max_payload). */
-#define RLOG__CHUNK_TARGET (256u * 1024u)
-
 /* How long stop waits for the engine to acknowledge what is queued. */
 #define RLOG__SINK_DRAIN_MS 10000
+
+/* After it, how long stop serves the reports of what it gave up on. */
+#define RLOG__SINK_PURGE_MS 5000
 
 /* One chunk handed to a transport: what counts when it is acknowledged. */
 struct rlog__chunk_ticket {
@@ -76,6 +75,9 @@ struct rlog__chunk_sink {
 	char host_name[256];
 	char session[RLOG_NAME_MAX + 1];
 	uint64_t bound;                   /* --sink-buffer */
+	uint32_t target;                  /* --sink-chunk: publish at this many bytes */
+	uint32_t max_chunk;               /* the largest chunk: target, its last block
+	                                     (a buffer), the headers */
 	struct rlog__chunk_writer w;      /* the chunk being built */
 	bool building;                    /* w holds a chunk begun */
 	struct rlog__chunk_ticket cur;    /* what it counts */
@@ -99,6 +101,9 @@ struct rlog__chunk_sink {
 	/* The counts (published to ctl). */
 	uint64_t acked, acked_bytes, acked_events, queued, queued_bytes, lost, lost_events;
 	uint64_t lost_bytes;
+	uint64_t queued_events, queued_event_bytes; /* in the chunks queued */
+	bool abandoned;                   /* rlog__chunks_abandon: reports ignored */
+	uint32_t test_nomem, test_begins; /* RINGLOG_TEST_SINK_NOMEM (sink_chunks.c) */
 };
 
 /* Sets up c (its base.ops set here) for session session, block 0's record
@@ -119,5 +124,15 @@ int rlog__chunks_new(const struct rlog__chunk_transport *tr, size_t state_size,
 
 /* The transport: the engine acknowledged t (ok) or gave up on it. */
 void rlog__chunks_acked(struct rlog__chunk_sink *c, const struct rlog__chunk_ticket *t, bool ok);
+
+/* The transport at stop, once it served every report it could: what is
+ * still queued is counted lost, and reports that come later are ignored. */
+void rlog__chunks_abandon(struct rlog__chunk_sink *c);
+
+/* Around creating a client library's threads (librdkafka's, libnats's,
+ * the NATS sender): every signal blocked in them, so that SIGTERM and
+ * SIGINT reach the daemon's thread and wake its loop at once. */
+void rlog__sink_threads_mask(sigset_t *old);
+void rlog__sink_threads_unmask(const sigset_t *old);
 
 #endif

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <librdkafka/rdkafka.h>
 
@@ -94,10 +95,25 @@ static void k_drain(struct rlog__chunk_sink *c, int ms)
 {
 	struct kafka *k = c->tr_state;
 	rd_kafka_flush(k->rk, ms);
-	/* What is still queued fails now, each with a delivery report. */
+	/* What is still queued fails now, each with a delivery report; those
+	 * of messages in flight or in a broker thread's queue come once that
+	 * thread has seen the purge, later than a short flush may wait.
+	 * Served until every chunk handed over has its report (bounded):
+	 * sink acked + sink lost = written at stop. */
 	rd_kafka_purge(k->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-	rd_kafka_poll(k->rk, 0);
-	rd_kafka_flush(k->rk, 100);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		rd_kafka_poll(k->rk, 10);
+		if (c->queued == 0 && rd_kafka_outq_len(k->rk) == 0)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >=
+		    RLOG__SINK_PURGE_MS)
+			break;
+	}
+	/* Reports that never came: their chunks are lost all the same. */
+	rlog__chunks_abandon(c);
 }
 
 static uint64_t k_retries(struct rlog__chunk_sink *c)
@@ -150,6 +166,11 @@ int rlog__sink_kafka_open(const struct rlog__sink_spec *spec, const char *sessio
 	struct kafka *k = c->tr_state;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char kerr[256] = "";
+	/* The client's own limit above the largest chunk (its target and one
+	 * block more); the brokers' message.max.bytes must be too
+	 * (docs/SESSIONS.md, "Multi-host sinks"). */
+	char maxb[24];
+	snprintf(maxb, sizeof maxb, "%u", c->max_chunk > 4194304u ? c->max_chunk : 4194304u);
 	err = -EINVAL;
 	if (conf_set(conf, "bootstrap.servers", brokers, kerr, sizeof kerr) < 0 ||
 	    conf_set(conf, "enable.idempotence", "true", kerr, sizeof kerr) < 0 ||
@@ -160,7 +181,7 @@ int rlog__sink_kafka_open(const struct rlog__sink_spec *spec, const char *sessio
 	    /* librdkafka's own bound stays above ours: --sink-buffer decides. */
 	    conf_set(conf, "queue.buffering.max.kbytes", "2097151", kerr, sizeof kerr) < 0 ||
 	    conf_set(conf, "queue.buffering.max.messages", "10000000", kerr, sizeof kerr) < 0 ||
-	    conf_set(conf, "message.max.bytes", "4194304", kerr, sizeof kerr) < 0 ||
+	    conf_set(conf, "message.max.bytes", maxb, kerr, sizeof kerr) < 0 ||
 	    conf_set(conf, "statistics.interval.ms", "1000", kerr, sizeof kerr) < 0 ||
 	    conf_set(conf, "log_level", "0", kerr, sizeof kerr) < 0) {
 		rd_kafka_conf_destroy(conf);
@@ -170,7 +191,10 @@ int rlog__sink_kafka_open(const struct rlog__sink_spec *spec, const char *sessio
 	rd_kafka_conf_set_opaque(conf, c);
 	rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
 	rd_kafka_conf_set_stats_cb(conf, on_stats);
+	sigset_t old;
+	rlog__sink_threads_mask(&old);
 	k->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, kerr, sizeof kerr);
+	rlog__sink_threads_unmask(&old);
 	if (k->rk == NULL) {
 		rd_kafka_conf_destroy(conf);
 		snprintf(why, whyn, "librdkafka: %s", kerr);

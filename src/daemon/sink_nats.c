@@ -362,13 +362,26 @@ int rlog__sink_nats_open(const struct rlog__sink_spec *spec, const char *session
 	 * of the last run's within its window. */
 	snprintf(n->id_prefix + k, sizeof n->id_prefix - (size_t)k, "-%s-%016llx", session,
 		 (unsigned long long)c->run_id);
+	/* libnats's threads (its library's, the connection's) and ours. */
+	sigset_t old;
+	rlog__sink_threads_mask(&old);
 	err = rlog__nats_connect(servers, &n->nc, &n->js, why, whyn);
+	/* A chunk larger than the server's max_payload would be refused
+	 * at every try: such a --sink-chunk is refused here (the server's
+	 * own figure once connected, else its default, 1 MiB). */
+	int64_t maxp = err == 0 ? natsConnection_GetMaxPayload(n->nc) : 0;
+	if (maxp <= 0)
+		maxp = 1 << 20;
+	if (err == 0 && (int64_t)c->max_chunk > maxp) {
+		snprintf(why, whyn, "--sink-chunk %uK: chunks of up to %u bytes exceed the server's "
+			 "max_payload (%lld)", c->target >> 10, c->max_chunk, (long long)maxp);
+		err = -EMSGSIZE;
+	}
+	if (err == 0 && (err = -pthread_create(&n->thread, NULL, sender, n)) < 0)
+		snprintf(why, whyn, "no sender thread");
+	rlog__sink_threads_unmask(&old);
 	if (err < 0)
 		goto fail;
-	if ((err = -pthread_create(&n->thread, NULL, sender, n)) < 0) {
-		snprintf(why, whyn, "no sender thread");
-		goto fail;
-	}
 	n->started = true;
 	*out = &c->base;
 	return 0;

@@ -14,12 +14,21 @@
 /* --sink-buffer's default: bytes of chunks waiting for an acknowledgement. */
 #define RLOG__SINK_BUFFER_DEFAULT (64ull << 20)
 
+/* A chunk is published once it holds this many bytes, by default
+ * (`--sink-chunk`; engines refuse messages of more than about 1 MiB by
+ * default: Kafka's message.max.bytes, NATS's max_payload), and
+ * --sink-chunk's bounds. */
+#define RLOG__CHUNK_TARGET (256u * 1024u)
+#define RLOG__SINK_CHUNK_MIN (64u << 10)
+#define RLOG__SINK_CHUNK_MAX (4u << 20)
+
 /* What `ringlog start --sink` asks for. */
 struct rlog__sink_spec {
 	const char *url;           /* kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT */
 	uint8_t host_id[16];       /* the machine id, or --host-id */
 	char host_name[256];       /* gethostname */
 	uint64_t buffer;           /* --sink-buffer: bytes */
+	uint32_t chunk;            /* --sink-chunk: the chunk target, bytes; 0: the default */
 };
 
 struct rlog_shm_ctl;
@@ -40,6 +49,12 @@ int rlog__host_id_parse(const char *s, uint8_t id[16]);
 int rlog__sink_net_open(const struct rlog__sink_spec *spec, const char *session,
 			const struct rlog_log_marker *marker, uint32_t pid, uint32_t tid,
 			struct rlog_shm_ctl *ctl, struct rlog__sink **out, char *why, size_t whyn);
+
+/* Sink s (a chunk sink, from rlog__sink_net_open) joins a running
+ * session whose primary took before: its chunks number from 1, the first
+ * a METADATA chunk saying in its *_before what the session wrote before
+ * (docs/FORMAT.md, "Chunks": a collector reads it as a late join). */
+void rlog__chunks_join(struct rlog__sink *s, const struct rlog__sink_stats *before);
 
 /* Checks spec->url's form and that this build has its engine.  Returns 0
  * or -errno with why (as rlog__sink_net_open). */

@@ -411,6 +411,12 @@ static void serve(struct rlog__snap_state *s, struct rlog__drain *d, uint32_t se
 	char path[RLOG_PATH_MAX];
 	memcpy(path, ctl->path, sizeof path);
 	path[sizeof path - 1] = '\0';
+	if (kind == RLOG_CTL_SINK) {
+		char msg[200] = "the daemon adds no sink";
+		int st = s->sink_add ? s->sink_add(s->sink_arg, path, msg, sizeof msg) : -ENOTSUP;
+		answer(ctl, seq, st, msg);
+		return;
+	}
 	if (kind != RLOG_CTL_SNAPSHOT || (flags & ~0x3fu) || (flags & RLOG_SNAP_ON_LOSS &&
 	    flags & RLOG_SNAP_ON_EVENT) || ((flags & RLOG_SNAP_ON_EVENT) && (id < 16 ||
 	    id > RLOG_ID_MAX || flag > 0xffff))) {

@@ -104,6 +104,10 @@ struct rlog__snap_state {
 	 * events' rundown, which those blocks then end with (NULL: none). */
 	void (*rundown)(void *arg);
 	void *rundown_arg;
+	/* Serves an RLOG_CTL_SINK request (its text, from the page's path):
+	 * returns 0 or -errno with msg (n bytes) saying why (NULL: refused). */
+	int (*sink_add)(void *arg, const char *req, char *msg, size_t n);
+	void *sink_arg;
 };
 
 /* Starts the snapshot state of drain d (d->snapshots.state points at s). */

@@ -137,9 +137,16 @@ static int open_path(const char *path, rlog_block_fn fn, void *arg, bool count,
 	if (!path || !out)
 		return -EINVAL;
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	/* O_NONBLOCK: a FIFO (named *.rlog in a directory read whole, say)
+	 * opens at once, to be refused below, instead of waiting for a
+	 * writer; a socket's open fails (ENXIO): refused the same way. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ENXIO && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			rc = -ESPIPE;
+		return rc;
+	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
 		goto fail_stat;
@@ -149,7 +156,7 @@ static int open_path(const char *path, rlog_block_fn fn, void *arg, bool count,
 		goto fail_stat;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
+		rc = -ESPIPE;
 		goto fail_stat;
 	}
 	if ((uintmax_t)st.st_size > SIZE_MAX) {
@@ -294,6 +301,8 @@ const char *rlog_reader_strerror(int err)
 		       "header): the file holds no readable trace";
 	case -EFBIG:
 		return "file too large to map";
+	case -ESPIPE:
+		return "not a regular file";
 	default:
 		return strerror(err < 0 ? -err : err);
 	}

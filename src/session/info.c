@@ -61,6 +61,10 @@ static void info_fill(const struct rlog__region *r, struct rlog__session_info *o
 	o->flush_timer_ms = load_relaxed(&h->flush_timer_ms);
 	o->age_limit = h->age_limit;
 	o->drain_threads = h->drain_threads ? h->drain_threads : RLOG__DRAIN_THREADS_DEFAULT;
+	/* Those the daemon got running, if it says (fewer when no more
+	 * could be created). */
+	if (r->ctl->drain_running)
+		o->drain_threads = r->ctl->drain_running;
 	o->max_file_size = h->max_file_size;
 	o->tick_source = h->tick_source;
 	o->tick_freq_hz = h->tick_freq_hz;

@@ -96,6 +96,7 @@ enum rlog__start_step {
 
 struct rlog__start_result {
 	pid_t daemon_pid;                  /* on success */
+	uint32_t drain_running;            /* on success: the daemon's drain threads running */
 	char log_file[RLOG_PATH_MAX];      /* the log file's absolute path */
 	enum rlog__start_step step;        /* on failure: which step */
 	char detail[256];                  /* RLOG__START_PROPS: why; RLOG__START_DAEMON -EIO: the
@@ -112,6 +113,12 @@ struct rlog__start_result {
  * Returns 0 or -errno (out->step says where).
  */
 int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *out);
+
+/* Asks session name's daemon to add a multi-host sink (`ringlog update
+ * --sink`): request is "HOSTID BUFFER CHUNK URL" (docs/FORMAT.md, "Request
+ * page").  Returns 0, or -errno with message (n bytes) from the daemon
+ * (-EEXIST: it has one), -ECANCELED (not running), -ENOENT. */
+int rlog__session_sink_add(const char *name, const char *request, char *message, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Stop                                                                */

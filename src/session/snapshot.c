@@ -90,6 +90,56 @@ static void last_copy(const struct rlog_shm_ctl *ctl, struct rlog__snapshot_resu
 			 ctl->message);
 }
 
+/* Posts the request written in ctl (its lock held), wakes the daemon and
+ * waits for the answer.  Returns its status (message, n bytes, says why
+ * it failed), -ECANCELED or -ESRCH (wait_change). */
+static int call(struct rlog_shm_header *h, struct rlog_shm_ctl *ctl, char *message, size_t n)
+{
+	int err = 0;
+	uint32_t seq = load_relaxed(&ctl->req_seq) + 1;
+	/* Release: the daemon's acquire load of req_seq sees the request. */
+	store_release(&ctl->req_seq, seq);
+	atomic_store(&h->fill_waiting, 0);
+	rlog__futex_wake(&h->fill_waiting, 1);
+	uint32_t done = load_acquire(&ctl->done_seq);
+	while (err == 0 && done != seq) {
+		err = wait_change(h, &ctl->done_seq, done);
+		done = load_acquire(&ctl->done_seq);
+	}
+	if (err == 0) {
+		err = ctl->status;
+		if (err < 0)
+			snprintf(message, n, "%.*s", (int)sizeof ctl->message - 1, ctl->message);
+	}
+	return err;
+}
+
+int rlog__session_sink_add(const char *name, const char *request, char *message, size_t n)
+{
+	message[0] = '\0';
+	if (rlog__name_validate(name) < 0 || strlen(request) >= RLOG_PATH_MAX)
+		return -EINVAL;
+	struct rlog__region r;
+	int err = rlog__region_open(name, &r);
+	if (err < 0)
+		return err;
+	if (load_acquire(&r.hdr->state) != RLOG_STATE_ACTIVE) {
+		rlog__region_close(&r);
+		return -ECANCELED;
+	}
+	err = lock_take(r.ctl);
+	if (err == 0) {
+		r.ctl->kind = RLOG_CTL_SINK;
+		r.ctl->flags = 0;
+		memset(r.ctl->path, 0, sizeof r.ctl->path);
+		memcpy(r.ctl->path, request, strlen(request));
+		err = call(r.hdr, r.ctl, message, n);
+		lock_give(r.ctl);
+	}
+	rlog__region_close(&r);
+	return err;
+}
+
 int rlog__session_snapshot(const char *name, const struct rlog__snapshot *q,
 			   struct rlog__snapshot_result *out)
 {
@@ -123,24 +173,9 @@ int rlog__session_snapshot(const char *name, const struct rlog__snapshot *q,
 	if (q->path)
 		memcpy(ctl->path, q->path, strlen(q->path));
 	uint32_t taken = load_acquire(&ctl->snapshots);
-	uint32_t seq = load_relaxed(&ctl->req_seq) + 1;
-	/* Release: the daemon's acquire load of req_seq sees the request. */
-	store_release(&ctl->req_seq, seq);
-	atomic_store(&h->fill_waiting, 0);
-	rlog__futex_wake(&h->fill_waiting, 1);
-	uint32_t done = load_acquire(&ctl->done_seq);
-	while (err == 0 && done != seq) {
-		err = wait_change(h, &ctl->done_seq, done);
-		done = load_acquire(&ctl->done_seq);
-	}
-	if (err == 0) {
-		err = ctl->status;
-		if (err < 0)
-			snprintf(out->message, sizeof out->message, "%.*s",
-				 (int)sizeof ctl->message - 1, ctl->message);
-		else if (!(q->flags & (RLOG_SNAP_ON_LOSS | RLOG_SNAP_ON_EVENT | RLOG_SNAP_DISARM)))
-			last_copy(ctl, out);
-	}
+	err = call(h, ctl, out->message, sizeof out->message);
+	if (err == 0 && !(q->flags & (RLOG_SNAP_ON_LOSS | RLOG_SNAP_ON_EVENT | RLOG_SNAP_DISARM)))
+		last_copy(ctl, out);
 	out->trigger = load_acquire(&ctl->trigger);
 	lock_give(ctl);
 	if (err == 0 && q->wait && (q->flags & (RLOG_SNAP_ON_LOSS | RLOG_SNAP_ON_EVENT))) {

@@ -221,6 +221,7 @@ int rlog__session_start(const struct rlog__start *s, struct rlog__start_result *
 	 * it was raised. */
 	if (rlog__wake_add(s->name, +1) == 0)
 		store_release(&r.hdr->wake_counted, 1);
+	out->drain_running = r.ctl->drain_running;
 	rlog__region_close(&r);
 	out->daemon_pid = pid;
 	return 0;
