@@ -129,6 +129,10 @@ struct interner {
 struct thread {
 	uint32_t pid, tid;
 	uint64_t uuid, lost_uuid;
+	/* Its slice end's TrackEvent (type, track): the bytes of every end
+	 * on its track; from trk on, the track field alone. */
+	char end[16];
+	uint8_t end_len;
 	unsigned gen, lost_gen;   /* described in file gen (0: not yet) */
 	const struct rlog_schema **stack; /* open spans, innermost last */
 	size_t depth, cap;
@@ -161,6 +165,22 @@ struct scache {
 	unsigned gen;
 	uint64_t name_iid, cat_iid;
 	uint64_t ann_iid[RLOG_SCHEMA_MAX_FIELDS];
+	/*
+	 * Its TrackEvent's template (an event's instant or a span's begin):
+	 * the constant bytes, category and type before the track, the name
+	 * after it, and per field its annotation's bytes after the length
+	 * (the name's iid, the value's tag).  te_fill() writes an event from
+	 * them, its thread's track and the values taken straight from the
+	 * payload: no per-event struct, lookup or nested length.  fast: every
+	 * field is a number or a string (bytes go out as hex, the general
+	 * way) and the schema is not a counter's.
+	 */
+	bool fast;
+	uint8_t head_len, name_len, nf;
+	char head[24], name[12];
+	uint8_t ftype[RLOG_SCHEMA_MAX_FIELDS];
+	uint8_t hlen[RLOG_SCHEMA_MAX_FIELDS];
+	char hdr[RLOG_SCHEMA_MAX_FIELDS][12];
 };
 
 struct pf {
@@ -506,6 +526,10 @@ static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
 		t->pid = pid;
 		t->tid = tid;
 		t->uuid = ++c->next_uuid;
+		t->end[0] = (char)(TE_TYPE << 3 | PB_VARINT);
+		t->end[1] = (char)SLICE_END;
+		t->end[2] = (char)(TE_TRACK << 3 | PB_VARINT);
+		t->end_len = (uint8_t)(3 + pb_varint_at(t->end + 3, t->uuid));
 	}
 	return t;
 }
@@ -777,6 +801,194 @@ static void cat_text(char *buf, const struct rlog_schema *s)
 	memmove(buf, p, (size_t)(e - p) + 1);
 }
 
+/* Schema s's template in its cache entry e, its names' ids set. */
+static void template_make(struct scache *e, const struct rlog_schema *s)
+{
+	char *p = e->head;
+	e->fast = s->kind != RLOG_KIND_COUNTER;
+	e->nf = s->field_count;
+	*p++ = (char)(TE_CATEGORY_IIDS << 3 | PB_VARINT);
+	p += pb_varint_at(p, e->cat_iid);
+	*p++ = (char)(TE_TYPE << 3 | PB_VARINT);
+	*p++ = (char)(s->kind == RLOG_KIND_SPAN ? SLICE_BEGIN : INSTANT);
+	e->head_len = (uint8_t)(p - e->head);
+	e->name[0] = (char)(TE_NAME_IID << 3 | PB_VARINT);
+	e->name_len = (uint8_t)(1 + pb_varint_at(e->name + 1, e->name_iid));
+	for (unsigned i = 0; i < s->field_count; i++) {
+		unsigned type = s->fields[i].type, vt;
+		unsigned wire = PB_VARINT;
+		if (type >= RLOG_FIELD_U8 && type <= RLOG_FIELD_U64) {
+			vt = DA_UINT;
+		} else if (type >= RLOG_FIELD_I8 && type <= RLOG_FIELD_I64) {
+			vt = DA_INT;
+		} else if (type == RLOG_FIELD_F64) {
+			vt = DA_DOUBLE;
+			wire = PB_FIXED64;
+		} else if (type == RLOG_FIELD_STRING) {
+			vt = DA_STRING;
+			wire = PB_LEN;
+		} else {
+			e->fast = false;
+			return;
+		}
+		e->ftype[i] = (uint8_t)type;
+		p = e->hdr[i];
+		*p++ = (char)(DA_NAME_IID << 3 | PB_VARINT);
+		p += pb_varint_at(p, e->ann_iid[i]);
+		*p++ = (char)(vt << 3 | wire);
+		e->hlen[i] = (uint8_t)(p - e->hdr[i]);
+	}
+}
+
+/*
+ * c->te as schema s's TrackEvent on thread t's track from its template e,
+ * the values read from the payload pl (len bytes) as rlog__values_decode
+ * reads them.  Returns 1, or 0 when the event needs the general way: a
+ * payload not of the schema's shape (it goes out raw), a string that is
+ * not ASCII (put_str's check), which write what this would.
+ */
+static int te_fill(struct pf *c, const struct scache *e, const struct thread *t,
+		   const uint8_t *pl, size_t len)
+{
+	/* Room for the largest: the head, track and name copied whole, per
+	 * field its annotation's tag, length (a string's up to 3 bytes),
+	 * header copied whole and a 10-byte varint. */
+	c->te.len = 0;
+	if (!rlog__buf_need(&c->te, 64 + 32u * e->nf + len))
+		return 0;
+	char *p = c->te.p;
+	memcpy(p, e->head, sizeof(e->head));
+	p += e->head_len;
+	memcpy(p, t->end + 2, 14);
+	p += t->end_len - 2;
+	memcpy(p, e->name, sizeof(e->name));
+	p += e->name_len;
+	size_t off = 0;
+	for (unsigned i = 0; i < e->nf; i++) {
+		const uint8_t *q = pl + off;
+		size_t left = len - off;
+		unsigned hl = e->hlen[i];
+		uint64_t v;
+		switch (e->ftype[i]) {
+		case RLOG_FIELD_U8:
+		case RLOG_FIELD_I8:
+			if (left < 1)
+				return 0;
+			v = e->ftype[i] == RLOG_FIELD_U8 ? q[0] : (uint64_t)(int64_t)(int8_t)q[0];
+			off += 1;
+			break;
+		case RLOG_FIELD_U16:
+		case RLOG_FIELD_I16: {
+			uint16_t x;
+			if (left < 2)
+				return 0;
+			memcpy(&x, q, 2);
+			v = e->ftype[i] == RLOG_FIELD_U16 ? x : (uint64_t)(int64_t)(int16_t)x;
+			off += 2;
+			break;
+		}
+		case RLOG_FIELD_U32:
+		case RLOG_FIELD_I32: {
+			uint32_t x;
+			if (left < 4)
+				return 0;
+			memcpy(&x, q, 4);
+			v = e->ftype[i] == RLOG_FIELD_U32 ? x : (uint64_t)(int64_t)(int32_t)x;
+			off += 4;
+			break;
+		}
+		case RLOG_FIELD_U64:
+		case RLOG_FIELD_I64:
+			if (left < 8)
+				return 0;
+			memcpy(&v, q, 8);
+			off += 8;
+			break;
+		case RLOG_FIELD_F64:
+			if (left < 8)
+				return 0;
+			*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+			*p++ = (char)(hl + 8);
+			memcpy(p, e->hdr[i], 12);
+			p += hl;
+			memcpy(p, q, 8); /* little endian, as the wire */
+			p += 8;
+			off += 8;
+			continue;
+		default: { /* STRING */
+			uint16_t sl;
+			if (left < 2)
+				return 0;
+			memcpy(&sl, q, 2);
+			if (left - 2 < sl)
+				return 0;
+			for (unsigned k = 0; k < sl; k++)
+				if (q[2 + k] >= 0x80)
+					return 0;
+			*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+			p += pb_varint_at(p, hl + pb_varint_size(sl) + sl);
+			memcpy(p, e->hdr[i], 12);
+			p += hl;
+			p += pb_varint_at(p, sl);
+			memcpy(p, q + 2, sl);
+			p += sl;
+			off += 2u + sl;
+			continue;
+		}
+		}
+		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+		*p++ = (char)(hl + pb_varint_size(v));
+		memcpy(p, e->hdr[i], 12);
+		p += hl;
+		p += pb_varint_at(p, v);
+	}
+	if (off != len)
+		return 0;
+	c->te.len = (size_t)(p - c->te.p);
+	return 1;
+}
+
+/*
+ * An event the templates write (the common one): a schema'd event or a
+ * span's begin or end, timed, on a thread's track already described, of
+ * a schema already met in this file, with no names to intern.  Returns 1
+ * (written), 0 (the general way writes it) or -ENOMEM.
+ */
+static int fast_event(struct pf *c, struct thread *t, const struct rlog_schema *s,
+		      const struct rlog_event *ev)
+{
+	const struct scache *e = &c->scache[((uintptr_t)s >> 4) % SCACHE];
+	if (e->s != s || e->gen != c->gen || !e->fast || t->gen != c->gen || !ev->has_time ||
+	    c->in.len || (ev->pid == 0 && ev->from_daemon))
+		return 0;
+	if (s->kind != RLOG_KIND_SPAN) {
+		if (ev->flagged || !te_fill(c, e, t, ev->payload, ev->length))
+			return 0;
+	} else if (!ev->flagged) {
+		return 0;
+	} else if (ev->flag == RLOG_SPAN_BEGIN) {
+		if (t->depth == RLOG__SPANS_OPEN ||
+		    rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0 ||
+		    !te_fill(c, e, t, ev->payload, ev->length))
+			return 0;
+		t->stack[t->depth++] = s;
+	} else if (ev->flag == RLOG_SPAN_END && ev->length == 0 && t->depth &&
+		   t->stack[t->depth - 1]->id == s->id) {
+		/* The innermost span ends: one slice end. */
+		t->depth--;
+		if (c->st)
+			c->st->spans++;
+		memcpy(c->te.p, t->end, sizeof(t->end));
+		c->te.len = t->end_len;
+	} else {
+		return 0;
+	}
+	if (c->st)
+		c->st->schema_events++;
+	int rc = te_out(c, ev->time_ns);
+	return rc < 0 ? rc : 1;
+}
+
 /*
  * The interned ids of schema s's names in this file, interned now if they
  * are not yet (in the order te_start and the annotations would intern
@@ -802,6 +1014,7 @@ static const struct scache *schema_iids(struct pf *c, const struct rlog_schema *
 	}
 	e->s = s;
 	e->gen = c->gen;
+	template_make(e, s);
 	return e;
 }
 
@@ -1341,6 +1554,11 @@ static int convert_event(struct pf *c, const struct rlog_event *ev)
 	const struct rlog_schema *s = rlog_reader_schema(c->r, ev);
 	if (!s)
 		return raw_out(c, t, ev, NULL);
+	if (c->emit) {
+		int rc = fast_event(c, t, s, ev);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
 	if (rlog__convert_fields(s, ev, c->vals) < 0)
 		return raw_out(c, t, ev, s);
 	int rc = system_event(c, ev, s);
@@ -1522,7 +1740,8 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 	if (st)
 		memset(st, 0, sizeof(*st));
 	c.scache = calloc(SCACHE, sizeof(*c.scache));
-	if (!c.scache || !rlog__buf_need(&c.out, OUT_FLUSH + 65536)) {
+	if (!c.scache || !rlog__buf_need(&c.out, OUT_FLUSH + 65536) ||
+	    !rlog__buf_need(&c.te, 4096)) {
 		rc = -ENOMEM;
 		goto out;
 	}
