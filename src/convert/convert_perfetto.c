@@ -181,6 +181,20 @@ struct scache {
 	uint8_t ftype[RLOG_SCHEMA_MAX_FIELDS];
 	uint8_t hlen[RLOG_SCHEMA_MAX_FIELDS];
 	char hdr[RLOG_SCHEMA_MAX_FIELDS][12];
+	/*
+	 * A counter schema's TrackEvent (schema_counter_out) on the counter
+	 * tracks of process cpid in file cgen: the type and first track, and
+	 * per field the bytes before its value (its extra track, the value's
+	 * tag).  Only for a schema of numbers alone (csize bytes of payload).
+	 */
+	const struct rlog_schema *cs;
+	unsigned cgen;
+	uint32_t cpid;
+	uint16_t csize;
+	uint8_t chead_len;
+	char chead[16];
+	uint8_t cplen[RLOG_SCHEMA_MAX_FIELDS];
+	char cpre[RLOG_SCHEMA_MAX_FIELDS][16];
 };
 
 struct pf {
@@ -790,7 +804,34 @@ static int te_out(struct pf *c, int64_t ns)
 	if (c->st)
 		c->st->events_written++;
 	c->file_events++;
-	return packet(c, true, ts_of(c, ns), TP_TRACK_EVENT, &c->te);
+	if (c->in.len)
+		return packet(c, true, ts_of(c, ns), TP_TRACK_EVENT, &c->te);
+	/* packet()'s bytes for a TrackEvent with no names to intern, the
+	 * common packet: its constant fields as one piece. */
+	uint64_t ts = ts_of(c, ns), dt = ts - c->prev_ts;
+	size_t bl = c->te.len;
+	size_t n = 1 + pb_varint_size(dt) + 5 + pb_varint_size(bl) + bl;
+	if (!rlog__buf_need(&c->out, 1 + 10 + n))
+		return -ENOMEM;
+	char *p = c->out.p + c->out.len, *p0 = p;
+	*p++ = (char)(TRACE_PACKET << 3 | PB_LEN);
+	p += pb_varint_at(p, n);
+	*p++ = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
+	p += pb_varint_at(p, dt);
+	static const char seq[5] = { TP_SEQ_ID << 3 | PB_VARINT, SEQ_ID, TP_SEQ_FLAGS << 3 | PB_VARINT,
+				     SEQ_NEEDS, TP_TRACK_EVENT << 3 | PB_LEN };
+	memcpy(p, seq, 5);
+	p += 5;
+	p += pb_varint_at(p, bl);
+	memcpy(p, c->te.p, bl);
+	p += bl;
+	c->out.len += (size_t)(p - p0);
+	c->prev_ts = ts;
+	if (c->st)
+		c->st->packets++;
+	if (c->out.len >= OUT_FLUSH)
+		return flush_out(c);
+	return c->te.oom ? -ENOMEM : 0;
 }
 
 static void cat_text(char *buf, const struct rlog_schema *s)
@@ -922,15 +963,26 @@ static int te_fill(struct pf *c, const struct scache *e, const struct thread *t,
 			memcpy(&sl, q, 2);
 			if (left - 2 < sl)
 				return 0;
-			for (unsigned k = 0; k < sl; k++)
-				if (q[2 + k] >= 0x80)
-					return 0;
 			*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
 			p += pb_varint_at(p, hl + pb_varint_size(sl) + sl);
 			memcpy(p, e->hdr[i], 12);
 			p += hl;
 			p += pb_varint_at(p, sl);
-			memcpy(p, q + 2, sl);
+			/* Copied 8 bytes at a time, ASCII checked on the way. */
+			unsigned k = 0;
+			uint64_t hi = 0;
+			for (; k + 8 <= sl; k += 8) {
+				uint64_t w;
+				memcpy(&w, q + 2 + k, 8);
+				hi |= w;
+				memcpy(p + k, &w, 8);
+			}
+			for (; k < sl; k++) {
+				hi |= q[2 + k];
+				p[k] = (char)q[2 + k];
+			}
+			if (hi & UINT64_C(0x8080808080808080))
+				return 0;
 			p += sl;
 			off += 2u + sl;
 			continue;
@@ -948,20 +1000,31 @@ static int te_fill(struct pf *c, const struct scache *e, const struct thread *t,
 	return 1;
 }
 
+static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
+			 const uint8_t *pl);
+
 /*
- * An event the templates write (the common one): a schema'd event or a
- * span's begin or end, timed, on a thread's track already described, of
- * a schema already met in this file, with no names to intern.  Returns 1
+ * An event the templates write (the common one): a schema'd event, a
+ * span's begin or end or a counter schema's event, timed, on a track
+ * already described, of a schema already met in this file, with no names
+ * to intern.  Returns 1
  * (written), 0 (the general way writes it) or -ENOMEM.
  */
 static int fast_event(struct pf *c, struct thread *t, const struct rlog_schema *s,
 		      const struct rlog_event *ev)
 {
 	const struct scache *e = &c->scache[((uintptr_t)s >> 4) % SCACHE];
-	if (e->s != s || e->gen != c->gen || !e->fast || t->gen != c->gen || !ev->has_time ||
-	    c->in.len || (ev->pid == 0 && ev->from_daemon))
+	if (!ev->has_time || c->in.len || (ev->pid == 0 && ev->from_daemon))
 		return 0;
-	if (s->kind != RLOG_KIND_SPAN) {
+	if (s->kind == RLOG_KIND_COUNTER) {
+		if (e->cs != s || e->cgen != c->gen || e->cpid != ev->pid || ev->length != e->csize ||
+		    !rlog__buf_need(&c->te, 16 + 26u * s->field_count))
+			return 0;
+		c->te.len = 0;
+		counter_fill(c, e, s, ev->payload);
+	} else if (e->s != s || e->gen != c->gen || !e->fast || t->gen != c->gen) {
+		return 0;
+	} else if (s->kind != RLOG_KIND_SPAN) {
 		if (ev->flagged || !te_fill(c, e, t, ev->payload, ev->length))
 			return 0;
 	} else if (!ev->flagged) {
@@ -1233,6 +1296,86 @@ static int counter_out(struct pf *c, struct thread *t, const struct rlog_event *
 	return te_out(c, ev->time_ns);
 }
 
+/* The payload bytes of a number of type t. */
+static unsigned num_size(unsigned t)
+{
+	switch (t) {
+	case RLOG_FIELD_U8: case RLOG_FIELD_I8: return 1;
+	case RLOG_FIELD_U16: case RLOG_FIELD_I16: return 2;
+	case RLOG_FIELD_U32: case RLOG_FIELD_I32: return 4;
+	default: return 8;
+	}
+}
+
+/* Counter schema s's template for process pid's tracks uuid[] (described
+ * in this file), when its fields are all numbers: the bytes that
+ * schema_counter_out writes around the values. */
+static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t pid,
+			     const uint64_t *uuid)
+{
+	struct scache *e = &c->scache[((uintptr_t)s >> 4) % SCACHE];
+	unsigned size = 0;
+	e->cs = NULL;
+	for (unsigned i = 0; i < s->field_count; i++) {
+		unsigned t = s->fields[i].type;
+		if (t < RLOG_FIELD_U8 || t > RLOG_FIELD_F64)
+			return;
+		bool dbl = t == RLOG_FIELD_F64;
+		char *p = e->cpre[i];
+		if (i > 0) {
+			p += pb_varint_at(p, (uint64_t)(dbl ? TE_EXTRA_DOUBLE_TRACKS : TE_EXTRA_TRACKS) << 3 |
+						     PB_VARINT);
+			p += pb_varint_at(p, uuid[i]);
+		}
+		unsigned vf = i > 0 ? (dbl ? TE_EXTRA_DOUBLE_VALUES : TE_EXTRA_VALUES)
+				    : (dbl ? TE_DOUBLE_COUNTER : TE_COUNTER);
+		p += pb_varint_at(p, (uint64_t)vf << 3 | (dbl ? PB_FIXED64 : PB_VARINT));
+		e->cplen[i] = (uint8_t)(p - e->cpre[i]);
+		size += num_size(t);
+	}
+	e->chead[0] = (char)(TE_TYPE << 3 | PB_VARINT);
+	e->chead[1] = (char)COUNTER;
+	e->chead[2] = (char)(TE_TRACK << 3 | PB_VARINT);
+	e->chead_len = (uint8_t)(3 + pb_varint_at(e->chead + 3, uuid[0]));
+	e->csize = (uint16_t)size;
+	e->cpid = pid;
+	e->cgen = c->gen;
+	e->cs = s;
+}
+
+/* c->te as counter schema s's TrackEvent from its template e, the values
+ * read from payload pl (e->csize bytes). */
+static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
+			 const uint8_t *pl)
+{
+	char *p = c->te.p;
+	memcpy(p, e->chead, sizeof(e->chead));
+	p += e->chead_len;
+	for (unsigned i = 0; i < s->field_count; i++) {
+		unsigned t = s->fields[i].type;
+		uint64_t v;
+		memcpy(p, e->cpre[i], sizeof(e->cpre[i]));
+		p += e->cplen[i];
+		switch (t) {
+		case RLOG_FIELD_U8: v = pl[0]; break;
+		case RLOG_FIELD_I8: v = (uint64_t)(int64_t)(int8_t)pl[0]; break;
+		case RLOG_FIELD_U16: { uint16_t x; memcpy(&x, pl, 2); v = x; break; }
+		case RLOG_FIELD_I16: { int16_t x; memcpy(&x, pl, 2); v = (uint64_t)(int64_t)x; break; }
+		case RLOG_FIELD_U32: { uint32_t x; memcpy(&x, pl, 4); v = x; break; }
+		case RLOG_FIELD_I32: { int32_t x; memcpy(&x, pl, 4); v = (uint64_t)(int64_t)x; break; }
+		case RLOG_FIELD_F64:
+			memcpy(p, pl, 8); /* little endian, as the wire */
+			p += 8;
+			pl += 8;
+			continue;
+		default: memcpy(&v, pl, 8); break;
+		}
+		pl += num_size(t);
+		p += pb_varint_at(p, v);
+	}
+	c->te.len = (size_t)(p - c->te.p);
+}
+
 /*
  * A schema'd counter event: each numeric field on a counter track
  * "name.field" of the process (a string or bytes field has no track), in
@@ -1264,6 +1407,7 @@ static int schema_counter_out(struct pf *c, const struct rlog_schema *s,
 	}
 	if (first < 0)
 		return 0;
+	counter_template(c, s, ev->pid, uuid);
 	struct rlog__buf *b = &c->te;
 	b->len = 0;
 	pb_uint(b, TE_TYPE, COUNTER);
