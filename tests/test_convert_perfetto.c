@@ -128,7 +128,7 @@ struct check {
 	bool incremental;
 	unsigned errors;
 	unsigned files, events;
-	char sum[65536];
+	char sum[1 << 20];      /* room for build_twice's 140 threads */
 	size_t len;
 };
 
@@ -463,6 +463,126 @@ static struct check *convert_check(struct h_run *r, const char *in, const char *
 }
 
 /* ------------------------------------------------------------------ */
+/* The templates against the general way                               */
+
+#define TW_THREADS 140u /* past 127 tracks: two-byte track uuids */
+#define TW_PAIRS 10u    /* per thread */
+
+/*
+ * A trace whose every record comes twice, at t (a multiple of 10 ns) and
+ * t + 1: the first of a schema in a file, or on a thread not yet
+ * described, goes the general way, the second from its schema's template
+ * (convert_perfetto.c): the two must decode the same.  Strings of every
+ * shape (long: a two-byte length; non-ASCII in the 8-byte part and in
+ * the tail; not UTF-8; a NUL), every number type, a counter schema on
+ * two processes, a counter of the wrong size, nested spans.
+ */
+static void build_twice(struct fg_file *f)
+{
+	static const struct fx_field ev[] = {
+		{ RLOG_FIELD_STRING, 0, "s" }, { RLOG_FIELD_U8, 0, "a" }, { RLOG_FIELD_I8, 0, "b" },
+		{ RLOG_FIELD_U16, 0, "c" }, { RLOG_FIELD_I16, 0, "d" }, { RLOG_FIELD_U32, 0, "e" },
+		{ RLOG_FIELD_I32, 0, "g" }, { RLOG_FIELD_U64, 0, "h" }, { RLOG_FIELD_I64, 0, "i" },
+		{ RLOG_FIELD_F64, 0, "x" },
+	};
+	static const struct fx_field cn[] = {
+		{ RLOG_FIELD_I32, 0, "n" }, { RLOG_FIELD_F64, 0, "l" }, { RLOG_FIELD_U8, 0, "m" },
+	};
+	static const struct fx_field sp[] = { { RLOG_FIELD_STRING, 0, "what" } };
+	static const char *const strs[] = { NULL, "", "abcdefg\xc3\xa9", "\xc3\xa9" "abcdefgh",
+					    "bad\xff", "ab\0cd" };
+	static const size_t lens[] = { 200, 0, 9, 10, 4, 5 };
+	char longs[200];
+	struct fg_block b;
+	memset(longs, 'a', sizeof(longs));
+	fg_file_init(f);
+	fg_marker_block(f, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 65536, 8, "twice");
+	for (uint32_t pid = 700; pid <= 701; pid++) {
+		fg_block_begin(&b, pid, pid, FX_START, 0);
+		fx_schema(&b, 1, 1200, RLOG_KIND_EVENT, 4, "tw.event", ev, 10);
+		fx_schema(&b, 2, 1201, RLOG_KIND_COUNTER, 0, "tw.counter", cn, 3);
+		fx_schema(&b, 3, 1202, RLOG_KIND_SPAN, 5, "tw.span", sp, 1);
+		fg_block_end(f, &b);
+	}
+	uint64_t t = 100;
+	for (uint32_t th = 0; th < TW_THREADS; th++) {
+		uint32_t pid = 700 + th % 2;
+		fg_block_begin(&b, pid, 10000 + th, FX_START + t, 0);
+		for (unsigned k = 0; k < 6; k++, t += 10) {
+			struct fg_buf p = { 0 };
+			double x = 0.5 * k - th;
+			uint64_t xb;
+			memcpy(&xb, &x, 8);
+			fx_str(&p, strs[k] ? strs[k] : longs, lens[k]);
+			fg_u8(&p, (uint8_t)(255 - k));
+			fg_u8(&p, (uint8_t)(int8_t)(-1 - (int)k));
+			fg_u16(&p, (uint16_t)(th * 400));
+			fg_u16(&p, (uint16_t)(int16_t)(-(int)th));
+			fg_u32(&p, th << 20);
+			fg_u32(&p, (uint32_t)(INT32_MIN + (int32_t)k));
+			fg_u64(&p, UINT64_MAX - th);
+			fg_u64(&p, (uint64_t)(k % 2 ? INT64_MIN : (int64_t)th));
+			fg_u64(&p, xb);
+			for (unsigned rep = 0; rep < 2; rep++)
+				fx_rec(&b, t + rep, 1200, -1, p.p, p.len);
+			free(p.p);
+		}
+		for (unsigned k = 0; k < 2; k++, t += 10) {
+			struct fg_buf p = { 0 };
+			double l = 1.25 * th;
+			uint64_t lb;
+			memcpy(&lb, &l, 8);
+			fg_u32(&p, (uint32_t)(-(int32_t)th));
+			fg_u64(&p, lb);
+			if (k == 0) /* the second: one byte short, a mismatch */
+				fg_u8(&p, (uint8_t)th);
+			for (unsigned rep = 0; rep < 2; rep++)
+				fx_rec(&b, t + rep, 1201, -1, p.p, p.len);
+			free(p.p);
+		}
+		struct fg_buf p = { 0 };
+		fx_str(&p, "inner", 5);
+		for (unsigned rep = 0; rep < 2; rep++)
+			fx_rec(&b, t + rep, 1202, RLOG_SPAN_BEGIN, p.p, p.len);
+		free(p.p);
+		t += 10;
+		for (unsigned rep = 0; rep < 2; rep++)
+			fx_rec(&b, t + rep, 1202, RLOG_SPAN_END, NULL, 0);
+		t += 10;
+		fg_block_end(f, &b);
+	}
+}
+
+/* The pairs of build_twice's summary that decode the same (an event at t
+ * + 1 the same as the one before it, at t, but for the time); *differ
+ * gets the others. */
+static unsigned same_pairs(const char *sum, unsigned *differ)
+{
+	char prev[4096] = "";
+	unsigned same = 0;
+	*differ = 0;
+	for (const char *l = sum; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		if (l[0] == 'E') {
+			char *rest;
+			long long t = strtoll(l + 2, &rest, 10);
+			size_t n = len - (size_t)(rest - l);
+			if (t % 10 == 0) {
+				snprintf(prev, sizeof(prev), "%.*s", (int)n, rest);
+			} else if (strlen(prev) == n && memcmp(prev, rest, n) == 0) {
+				same++;
+			} else {
+				if ((*differ)++ < 3)
+					diag("differs: %.*s after %s", (int)len, l, prev);
+			}
+		}
+		l += len + (e != NULL);
+	}
+	return same;
+}
+
+/* ------------------------------------------------------------------ */
 /* System events (docs/FORMAT.md, "System events")                     */
 
 static const struct fg_field sw_f[] = {
@@ -777,6 +897,28 @@ int main(void)
 	ASSERT_CONTAINS(uc->sum, "thread 400 401 \"w\\357\\277\\275\\357\\277\\275\"\n");
 	ASSERT_CONTAINS(uc->sum, "\"value\"=s:\"a\\357\\277\\275(b\"\n");
 	free(uc);
+	unlink(bin);
+
+	/* Every event from its schema's template decodes as the general way
+	 * writes it (the first of each pair). */
+	struct fg_file tw;
+	build_twice(&tw);
+	BAIL_IF(fg_write(&tw, bin) < 0, "cannot write %s", bin);
+	fg_file_free(&tw);
+	struct check *twc = convert_check(&r, bin, out, "the records written twice");
+	unsigned differ;
+	ASSERT_EQ_U64(same_pairs(twc->sum, &differ), TW_THREADS * TW_PAIRS);
+	ASSERT_EQ(differ, 0);
+	ASSERT_EQ_U64(twc->events, 2 * TW_THREADS * TW_PAIRS);
+	ASSERT_EQ_U64(h_kv(r.out, "mismatched"), 2 * TW_THREADS);
+	ASSERT_CONTAINS(twc->sum, "E 101 INSTANT 4 [\"4\"] \"tw.event\" \"s\"=s:\"aaaaaaaaaa");
+	ASSERT_CONTAINS(twc->sum, "\"s\"=s:\"abcdefg\\303\\251\" \"a\"=u:253 \"b\"=i:-3");
+	ASSERT_CONTAINS(twc->sum, "\"s\"=s:\"bad\\357\\277\\275\" \"a\"=u:251");
+	ASSERT_CONTAINS(twc->sum, "\"s\"=s:\"ab\\000cd\"");
+	ASSERT_CONTAINS(twc->sum, " \"h\"=u:18446744073709551476 \"i\"=i:-9223372036854775808 "
+				  "\"x\"=d:-138.5\n");
+	ASSERT_CONTAINS(twc->sum, " SLICE_END 141\n");
+	free(twc);
 	unlink(bin);
 
 	/* System events: ftrace bundles per CPU, the process tree. */
