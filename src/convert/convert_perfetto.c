@@ -47,12 +47,14 @@
 #include "map.h"
 #include "names.h"
 #include "pb.h"
+#include "reader/batch.h"
 #include "ringlog/reader.h"
 #include "satmath.h"
 #include "utf8.h"
 #include "vec.h"
 
 #define OUT_FLUSH (1u << 20)
+#define BATCH 64 /* events taken from the reader at a time */
 
 /* Field numbers: Perfetto's protos (docs/perfetto/ringlog_perfetto.proto). */
 enum {
@@ -234,6 +236,7 @@ struct pf {
 	uint64_t ptree_ts;
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
 	struct scache *scache;    /* SCACHE entries */
+	struct rlog_event batch[BATCH]; /* the reader's latest batch */
 };
 
 /* ------------------------------------------------------------------ */
@@ -1864,7 +1867,6 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 			   struct rlog__convert_stats *st)
 {
 	struct pf c;
-	struct rlog_event ev;
 	int rc;
 
 	if (!r)
@@ -1890,18 +1892,24 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 		goto out;
 	}
 	rc = file_begin(&c);
-	while (rc == 0 && (rc = rlog_reader_next(r, &ev)) > 0) {
-		if (st)
-			st->events_read++;
-		c.emit = !opt || ((!opt->has_since || ev.time_ns >= opt->since_ns) &&
-				  (!opt->has_until || ev.time_ns <= opt->until_ns));
+	/* The reader's batches (reader/batch.h): its events in its order,
+	 * without a call per event. */
+	int n = 0;
+	while (rc == 0 && (rc = n = rlog__reader_next_batch(r, c.batch, BATCH)) > 0) {
 		rc = 0;
-		if (c.emit && split_here(&c, ev.time_ns, ev.length))
-			rc = next_file(&c);
-		if (rc == 0 && c.emit && !c.started)
-			rc = start_events(&c, ev.time_ns);
-		if (rc == 0)
-			rc = convert_event(&c, &ev);
+		for (int i = 0; i < n && rc == 0; i++) {
+			const struct rlog_event *ev = &c.batch[i];
+			if (st)
+				st->events_read++;
+			c.emit = !opt || ((!opt->has_since || ev->time_ns >= opt->since_ns) &&
+					  (!opt->has_until || ev->time_ns <= opt->until_ns));
+			if (c.emit && split_here(&c, ev->time_ns, ev->length))
+				rc = next_file(&c);
+			if (rc == 0 && c.emit && !c.started)
+				rc = start_events(&c, ev->time_ns);
+			if (rc == 0)
+				rc = convert_event(&c, ev);
+		}
 	}
 	if (rc < 0)
 		goto out;

@@ -57,7 +57,7 @@
 /* rlog__merge_next() calls between two looks at the earliest stream. */
 #define DROP_EVERY 4096u
 
-int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks)
+static inline int64_t time_ns(const struct rlog_reader *r, uint64_t ticks)
 {
 	uint64_t start = r->info.start_ticks, freq = r->info.tick_freq_hz;
 	uint64_t ns;
@@ -70,6 +70,11 @@ int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks)
 	}
 	ns = rlog__ticks_to_ns(start - ticks, freq);
 	return ns > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)ns;
+}
+
+int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks)
+{
+	return time_ns(r, ticks);
 }
 
 /* The stream is done: its thread's blocks are all read. */
@@ -363,6 +368,7 @@ int rlog__merge_start(struct rlog_reader *r)
 	int rc;
 
 	r->nheap = 0;
+	r->bound_top = SIZE_MAX;
 	r->dropped = 0; /* the merge reads from the start again */
 	if (r->nthreads == 0)
 		return 0;
@@ -425,7 +431,35 @@ static void drop_behind(struct rlog_reader *r)
 		rlog__drop_behind(r, low);
 }
 
-int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
+/*
+ * The thread ti on top of the heap with its next event: whether it stays
+ * there (run_goes_on).  The first time for a thread on top, the least
+ * head of the others is kept as the bound of its run; then, as the others'
+ * heads do not move while it runs, one comparison an event.
+ */
+static inline bool stays_on_top(struct rlog_reader *r, size_t ti)
+{
+	const struct rlog__stream *s = &r->threads[ti].s;
+	if (r->bound_top == ti)
+		return s->ticks < r->bound_ticks ||
+		       (s->ticks == r->bound_ticks && s->rec_offset < r->bound_off);
+	if (!run_goes_on(r, ti))
+		return false;
+	r->bound_top = ti;
+	r->bound_ticks = UINT64_MAX;
+	r->bound_off = SIZE_MAX;
+	for (size_t k = 1; k < 3 && k < r->nheap; k++) {
+		const struct rlog__stream *o = &r->threads[r->heap[k]].s;
+		if (o->ticks < r->bound_ticks ||
+		    (o->ticks == r->bound_ticks && o->rec_offset < r->bound_off)) {
+			r->bound_ticks = o->ticks;
+			r->bound_off = o->rec_offset;
+		}
+	}
+	return true;
+}
+
+static inline int merge_one(struct rlog_reader *r, struct rlog_event *ev)
 {
 	if (r->nheap == 0)
 		return 0;
@@ -437,7 +471,7 @@ int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
 	const struct rlog__block *b = &s->blk;
 
 	ev->ticks = s->ticks;
-	ev->time_ns = rlog__time_ns(r, s->ticks);
+	ev->time_ns = time_ns(r, s->ticks);
 	ev->pid = b->pid;
 	ev->tid = b->tid;
 	ev->id = s->rec.id;
@@ -456,8 +490,37 @@ int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
 	if (rc <= 0) {
 		r->heap[0] = r->heap[--r->nheap];
 		sift_down(r, 0);
-	} else if (!run_goes_on(r, ti)) {
+		r->bound_top = SIZE_MAX;
+	} else if (!stays_on_top(r, ti)) {
 		sift_down(r, 0);
+		r->bound_top = SIZE_MAX;
 	}
 	return rc < 0 ? rc : 1;
+}
+
+int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
+{
+	return merge_one(r, ev);
+}
+
+int rlog__merge_batch(struct rlog_reader *r, struct rlog_event *ev, size_t max, int *err)
+{
+	size_t n = 0;
+	while (n < max) {
+		int rc = merge_one(r, &ev[n]);
+		if (rc < 0) {
+			if (n == 0)
+				return rc;
+			*err = rc;
+			break;
+		}
+		if (rc == 0)
+			break;
+		const struct rlog_event *e = &ev[n++];
+		if (!e->flagged && e->id == RLOG_ID_COUNTER) {
+			rlog__counter_follow(r, e);
+			break;
+		}
+	}
+	return (int)n;
 }
