@@ -253,6 +253,44 @@ static int next_block(struct rlog_reader *r, struct rlog__thread *t)
 }
 
 /*
+ * A FLAGGED record (a span's begin or end, an event with a flag) in a
+ * block that is not a metadata block: what rlog__record_decode,
+ * rlog__record_check and rlog__time_apply accept of it (a real ID of
+ * RAW_U8 and up, an event in any such block, its timestamp a step of the
+ * cursor), decoded into *rec, *cur advanced; returns its size.  Any other
+ * record: 0, *cur untouched (the full rules then apply).
+ */
+static inline uint32_t flagged_plain(const uint8_t *p, size_t avail, uint64_t *cur,
+				     struct rlog__record *rec)
+{
+	if (avail < 8)
+		return 0;
+	uint32_t h = rlog__get32(p);
+	if (rlog__hdr_id(h) != RLOG_ID_FLAGGED || (h & RLOG_HDR_RESERVED_BIT))
+		return 0;
+	bool ts = rlog__hdr_has_time(h);
+	unsigned len = rlog__hdr_length(h);
+	uint32_t size = rlog__record_size(RLOG_ID_FLAGGED, len, ts);
+	if (size > avail)
+		return 0;
+	uint32_t low = ts ? rlog__get32(p + 4) : 0;
+	uint32_t fw = rlog__get32(p + (ts ? 8 : 4));
+	unsigned id = fw & 0xffffu;
+	if (id < RLOG_ID_RAW_U8 || id > RLOG_ID_MAX || (ts && rlog__time_advance(cur, low) < 0))
+		return 0;
+	rec->hdr = h;
+	rec->id = (uint16_t)id;
+	rec->flag = (uint16_t)(fw >> 16);
+	rec->flagged = true;
+	rec->has_time = ts;
+	rec->time_low = low;
+	rec->length = (uint16_t)len;
+	rec->payload = p + (ts ? 12 : 8);
+	rec->size = size;
+	return size;
+}
+
+/*
  * Moves thread t's stream to its next event to return.  Returns 1 (s->rec
  * and the rest describe it), 0 (the stream is done) or -ENOMEM.
  */
@@ -289,6 +327,13 @@ static int stream_advance(struct rlog_reader *r, struct rlog__thread *t)
 			s->rec.length = (uint16_t)rlog__hdr_length(h);
 			s->rec.payload = r->data + off + (timed ? 8 : 4);
 			s->rec.size = psz;
+			s->pos += psz;
+			s->ticks = s->cursor;
+			s->rec_offset = off;
+			return 1;
+		}
+		if (!(b->flags & RLOG_BLOCK_FLAG_METADATA) &&
+		    (psz = flagged_plain(r->data + off, b->walk_size - s->pos, &s->cursor, &s->rec))) {
 			s->pos += psz;
 			s->ticks = s->cursor;
 			s->rec_offset = off;
