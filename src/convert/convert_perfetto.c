@@ -30,6 +30,12 @@
  * (clock snapshot, descriptors and interned names again, open spans begun
  * again), so that each file opens on its own.
  *
+ * The common event (a schema met before in the file, on a track already
+ * described, nothing to intern) is written from its schema's template:
+ * the TrackEvent's constant bytes encoded once, its values read straight
+ * from the payload (template_make, te_fill); the reader's events come in
+ * batches (reader/batch.h).  The output is the same as the general way's.
+ *
  * Memory: per thread its open-span stack, the names interned (the
  * distinct names, not the events), the tracks; the output goes out in
  * 1 MiB writes.

@@ -10,7 +10,11 @@
  * and a k-way merge yields all events in time order.  The heap is keyed by
  * (ticks, file offset of the record): events of equal ticks come out in
  * file order, which keeps the merge stable.  A record without a timestamp
- * has the time of the previous record of its thread.
+ * has the time of the previous record of its thread.  The daemon writes
+ * a thread's records in blocks, so the thread on top mostly stays there
+ * for a run of its records: the least head of the others (which do not
+ * move meanwhile) is kept as the run's bound, one comparison an event, and
+ * the heap is sifted when the run ends.
  *
  * No list of blocks is kept (internal.h).  The valid blocks are found
  * again, in file order, by the frontier: a scan of block headers that
