@@ -68,7 +68,7 @@ enum {
 	TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
 	TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CHROME_EVENTS = 5, TP_DEFAULTS = 59,
 	TP_TRACK_DESC = 60,
-	TPD_CLOCK_ID = 58,
+	TPD_CLOCK_ID = 58, TPD_TRACK_EVENT = 11, TED_TRACK = 11,
 	CS_CLOCKS = 1, CS_PRIMARY = 2, CLK_ID = 1, CLK_TIMESTAMP = 2, CLK_INCREMENTAL = 3,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
 	PD_PID = 1, PD_NAME = 6,
@@ -123,7 +123,7 @@ struct cpu_bundle {
 enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
 enum { CLOCK_REALTIME = 1, CLOCK_MONOTONIC_RAW = 5, CLOCK_BOOTTIME = 6, CLOCK_SESSION = 64 };
-#define SEQ_ID 1
+#define SEQ_ID 1 /* the file's own packets; a thread's from 2 on */
 
 /* Names given small ids: iid = index + 1, valid until the next file. */
 struct interner {
@@ -134,11 +134,29 @@ struct interner {
 	size_t n, cap;
 };
 
+/*
+ * A trusted packet sequence and its incremental state: the file's own
+ * (SEQ_ID: its clock snapshot, descriptors, ftrace bundles, process
+ * trees, totals) and one per thread, which carries its TrackEvents.  A
+ * thread's sequence starts, in each file, with a packet flagged
+ * SEQ_INCREMENTAL_STATE_CLEARED holding its clock snapshot and defaults
+ * (clock 64; its thread's track, which its events then leave out).
+ */
+struct seq {
+	uint32_t id;
+	unsigned gen;             /* its names are those of file gen */
+	bool fresh;               /* its first packet in the file is not written */
+	uint64_t prev_ts;         /* its latest timestamp: clock 64 is incremental */
+	uint64_t track;           /* its events' default track, or 0 */
+	struct interner names, cats, anns;
+};
+
 struct thread {
 	uint32_t pid, tid;
 	uint64_t uuid, lost_uuid;
-	/* Its slice end's TrackEvent (type, track): the bytes of every end
-	 * on its track; from trk on, the track field alone. */
+	struct seq *seq;
+	/* Its slice end's TrackEvent (type; the track is its sequence's
+	 * default): the bytes of every end on its track. */
 	char end[16];
 	uint8_t end_len;
 	unsigned gen, lost_gen;   /* described in file gen (0: not yet) */
@@ -170,6 +188,7 @@ struct ctrack {
 #define SCACHE 256u
 struct scache {
 	const struct rlog_schema *s;
+	uint32_t seq;             /* the sequence whose names these are */
 	unsigned gen;
 	uint64_t name_iid, cat_iid;
 	uint64_t ann_iid[RLOG_SCHEMA_MAX_FIELDS];
@@ -219,11 +238,11 @@ struct pf {
 	bool started;             /* an event of the window was written to this file */
 	int64_t file_first_ns;
 	uint64_t last_ts;         /* the latest timestamp given (ts_of) */
-	uint64_t prev_ts;         /* the latest written: clock 64 is incremental */
+	struct seq seq0;          /* the file's own sequence */
+	struct seq *cur;          /* the sequence of the event being written */
 	uint64_t next_uuid;
 	uint64_t sys_uuid;        /* the track of pid 0 (the daemon and the kernel) */
 	unsigned sys_gen;
-	struct interner names, cats, anns;
 	struct thread *th;
 	size_t nth, th_cap;
 	struct rlog__convert_last last; /* the previous event's thread */
@@ -244,6 +263,12 @@ struct pf {
 	struct scache *scache;    /* SCACHE entries */
 	struct rlog_event batch[BATCH]; /* the reader's latest batch */
 };
+
+/* Schema s's cache entry on the current sequence. */
+static inline struct scache *scache_of(const struct pf *c, const struct rlog_schema *s)
+{
+	return &c->scache[(((uintptr_t)s >> 4) ^ c->cur->id * 0x9e3779b1u) % SCACHE];
+}
 
 /* ------------------------------------------------------------------ */
 /* Strings                                                             */
@@ -355,19 +380,31 @@ static int flush_out(struct pf *c)
 	return c->err;
 }
 
+static int seq_header(struct pf *c, struct seq *q, uint64_t x);
+
 /*
- * One TracePacket: the timestamp (ts_set), the sequence, its flags, the
- * names interned for it (c->in, then emptied) and body as field `field`.
+ * One TracePacket on sequence q (its first packet in the file first): the
+ * timestamp (ts_set), the sequence, its flags, the names interned for it
+ * (c->in, then emptied: a thread's sequence only) and body as field
+ * `field`.
  */
-static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const struct rlog__buf *body)
+static int packet(struct pf *c, struct seq *q, bool ts_set, uint64_t ts, unsigned field,
+		  const struct rlog__buf *body)
 {
 	struct rlog__buf *b = &c->out;
+	if (q->fresh) {
+		int rc = seq_header(c, q, ts_set ? ts : c->last_ts);
+		if (rc < 0)
+			return rc;
+	}
 	/* Its length known before it is written (every part is), so that
-	 * it goes out in one pass with one check for room.  The sequence id
-	 * and flags are 1-byte varints, their tags too. */
-	uint64_t dt = ts - c->prev_ts;
-	size_t n = (ts_set ? 1 + pb_varint_size(dt) : 0) + 4 +
-		   (c->in.len ? 1 + pb_varint_size(c->in.len) + c->in.len : 0) +
+	 * it goes out in one pass with one check for room.  The flags are a
+	 * 1-byte varint, their tag and the sequence id's too. */
+	const struct rlog__buf *in = q != &c->seq0 ? &c->in : NULL;
+	size_t in_len = in ? in->len : 0;
+	uint64_t dt = ts - q->prev_ts;
+	size_t n = (ts_set ? 1 + pb_varint_size(dt) : 0) + 3 + pb_varint_size(q->id) +
+		   (in_len ? 1 + pb_varint_size(in_len) + in_len : 0) +
 		   pb_varint_size((uint64_t)field << 3 | PB_LEN) + pb_varint_size(body->len) + body->len;
 	if (!rlog__buf_need(b, 1 + 10 + n))
 		return -ENOMEM;
@@ -377,13 +414,13 @@ static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const 
 	if (ts_set) {
 		*p++ = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
 		p += pb_varint_at(p, dt);
-		c->prev_ts = ts;
+		q->prev_ts = ts;
 	}
 	*p++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
-	*p++ = (char)SEQ_ID;
+	p += pb_varint_at(p, q->id);
 	*p++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
 	*p++ = (char)SEQ_NEEDS;
-	if (c->in.len) {
+	if (in_len) {
 		*p++ = (char)(TP_INTERNED << 3 | PB_LEN);
 		p += pb_varint_at(p, c->in.len);
 		memcpy(p, c->in.p, c->in.len);
@@ -403,18 +440,20 @@ static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const 
 }
 
 /*
- * The first packet of a file: the sequence's state cleared, the clock
+ * The first packet of sequence q in a file: its state cleared, the clock
  * snapshot, the defaults.  x is the session clock's value at the snapshot,
- * which the file's first timestamp counts from: clock 64 is incremental
- * (each packet's timestamp the nanoseconds since the previous one's), so
- * that a timestamp costs a byte or two, not nine.
+ * which the sequence's first timestamp counts from: clock 64 is
+ * incremental (each packet's timestamp the nanoseconds since the previous
+ * one's on its sequence), so that a timestamp costs a byte or two, not
+ * nine.  A sequence-scoped clock (64 to 127): each sequence has its own
+ * snapshot.
  */
-static int file_header(struct pf *c, uint64_t x)
+static int seq_header(struct pf *c, struct seq *q, uint64_t x)
 {
 	struct rlog__buf *b = &c->out;
 	int64_t since = (int64_t)(x - c->info->sync_monotonic_ns);
 	size_t at = pb_open(b, TRACE_PACKET);
-	pb_uint(b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(b, TP_SEQ_ID, q->id);
 	pb_uint(b, TP_SEQ_FLAGS, SEQ_CLEARED);
 	size_t cs = pb_open(b, TP_CLOCK_SNAPSHOT);
 	/* The session clock is CLOCK_MONOTONIC_RAW's nanoseconds (the LOG_MARKER's
@@ -437,12 +476,40 @@ static int file_header(struct pf *c, uint64_t x)
 	pb_close(b, cs);
 	size_t d = pb_open(b, TP_DEFAULTS);
 	pb_uint(b, TPD_CLOCK_ID, CLOCK_SESSION);
+	if (q->track) {
+		size_t e = pb_open(b, TPD_TRACK_EVENT);
+		pb_uint(b, TED_TRACK, q->track);
+		pb_close(b, e);
+	}
 	pb_close(b, d);
 	pb_close(b, at);
-	c->prev_ts = x;
+	q->prev_ts = x;
+	q->fresh = false;
 	if (c->st)
 		c->st->packets++;
 	return b->oom ? -ENOMEM : 0;
+}
+
+/* The first packet of a file: its own sequence's. */
+static int file_header(struct pf *c, uint64_t x)
+{
+	c->seq0.gen = c->gen;
+	return seq_header(c, &c->seq0, x);
+}
+
+/* Thread t's events go on its sequence from now on: in a new file, its
+ * names are interned anew and its first packet will clear its state. */
+static void use_seq(struct pf *c, struct thread *t)
+{
+	struct seq *q = t->seq;
+	c->cur = q;
+	if (q->gen == c->gen)
+		return;
+	interner_reset(&q->names);
+	interner_reset(&q->cats);
+	interner_reset(&q->anns);
+	q->gen = c->gen;
+	q->fresh = true;
 }
 
 /* ns since the start as the session clock, in [0, 2^64 - 1] (a crafted
@@ -476,7 +543,7 @@ static uint64_t ts_of(struct pf *c, int64_t ns)
 
 static int descriptor_out(struct pf *c)
 {
-	int rc = packet(c, false, 0, TP_TRACK_DESC, &c->tmp);
+	int rc = packet(c, &c->seq0, false, 0, TP_TRACK_DESC, &c->tmp);
 	c->tmp.len = 0;
 	return rc;
 }
@@ -551,9 +618,17 @@ static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
 		t->uuid = ++c->next_uuid;
 		t->end[0] = (char)(TE_TYPE << 3 | PB_VARINT);
 		t->end[1] = (char)SLICE_END;
-		t->end[2] = (char)(TE_TRACK << 3 | PB_VARINT);
-		t->end_len = (uint8_t)(3 + pb_varint_at(t->end + 3, t->uuid));
+		t->end_len = 2;
+		if (!(t->seq = calloc(1, sizeof(*t->seq))))
+			return NULL;
+		t->seq->id = SEQ_ID + 1 + (uint32_t)i;
+		t->seq->track = t->uuid;
+		t->seq->names.field = ID_NAMES;
+		t->seq->cats.field = ID_CATEGORIES;
+		t->seq->anns.field = ID_ANNOTATION_NAMES;
 	}
+	if (!t->seq)
+		return NULL;
 	return t;
 }
 
@@ -658,7 +733,8 @@ static void te_start_iid(struct pf *c, unsigned type, uint64_t track, uint64_t n
 	if (cat_iid)
 		pb_uint(b, TE_CATEGORY_IIDS, cat_iid);
 	pb_uint(b, TE_TYPE, type);
-	pb_uint(b, TE_TRACK, track);
+	if (track != c->cur->track)
+		pb_uint(b, TE_TRACK, track);
 	pb_uint(b, TE_NAME_IID, name_iid);
 }
 
@@ -670,15 +746,16 @@ static int te_start(struct pf *c, unsigned type, uint64_t track, const char *nam
 	struct rlog__buf *b = &c->te;
 	b->len = 0;
 	if (cat) {
-		uint64_t iid = intern(c, &c->cats, cat, strlen(cat));
+		uint64_t iid = intern(c, &c->cur->cats, cat, strlen(cat));
 		if (!iid)
 			return -ENOMEM;
 		pb_uint(b, TE_CATEGORY_IIDS, iid);
 	}
 	pb_uint(b, TE_TYPE, type);
-	pb_uint(b, TE_TRACK, track);
+	if (track != c->cur->track)
+		pb_uint(b, TE_TRACK, track);
 	if (name) {
-		uint64_t iid = intern(c, &c->names, name, nlen);
+		uint64_t iid = intern(c, &c->cur->names, name, nlen);
 		if (!iid)
 			return -ENOMEM;
 		pb_uint(b, TE_NAME_IID, iid);
@@ -699,7 +776,7 @@ static size_t ann_open_iid(struct pf *c, uint64_t iid)
 /* Opens a debug annotation named name (interned); pb_close() it. */
 static size_t ann_open(struct pf *c, const char *name)
 {
-	return ann_open_iid(c, intern(c, &c->anns, name, strlen(name)));
+	return ann_open_iid(c, intern(c, &c->cur->anns, name, strlen(name)));
 }
 
 static void ann_uint(struct pf *c, const char *name, uint64_t v)
@@ -805,7 +882,7 @@ static void ann_value_iid(struct pf *c, uint64_t iid, const struct rlog_value *v
 /* The same, named name. */
 static void ann_value(struct pf *c, const char *name, const struct rlog_value *v)
 {
-	ann_value_iid(c, intern(c, &c->anns, name, strlen(name)), v);
+	ann_value_iid(c, intern(c, &c->cur->anns, name, strlen(name)), v);
 }
 
 static int te_out(struct pf *c, int64_t ns)
@@ -813,13 +890,14 @@ static int te_out(struct pf *c, int64_t ns)
 	if (c->st)
 		c->st->events_written++;
 	c->file_events++;
-	if (c->in.len)
-		return packet(c, true, ts_of(c, ns), TP_TRACK_EVENT, &c->te);
+	struct seq *q = c->cur;
+	if (c->in.len || q->fresh)
+		return packet(c, q, true, ts_of(c, ns), TP_TRACK_EVENT, &c->te);
 	/* packet()'s bytes for a TrackEvent with no names to intern, the
-	 * common packet: its constant fields as one piece. */
-	uint64_t ts = ts_of(c, ns), dt = ts - c->prev_ts;
+	 * common packet. */
+	uint64_t ts = ts_of(c, ns), dt = ts - q->prev_ts;
 	size_t bl = c->te.len;
-	size_t n = 1 + pb_varint_size(dt) + 5 + pb_varint_size(bl) + bl;
+	size_t n = 1 + pb_varint_size(dt) + 4 + pb_varint_size(q->id) + pb_varint_size(bl) + bl;
 	if (!rlog__buf_need(&c->out, 1 + 10 + n))
 		return -ENOMEM;
 	char *p = c->out.p + c->out.len, *p0 = p;
@@ -827,10 +905,11 @@ static int te_out(struct pf *c, int64_t ns)
 	p += pb_varint_at(p, n);
 	*p++ = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
 	p += pb_varint_at(p, dt);
-	static const char seq[5] = { TP_SEQ_ID << 3 | PB_VARINT, SEQ_ID, TP_SEQ_FLAGS << 3 | PB_VARINT,
-				     SEQ_NEEDS, TP_TRACK_EVENT << 3 | PB_LEN };
-	memcpy(p, seq, 5);
-	p += 5;
+	*p++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
+	p += pb_varint_at(p, q->id);
+	*p++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
+	*p++ = (char)SEQ_NEEDS;
+	*p++ = (char)(TP_TRACK_EVENT << 3 | PB_LEN);
 	p += pb_varint_at(p, bl);
 	/* The body, a few dozen bytes, 8 at a time when c->te has the room
 	 * past it (c->out has: its length takes 2 bytes of the 10 reserved). */
@@ -842,7 +921,7 @@ static int te_out(struct pf *c, int64_t ns)
 	}
 	p += bl;
 	c->out.len += (size_t)(p - p0);
-	c->prev_ts = ts;
+	q->prev_ts = ts;
 	if (c->st)
 		c->st->packets++;
 	if (c->out.len >= OUT_FLUSH)
@@ -898,14 +977,14 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
 }
 
 /*
- * c->te as schema s's TrackEvent on thread t's track from its template e,
+ * c->te as schema s's TrackEvent on its thread's track (its sequence's
+ * default) from its template e,
  * the values read from the payload pl (len bytes) as rlog__values_decode
  * reads them.  Returns 1, or 0 when the event needs the general way: a
  * payload not of the schema's shape (it goes out raw), a string that is
  * not ASCII (put_str's check), which write what this would.
  */
-static int te_fill(struct pf *c, const struct scache *e, const struct thread *t,
-		   const uint8_t *pl, size_t len)
+static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size_t len)
 {
 	/* Room for the largest: the head, track and name copied whole, per
 	 * field its annotation's tag, length (a string's up to 3 bytes),
@@ -916,8 +995,6 @@ static int te_fill(struct pf *c, const struct scache *e, const struct thread *t,
 	char *p = c->te.p;
 	memcpy(p, e->head, sizeof(e->head));
 	p += e->head_len;
-	memcpy(p, t->end + 2, 14);
-	p += t->end_len - 2;
 	memcpy(p, e->name, sizeof(e->name));
 	p += e->name_len;
 	size_t off = 0;
@@ -1029,7 +1106,7 @@ static void counter_fill(struct pf *c, const struct scache *e, const struct rlog
 static int fast_event(struct pf *c, struct thread *t, const struct rlog_schema *s,
 		      const struct rlog_event *ev)
 {
-	const struct scache *e = &c->scache[((uintptr_t)s >> 4) % SCACHE];
+	const struct scache *e = scache_of(c, s);
 	if (!ev->has_time || c->in.len || (ev->pid == 0 && ev->from_daemon))
 		return 0;
 	if (s->kind == RLOG_KIND_COUNTER) {
@@ -1038,17 +1115,18 @@ static int fast_event(struct pf *c, struct thread *t, const struct rlog_schema *
 			return 0;
 		c->te.len = 0;
 		counter_fill(c, e, s, ev->payload);
-	} else if (e->s != s || e->gen != c->gen || !e->fast || t->gen != c->gen) {
+	} else if (e->s != s || e->gen != c->gen || e->seq != c->cur->id || !e->fast ||
+		   t->gen != c->gen) {
 		return 0;
 	} else if (s->kind != RLOG_KIND_SPAN) {
-		if (ev->flagged || !te_fill(c, e, t, ev->payload, ev->length))
+		if (ev->flagged || !te_fill(c, e, ev->payload, ev->length))
 			return 0;
 	} else if (!ev->flagged) {
 		return 0;
 	} else if (ev->flag == RLOG_SPAN_BEGIN) {
 		if (t->depth == RLOG__SPANS_OPEN ||
 		    rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0 ||
-		    !te_fill(c, e, t, ev->payload, ev->length))
+		    !te_fill(c, e, ev->payload, ev->length))
 			return 0;
 		t->stack[t->depth++] = s;
 	} else if (ev->flag == RLOG_SPAN_END && ev->length == 0 && t->depth &&
@@ -1076,23 +1154,24 @@ static int fast_event(struct pf *c, struct thread *t, const struct rlog_schema *
  */
 static const struct scache *schema_iids(struct pf *c, const struct rlog_schema *s)
 {
-	struct scache *e = &c->scache[((uintptr_t)s >> 4) % SCACHE];
-	if (e->s == s && e->gen == c->gen)
+	struct scache *e = scache_of(c, s);
+	if (e->s == s && e->gen == c->gen && e->seq == c->cur->id)
 		return e;
 	char cat[4];
 	cat_text(cat, s);
 	e->s = NULL;
-	e->cat_iid = intern(c, &c->cats, cat, strlen(cat));
-	e->name_iid = intern(c, &c->names, s->name, strlen(s->name));
+	e->cat_iid = intern(c, &c->cur->cats, cat, strlen(cat));
+	e->name_iid = intern(c, &c->cur->names, s->name, strlen(s->name));
 	if (!e->cat_iid || !e->name_iid)
 		return NULL;
 	for (unsigned i = 0; i < s->field_count; i++) {
 		const char *n = s->fields[i].name;
-		if (!(e->ann_iid[i] = intern(c, &c->anns, n, strlen(n))))
+		if (!(e->ann_iid[i] = intern(c, &c->cur->anns, n, strlen(n))))
 			return NULL;
 	}
 	e->s = s;
 	e->gen = c->gen;
+	e->seq = c->cur->id;
 	template_make(e, s);
 	return e;
 }
@@ -1115,6 +1194,7 @@ static int schema_te(struct pf *c, unsigned type, uint64_t track, const struct r
 static int begin_out(struct pf *c, struct thread *t, const struct rlog_schema *s, int64_t ns,
 		     bool continued, bool untimed)
 {
+	use_seq(c, t);
 	int rc = thread_track(c, t);
 	if (rc < 0)
 		return rc;
@@ -1136,6 +1216,7 @@ static int begin_out(struct pf *c, struct thread *t, const struct rlog_schema *s
 
 static int end_out(struct pf *c, struct thread *t, int64_t ns)
 {
+	use_seq(c, t);
 	int rc = thread_track(c, t);
 	if (rc == 0)
 		rc = te_start(c, SLICE_END, t->uuid, NULL, 0, NULL);
@@ -1329,7 +1410,7 @@ static unsigned num_size(unsigned t)
 static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t pid,
 			     const uint64_t *uuid)
 {
-	struct scache *e = &c->scache[((uintptr_t)s >> 4) % SCACHE];
+	struct scache *e = scache_of(c, s);
 	unsigned size = 0;
 	e->cs = NULL;
 	for (unsigned i = 0; i < s->field_count; i++) {
@@ -1492,7 +1573,7 @@ static int bundle_out(struct pf *c, struct cpu_bundle *k)
 	pb_uint(&c->tmp, FB_CPU, k->cpu);
 	rlog__buf_put(&c->tmp, k->ev.p, k->ev.len);
 	k->ev.len = 0;
-	int rc = k->ev.oom ? -ENOMEM : packet(c, false, 0, TP_FTRACE, &c->tmp);
+	int rc = k->ev.oom ? -ENOMEM : packet(c, &c->seq0, false, 0, TP_FTRACE, &c->tmp);
 	c->tmp.len = 0;
 	return rc;
 }
@@ -1502,8 +1583,9 @@ static int ptree_out(struct pf *c)
 {
 	if (c->ptree.len == 0)
 		return 0;
-	int rc = packet(c, true, c->ptree_ts > c->prev_ts ? c->ptree_ts : c->prev_ts,
-			TP_PROCESS_TREE, &c->ptree);
+	uint64_t prev = c->seq0.prev_ts;
+	int rc = packet(c, &c->seq0, true, c->ptree_ts > prev ? c->ptree_ts : prev, TP_PROCESS_TREE,
+			&c->ptree);
 	c->ptree.len = 0;
 	return rc;
 }
@@ -1684,6 +1766,7 @@ static int convert_event(struct pf *c, const struct rlog_event *ev)
 	struct thread *t = thread_of(c, ev->pid, ev->tid);
 	if (!t)
 		return -ENOMEM;
+	use_seq(c, t);
 	struct rlog_loss loss;
 	switch (rlog_record_kind(ev->id, ev->flagged)) {
 	case RLOG_RECORD_LOSS:
@@ -1761,7 +1844,7 @@ static int metadata_out(struct pf *c)
 		pb_bytes(b, CM_STRING, v, (size_t)n);
 		pb_close(b, at);
 	}
-	int rc = packet(c, false, 0, TP_CHROME_EVENTS, b);
+	int rc = packet(c, &c->seq0, false, 0, TP_CHROME_EVENTS, b);
 	b->len = 0;
 	return rc;
 }
@@ -1789,9 +1872,6 @@ static int file_begin(struct pf *c)
 	c->file_bytes = 0;
 	c->file_events = c->file_loss_records = c->file_events_lost = 0;
 	c->started = false;
-	interner_reset(&c->names);
-	interner_reset(&c->cats);
-	interner_reset(&c->anns);
 	c->in.len = 0;
 	if (c->st)
 		c->st->files++;
@@ -1849,6 +1929,12 @@ static void pf_free(struct pf *c)
 	for (size_t i = 0; i < c->nth; i++) {
 		free(c->th[i].stack);
 		free(c->th[i].name);
+		if (c->th[i].seq) {
+			interner_free(&c->th[i].seq->names);
+			interner_free(&c->th[i].seq->cats);
+			interner_free(&c->th[i].seq->anns);
+			free(c->th[i].seq);
+		}
 	}
 	for (size_t i = 0; i < c->npr; i++)
 		free(c->pr[i].name);
@@ -1865,9 +1951,9 @@ static void pf_free(struct pf *c)
 	rlog__map_free(&c->pr_map);
 	rlog__map_free(&c->ct_map);
 	rlog__map_free(&c->sct_map);
-	interner_free(&c->names);
-	interner_free(&c->cats);
-	interner_free(&c->anns);
+	interner_free(&c->seq0.names);
+	interner_free(&c->seq0.cats);
+	interner_free(&c->seq0.anns);
 	free(c->out.p);
 	free(c->te.p);
 	free(c->in.p);
@@ -1893,9 +1979,11 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 	c.fd = fd;
 	c.opt = opt;
 	c.st = st;
-	c.names.field = ID_NAMES;
-	c.cats.field = ID_CATEGORIES;
-	c.anns.field = ID_ANNOTATION_NAMES;
+	c.seq0.id = SEQ_ID;
+	c.seq0.names.field = ID_NAMES;
+	c.seq0.cats.field = ID_CATEGORIES;
+	c.seq0.anns.field = ID_ANNOTATION_NAMES;
+	c.cur = &c.seq0;
 	if (st)
 		memset(st, 0, sizeof(*st));
 	c.scache = calloc(SCACHE, sizeof(*c.scache));
