@@ -5,11 +5,16 @@
  * where the Chrome JSON breaks (docs/CONVERT.md).  The messages and field
  * numbers written are exactly those of docs/perfetto/ringlog_perfetto.proto.
  *
- * Everything is on one trusted packet sequence (id 1).  Each file opens
- * with a packet flagged SEQ_INCREMENTAL_STATE_CLEARED holding the clock
- * snapshot and the sequence's defaults (timestamps on clock 64, ringlog's
- * session clock in ns); every later packet is flagged
- * SEQ_NEEDS_INCREMENTAL_STATE.  Then, in the reader's time order:
+ * Each file opens with the first packet of its own trusted packet
+ * sequence (id 1), flagged SEQ_INCREMENTAL_STATE_CLEARED, holding the
+ * clock snapshot and the sequence's defaults (timestamps on clock 64,
+ * ringlog's session clock in ns); the descriptors, ftrace bundles, process
+ * trees and totals go on it.  Each thread's TrackEvents go on a sequence
+ * of its own (id 2 and up), which starts in each file with the same kind
+ * of packet, its defaults also naming the thread's track: its events
+ * leave the track out, and its names are interned on it.  Every later
+ * packet of a sequence is flagged SEQ_NEEDS_INCREMENTAL_STATE.  Then, in
+ * the reader's time order:
  *
  *   - a TrackDescriptor before the first use of each track: a process
  *     track per pid, a thread track per (pid, tid), a "lost" track under a
