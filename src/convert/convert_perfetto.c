@@ -1007,54 +1007,24 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
 		const uint8_t *q = pl + off;
 		size_t left = len - off;
 		unsigned hl = e->hlen[i];
+		unsigned t = e->ftype[i];
 		uint64_t v;
-		switch (e->ftype[i]) {
-		case RLOG_FIELD_U8:
-		case RLOG_FIELD_I8:
-			if (left < 1)
+		if (t != RLOG_FIELD_STRING) {
+			unsigned sz = rlog__num_size(t);
+			if (left < sz)
 				return 0;
-			v = e->ftype[i] == RLOG_FIELD_U8 ? q[0] : (uint64_t)(int64_t)(int8_t)q[0];
-			off += 1;
-			break;
-		case RLOG_FIELD_U16:
-		case RLOG_FIELD_I16: {
-			uint16_t x;
-			if (left < 2)
-				return 0;
-			memcpy(&x, q, 2);
-			v = e->ftype[i] == RLOG_FIELD_U16 ? x : (uint64_t)(int64_t)(int16_t)x;
-			off += 2;
-			break;
-		}
-		case RLOG_FIELD_U32:
-		case RLOG_FIELD_I32: {
-			uint32_t x;
-			if (left < 4)
-				return 0;
-			memcpy(&x, q, 4);
-			v = e->ftype[i] == RLOG_FIELD_U32 ? x : (uint64_t)(int64_t)(int32_t)x;
-			off += 4;
-			break;
-		}
-		case RLOG_FIELD_U64:
-		case RLOG_FIELD_I64:
-			if (left < 8)
-				return 0;
-			memcpy(&v, q, 8);
-			off += 8;
-			break;
-		case RLOG_FIELD_F64:
-			if (left < 8)
-				return 0;
-			*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
-			*p++ = (char)(hl + 8);
-			memcpy(p, e->hdr[i], 12);
-			p += hl;
-			memcpy(p, q, 8); /* little endian, as the wire */
-			p += 8;
-			off += 8;
-			continue;
-		default: { /* STRING */
+			off += sz;
+			if (t == RLOG_FIELD_F64) {
+				*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+				*p++ = (char)(hl + 8);
+				memcpy(p, e->hdr[i], 12);
+				p += hl;
+				memcpy(p, q, 8); /* little endian, as the wire */
+				p += 8;
+				continue;
+			}
+			v = rlog__num_load(q, t);
+		} else {
 			uint16_t sl;
 			if (left < 2)
 				return 0;
@@ -1084,7 +1054,6 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
 			p += sl;
 			off += 2u + sl;
 			continue;
-		}
 		}
 		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
 		*p++ = (char)(hl + pb_varint_size(v));
@@ -1398,17 +1367,6 @@ static int counter_out(struct pf *c, struct thread *t, const struct rlog_event *
 	return te_out(c, ev->time_ns);
 }
 
-/* The payload bytes of a number of type t. */
-static unsigned num_size(unsigned t)
-{
-	switch (t) {
-	case RLOG_FIELD_U8: case RLOG_FIELD_I8: return 1;
-	case RLOG_FIELD_U16: case RLOG_FIELD_I16: return 2;
-	case RLOG_FIELD_U32: case RLOG_FIELD_I32: return 4;
-	default: return 8;
-	}
-}
-
 /* Counter schema s's template for process pid's tracks uuid[] (described
  * in this file), when its fields are all numbers: the bytes that
  * schema_counter_out writes around the values. */
@@ -1433,7 +1391,7 @@ static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t
 				    : (dbl ? TE_DOUBLE_COUNTER : TE_COUNTER);
 		p += pb_varint_at(p, (uint64_t)vf << 3 | (dbl ? PB_FIXED64 : PB_VARINT));
 		e->cplen[i] = (uint8_t)(p - e->cpre[i]);
-		size += num_size(t);
+		size += rlog__num_size(t);
 	}
 	e->chead[0] = (char)(TE_TYPE << 3 | PB_VARINT);
 	e->chead[1] = (char)COUNTER;
@@ -1458,21 +1416,14 @@ static void counter_fill(struct pf *c, const struct scache *e, const struct rlog
 		uint64_t v;
 		memcpy(p, e->cpre[i], sizeof(e->cpre[i]));
 		p += e->cplen[i];
-		switch (t) {
-		case RLOG_FIELD_U8: v = pl[0]; break;
-		case RLOG_FIELD_I8: v = (uint64_t)(int64_t)(int8_t)pl[0]; break;
-		case RLOG_FIELD_U16: { uint16_t x; memcpy(&x, pl, 2); v = x; break; }
-		case RLOG_FIELD_I16: { int16_t x; memcpy(&x, pl, 2); v = (uint64_t)(int64_t)x; break; }
-		case RLOG_FIELD_U32: { uint32_t x; memcpy(&x, pl, 4); v = x; break; }
-		case RLOG_FIELD_I32: { int32_t x; memcpy(&x, pl, 4); v = (uint64_t)(int64_t)x; break; }
-		case RLOG_FIELD_F64:
+		if (t == RLOG_FIELD_F64) {
 			memcpy(p, pl, 8); /* little endian, as the wire */
 			p += 8;
 			pl += 8;
 			continue;
-		default: memcpy(&v, pl, 8); break;
 		}
-		pl += num_size(t);
+		v = rlog__num_load(pl, t);
+		pl += rlog__num_size(t);
 		p += pb_varint_at(p, v);
 	}
 	c->te.len = (size_t)(p - c->te.p);
