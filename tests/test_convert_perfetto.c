@@ -513,7 +513,7 @@ static struct check *convert_check(struct h_run *r, const char *in, const char *
 /* ------------------------------------------------------------------ */
 /* The templates against the general way                               */
 
-#define TW_THREADS 140u /* past 127 tracks: two-byte track uuids */
+#define TW_THREADS 140u /* past 127: two-byte track uuids and sequence ids */
 #define TW_PAIRS 10u    /* per thread */
 
 /*
