@@ -916,14 +916,13 @@ static int te_out(struct pf *c, int64_t ns)
 	*p++ = (char)SEQ_NEEDS;
 	*p++ = (char)(TP_TRACK_EVENT << 3 | PB_LEN);
 	p += pb_varint_at(p, bl);
-	/* The body, a few dozen bytes, 8 at a time when c->te has the room
-	 * past it (c->out has: its length takes 2 bytes of the 10 reserved). */
-	if (bl <= 128 && c->te.cap - bl >= 8) {
-		for (size_t k = 0; k < bl; k += 8)
-			memcpy(p + k, c->te.p + k, 8);
-	} else {
+	/* The body, a few dozen bytes: a fixed 64 when both buffers have the
+	 * room (c->out keeps 64 KiB past OUT_FLUSH), the bytes past it
+	 * written over by the next packet. */
+	if (bl <= 64 && c->te.cap >= 64 && c->out.cap - (size_t)(p - c->out.p) >= 64)
+		memcpy(p, c->te.p, 64);
+	else
 		memcpy(p, c->te.p, bl);
-	}
 	p += bl;
 	c->out.len += (size_t)(p - p0);
 	q->prev_ts = ts;
