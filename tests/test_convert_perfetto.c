@@ -119,16 +119,25 @@ static uint64_t num(const struct node *n, const char *key)
 /* The checks                                                          */
 
 #define MAXI 256
+#define MAXSEQ 192
+
+/* A trusted packet sequence's incremental state, in the current file. */
+struct seqst {
+	char *names[3][MAXI];    /* categories, event names, annotation names by iid */
+	bool started;            /* its first packet (state cleared) was seen */
+	uint64_t last_ts, mono;  /* clock 64, and its value at time 0 */
+	uint64_t track;          /* its TrackEvents' default track, or 0 */
+};
 
 struct check {
-	char *names[3][MAXI];    /* categories, event names, annotation names by iid */
+	struct seqst seq[MAXSEQ]; /* by trusted_packet_sequence_id */
 	uint64_t uuids[MAXI];
 	size_t nuuid;
-	uint64_t last_ts, mono;
-	bool incremental;
+	uint64_t mono;           /* sequence 1's: the file's */
 	unsigned errors;
 	unsigned files, events;
-	char sum[65536];
+	unsigned seqs;           /* sequences started (state cleared), every file */
+	char sum[1 << 20];      /* room for build_twice's 140 threads */
 	size_t len;
 };
 
@@ -146,23 +155,33 @@ static bool described(const struct check *c, uint64_t u)
 	return false;
 }
 
-static const char *iid_name(struct check *c, int t, const char *iid)
+static const char *iid_name(struct check *c, struct seqst *q, int t, const char *iid)
 {
 	uint64_t i = iid ? strtoull(iid, NULL, 10) : 0;
-	if (i == 0 || i >= MAXI || !c->names[t][i]) {
-		bad(c, "an iid used before it was interned", iid ? iid : "none");
+	if (i == 0 || i >= MAXI || !q->names[t][i]) {
+		bad(c, "an iid used before it was interned on its sequence", iid ? iid : "none");
 		return "?";
 	}
-	return c->names[t][i];
+	return q->names[t][i];
 }
 
-static void reset(struct check *c)
+/* Sequence q's state cleared. */
+static void seq_reset(struct seqst *q)
 {
 	for (int t = 0; t < 3; t++)
 		for (int i = 0; i < MAXI; i++) {
-			free(c->names[t][i]);
-			c->names[t][i] = NULL;
+			free(q->names[t][i]);
+			q->names[t][i] = NULL;
 		}
+	q->started = false;
+	q->track = 0;
+}
+
+/* A new file: nothing described, no sequence started. */
+static void reset(struct check *c)
+{
+	for (int k = 0; k < MAXSEQ; k++)
+		seq_reset(&c->seq[k]);
 	c->nuuid = 0;
 }
 
@@ -177,44 +196,73 @@ static void reset(struct check *c)
 		}                                                                          \
 	} while (0)
 
+/*
+ * One packet.  The file's own sequence (1) opens it; each thread's
+ * sequence starts, in each file, with a packet that clears its state and
+ * holds its clock snapshot and defaults (clock 64, its thread's track):
+ * per sequence, the flags, the interned names and clock 64 are checked on
+ * their own.  The summary shows the file's snapshot only.
+ */
 static void check_packet(struct check *c, const struct node *p, bool first)
 {
 	unsigned flags = (unsigned)num(p, "sequence_flags");
-	if (num(p, "trusted_packet_sequence_id") != 1)
-		bad(c, "a packet off sequence 1", "");
-	if (first != (flags == 1) || (!first && flags != 2))
-		bad(c, "sequence flags", first ? "first packet" : "later packet");
+	uint64_t sid = num(p, "trusted_packet_sequence_id");
+	if (sid == 0 || sid >= MAXSEQ) {
+		bad(c, "a sequence id out of range", val(p, "trusted_packet_sequence_id"));
+		return;
+	}
+	if (first && sid != 1)
+		bad(c, "a file that does not open with sequence 1", "");
+	if (flags == 1 && sid == 1)
+		reset(c);
+	struct seqst *q = &c->seq[sid];
+	if (q->started == (flags == 1) || (q->started && flags != 2))
+		bad(c, "sequence flags", q->started ? "later packet" : "first packet");
 	if (flags == 1) {
 		uint64_t rt = 0, boot = 0;
-		reset(c);
-		c->files++;
+		bool incremental = false;
+		seq_reset(q);
+		q->started = true;
+		c->files += sid == 1;
+		c->seqs++;
 		const struct node *cs = kid(p, "clock_snapshot");
 		if (!cs)
-			bad(c, "no clock snapshot in the first packet", "");
+			bad(c, "no clock snapshot in a sequence's first packet", "");
 		else
 			for (size_t i = 0; i < cs->n; i++)
 				if (strcmp(cs->kids[i]->key, "clocks") != 0)
 					continue;
 				else if (num(cs->kids[i], "clock_id") == 64)
-					c->last_ts = num(cs->kids[i], "timestamp"),
-					c->incremental = val(cs->kids[i], "is_incremental") &&
-							 strcmp(val(cs->kids[i], "is_incremental"), "true") == 0;
+					q->last_ts = num(cs->kids[i], "timestamp"),
+					incremental = val(cs->kids[i], "is_incremental") &&
+						      strcmp(val(cs->kids[i], "is_incremental"), "true") == 0;
 				else if (num(cs->kids[i], "clock_id") == 1)
 					rt = num(cs->kids[i], "timestamp");
 				else if (num(cs->kids[i], "clock_id") == 6)
 					boot = num(cs->kids[i], "timestamp");
 		/* The ftrace events' timestamps are BOOTTIME's: the same clock. */
-		if (boot != c->last_ts)
+		if (boot != q->last_ts)
 			bad(c, "BOOTTIME is not clock 64 at the snapshot", "");
 		/* time 0 (the LOG_MARKER) on clock 64: the realtime clock says
-		 * how far the snapshot is from it. */
-		c->mono = c->last_ts - (rt - FX_REALTIME);
-		if (!c->incremental)
+		 * how far the snapshot is from it; the same on every sequence. */
+		q->mono = q->last_ts - (rt - FX_REALTIME);
+		if (sid == 1)
+			c->mono = q->mono;
+		else if (q->mono != c->mono)
+			bad(c, "a sequence's clock 64 is not the file's", "");
+		if (!incremental)
 			bad(c, "clock 64 is not incremental", "");
 		const struct node *d = kid(p, "trace_packet_defaults");
 		if (!d || num(d, "timestamp_clock_id") != 64)
 			bad(c, "no default clock 64", "");
-		OUT("C %s\n", cs ? "snapshot" : "none");
+		const struct node *ted = d ? kid(d, "track_event_defaults") : NULL;
+		q->track = ted ? num(ted, "track_uuid") : 0;
+		if ((sid != 1) != (q->track != 0))
+			bad(c, "a thread's sequence without its track, or the file's with one", "");
+		if (q->track && !described(c, q->track))
+			bad(c, "a default track not described first", "");
+		if (sid == 1)
+			OUT("C %s\n", cs ? "snapshot" : "none");
 		return;
 	}
 	const struct node *in = kid(p, "interned_data");
@@ -224,15 +272,15 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 		for (int t = 0; t < 3; t++)
 			if (strcmp(in->kids[i]->key, kinds[t]) == 0) {
 				uint64_t iid = num(in->kids[i], "iid");
-				if (iid == 0 || iid >= MAXI || c->names[t][iid])
+				if (iid == 0 || iid >= MAXI || q->names[t][iid])
 					bad(c, "an iid interned twice", in->kids[i]->val ? "" : kinds[t]);
 				else
-					c->names[t][iid] = strdup(val(in->kids[i], "name"));
+					q->names[t][iid] = strdup(val(in->kids[i], "name"));
 			}
 	const char *ts = val(p, "timestamp");
 	/* Deltas on clock 64: never back by construction (unsigned). */
-	uint64_t t = c->last_ts + (ts ? strtoull(ts, NULL, 10) : 0);
-	c->last_ts = t;
+	uint64_t t = q->last_ts + (ts ? strtoull(ts, NULL, 10) : 0);
+	q->last_ts = t;
 	const struct node *fb = kid(p, "ftrace_events");
 	if (fb) {
 		uint64_t prev = 0;
@@ -292,14 +340,14 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 	const struct node *te = kid(p, "track_event");
 	if (te) {
 		c->events++;
-		uint64_t u = num(te, "track_uuid");
+		uint64_t u = val(te, "track_uuid") ? num(te, "track_uuid") : q->track;
 		if (!described(c, u))
 			bad(c, "a track used before it was described", val(te, "track_uuid"));
 		OUT("E %" PRId64 " %s %" PRIu64, (int64_t)(t - c->mono), val(te, "type") + 5, u);
 		if (val(te, "category_iids"))
-			OUT(" [%s]", iid_name(c, 0, val(te, "category_iids")));
+			OUT(" [%s]", iid_name(c, q, 0, val(te, "category_iids")));
 		if (val(te, "name_iid"))
-			OUT(" %s", iid_name(c, 1, val(te, "name_iid")));
+			OUT(" %s", iid_name(c, q, 1, val(te, "name_iid")));
 		if (val(te, "counter_value"))
 			OUT(" =%s", val(te, "counter_value"));
 		if (val(te, "double_counter_value"))
@@ -320,7 +368,7 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 			const struct node *a = te->kids[i];
 			if (strcmp(a->key, "debug_annotations") != 0)
 				continue;
-			OUT(" %s=", iid_name(c, 2, val(a, "name_iid")));
+			OUT(" %s=", iid_name(c, q, 2, val(a, "name_iid")));
 			for (size_t k = 0; k < a->n; k++)
 				if (strcmp(a->kids[k]->key, "name_iid") != 0)
 					OUT("%c:%s", a->kids[k]->key[0], a->kids[k]->val);
@@ -460,6 +508,137 @@ static struct check *convert_check(struct h_run *r, const char *in, const char *
 	if (getenv("SHOW"))
 		fputs(c->sum, stderr);
 	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* The templates against the general way                               */
+
+#define TW_THREADS 140u /* past 127: two-byte track uuids and sequence ids */
+#define TW_PAIRS 10u    /* per thread */
+
+/*
+ * A trace whose every record comes twice, at t (a multiple of 10 ns) and
+ * t + 1: the first of a schema in a file, or on a thread not yet
+ * described, goes the general way, the second from its schema's template
+ * (convert_perfetto.c): the two must decode the same.  Strings of every
+ * shape (long: a two-byte length; non-ASCII in the 8-byte part and in
+ * the tail; not UTF-8; a NUL), every number type, a counter schema on
+ * two processes, a counter of the wrong size, nested spans.
+ */
+static void build_twice(struct fg_file *f)
+{
+	static const struct fx_field ev[] = {
+		{ RLOG_FIELD_STRING, 0, "s" }, { RLOG_FIELD_U8, 0, "a" }, { RLOG_FIELD_I8, 0, "b" },
+		{ RLOG_FIELD_U16, 0, "c" }, { RLOG_FIELD_I16, 0, "d" }, { RLOG_FIELD_U32, 0, "e" },
+		{ RLOG_FIELD_I32, 0, "g" }, { RLOG_FIELD_U64, 0, "h" }, { RLOG_FIELD_I64, 0, "i" },
+		{ RLOG_FIELD_F64, 0, "x" },
+	};
+	static const struct fx_field cn[] = {
+		{ RLOG_FIELD_I32, 0, "n" }, { RLOG_FIELD_F64, 0, "l" }, { RLOG_FIELD_U8, 0, "m" },
+	};
+	static const struct fx_field sp[] = { { RLOG_FIELD_STRING, 0, "what" } };
+	static const char *const strs[] = { NULL, "", "abcdefg\xc3\xa9", "\xc3\xa9" "abcdefgh",
+					    "bad\xff", "ab\0cd" };
+	static const size_t lens[] = { 200, 0, 9, 10, 4, 5 };
+	char longs[200];
+	struct fg_block b;
+	memset(longs, 'a', sizeof(longs));
+	fg_file_init(f);
+	fg_marker_block(f, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 65536, 8, "twice");
+	for (uint32_t pid = 700; pid <= 701; pid++) {
+		fg_block_begin(&b, pid, pid, FX_START, 0);
+		fx_schema(&b, 1, 1200, RLOG_KIND_EVENT, 4, "tw.event", ev, 10);
+		fx_schema(&b, 2, 1201, RLOG_KIND_COUNTER, 0, "tw.counter", cn, 3);
+		fx_schema(&b, 3, 1202, RLOG_KIND_SPAN, 5, "tw.span", sp, 1);
+		fg_block_end(f, &b);
+	}
+	uint64_t t = 100;
+	for (uint32_t th = 0; th < TW_THREADS; th++) {
+		uint32_t pid = 700 + th % 2;
+		fg_block_begin(&b, pid, 10000 + th, FX_START + t, 0);
+		for (unsigned k = 0; k < 6; k++, t += 10) {
+			struct fg_buf p = { 0 };
+			double x = 0.5 * k - th;
+			uint64_t xb;
+			memcpy(&xb, &x, 8);
+			fx_str(&p, strs[k] ? strs[k] : longs, lens[k]);
+			fg_u8(&p, (uint8_t)(255 - k));
+			fg_u8(&p, (uint8_t)(int8_t)(-1 - (int)k));
+			fg_u16(&p, (uint16_t)(th * 400));
+			fg_u16(&p, (uint16_t)(int16_t)(-(int)th));
+			fg_u32(&p, th << 20);
+			fg_u32(&p, (uint32_t)(INT32_MIN + (int32_t)k));
+			fg_u64(&p, UINT64_MAX - th);
+			fg_u64(&p, (uint64_t)(k % 2 ? INT64_MIN : (int64_t)th));
+			fg_u64(&p, xb);
+			for (unsigned rep = 0; rep < 2; rep++)
+				fx_rec(&b, t + rep, 1200, -1, p.p, p.len);
+			free(p.p);
+		}
+		for (unsigned k = 0; k < 2; k++, t += 10) {
+			struct fg_buf p = { 0 };
+			double l = 1.25 * th;
+			uint64_t lb;
+			memcpy(&lb, &l, 8);
+			fg_u32(&p, (uint32_t)(-(int32_t)th));
+			fg_u64(&p, lb);
+			if (k == 0) /* the second: one byte short, a mismatch */
+				fg_u8(&p, (uint8_t)th);
+			for (unsigned rep = 0; rep < 2; rep++)
+				fx_rec(&b, t + rep, 1201, -1, p.p, p.len);
+			free(p.p);
+		}
+		struct fg_buf p = { 0 };
+		fx_str(&p, "inner", 5);
+		for (unsigned rep = 0; rep < 2; rep++)
+			fx_rec(&b, t + rep, 1202, RLOG_SPAN_BEGIN, p.p, p.len);
+		free(p.p);
+		t += 10;
+		for (unsigned rep = 0; rep < 2; rep++)
+			fx_rec(&b, t + rep, 1202, RLOG_SPAN_END, NULL, 0);
+		t += 10;
+		fg_block_end(f, &b);
+	}
+}
+
+/* The track events of build_twice's summary whose time is not the one
+ * written: the i-th at 100 + 10 * (i / 2) + i % 2 ns, the two of a pair
+ * on one of 140 sequences, each with its own clock 64. */
+static unsigned times_off(const char *sum)
+{
+	unsigned i = 0, off = 0;
+	for (const char *l = sum; (l = strstr(l, "\nE ")) != NULL; l++, i++)
+		off += strtoull(l + 3, NULL, 10) != 100u + 10u * (i / 2) + i % 2;
+	return off;
+}
+
+/* The pairs of build_twice's summary that decode the same (an event at t
+ * + 1 the same as the one before it, at t, but for the time); *differ
+ * gets the others. */
+static unsigned same_pairs(const char *sum, unsigned *differ)
+{
+	char prev[4096] = "";
+	unsigned same = 0;
+	*differ = 0;
+	for (const char *l = sum; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		if (l[0] == 'E') {
+			char *rest;
+			long long t = strtoll(l + 2, &rest, 10);
+			size_t n = len - (size_t)(rest - l);
+			if (t % 10 == 0) {
+				snprintf(prev, sizeof(prev), "%.*s", (int)n, rest);
+			} else if (strlen(prev) == n && memcmp(prev, rest, n) == 0) {
+				same++;
+			} else {
+				if ((*differ)++ < 3)
+					diag("differs: %.*s after %s", (int)len, l, prev);
+			}
+		}
+		l += len + (e != NULL);
+	}
+	return same;
 }
 
 /* ------------------------------------------------------------------ */
@@ -653,6 +832,9 @@ int main(void)
 
 	struct check *c = convert_check(&r, in, out, "the output");
 	ASSERT_STREQ(c->sum, expected);
+	/* The file's sequence and one per thread with track events: 200/201,
+	 * 100/101, 100/102 and pid 0's CPU 0. */
+	ASSERT_EQ(c->seqs, 1 + 4);
 	ASSERT_EQ_U64(h_kv(r.out, "files"), 1);
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 29);
 	ASSERT_EQ_U64(h_kv(r.out, "spans"), 4);
@@ -777,6 +959,31 @@ int main(void)
 	ASSERT_CONTAINS(uc->sum, "thread 400 401 \"w\\357\\277\\275\\357\\277\\275\"\n");
 	ASSERT_CONTAINS(uc->sum, "\"value\"=s:\"a\\357\\277\\275(b\"\n");
 	free(uc);
+	unlink(bin);
+
+	/* Every event from its schema's template decodes as the general way
+	 * writes it (the first of each pair). */
+	struct fg_file tw;
+	build_twice(&tw);
+	BAIL_IF(fg_write(&tw, bin) < 0, "cannot write %s", bin);
+	fg_file_free(&tw);
+	struct check *twc = convert_check(&r, bin, out, "the records written twice");
+	unsigned differ;
+	ASSERT_EQ_U64(same_pairs(twc->sum, &differ), TW_THREADS * TW_PAIRS);
+	ASSERT_EQ(differ, 0);
+	ASSERT_EQ_U64(twc->events, 2 * TW_THREADS * TW_PAIRS);
+	/* The file's sequence and one per thread, each event's time exact. */
+	ASSERT_EQ(twc->seqs, 1 + TW_THREADS);
+	ASSERT_EQ(times_off(twc->sum), 0);
+	ASSERT_EQ_U64(h_kv(r.out, "mismatched"), 2 * TW_THREADS);
+	ASSERT_CONTAINS(twc->sum, "E 101 INSTANT 4 [\"4\"] \"tw.event\" \"s\"=s:\"aaaaaaaaaa");
+	ASSERT_CONTAINS(twc->sum, "\"s\"=s:\"abcdefg\\303\\251\" \"a\"=u:253 \"b\"=i:-3");
+	ASSERT_CONTAINS(twc->sum, "\"s\"=s:\"bad\\357\\277\\275\" \"a\"=u:251");
+	ASSERT_CONTAINS(twc->sum, "\"s\"=s:\"ab\\000cd\"");
+	ASSERT_CONTAINS(twc->sum, " \"h\"=u:18446744073709551476 \"i\"=i:-9223372036854775808 "
+				  "\"x\"=d:-138.5\n");
+	ASSERT_CONTAINS(twc->sum, " SLICE_END 141\n");
+	free(twc);
 	unlink(bin);
 
 	/* System events: ftrace bundles per CPU, the process tree. */

@@ -209,44 +209,15 @@ int rlog__values_decode(const struct rlog_schema *s, const uint8_t *payload, siz
 		v->bytes = NULL;
 		v->len = 0;
 		v->v.u = 0;
-		/* The loads are memcpy's: the formats are little-endian, and
-		 * so is every target we build for (record.h). */
+		if (f->type >= RLOG_FIELD_U8 && f->type <= RLOG_FIELD_F64) {
+			unsigned n = rlog__num_size(f->type);
+			if (left < n)
+				return -EBADMSG;
+			v->v.u = rlog__num_load(p, f->type);
+			off += n;
+			continue;
+		}
 		switch (f->type) {
-		case RLOG_FIELD_U8:
-		case RLOG_FIELD_I8:
-			if (left < 1)
-				return -EBADMSG;
-			v->v.u = f->type == RLOG_FIELD_U8 ? p[0] : (uint64_t)(int64_t)(int8_t)p[0];
-			off += 1;
-			break;
-		case RLOG_FIELD_U16:
-		case RLOG_FIELD_I16: {
-			uint16_t x;
-			if (left < 2)
-				return -EBADMSG;
-			memcpy(&x, p, 2);
-			v->v.u = f->type == RLOG_FIELD_U16 ? x : (uint64_t)(int64_t)(int16_t)x;
-			off += 2;
-			break;
-		}
-		case RLOG_FIELD_U32:
-		case RLOG_FIELD_I32: {
-			uint32_t x;
-			if (left < 4)
-				return -EBADMSG;
-			memcpy(&x, p, 4);
-			v->v.u = f->type == RLOG_FIELD_U32 ? x : (uint64_t)(int64_t)(int32_t)x;
-			off += 4;
-			break;
-		}
-		case RLOG_FIELD_U64:
-		case RLOG_FIELD_I64:
-		case RLOG_FIELD_F64:
-			if (left < 8)
-				return -EBADMSG;
-			memcpy(&v->v.u, p, 8);
-			off += 8;
-			break;
 		case RLOG_FIELD_BYTES:
 			if (f->count == 0 || left < f->count)
 				return -EBADMSG;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ringlog/format.h"
 #include "ringlog/schema.h"
@@ -59,6 +60,33 @@ static inline int rlog__span_rule(bool flagged, uint16_t flag, uint16_t length)
 	if (flag == RLOG_SPAN_END)
 		return length == 0 ? 0 : -EBADMSG;
 	return flag == RLOG_SPAN_BEGIN ? 1 : -EBADMSG;
+}
+
+/* The payload bytes of a number field of type t (RLOG_FIELD_U8 to F64). */
+static inline unsigned rlog__num_size(unsigned t)
+{
+	static const uint8_t size[RLOG_FIELD_F64 + 1] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 8 };
+	return size[t];
+}
+
+/* The number of type t (RLOG_FIELD_U8 to F64) at p, rlog__num_size(t)
+ * bytes, little-endian: a signed one sign-extended, an F64 its bits.  The
+ * loads are memcpy's: the formats are little-endian, and so is every
+ * target we build for (record.h). */
+static inline uint64_t rlog__num_load(const uint8_t *p, unsigned t)
+{
+	uint16_t h;
+	uint32_t w;
+	uint64_t d;
+	switch (t) {
+	case RLOG_FIELD_U8: return p[0];
+	case RLOG_FIELD_I8: return (uint64_t)(int64_t)(int8_t)p[0];
+	case RLOG_FIELD_U16: memcpy(&h, p, 2); return h;
+	case RLOG_FIELD_I16: memcpy(&h, p, 2); return (uint64_t)(int64_t)(int16_t)h;
+	case RLOG_FIELD_U32: memcpy(&w, p, 4); return w;
+	case RLOG_FIELD_I32: memcpy(&w, p, 4); return (uint64_t)(int64_t)(int32_t)w;
+	default: memcpy(&d, p, 8); return d;
+	}
 }
 
 /*

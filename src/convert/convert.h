@@ -159,8 +159,8 @@ struct rlog__perfetto_opts {
 
 /*
  * rlog__convert_perfetto - writes every event of r (in the window of opt)
- * to fd as a Perfetto trace: a stream of TracePacket messages on one
- * trusted sequence (docs/CONVERT.md has the mapping,
+ * to fd as a Perfetto trace: a stream of TracePacket messages, the file's
+ * own trusted sequence and one per thread (docs/CONVERT.md has the mapping,
  * docs/perfetto/ringlog_perfetto.proto the messages and field numbers).
  * @r:   an open reader, no event read yet
  * @fd:  the first file of the output

@@ -5,11 +5,16 @@
  * where the Chrome JSON breaks (docs/CONVERT.md).  The messages and field
  * numbers written are exactly those of docs/perfetto/ringlog_perfetto.proto.
  *
- * Everything is on one trusted packet sequence (id 1).  Each file opens
- * with a packet flagged SEQ_INCREMENTAL_STATE_CLEARED holding the clock
- * snapshot and the sequence's defaults (timestamps on clock 64, ringlog's
- * session clock in ns); every later packet is flagged
- * SEQ_NEEDS_INCREMENTAL_STATE.  Then, in the reader's time order:
+ * Each file opens with the first packet of its own trusted packet
+ * sequence (id 1), flagged SEQ_INCREMENTAL_STATE_CLEARED, holding the
+ * clock snapshot and the sequence's defaults (timestamps on clock 64,
+ * ringlog's session clock in ns); the descriptors, ftrace bundles, process
+ * trees and totals go on it.  Each thread's TrackEvents go on a sequence
+ * of its own (id 2 and up), which starts in each file with the same kind
+ * of packet, its defaults also naming the thread's track: its events
+ * leave the track out, and its names are interned on it.  Every later
+ * packet of a sequence is flagged SEQ_NEEDS_INCREMENTAL_STATE.  Then, in
+ * the reader's time order:
  *
  *   - a TrackDescriptor before the first use of each track: a process
  *     track per pid, a thread track per (pid, tid), a "lost" track under a
@@ -30,6 +35,12 @@
  * (clock snapshot, descriptors and interned names again, open spans begun
  * again), so that each file opens on its own.
  *
+ * The common event (a schema met before in the file, on a track already
+ * described, nothing to intern) is written from its schema's template:
+ * the TrackEvent's constant bytes encoded once, its values read straight
+ * from the payload (template_make, te_fill); the reader's events come in
+ * batches (reader/batch.h).  The output is the same as the general way's.
+ *
  * Memory: per thread its open-span stack, the names interned (the
  * distinct names, not the events), the tracks; the output goes out in
  * 1 MiB writes.
@@ -47,12 +58,14 @@
 #include "map.h"
 #include "names.h"
 #include "pb.h"
+#include "reader/batch.h"
 #include "ringlog/reader.h"
 #include "satmath.h"
 #include "utf8.h"
 #include "vec.h"
 
 #define OUT_FLUSH (1u << 20)
+#define BATCH 64 /* events taken from the reader at a time */
 
 /* Field numbers: Perfetto's protos (docs/perfetto/ringlog_perfetto.proto). */
 enum {
@@ -60,7 +73,7 @@ enum {
 	TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
 	TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CHROME_EVENTS = 5, TP_DEFAULTS = 59,
 	TP_TRACK_DESC = 60,
-	TPD_CLOCK_ID = 58,
+	TPD_CLOCK_ID = 58, TPD_TRACK_EVENT = 11, TED_TRACK = 11,
 	CS_CLOCKS = 1, CS_PRIMARY = 2, CLK_ID = 1, CLK_TIMESTAMP = 2, CLK_INCREMENTAL = 3,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
 	PD_PID = 1, PD_NAME = 6,
@@ -115,7 +128,7 @@ struct cpu_bundle {
 enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
 enum { CLOCK_REALTIME = 1, CLOCK_MONOTONIC_RAW = 5, CLOCK_BOOTTIME = 6, CLOCK_SESSION = 64 };
-#define SEQ_ID 1
+#define SEQ_ID 1 /* the file's own packets; a thread's from 2 on */
 
 /* Names given small ids: iid = index + 1, valid until the next file. */
 struct interner {
@@ -126,9 +139,31 @@ struct interner {
 	size_t n, cap;
 };
 
+/*
+ * A trusted packet sequence and its incremental state: the file's own
+ * (SEQ_ID: its clock snapshot, descriptors, ftrace bundles, process
+ * trees, totals) and one per thread, which carries its TrackEvents.  A
+ * thread's sequence starts, in each file, with a packet flagged
+ * SEQ_INCREMENTAL_STATE_CLEARED holding its clock snapshot and defaults
+ * (clock 64; its thread's track, which its events then leave out).
+ */
+struct seq {
+	uint32_t id;
+	unsigned gen;             /* its names are those of file gen */
+	bool fresh;               /* its first packet in the file is not written */
+	uint64_t prev_ts;         /* its latest timestamp: clock 64 is incremental */
+	uint64_t track;           /* its events' default track, or 0 */
+	struct interner names, cats, anns;
+};
+
 struct thread {
 	uint32_t pid, tid;
 	uint64_t uuid, lost_uuid;
+	struct seq *seq;
+	/* Its slice end's TrackEvent (type; the track is its sequence's
+	 * default): the bytes of every end on its track. */
+	char end[16];
+	uint8_t end_len;
 	unsigned gen, lost_gen;   /* described in file gen (0: not yet) */
 	const struct rlog_schema **stack; /* open spans, innermost last */
 	size_t depth, cap;
@@ -158,9 +193,40 @@ struct ctrack {
 #define SCACHE 256u
 struct scache {
 	const struct rlog_schema *s;
+	uint32_t seq;             /* the sequence whose names these are */
 	unsigned gen;
 	uint64_t name_iid, cat_iid;
 	uint64_t ann_iid[RLOG_SCHEMA_MAX_FIELDS];
+	/*
+	 * Its TrackEvent's template (an event's instant or a span's begin):
+	 * the constant bytes, category and type before the track, the name
+	 * after it, and per field its annotation's bytes after the length
+	 * (the name's iid, the value's tag).  te_fill() writes an event from
+	 * them, its thread's track and the values taken straight from the
+	 * payload: no per-event struct, lookup or nested length.  fast: every
+	 * field is a number or a string (bytes go out as hex, the general
+	 * way) and the schema is not a counter's.
+	 */
+	bool fast;
+	uint8_t head_len, name_len, nf;
+	char head[24], name[12];
+	uint8_t ftype[RLOG_SCHEMA_MAX_FIELDS];
+	uint8_t hlen[RLOG_SCHEMA_MAX_FIELDS];
+	char hdr[RLOG_SCHEMA_MAX_FIELDS][12];
+	/*
+	 * A counter schema's TrackEvent (schema_counter_out) on the counter
+	 * tracks of process cpid in file cgen: the type and first track, and
+	 * per field the bytes before its value (its extra track, the value's
+	 * tag).  Only for a schema of numbers alone (csize bytes of payload).
+	 */
+	const struct rlog_schema *cs;
+	unsigned cgen;
+	uint32_t cpid;
+	uint16_t csize;
+	uint8_t chead_len;
+	char chead[16];
+	uint8_t cplen[RLOG_SCHEMA_MAX_FIELDS];
+	char cpre[RLOG_SCHEMA_MAX_FIELDS][16];
 };
 
 struct pf {
@@ -177,11 +243,11 @@ struct pf {
 	bool started;             /* an event of the window was written to this file */
 	int64_t file_first_ns;
 	uint64_t last_ts;         /* the latest timestamp given (ts_of) */
-	uint64_t prev_ts;         /* the latest written: clock 64 is incremental */
+	struct seq seq0;          /* the file's own sequence */
+	struct seq *cur;          /* the sequence of the event being written */
 	uint64_t next_uuid;
 	uint64_t sys_uuid;        /* the track of pid 0 (the daemon and the kernel) */
 	unsigned sys_gen;
-	struct interner names, cats, anns;
 	struct thread *th;
 	size_t nth, th_cap;
 	struct rlog__convert_last last; /* the previous event's thread */
@@ -200,7 +266,14 @@ struct pf {
 	uint64_t ptree_ts;
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
 	struct scache *scache;    /* SCACHE entries */
+	struct rlog_event batch[BATCH]; /* the reader's latest batch */
 };
+
+/* Schema s's cache entry on the current sequence. */
+static inline struct scache *scache_of(const struct pf *c, const struct rlog_schema *s)
+{
+	return &c->scache[(((uintptr_t)s >> 4) ^ c->cur->id * 0x9e3779b1u) % SCACHE];
+}
 
 /* ------------------------------------------------------------------ */
 /* Strings                                                             */
@@ -312,19 +385,31 @@ static int flush_out(struct pf *c)
 	return c->err;
 }
 
+static int seq_header(struct pf *c, struct seq *q, uint64_t x);
+
 /*
- * One TracePacket: the timestamp (ts_set), the sequence, its flags, the
- * names interned for it (c->in, then emptied) and body as field `field`.
+ * One TracePacket on sequence q (its first packet in the file first): the
+ * timestamp (ts_set), the sequence, its flags, the names interned for it
+ * (c->in, then emptied: a thread's sequence only) and body as field
+ * `field`.
  */
-static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const struct rlog__buf *body)
+static int packet(struct pf *c, struct seq *q, bool ts_set, uint64_t ts, unsigned field,
+		  const struct rlog__buf *body)
 {
 	struct rlog__buf *b = &c->out;
+	if (q->fresh) {
+		int rc = seq_header(c, q, ts_set ? ts : c->last_ts);
+		if (rc < 0)
+			return rc;
+	}
 	/* Its length known before it is written (every part is), so that
-	 * it goes out in one pass with one check for room.  The sequence id
-	 * and flags are 1-byte varints, their tags too. */
-	uint64_t dt = ts - c->prev_ts;
-	size_t n = (ts_set ? 1 + pb_varint_size(dt) : 0) + 4 +
-		   (c->in.len ? 1 + pb_varint_size(c->in.len) + c->in.len : 0) +
+	 * it goes out in one pass with one check for room.  The flags are a
+	 * 1-byte varint, their tag and the sequence id's too. */
+	const struct rlog__buf *in = q != &c->seq0 ? &c->in : NULL;
+	size_t in_len = in ? in->len : 0;
+	uint64_t dt = ts - q->prev_ts;
+	size_t n = (ts_set ? 1 + pb_varint_size(dt) : 0) + 3 + pb_varint_size(q->id) +
+		   (in_len ? 1 + pb_varint_size(in_len) + in_len : 0) +
 		   pb_varint_size((uint64_t)field << 3 | PB_LEN) + pb_varint_size(body->len) + body->len;
 	if (!rlog__buf_need(b, 1 + 10 + n))
 		return -ENOMEM;
@@ -334,13 +419,13 @@ static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const 
 	if (ts_set) {
 		*p++ = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
 		p += pb_varint_at(p, dt);
-		c->prev_ts = ts;
+		q->prev_ts = ts;
 	}
 	*p++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
-	*p++ = (char)SEQ_ID;
+	p += pb_varint_at(p, q->id);
 	*p++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
 	*p++ = (char)SEQ_NEEDS;
-	if (c->in.len) {
+	if (in_len) {
 		*p++ = (char)(TP_INTERNED << 3 | PB_LEN);
 		p += pb_varint_at(p, c->in.len);
 		memcpy(p, c->in.p, c->in.len);
@@ -360,18 +445,20 @@ static int packet(struct pf *c, bool ts_set, uint64_t ts, unsigned field, const 
 }
 
 /*
- * The first packet of a file: the sequence's state cleared, the clock
+ * The first packet of sequence q in a file: its state cleared, the clock
  * snapshot, the defaults.  x is the session clock's value at the snapshot,
- * which the file's first timestamp counts from: clock 64 is incremental
- * (each packet's timestamp the nanoseconds since the previous one's), so
- * that a timestamp costs a byte or two, not nine.
+ * which the sequence's first timestamp counts from: clock 64 is
+ * incremental (each packet's timestamp the nanoseconds since the previous
+ * one's on its sequence), so that a timestamp costs a byte or two, not
+ * nine.  A sequence-scoped clock (64 to 127): each sequence has its own
+ * snapshot.
  */
-static int file_header(struct pf *c, uint64_t x)
+static int seq_header(struct pf *c, struct seq *q, uint64_t x)
 {
 	struct rlog__buf *b = &c->out;
 	int64_t since = (int64_t)(x - c->info->sync_monotonic_ns);
 	size_t at = pb_open(b, TRACE_PACKET);
-	pb_uint(b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(b, TP_SEQ_ID, q->id);
 	pb_uint(b, TP_SEQ_FLAGS, SEQ_CLEARED);
 	size_t cs = pb_open(b, TP_CLOCK_SNAPSHOT);
 	/* The session clock is CLOCK_MONOTONIC_RAW's nanoseconds (the LOG_MARKER's
@@ -394,12 +481,40 @@ static int file_header(struct pf *c, uint64_t x)
 	pb_close(b, cs);
 	size_t d = pb_open(b, TP_DEFAULTS);
 	pb_uint(b, TPD_CLOCK_ID, CLOCK_SESSION);
+	if (q->track) {
+		size_t e = pb_open(b, TPD_TRACK_EVENT);
+		pb_uint(b, TED_TRACK, q->track);
+		pb_close(b, e);
+	}
 	pb_close(b, d);
 	pb_close(b, at);
-	c->prev_ts = x;
+	q->prev_ts = x;
+	q->fresh = false;
 	if (c->st)
 		c->st->packets++;
 	return b->oom ? -ENOMEM : 0;
+}
+
+/* The first packet of a file: its own sequence's. */
+static int file_header(struct pf *c, uint64_t x)
+{
+	c->seq0.gen = c->gen;
+	return seq_header(c, &c->seq0, x);
+}
+
+/* Thread t's events go on its sequence from now on: in a new file, its
+ * names are interned anew and its first packet will clear its state. */
+static void use_seq(struct pf *c, struct thread *t)
+{
+	struct seq *q = t->seq;
+	c->cur = q;
+	if (q->gen == c->gen)
+		return;
+	interner_reset(&q->names);
+	interner_reset(&q->cats);
+	interner_reset(&q->anns);
+	q->gen = c->gen;
+	q->fresh = true;
 }
 
 /* ns since the start as the session clock, in [0, 2^64 - 1] (a crafted
@@ -433,7 +548,7 @@ static uint64_t ts_of(struct pf *c, int64_t ns)
 
 static int descriptor_out(struct pf *c)
 {
-	int rc = packet(c, false, 0, TP_TRACK_DESC, &c->tmp);
+	int rc = packet(c, &c->seq0, false, 0, TP_TRACK_DESC, &c->tmp);
 	c->tmp.len = 0;
 	return rc;
 }
@@ -506,7 +621,19 @@ static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
 		t->pid = pid;
 		t->tid = tid;
 		t->uuid = ++c->next_uuid;
+		t->end[0] = (char)(TE_TYPE << 3 | PB_VARINT);
+		t->end[1] = (char)SLICE_END;
+		t->end_len = 2;
+		if (!(t->seq = calloc(1, sizeof(*t->seq))))
+			return NULL;
+		t->seq->id = SEQ_ID + 1 + (uint32_t)i;
+		t->seq->track = t->uuid;
+		t->seq->names.field = ID_NAMES;
+		t->seq->cats.field = ID_CATEGORIES;
+		t->seq->anns.field = ID_ANNOTATION_NAMES;
 	}
+	if (!t->seq)
+		return NULL;
 	return t;
 }
 
@@ -611,7 +738,8 @@ static void te_start_iid(struct pf *c, unsigned type, uint64_t track, uint64_t n
 	if (cat_iid)
 		pb_uint(b, TE_CATEGORY_IIDS, cat_iid);
 	pb_uint(b, TE_TYPE, type);
-	pb_uint(b, TE_TRACK, track);
+	if (track != c->cur->track)
+		pb_uint(b, TE_TRACK, track);
 	pb_uint(b, TE_NAME_IID, name_iid);
 }
 
@@ -623,15 +751,16 @@ static int te_start(struct pf *c, unsigned type, uint64_t track, const char *nam
 	struct rlog__buf *b = &c->te;
 	b->len = 0;
 	if (cat) {
-		uint64_t iid = intern(c, &c->cats, cat, strlen(cat));
+		uint64_t iid = intern(c, &c->cur->cats, cat, strlen(cat));
 		if (!iid)
 			return -ENOMEM;
 		pb_uint(b, TE_CATEGORY_IIDS, iid);
 	}
 	pb_uint(b, TE_TYPE, type);
-	pb_uint(b, TE_TRACK, track);
+	if (track != c->cur->track)
+		pb_uint(b, TE_TRACK, track);
 	if (name) {
-		uint64_t iid = intern(c, &c->names, name, nlen);
+		uint64_t iid = intern(c, &c->cur->names, name, nlen);
 		if (!iid)
 			return -ENOMEM;
 		pb_uint(b, TE_NAME_IID, iid);
@@ -652,7 +781,7 @@ static size_t ann_open_iid(struct pf *c, uint64_t iid)
 /* Opens a debug annotation named name (interned); pb_close() it. */
 static size_t ann_open(struct pf *c, const char *name)
 {
-	return ann_open_iid(c, intern(c, &c->anns, name, strlen(name)));
+	return ann_open_iid(c, intern(c, &c->cur->anns, name, strlen(name)));
 }
 
 static void ann_uint(struct pf *c, const char *name, uint64_t v)
@@ -758,7 +887,7 @@ static void ann_value_iid(struct pf *c, uint64_t iid, const struct rlog_value *v
 /* The same, named name. */
 static void ann_value(struct pf *c, const char *name, const struct rlog_value *v)
 {
-	ann_value_iid(c, intern(c, &c->anns, name, strlen(name)), v);
+	ann_value_iid(c, intern(c, &c->cur->anns, name, strlen(name)), v);
 }
 
 static int te_out(struct pf *c, int64_t ns)
@@ -766,7 +895,42 @@ static int te_out(struct pf *c, int64_t ns)
 	if (c->st)
 		c->st->events_written++;
 	c->file_events++;
-	return packet(c, true, ts_of(c, ns), TP_TRACK_EVENT, &c->te);
+	struct seq *q = c->cur;
+	if (c->in.len || q->fresh)
+		return packet(c, q, true, ts_of(c, ns), TP_TRACK_EVENT, &c->te);
+	/* packet()'s bytes for a TrackEvent with no names to intern, the
+	 * common packet. */
+	uint64_t ts = ts_of(c, ns), dt = ts - q->prev_ts;
+	size_t bl = c->te.len;
+	size_t n = 1 + pb_varint_size(dt) + 4 + pb_varint_size(q->id) + pb_varint_size(bl) + bl;
+	if (!rlog__buf_need(&c->out, 1 + 10 + n))
+		return -ENOMEM;
+	char *p = c->out.p + c->out.len, *p0 = p;
+	*p++ = (char)(TRACE_PACKET << 3 | PB_LEN);
+	p += pb_varint_at(p, n);
+	*p++ = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
+	p += pb_varint_at(p, dt);
+	*p++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
+	p += pb_varint_at(p, q->id);
+	*p++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
+	*p++ = (char)SEQ_NEEDS;
+	*p++ = (char)(TP_TRACK_EVENT << 3 | PB_LEN);
+	p += pb_varint_at(p, bl);
+	/* The body, a few dozen bytes: a fixed 64 when both buffers have the
+	 * room (c->out keeps 64 KiB past OUT_FLUSH), the bytes past it
+	 * written over by the next packet. */
+	if (bl <= 64 && c->te.cap >= 64 && c->out.cap - (size_t)(p - c->out.p) >= 64)
+		memcpy(p, c->te.p, 64);
+	else
+		memcpy(p, c->te.p, bl);
+	p += bl;
+	c->out.len += (size_t)(p - p0);
+	q->prev_ts = ts;
+	if (c->st)
+		c->st->packets++;
+	if (c->out.len >= OUT_FLUSH)
+		return flush_out(c);
+	return c->te.oom ? -ENOMEM : 0;
 }
 
 static void cat_text(char *buf, const struct rlog_schema *s)
@@ -777,6 +941,184 @@ static void cat_text(char *buf, const struct rlog_schema *s)
 	memmove(buf, p, (size_t)(e - p) + 1);
 }
 
+/* Schema s's template in its cache entry e, its names' ids set. */
+static void template_make(struct scache *e, const struct rlog_schema *s)
+{
+	char *p = e->head;
+	e->fast = s->kind != RLOG_KIND_COUNTER;
+	e->nf = s->field_count;
+	*p++ = (char)(TE_CATEGORY_IIDS << 3 | PB_VARINT);
+	p += pb_varint_at(p, e->cat_iid);
+	*p++ = (char)(TE_TYPE << 3 | PB_VARINT);
+	*p++ = (char)(s->kind == RLOG_KIND_SPAN ? SLICE_BEGIN : INSTANT);
+	e->head_len = (uint8_t)(p - e->head);
+	e->name[0] = (char)(TE_NAME_IID << 3 | PB_VARINT);
+	e->name_len = (uint8_t)(1 + pb_varint_at(e->name + 1, e->name_iid));
+	for (unsigned i = 0; i < s->field_count; i++) {
+		unsigned type = s->fields[i].type, vt;
+		unsigned wire = PB_VARINT;
+		if (type >= RLOG_FIELD_U8 && type <= RLOG_FIELD_U64) {
+			vt = DA_UINT;
+		} else if (type >= RLOG_FIELD_I8 && type <= RLOG_FIELD_I64) {
+			vt = DA_INT;
+		} else if (type == RLOG_FIELD_F64) {
+			vt = DA_DOUBLE;
+			wire = PB_FIXED64;
+		} else if (type == RLOG_FIELD_STRING) {
+			vt = DA_STRING;
+			wire = PB_LEN;
+		} else {
+			e->fast = false;
+			return;
+		}
+		e->ftype[i] = (uint8_t)type;
+		p = e->hdr[i];
+		*p++ = (char)(DA_NAME_IID << 3 | PB_VARINT);
+		p += pb_varint_at(p, e->ann_iid[i]);
+		*p++ = (char)(vt << 3 | wire);
+		e->hlen[i] = (uint8_t)(p - e->hdr[i]);
+	}
+}
+
+/*
+ * c->te as schema s's TrackEvent on its thread's track (its sequence's
+ * default) from its template e,
+ * the values read from the payload pl (len bytes) as rlog__values_decode
+ * reads them.  Returns 1, or 0 when the event needs the general way: a
+ * payload not of the schema's shape (it goes out raw), a string that is
+ * not ASCII (put_str's check), which write what this would.
+ */
+static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size_t len)
+{
+	/* Room for the largest: the head, track and name copied whole, per
+	 * field its annotation's tag, length (a string's up to 3 bytes),
+	 * header copied whole and a 10-byte varint. */
+	c->te.len = 0;
+	if (!rlog__buf_need(&c->te, 64 + 32u * e->nf + len))
+		return 0;
+	char *p = c->te.p;
+	memcpy(p, e->head, sizeof(e->head));
+	p += e->head_len;
+	memcpy(p, e->name, sizeof(e->name));
+	p += e->name_len;
+	size_t off = 0;
+	for (unsigned i = 0; i < e->nf; i++) {
+		const uint8_t *q = pl + off;
+		size_t left = len - off;
+		unsigned hl = e->hlen[i];
+		unsigned t = e->ftype[i];
+		uint64_t v;
+		if (t != RLOG_FIELD_STRING) {
+			unsigned sz = rlog__num_size(t);
+			if (left < sz)
+				return 0;
+			off += sz;
+			if (t == RLOG_FIELD_F64) {
+				*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+				*p++ = (char)(hl + 8);
+				memcpy(p, e->hdr[i], 12);
+				p += hl;
+				memcpy(p, q, 8); /* little endian, as the wire */
+				p += 8;
+				continue;
+			}
+			v = rlog__num_load(q, t);
+		} else {
+			uint16_t sl;
+			if (left < 2)
+				return 0;
+			memcpy(&sl, q, 2);
+			if (left - 2 < sl)
+				return 0;
+			*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+			p += pb_varint_at(p, hl + pb_varint_size(sl) + sl);
+			memcpy(p, e->hdr[i], 12);
+			p += hl;
+			p += pb_varint_at(p, sl);
+			/* Copied 8 bytes at a time, ASCII checked on the way. */
+			unsigned k = 0;
+			uint64_t hi = 0;
+			for (; k + 8 <= sl; k += 8) {
+				uint64_t w;
+				memcpy(&w, q + 2 + k, 8);
+				hi |= w;
+				memcpy(p + k, &w, 8);
+			}
+			for (; k < sl; k++) {
+				hi |= q[2 + k];
+				p[k] = (char)q[2 + k];
+			}
+			if (hi & UINT64_C(0x8080808080808080))
+				return 0;
+			p += sl;
+			off += 2u + sl;
+			continue;
+		}
+		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+		*p++ = (char)(hl + pb_varint_size(v));
+		memcpy(p, e->hdr[i], 12);
+		p += hl;
+		p += pb_varint_at(p, v);
+	}
+	if (off != len)
+		return 0;
+	c->te.len = (size_t)(p - c->te.p);
+	return 1;
+}
+
+static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
+			 const uint8_t *pl);
+
+/*
+ * An event the templates write (the common one): a schema'd event, a
+ * span's begin or end or a counter schema's event, timed, on a track
+ * already described, of a schema already met in this file, with no names
+ * to intern.  Returns 1
+ * (written), 0 (the general way writes it) or -ENOMEM.
+ */
+static int fast_event(struct pf *c, struct thread *t, const struct rlog_schema *s,
+		      const struct rlog_event *ev)
+{
+	const struct scache *e = scache_of(c, s);
+	if (!ev->has_time || c->in.len || (ev->pid == 0 && ev->from_daemon))
+		return 0;
+	if (s->kind == RLOG_KIND_COUNTER) {
+		if (e->cs != s || e->cgen != c->gen || e->cpid != ev->pid || ev->length != e->csize ||
+		    !rlog__buf_need(&c->te, 16 + 26u * s->field_count))
+			return 0;
+		c->te.len = 0;
+		counter_fill(c, e, s, ev->payload);
+	} else if (e->s != s || e->gen != c->gen || e->seq != c->cur->id || !e->fast ||
+		   t->gen != c->gen) {
+		return 0;
+	} else if (s->kind != RLOG_KIND_SPAN) {
+		if (ev->flagged || !te_fill(c, e, ev->payload, ev->length))
+			return 0;
+	} else if (!ev->flagged) {
+		return 0;
+	} else if (ev->flag == RLOG_SPAN_BEGIN) {
+		if (t->depth == RLOG__SPANS_OPEN ||
+		    rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0 ||
+		    !te_fill(c, e, ev->payload, ev->length))
+			return 0;
+		t->stack[t->depth++] = s;
+	} else if (ev->flag == RLOG_SPAN_END && ev->length == 0 && t->depth &&
+		   t->stack[t->depth - 1]->id == s->id) {
+		/* The innermost span ends: one slice end. */
+		t->depth--;
+		if (c->st)
+			c->st->spans++;
+		memcpy(c->te.p, t->end, sizeof(t->end));
+		c->te.len = t->end_len;
+	} else {
+		return 0;
+	}
+	if (c->st)
+		c->st->schema_events++;
+	int rc = te_out(c, ev->time_ns);
+	return rc < 0 ? rc : 1;
+}
+
 /*
  * The interned ids of schema s's names in this file, interned now if they
  * are not yet (in the order te_start and the annotations would intern
@@ -785,23 +1127,25 @@ static void cat_text(char *buf, const struct rlog_schema *s)
  */
 static const struct scache *schema_iids(struct pf *c, const struct rlog_schema *s)
 {
-	struct scache *e = &c->scache[((uintptr_t)s >> 4) % SCACHE];
-	if (e->s == s && e->gen == c->gen)
+	struct scache *e = scache_of(c, s);
+	if (e->s == s && e->gen == c->gen && e->seq == c->cur->id)
 		return e;
 	char cat[4];
 	cat_text(cat, s);
 	e->s = NULL;
-	e->cat_iid = intern(c, &c->cats, cat, strlen(cat));
-	e->name_iid = intern(c, &c->names, s->name, strlen(s->name));
+	e->cat_iid = intern(c, &c->cur->cats, cat, strlen(cat));
+	e->name_iid = intern(c, &c->cur->names, s->name, strlen(s->name));
 	if (!e->cat_iid || !e->name_iid)
 		return NULL;
 	for (unsigned i = 0; i < s->field_count; i++) {
 		const char *n = s->fields[i].name;
-		if (!(e->ann_iid[i] = intern(c, &c->anns, n, strlen(n))))
+		if (!(e->ann_iid[i] = intern(c, &c->cur->anns, n, strlen(n))))
 			return NULL;
 	}
 	e->s = s;
 	e->gen = c->gen;
+	e->seq = c->cur->id;
+	template_make(e, s);
 	return e;
 }
 
@@ -823,6 +1167,7 @@ static int schema_te(struct pf *c, unsigned type, uint64_t track, const struct r
 static int begin_out(struct pf *c, struct thread *t, const struct rlog_schema *s, int64_t ns,
 		     bool continued, bool untimed)
 {
+	use_seq(c, t);
 	int rc = thread_track(c, t);
 	if (rc < 0)
 		return rc;
@@ -844,6 +1189,7 @@ static int begin_out(struct pf *c, struct thread *t, const struct rlog_schema *s
 
 static int end_out(struct pf *c, struct thread *t, int64_t ns)
 {
+	use_seq(c, t);
 	int rc = thread_track(c, t);
 	if (rc == 0)
 		rc = te_start(c, SLICE_END, t->uuid, NULL, 0, NULL);
@@ -1020,6 +1366,68 @@ static int counter_out(struct pf *c, struct thread *t, const struct rlog_event *
 	return te_out(c, ev->time_ns);
 }
 
+/* Counter schema s's template for process pid's tracks uuid[] (described
+ * in this file), when its fields are all numbers: the bytes that
+ * schema_counter_out writes around the values. */
+static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t pid,
+			     const uint64_t *uuid)
+{
+	struct scache *e = scache_of(c, s);
+	unsigned size = 0;
+	e->cs = NULL;
+	for (unsigned i = 0; i < s->field_count; i++) {
+		unsigned t = s->fields[i].type;
+		if (t < RLOG_FIELD_U8 || t > RLOG_FIELD_F64)
+			return;
+		bool dbl = t == RLOG_FIELD_F64;
+		char *p = e->cpre[i];
+		if (i > 0) {
+			p += pb_varint_at(p, (uint64_t)(dbl ? TE_EXTRA_DOUBLE_TRACKS : TE_EXTRA_TRACKS) << 3 |
+						     PB_VARINT);
+			p += pb_varint_at(p, uuid[i]);
+		}
+		unsigned vf = i > 0 ? (dbl ? TE_EXTRA_DOUBLE_VALUES : TE_EXTRA_VALUES)
+				    : (dbl ? TE_DOUBLE_COUNTER : TE_COUNTER);
+		p += pb_varint_at(p, (uint64_t)vf << 3 | (dbl ? PB_FIXED64 : PB_VARINT));
+		e->cplen[i] = (uint8_t)(p - e->cpre[i]);
+		size += rlog__num_size(t);
+	}
+	e->chead[0] = (char)(TE_TYPE << 3 | PB_VARINT);
+	e->chead[1] = (char)COUNTER;
+	e->chead[2] = (char)(TE_TRACK << 3 | PB_VARINT);
+	e->chead_len = (uint8_t)(3 + pb_varint_at(e->chead + 3, uuid[0]));
+	e->csize = (uint16_t)size;
+	e->cpid = pid;
+	e->cgen = c->gen;
+	e->cs = s;
+}
+
+/* c->te as counter schema s's TrackEvent from its template e, the values
+ * read from payload pl (e->csize bytes). */
+static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
+			 const uint8_t *pl)
+{
+	char *p = c->te.p;
+	memcpy(p, e->chead, sizeof(e->chead));
+	p += e->chead_len;
+	for (unsigned i = 0; i < s->field_count; i++) {
+		unsigned t = s->fields[i].type;
+		uint64_t v;
+		memcpy(p, e->cpre[i], sizeof(e->cpre[i]));
+		p += e->cplen[i];
+		if (t == RLOG_FIELD_F64) {
+			memcpy(p, pl, 8); /* little endian, as the wire */
+			p += 8;
+			pl += 8;
+			continue;
+		}
+		v = rlog__num_load(pl, t);
+		pl += rlog__num_size(t);
+		p += pb_varint_at(p, v);
+	}
+	c->te.len = (size_t)(p - c->te.p);
+}
+
 /*
  * A schema'd counter event: each numeric field on a counter track
  * "name.field" of the process (a string or bytes field has no track), in
@@ -1051,6 +1459,7 @@ static int schema_counter_out(struct pf *c, const struct rlog_schema *s,
 	}
 	if (first < 0)
 		return 0;
+	counter_template(c, s, ev->pid, uuid);
 	struct rlog__buf *b = &c->te;
 	b->len = 0;
 	pb_uint(b, TE_TYPE, COUNTER);
@@ -1119,7 +1528,7 @@ static int bundle_out(struct pf *c, struct cpu_bundle *k)
 	pb_uint(&c->tmp, FB_CPU, k->cpu);
 	rlog__buf_put(&c->tmp, k->ev.p, k->ev.len);
 	k->ev.len = 0;
-	int rc = k->ev.oom ? -ENOMEM : packet(c, false, 0, TP_FTRACE, &c->tmp);
+	int rc = k->ev.oom ? -ENOMEM : packet(c, &c->seq0, false, 0, TP_FTRACE, &c->tmp);
 	c->tmp.len = 0;
 	return rc;
 }
@@ -1129,8 +1538,9 @@ static int ptree_out(struct pf *c)
 {
 	if (c->ptree.len == 0)
 		return 0;
-	int rc = packet(c, true, c->ptree_ts > c->prev_ts ? c->ptree_ts : c->prev_ts,
-			TP_PROCESS_TREE, &c->ptree);
+	uint64_t prev = c->seq0.prev_ts;
+	int rc = packet(c, &c->seq0, true, c->ptree_ts > prev ? c->ptree_ts : prev, TP_PROCESS_TREE,
+			&c->ptree);
 	c->ptree.len = 0;
 	return rc;
 }
@@ -1311,6 +1721,7 @@ static int convert_event(struct pf *c, const struct rlog_event *ev)
 	struct thread *t = thread_of(c, ev->pid, ev->tid);
 	if (!t)
 		return -ENOMEM;
+	use_seq(c, t);
 	struct rlog_loss loss;
 	switch (rlog_record_kind(ev->id, ev->flagged)) {
 	case RLOG_RECORD_LOSS:
@@ -1341,6 +1752,11 @@ static int convert_event(struct pf *c, const struct rlog_event *ev)
 	const struct rlog_schema *s = rlog_reader_schema(c->r, ev);
 	if (!s)
 		return raw_out(c, t, ev, NULL);
+	if (c->emit) {
+		int rc = fast_event(c, t, s, ev);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
 	if (rlog__convert_fields(s, ev, c->vals) < 0)
 		return raw_out(c, t, ev, s);
 	int rc = system_event(c, ev, s);
@@ -1383,7 +1799,7 @@ static int metadata_out(struct pf *c)
 		pb_bytes(b, CM_STRING, v, (size_t)n);
 		pb_close(b, at);
 	}
-	int rc = packet(c, false, 0, TP_CHROME_EVENTS, b);
+	int rc = packet(c, &c->seq0, false, 0, TP_CHROME_EVENTS, b);
 	b->len = 0;
 	return rc;
 }
@@ -1411,9 +1827,6 @@ static int file_begin(struct pf *c)
 	c->file_bytes = 0;
 	c->file_events = c->file_loss_records = c->file_events_lost = 0;
 	c->started = false;
-	interner_reset(&c->names);
-	interner_reset(&c->cats);
-	interner_reset(&c->anns);
 	c->in.len = 0;
 	if (c->st)
 		c->st->files++;
@@ -1471,6 +1884,12 @@ static void pf_free(struct pf *c)
 	for (size_t i = 0; i < c->nth; i++) {
 		free(c->th[i].stack);
 		free(c->th[i].name);
+		if (c->th[i].seq) {
+			interner_free(&c->th[i].seq->names);
+			interner_free(&c->th[i].seq->cats);
+			interner_free(&c->th[i].seq->anns);
+			free(c->th[i].seq);
+		}
 	}
 	for (size_t i = 0; i < c->npr; i++)
 		free(c->pr[i].name);
@@ -1487,9 +1906,9 @@ static void pf_free(struct pf *c)
 	rlog__map_free(&c->pr_map);
 	rlog__map_free(&c->ct_map);
 	rlog__map_free(&c->sct_map);
-	interner_free(&c->names);
-	interner_free(&c->cats);
-	interner_free(&c->anns);
+	interner_free(&c->seq0.names);
+	interner_free(&c->seq0.cats);
+	interner_free(&c->seq0.anns);
 	free(c->out.p);
 	free(c->te.p);
 	free(c->in.p);
@@ -1502,7 +1921,6 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 			   struct rlog__convert_stats *st)
 {
 	struct pf c;
-	struct rlog_event ev;
 	int rc;
 
 	if (!r)
@@ -1516,29 +1934,38 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 	c.fd = fd;
 	c.opt = opt;
 	c.st = st;
-	c.names.field = ID_NAMES;
-	c.cats.field = ID_CATEGORIES;
-	c.anns.field = ID_ANNOTATION_NAMES;
+	c.seq0.id = SEQ_ID;
+	c.seq0.names.field = ID_NAMES;
+	c.seq0.cats.field = ID_CATEGORIES;
+	c.seq0.anns.field = ID_ANNOTATION_NAMES;
+	c.cur = &c.seq0;
 	if (st)
 		memset(st, 0, sizeof(*st));
 	c.scache = calloc(SCACHE, sizeof(*c.scache));
-	if (!c.scache || !rlog__buf_need(&c.out, OUT_FLUSH + 65536)) {
+	if (!c.scache || !rlog__buf_need(&c.out, OUT_FLUSH + 65536) ||
+	    !rlog__buf_need(&c.te, 4096)) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	rc = file_begin(&c);
-	while (rc == 0 && (rc = rlog_reader_next(r, &ev)) > 0) {
-		if (st)
-			st->events_read++;
-		c.emit = !opt || ((!opt->has_since || ev.time_ns >= opt->since_ns) &&
-				  (!opt->has_until || ev.time_ns <= opt->until_ns));
+	/* The reader's batches (reader/batch.h): its events in its order,
+	 * without a call per event. */
+	int n = 0;
+	while (rc == 0 && (rc = n = rlog__reader_next_batch(r, c.batch, BATCH)) > 0) {
 		rc = 0;
-		if (c.emit && split_here(&c, ev.time_ns, ev.length))
-			rc = next_file(&c);
-		if (rc == 0 && c.emit && !c.started)
-			rc = start_events(&c, ev.time_ns);
-		if (rc == 0)
-			rc = convert_event(&c, &ev);
+		for (int i = 0; i < n && rc == 0; i++) {
+			const struct rlog_event *ev = &c.batch[i];
+			if (st)
+				st->events_read++;
+			c.emit = !opt || ((!opt->has_since || ev->time_ns >= opt->since_ns) &&
+					  (!opt->has_until || ev->time_ns <= opt->until_ns));
+			if (c.emit && split_here(&c, ev->time_ns, ev->length))
+				rc = next_file(&c);
+			if (rc == 0 && c.emit && !c.started)
+				rc = start_events(&c, ev->time_ns);
+			if (rc == 0)
+				rc = convert_event(&c, ev);
+		}
 	}
 	if (rc < 0)
 		goto out;

@@ -28,6 +28,11 @@
 
 static inline unsigned pb_varint_size(uint64_t v)
 {
+	/* Most are lengths, ids and deltas of a byte or two. */
+	if (v < (1u << 7))
+		return 1;
+	if (v < (1u << 14))
+		return 2;
 	unsigned n = 1;
 	while (v >= 0x80) {
 		v >>= 7;
@@ -39,6 +44,15 @@ static inline unsigned pb_varint_size(uint64_t v)
 /* v as a varint at p (room for 10 bytes); returns the bytes written. */
 static inline unsigned pb_varint_at(char *p, uint64_t v)
 {
+	if (v < (1u << 7)) {
+		p[0] = (char)v;
+		return 1;
+	}
+	if (v < (1u << 14)) {
+		p[0] = (char)(v | 0x80);
+		p[1] = (char)(v >> 7);
+		return 2;
+	}
 	unsigned n = 0;
 	while (v >= 0x80) {
 		p[n++] = (char)(v | 0x80);

@@ -305,6 +305,13 @@ struct rlog_reader {
 	size_t queued;         /* offsets in all the queues */
 	size_t queue_max;      /* the bound on queued: RLOG__QUEUE_MAX (tests lower it) */
 	uint64_t next_calls;   /* rlog_reader_next() calls, to pace rlog__drop_behind */
+	/* The run of the thread on top of the heap: its events come next while
+	 * they are before (bound_ticks, bound_off), the least head of the
+	 * others; bound_top the thread it was taken for, SIZE_MAX for none. */
+	size_t bound_top;
+	uint64_t bound_ticks;
+	size_t bound_off;
+	int batch_err;         /* an error met after a batch's events (reader.c) */
 };
 
 /*
@@ -523,6 +530,14 @@ int rlog__merge_start(struct rlog_reader *r);
  * -ENOMEM (a damaged region could not be recorded).
  */
 int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev);
+
+/*
+ * Up to max events into ev[], what as many rlog__merge_next() calls give,
+ * up to and including a COUNTER record (whose value the reader follows
+ * before the next event: reader/batch.h).  Returns the events given, or
+ * -ENOMEM with none; *err receives an error met after some were given.
+ */
+int rlog__merge_batch(struct rlog_reader *r, struct rlog_event *ev, size_t max, int *err);
 
 /* Sets the bound on the offsets the merge queues (RLOG__QUEUE_MAX by default);
  * for tests, before the first rlog_reader_next() (merge.c). */

@@ -10,7 +10,11 @@
  * and a k-way merge yields all events in time order.  The heap is keyed by
  * (ticks, file offset of the record): events of equal ticks come out in
  * file order, which keeps the merge stable.  A record without a timestamp
- * has the time of the previous record of its thread.
+ * has the time of the previous record of its thread.  The daemon writes
+ * a thread's records in blocks, so the thread on top mostly stays there
+ * for a run of its records: the least head of the others (which do not
+ * move meanwhile) is kept as the run's bound, one comparison an event, and
+ * the heap is sifted when the run ends.
  *
  * No list of blocks is kept (internal.h).  The valid blocks are found
  * again, in file order, by the frontier: a scan of block headers that
@@ -57,7 +61,7 @@
 /* rlog__merge_next() calls between two looks at the earliest stream. */
 #define DROP_EVERY 4096u
 
-int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks)
+static inline int64_t time_ns(const struct rlog_reader *r, uint64_t ticks)
 {
 	uint64_t start = r->info.start_ticks, freq = r->info.tick_freq_hz;
 	uint64_t ns;
@@ -70,6 +74,11 @@ int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks)
 	}
 	ns = rlog__ticks_to_ns(start - ticks, freq);
 	return ns > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)ns;
+}
+
+int64_t rlog__time_ns(const struct rlog_reader *r, uint64_t ticks)
+{
+	return time_ns(r, ticks);
 }
 
 /* The stream is done: its thread's blocks are all read. */
@@ -248,6 +257,44 @@ static int next_block(struct rlog_reader *r, struct rlog__thread *t)
 }
 
 /*
+ * A FLAGGED record (a span's begin or end, an event with a flag) in a
+ * block that is not a metadata block: what rlog__record_decode,
+ * rlog__record_check and rlog__time_apply accept of it (a real ID of
+ * RAW_U8 and up, an event in any such block, its timestamp a step of the
+ * cursor), decoded into *rec, *cur advanced; returns its size.  Any other
+ * record: 0, *cur untouched (the full rules then apply).
+ */
+static inline uint32_t flagged_plain(const uint8_t *p, size_t avail, uint64_t *cur,
+				     struct rlog__record *rec)
+{
+	if (avail < 8)
+		return 0;
+	uint32_t h = rlog__get32(p);
+	if (rlog__hdr_id(h) != RLOG_ID_FLAGGED || (h & RLOG_HDR_RESERVED_BIT))
+		return 0;
+	bool ts = rlog__hdr_has_time(h);
+	unsigned len = rlog__hdr_length(h);
+	uint32_t size = rlog__record_size(RLOG_ID_FLAGGED, len, ts);
+	if (size > avail)
+		return 0;
+	uint32_t low = ts ? rlog__get32(p + 4) : 0;
+	uint32_t fw = rlog__get32(p + (ts ? 8 : 4));
+	unsigned id = fw & 0xffffu;
+	if (id < RLOG_ID_RAW_U8 || id > RLOG_ID_MAX || (ts && rlog__time_advance(cur, low) < 0))
+		return 0;
+	rec->hdr = h;
+	rec->id = (uint16_t)id;
+	rec->flag = (uint16_t)(fw >> 16);
+	rec->flagged = true;
+	rec->has_time = ts;
+	rec->time_low = low;
+	rec->length = (uint16_t)len;
+	rec->payload = p + (ts ? 12 : 8);
+	rec->size = size;
+	return size;
+}
+
+/*
  * Moves thread t's stream to its next event to return.  Returns 1 (s->rec
  * and the rest describe it), 0 (the stream is done) or -ENOMEM.
  */
@@ -284,6 +331,13 @@ static int stream_advance(struct rlog_reader *r, struct rlog__thread *t)
 			s->rec.length = (uint16_t)rlog__hdr_length(h);
 			s->rec.payload = r->data + off + (timed ? 8 : 4);
 			s->rec.size = psz;
+			s->pos += psz;
+			s->ticks = s->cursor;
+			s->rec_offset = off;
+			return 1;
+		}
+		if (!(b->flags & RLOG_BLOCK_FLAG_METADATA) &&
+		    (psz = flagged_plain(r->data + off, b->walk_size - s->pos, &s->cursor, &s->rec))) {
 			s->pos += psz;
 			s->ticks = s->cursor;
 			s->rec_offset = off;
@@ -363,6 +417,7 @@ int rlog__merge_start(struct rlog_reader *r)
 	int rc;
 
 	r->nheap = 0;
+	r->bound_top = SIZE_MAX;
 	r->dropped = 0; /* the merge reads from the start again */
 	if (r->nthreads == 0)
 		return 0;
@@ -425,7 +480,35 @@ static void drop_behind(struct rlog_reader *r)
 		rlog__drop_behind(r, low);
 }
 
-int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
+/*
+ * The thread ti on top of the heap with its next event: whether it stays
+ * there (run_goes_on).  The first time for a thread on top, the least
+ * head of the others is kept as the bound of its run; then, as the others'
+ * heads do not move while it runs, one comparison an event.
+ */
+static inline bool stays_on_top(struct rlog_reader *r, size_t ti)
+{
+	const struct rlog__stream *s = &r->threads[ti].s;
+	if (r->bound_top == ti)
+		return s->ticks < r->bound_ticks ||
+		       (s->ticks == r->bound_ticks && s->rec_offset < r->bound_off);
+	if (!run_goes_on(r, ti))
+		return false;
+	r->bound_top = ti;
+	r->bound_ticks = UINT64_MAX;
+	r->bound_off = SIZE_MAX;
+	for (size_t k = 1; k < 3 && k < r->nheap; k++) {
+		const struct rlog__stream *o = &r->threads[r->heap[k]].s;
+		if (o->ticks < r->bound_ticks ||
+		    (o->ticks == r->bound_ticks && o->rec_offset < r->bound_off)) {
+			r->bound_ticks = o->ticks;
+			r->bound_off = o->rec_offset;
+		}
+	}
+	return true;
+}
+
+static inline int merge_one(struct rlog_reader *r, struct rlog_event *ev)
 {
 	if (r->nheap == 0)
 		return 0;
@@ -437,7 +520,7 @@ int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
 	const struct rlog__block *b = &s->blk;
 
 	ev->ticks = s->ticks;
-	ev->time_ns = rlog__time_ns(r, s->ticks);
+	ev->time_ns = time_ns(r, s->ticks);
 	ev->pid = b->pid;
 	ev->tid = b->tid;
 	ev->id = s->rec.id;
@@ -456,8 +539,37 @@ int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
 	if (rc <= 0) {
 		r->heap[0] = r->heap[--r->nheap];
 		sift_down(r, 0);
-	} else if (!run_goes_on(r, ti)) {
+		r->bound_top = SIZE_MAX;
+	} else if (!stays_on_top(r, ti)) {
 		sift_down(r, 0);
+		r->bound_top = SIZE_MAX;
 	}
 	return rc < 0 ? rc : 1;
+}
+
+int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev)
+{
+	return merge_one(r, ev);
+}
+
+int rlog__merge_batch(struct rlog_reader *r, struct rlog_event *ev, size_t max, int *err)
+{
+	size_t n = 0;
+	while (n < max) {
+		int rc = merge_one(r, &ev[n]);
+		if (rc < 0) {
+			if (n == 0)
+				return rc;
+			*err = rc;
+			break;
+		}
+		if (rc == 0)
+			break;
+		const struct rlog_event *e = &ev[n++];
+		if (!e->flagged && e->id == RLOG_ID_COUNTER) {
+			rlog__counter_follow(r, e);
+			break;
+		}
+	}
+	return (int)n;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "internal.h"
 #include "layout.h"
 
@@ -249,6 +250,24 @@ int rlog_reader_next(struct rlog_reader *r, struct rlog_event *ev)
 	if (rc > 0 && !ev->flagged && ev->id == RLOG_ID_COUNTER)
 		rlog__counter_follow(r, ev);
 	return rc;
+}
+
+int rlog__reader_next_batch(struct rlog_reader *r, struct rlog_event *ev, size_t max)
+{
+	if (!r || !ev || max == 0)
+		return -EINVAL;
+	if (r->batch_err) {
+		int rc = r->batch_err;
+		r->batch_err = 0;
+		return rc;
+	}
+	if (!r->started) {
+		int rc = rlog__merge_start(r);
+		if (rc < 0)
+			return rc;
+		r->started = true;
+	}
+	return rlog__merge_batch(r, ev, max, &r->batch_err);
 }
 
 int64_t rlog_reader_time_ns(const struct rlog_reader *r, uint64_t ticks)

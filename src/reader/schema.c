@@ -62,7 +62,8 @@ static uint64_t schema_key(uint32_t pid, uint16_t id)
 	return (uint64_t)pid << 16 | id;
 }
 
-static struct rlog__schema_entry *schema_find(struct rlog_reader *r, uint32_t pid, uint16_t id)
+static inline struct rlog__schema_entry *schema_find(struct rlog_reader *r, uint32_t pid,
+						   uint16_t id)
 {
 	/* A few event types take turns (a span's begin and end, the events
 	 * inside it): a small direct-mapped cache of the entries found last
@@ -207,7 +208,10 @@ const struct rlog_schema *rlog_reader_schema(struct rlog_reader *r, const struct
 	const struct rlog__schema_entry *e = schema_find(r, ev->pid, ev->id);
 	if (!e || e->nversions == 0)
 		return NULL;
-	/* The last version at or before the event: nearly always the only one. */
+	/* The last version at or before the event: nearly always the only
+	 * one, from a time before the event's (no offsets to compare). */
+	if (e->nversions == 1 && e->v[0].ticks < ev->ticks)
+		return e->v[0].schema;
 	uint32_t lo = 0, hi = e->nversions; /* the answer is in [lo - 1, hi) */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;

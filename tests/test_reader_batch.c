@@ -1,0 +1,146 @@
+/*
+ * test_reader_batch - the reader's internal batch path (reader/batch.h),
+ * which the Perfetto converter reads through: for every batch size, the
+ * batches give exactly the events rlog_reader_next() gives, in its order,
+ * every field the same, and a COUNTER record ends its batch, its value
+ * (rlog_event_counter) then the one rlog_reader_next's reader gives.
+ *
+ * The file (tests/filegen.h): its LOG_MARKER, three threads whose blocks interleave (runs
+ * of one thread, threads taking turns at equal times: the merge's order
+ * by file offset), numbered events (payload {thread, sequence}), flagged
+ * and untimed records, and COUNTER records of a counter whose value
+ * follows from its deltas, in daemon blocks between them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "reader/batch.h"
+#include "ringlog/reader.h"
+#include "filegen.h"
+#include "tap.h"
+
+#define S 1000000u     /* sync ticks */
+#define HZ 1000000000u /* 1 tick = 1 ns */
+#define ROUNDS 40u
+#define PER 7u         /* events per block */
+#define COUNTERS (ROUNDS / 2)
+#define EVENTS (1u + 3u * ROUNDS * PER + COUNTERS) /* the LOG_MARKER too */
+
+static void build(struct fg_file *f)
+{
+	struct fg_block b;
+	uint32_t seq[3] = { 0 };
+	uint16_t cseq = 0;
+	fg_file_init(f);
+	fg_marker_block(f, 7, 8, HZ, S, 1790000000000000000ull, RLOG_TICK_MONOTONIC, 16384, 32,
+			"batch");
+	for (unsigned round = 0; round < ROUNDS; round++) {
+		uint64_t t = S + 1000u * round;
+		for (uint32_t th = 0; th < 3; th++) {
+			fg_block_begin(&b, 100, 101 + th, t, 0);
+			for (unsigned k = 0; k < PER; k++) {
+				uint32_t p[2] = { th, seq[th]++ };
+				/* Threads 0 and 1 at the same times: file order. */
+				uint32_t at = (uint32_t)(t + 10u * k + (th == 2 ? 5u : 0u));
+				if (k == 3)
+					fg_event(&b, 1030, (int)th + 1, true, at, p, sizeof(p));
+				else
+					fg_event(&b, 1030, -1, k != 5, at, p, sizeof(p));
+			}
+			fg_block_end(f, &b);
+		}
+		if (round % 2 == 0) {
+			fg_block_begin(&b, 100, 0, t + 35, RLOG_BLOCK_FLAG_DAEMON);
+			if (cseq == 0)
+				fg_counter(&b, (uint32_t)(t + 35), 1, RLOG_COUNTER_FLAG_VALUE, cseq++, 0, 100, 0);
+			else
+				fg_counter(&b, (uint32_t)(t + 35), 1, 0, cseq++, round, 0, 0);
+			fg_block_end(f, &b);
+		}
+	}
+}
+
+/* Every field the same (the payloads' bytes: each reader maps the file). */
+static bool same_event(const struct rlog_event *a, const struct rlog_event *b)
+{
+	return a->ticks == b->ticks && a->time_ns == b->time_ns && a->pid == b->pid &&
+	       a->tid == b->tid && a->id == b->id && a->flag == b->flag && a->length == b->length &&
+	       a->flagged == b->flagged && a->has_time == b->has_time &&
+	       a->from_daemon == b->from_daemon && memcmp(a->payload, b->payload, a->length) == 0 &&
+	       a->offset == b->offset && a->size == b->size && a->block_offset == b->block_offset;
+}
+
+int main(void)
+{
+	static const size_t sizes[] = { 1, 2, 3, 5, 8, 64 };
+	struct fg_file f;
+	build(&f);
+	char path[64];
+	fg_tmpname(path, "batch");
+	BAIL_IF(fg_write(&f, path) < 0, "cannot write %s", path);
+	fg_file_free(&f);
+
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		struct rlog_reader *one, *many;
+		struct rlog_event ev, batch[64];
+		ASSERT_EQ(rlog_reader_open(path, &one), 0);
+		ASSERT_EQ(rlog_reader_open(path, &many), 0);
+		uint64_t n = 0, differ = 0, counters = 0, counter_last = 0, seen[3] = { 0 };
+		uint64_t value = 0, value_bad = 0, numbered_bad = 0, batches = 0, full = 0, markers = 0;
+		int got;
+		while ((got = rlog__reader_next_batch(many, batch, sizes[z])) > 0) {
+			batches++;
+			full += (size_t)got == sizes[z];
+			for (int i = 0; i < got; i++) {
+				struct rlog_counter c1, c2;
+				if (rlog_reader_next(one, &ev) != 1 || !same_event(&ev, &batch[i])) {
+					differ++;
+					continue;
+				}
+				n++;
+				if (ev.id == RLOG_ID_COUNTER && !ev.flagged) {
+					counters++;
+					counter_last += i == got - 1;
+					/* Each reader's answer for its own event. */
+					if (rlog_event_counter(one, &ev, &c1) < 0 ||
+					    rlog_event_counter(many, &batch[i], &c2) < 0 ||
+					    c1.value != c2.value || c1.value_known != c2.value_known ||
+					    !c2.value_known || c2.value < value)
+						value_bad++;
+					value = c2.value;
+					continue;
+				}
+				if (ev.id == RLOG_ID_LOG_MARKER && !ev.flagged) {
+					markers++;
+					continue;
+				}
+				uint32_t p[2];
+				memcpy(p, ev.payload, sizeof(p));
+				if (ev.pid != 100 || p[0] > 2 || ev.tid != 101 + p[0] || p[1] != seen[p[0]]++)
+					numbered_bad++;
+			}
+		}
+		ok(got == 0, "batches of %zu: the end (%d)", sizes[z], got);
+		ok(rlog_reader_next(one, &ev) == 0, "batches of %zu: nothing more one at a time",
+		   sizes[z]);
+		ASSERT_EQ_U64(differ, 0);
+		ASSERT_EQ_U64(n, EVENTS);
+		ASSERT_EQ_U64(numbered_bad, 0);
+		ASSERT_EQ_U64(markers, 1);
+		ASSERT_EQ_U64(seen[0] + seen[1] + seen[2], 3u * ROUNDS * PER);
+		ASSERT_EQ_U64(counters, COUNTERS);
+		ASSERT_EQ_U64(counter_last, COUNTERS);
+		ASSERT_EQ_U64(value_bad, 0);
+		/* 100 + 2 + 4 + ... + 38: each delta the round's number. */
+		ASSERT_EQ_U64(value, 100u + 2u * (COUNTERS - 1) * COUNTERS / 2);
+		/* Every batch full but those a COUNTER record or the end ends. */
+		ok(batches - full <= COUNTERS + 1 && batches <= n / sizes[z] + COUNTERS + 1,
+		   "batches of %zu: %" PRIu64 " batches, %" PRIu64 " full", sizes[z], batches, full);
+		rlog_reader_close(one);
+		rlog_reader_close(many);
+	}
+	struct rlog_event ev;
+	ASSERT_EQ(rlog__reader_next_batch(NULL, &ev, 1), -EINVAL);
+	unlink(path);
+	return done_testing();
+}
