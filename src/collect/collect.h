@@ -36,7 +36,14 @@ struct rlog__collect_opts {
 	const char *group;    /* the consumer group; NULL: "ringlog-collect" */
 	bool follow;          /* keep consuming; else stop at the end of what is there */
 	volatile int *stop;   /* set (a signal) to stop, or NULL */
+	/* JetStream: how long a chunk after ones its file lacks waits for
+	 * them (another collector of the durable may hold them) before they
+	 * are a gap; 0: RLOG__COLLECT_GAP_WAIT_MS. */
+	uint64_t gap_wait_ms;
+	uint64_t *commits_refused; /* out (or NULL): Kafka commits a rebalance refused */
 };
+
+#define RLOG__COLLECT_GAP_WAIT_MS 5000
 
 /* One file written, for the CLI to print. */
 struct rlog__collect_file {
