@@ -193,15 +193,17 @@ static int release_all(struct collector *co, const struct hfile *keep)
 		struct hfile *h = &co->f[i];
 		if (h->lockfd < 0 || h == keep)
 			continue;
+		/* The file closed before its state is written: at the fd
+		 * limit, that is the fd state_save needs. */
+		if (err == 0 && h->dirty && fsync(h->fd) < 0)
+			err = -errno;
+		if (h->fd >= 0)
+			close(h->fd);
 		if (err == 0 && h->dirty) {
-			if (fsync(h->fd) < 0)
-				err = -errno;
-			else if ((err = state_save(co, h)) == 0)
+			if ((err = state_save(co, h)) == 0)
 				saved = true;
 			h->dirty = err < 0;
 		}
-		if (h->fd >= 0)
-			close(h->fd);
 		close(h->lockfd);
 		h->fd = h->lockfd = -1;
 	}
