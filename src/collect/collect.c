@@ -766,6 +766,25 @@ static int collect_kafka(struct collector *co, const struct rlog__collect_opts *
 #endif
 
 #ifdef RLOG_HAVE_NATS
+/* A held chunk delivered n times comes again after this many ms: 50,
+ * 100, 200, ... up to 1 s.  Soon at first (the chunks before it are
+ * usually being written by another collector of the durable), and few
+ * redeliveries when they are truly missing. */
+static uint64_t nak_delay_ms(uint64_t n)
+{
+	return n >= 6 ? 1000 : 50u << (n > 1 ? n - 1 : 0);
+}
+
+/* How long a chunk delivered n times has been held at least: the delays
+ * of its n - 1 NAKs. */
+static uint64_t nak_waited(uint64_t n)
+{
+	uint64_t ms = 0;
+	for (uint64_t i = 1; i < n && ms < UINT64_MAX / 2; i++)
+		ms += nak_delay_ms(i);
+	return ms;
+}
+
 static int collect_nats(struct collector *co, const struct rlog__collect_opts *o,
 			const char *servers, const char *subject, char *why, size_t whyn)
 {
@@ -801,23 +820,25 @@ static int collect_nats(struct collector *co, const struct rlog__collect_opts *o
 		err = -EPROTO;
 	}
 	/* Members of one durable share its messages: a chunk after ones its
-	 * file lacks is held (NAKed, delivered again NAK_DELAY later) until
-	 * it has been delivered enough times to have waited the gap wait
-	 * (docs/DECISIONS.md). */
-	const int64_t nak_delay_ms = 200;
+	 * file lacks is held (NAKed: delivered again after nak_delay) until
+	 * its deliveries have waited the gap wait (docs/DECISIONS.md). */
 	uint64_t gap_wait_ms = o->gap_wait_ms ? o->gap_wait_ms : RLOG__COLLECT_GAP_WAIT_MS;
-	uint64_t deliveries = 1 + (gap_wait_ms + (uint64_t)nak_delay_ms - 1) / (uint64_t)nak_delay_ms;
 	co->hold = true;
 	int idle = 0;
+	struct timespec held_at = { 0, 0 };
 	while (err == 0 && !(o->stop && *o->stop)) {
 		natsMsgList list = { 0 };
 		s = natsSubscription_Fetch(&list, sub, 64, 1000, &je);
 		if (s != NATS_OK) {
 			natsMsgList_Destroy(&list);
-			/* The end of what is there (a timeout), or the server
-			 * away: following, go on; else stop after a time out
-			 * (or 10 s of the server away). */
-			if (!o->follow && (s == NATS_TIMEOUT || ++idle > 10))
+			/* The end of what is there (a timeout, none held that
+			 * comes again), or the server away: following, go on;
+			 * else stop after a time out (or 10 s of the server
+			 * away). */
+			struct timespec now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			bool holding = now.tv_sec - held_at.tv_sec < 3;
+			if (!o->follow && ((s == NATS_TIMEOUT && !holding) || ++idle > 10))
 				break;
 			continue;
 		}
@@ -834,21 +855,32 @@ static int collect_nats(struct collector *co, const struct rlog__collect_opts *o
 					       sizeof cerr) < 0)
 				continue;
 			jsMsgMetaData *md = NULL;
-			bool waited = natsMsg_GetMetaData(&md, m) != NATS_OK || md->NumDelivered >= deliveries;
-			jsMsgMetaData_Destroy(md);
-			int r = apply(co, &c, waited);
+			uint64_t n = 1;
+			if (natsMsg_GetMetaData(&md, m) == NATS_OK) {
+				n = md->NumDelivered;
+				jsMsgMetaData_Destroy(md);
+			}
+			int r = apply(co, &c, nak_waited(n) >= gap_wait_ms);
 			if (r < 0) {
 				why_writing(why, whyn, &c, r);
 				err = r;
 			}
 			held[i] = r == 1;
+			if (held[i])
+				clock_gettime(CLOCK_MONOTONIC, &held_at);
 		}
 		/* On disk, then acknowledged (or held). */
 		if (err == 0 && (err = release_all(co, NULL)) < 0)
 			snprintf(why, whyn, "writing the files: %s", strerror(-err));
 		for (int i = 0; i < list.Count && err == 0; i++) {
+			jsMsgMetaData *md = NULL;
+			uint64_t n = 1;
+			if (held[i] && natsMsg_GetMetaData(&md, list.Msgs[i]) == NATS_OK) {
+				n = md->NumDelivered;
+				jsMsgMetaData_Destroy(md);
+			}
 			if (held[i])
-				natsMsg_NakWithDelay(list.Msgs[i], nak_delay_ms, NULL);
+				natsMsg_NakWithDelay(list.Msgs[i], (int64_t)nak_delay_ms(n), NULL);
 			else
 				natsMsg_Ack(list.Msgs[i], NULL);
 		}
