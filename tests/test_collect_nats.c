@@ -16,66 +16,7 @@
 
 #include "nats_server.h"
 
-#include <fcntl.h>
 #include <nats/nats.h>
-
-/* A collector of durable group, following, into dir. */
-static void collector(struct proc_bg *p, const char *group)
-{
-	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", group, "--follow",
-			       NULL };
-	proc_start(p, argv);
-}
-
-static bool state_saved(void)
-{
-	bool stated = false;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		stated |= strstr(e->d_name, ".state") != NULL;
-	if (d)
-		closedir(d);
-	return stated;
-}
-
-/* The n bytes of the file at path in buf (at most cap), quietly. */
-static size_t quiet_read(const char *path, uint8_t *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0;
-	ssize_t k;
-	while (fd >= 0 && n < cap && (k = read(fd, buf + n, cap - n)) > 0)
-		n += (size_t)k;
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
-/* The collected file of host h (session s) is the local file p (but the
- * file header's creation time), checked quietly while it grows. */
-static bool collected_same(const char *s, const char *h, const char *p)
-{
-	char path[512];
-	if (!collected_path(s, h, path, sizeof path))
-		return false;
-	size_t a = quiet_read(p, a_buf, sizeof a_buf), b = quiet_read(path, b_buf, sizeof b_buf);
-	memset(a_buf + 16, 0, 8);
-	memset(b_buf + 16, 0, 8);
-	return a == b && a > 16 && memcmp(a_buf, b_buf, a) == 0;
-}
-
-/* Waits until session name's sink has acknowledged n events. */
-static void acked(const char *name, uint64_t n)
-{
-	for (int i = 0; i < 500; i++) {
-		h_ringlog(&r, "query", name, NULL);
-		if (h_kv(r.out, "sink_events_acked") == n)
-			break;
-		proc_sleep_ms(20);
-	}
-	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), n);
-}
 
 int main(void)
 {
@@ -116,7 +57,7 @@ int main(void)
 	uint64_t w0 = write_events(s[0], 10000, 20);
 	h_ringlog(&r, "flush", s[0], NULL);
 	bool stated = false;
-	for (int i = 0; i < 500 && !(stated = state_saved()); i++)
+	for (int i = 0; i < 500 && !(stated = states_saved() > 0); i++)
 		proc_sleep_ms(10);
 	ok(stated, "a collector saved a file's state");
 	/* Mid-stream: one collector killed, then started again. */

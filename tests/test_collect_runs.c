@@ -50,18 +50,6 @@ static uint64_t ticks(const char *name, uint64_t n)
 	return w;
 }
 
-/* Waits until session name's sink has acknowledged n events. */
-static void acked(const char *name, uint64_t n)
-{
-	for (int i = 0; i < 500; i++) {
-		h_ringlog(&r, "query", name, NULL);
-		if (h_kv(r.out, "sink_events_acked") == n)
-			break;
-		proc_sleep_ms(20);
-	}
-	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), n);
-}
-
 /* Group group (new) of topic (one partition) starts at its end, past
  * what the topic holds now. */
 static void skip_to_end(const char *boot, const char *topic, const char *group)
