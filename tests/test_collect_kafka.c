@@ -2,9 +2,8 @@
  * test_collect_kafka.c - two `ringlog collect kafka://...` of one consumer
  * group writing into one DIR, against librdkafka's mock cluster, while
  * three hosts stream into a topic of four partitions: the first collector
- * alone, then both (the partitions shared), then the second killed (its
- * partitions back to the first once its group session times out) and
- * started again.  A partition that moves away and comes back is taken up
+ * alone, then both (the partitions shared), then the second killed
+ * mid-stream (its partitions back to the first) and started again.  A partition that moves away and comes back is taken up
  * from the file's state on disk, not from what the collector last knew:
  * each collected file is its host's local file byte for byte (every
  * numbered event once) and no collector reported a gap.
@@ -14,9 +13,8 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
-/* Each host's session (sessions s, hosts h) writes n numbered events
- * more, from its own process, then its daemon flushes; returns the
- * events written, added to w. */
+/* Each host's session s[i] writes n numbered events more, from a process
+ * of its own, then its daemon flushes; w[i] counts them. */
 static void write_all(const char *const *s, uint64_t *w, uint64_t n)
 {
 	pid_t kids[3];
@@ -34,6 +32,21 @@ static void write_all(const char *const *s, uint64_t *w, uint64_t n)
 		w[i] += n;
 		h_ringlog(&r, "flush", s[i], NULL);
 	}
+}
+
+/* Waits (up to ms) until each host's collected file is its local file
+ * (s, h, p: sessions, hosts, local files). */
+static bool all_whole(const char *const *s, const char *const *h, const char *const *p, int ms)
+{
+	for (int t = 0; t < ms / 10; t++) {
+		int whole = 0;
+		for (int i = 0; i < 3; i++)
+			whole += collected_same(s[i], h[i], p[i]);
+		if (whole == 3)
+			return true;
+		proc_sleep_ms(10);
+	}
+	return false;
 }
 
 int main(void)
@@ -67,26 +80,25 @@ int main(void)
 	struct proc_bg a, b;
 	collector(&a, "shared");
 	write_all(s, w, 5000);
-	bool stated = false;
-	for (int i = 0; i < 1500 && !(stated = states_saved() == 3); i++)
-		proc_sleep_ms(10);
-	ok(stated, "the first collector saved the 3 files' state");
-	/* The second joins: the partitions shared between them. */
+	ok(all_whole(s, h, p, 15000), "the first collector wrote the 3 files");
+	/* The second joins: the partitions shared between them once the
+	 * group has rebalanced (the mock cluster waits the session timeout
+	 * less 1 s, 5 s, for its members). */
 	collector(&b, "shared");
-	proc_sleep_ms(3000);
+	proc_sleep_ms(6000);
 	write_all(s, w, 5000);
-	proc_sleep_ms(1000);
-	/* The second killed: its partitions back to the first (after the
-	 * group session's 6 s), which goes on from the files' state. */
+	ok(all_whole(s, h, p, 15000), "the two collectors wrote on");
+	/* The second killed: its partitions back to the first once its
+	 * group session times out (6 s), which takes them up from the files'
+	 * state, not from where it was. */
 	proc_signal(&b, SIGKILL);
 	struct run killed = proc_reap(&b);
 	run_free(&killed);
 	write_all(s, w, 5000);
-	proc_sleep_ms(6000);
-	write_all(s, w, 5000);
-	/* Started again: shared again. */
+	ok(all_whole(s, h, p, 20000), "the first collector took the partitions back");
+	/* Started again. */
 	collector(&b, "shared");
-	proc_sleep_ms(3000);
+	proc_sleep_ms(6000);
 	write_all(s, w, 5000);
 	for (int i = 0; i < 3; i++) {
 		h_ringlog(&r, "stop", s[i], NULL);
@@ -94,14 +106,7 @@ int main(void)
 		ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), w[i]);
 		ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
 	}
-	int whole = 0;
-	for (int t = 0; t < 2000 && whole < 3; t++) {
-		whole = 0;
-		for (int i = 0; i < 3; i++)
-			whole += collected_same(s[i], h[i], p[i]);
-		if (whole < 3)
-			proc_sleep_ms(10);
-	}
+	ok(all_whole(s, h, p, 15000), "every file whole after the stop");
 	struct run ra = proc_stop(&a, SIGTERM), rb = proc_stop(&b, SIGTERM);
 	ok(ra.status == 0 && rb.status == 0, "both collectors exit 0 (%d %s, %d %s)", ra.status,
 	   ra.err, rb.status, rb.err);
