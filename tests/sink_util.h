@@ -62,6 +62,20 @@ static inline void start(const char *name, const char *path, const char *host, c
 	}
 }
 
+/* Three sessions PREFIX1, PREFIX2, PREFIX3 (names in s, local files in p)
+ * started with the sink on hosts h[0..2]. */
+static inline void start_three(const char *prefix, const char *const *h, const char **s,
+			       const char **p)
+{
+	for (int i = 0; i < 3; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "%.8s%d", prefix, i + 1);
+		s[i] = keep(h_session(n));
+		p[i] = keep(h_path(n));
+		start(s[i], p[i], h[i], NULL);
+	}
+}
+
 /* The collected files of session name on host (their names in dir end
  * with _NAME_HOST_RUN.rlog, RUN 16 hex digits): how many, and the path of
  * the one whose run is run (0: any) in out. */
@@ -247,6 +261,33 @@ static inline bool collected_same(const char *s, const char *h, const char *p)
 	memset(a_buf + 16, 0, 8);
 	memset(b_buf + 16, 0, 8);
 	return a == b && a > 16 && memcmp(a_buf, b_buf, a) == 0;
+}
+
+/* Waits (up to ms) until each host's collected file is its local file
+ * (s, h, p: sessions, hosts, local files). */
+static inline bool all_whole(const char *const *s, const char *const *h, const char *const *p,
+			     int ms)
+{
+	for (int t = 0; t < ms / 10; t++) {
+		int whole = 0;
+		for (int i = 0; i < 3; i++)
+			whole += collected_same(s[i], h[i], p[i]);
+		if (whole == 3)
+			return true;
+		proc_sleep_ms(10);
+	}
+	return false;
+}
+
+/* Collectors a and b stopped (SIGTERM): both exit 0, neither saw a gap. */
+static inline void stop_two(struct proc_bg *a, struct proc_bg *b)
+{
+	struct run ra = proc_stop(a, SIGTERM), rb = proc_stop(b, SIGTERM);
+	ok(ra.status == 0 && rb.status == 0, "both collectors exit 0 (%d %s, %d %s)", ra.status,
+	   ra.err, rb.status, rb.err);
+	ok(no_gaps(ra.out) && no_gaps(rb.out), "no collector saw a gap: %s%s", ra.out, rb.out);
+	run_free(&ra);
+	run_free(&rb);
 }
 
 /* Waits until session name's sink has acknowledged n events. */

@@ -34,21 +34,6 @@ static void write_all(const char *const *s, uint64_t *w, uint64_t n)
 	}
 }
 
-/* Waits (up to ms) until each host's collected file is its local file
- * (s, h, p: sessions, hosts, local files). */
-static bool all_whole(const char *const *s, const char *const *h, const char *const *p, int ms)
-{
-	for (int t = 0; t < ms / 10; t++) {
-		int whole = 0;
-		for (int i = 0; i < 3; i++)
-			whole += collected_same(s[i], h[i], p[i]);
-		if (whole == 3)
-			return true;
-		proc_sleep_ms(10);
-	}
-	return false;
-}
-
 int main(void)
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -69,13 +54,7 @@ int main(void)
 			     "00000000000000000000000000000033" };
 	const char *s[3], *p[3];
 	uint64_t w[3] = { 0, 0, 0 };
-	for (int i = 0; i < 3; i++) {
-		char n[16];
-		snprintf(n, sizeof n, "kc%d", i + 1);
-		s[i] = keep(h_session(n));
-		p[i] = keep(h_path(n));
-		start(s[i], p[i], h[i], NULL);
-	}
+	start_three("kc", h, s, p);
 	/* The first collector alone: every partition its own. */
 	struct proc_bg a, b;
 	collector(&a, "shared");
@@ -107,12 +86,7 @@ int main(void)
 		ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
 	}
 	ok(all_whole(s, h, p, 15000), "every file whole after the stop");
-	struct run ra = proc_stop(&a, SIGTERM), rb = proc_stop(&b, SIGTERM);
-	ok(ra.status == 0 && rb.status == 0, "both collectors exit 0 (%d %s, %d %s)", ra.status,
-	   ra.err, rb.status, rb.err);
-	ok(no_gaps(ra.out) && no_gaps(rb.out), "no collector saw a gap: %s%s", ra.out, rb.out);
-	run_free(&ra);
-	run_free(&rb);
+	stop_two(&a, &b);
 	for (int i = 0; i < 3; i++) {
 		same_bytes(p[i], s[i], h[i]);
 		unlink(p[i]);

@@ -37,13 +37,7 @@ int main(void)
 	const char *h[3] = { "00000000000000000000000000000021", "00000000000000000000000000000022",
 			     "00000000000000000000000000000023" };
 	const char *s[3], *p[3];
-	for (int i = 0; i < 3; i++) {
-		char n[16];
-		snprintf(n, sizeof n, "c%d", i + 1);
-		s[i] = keep(h_session(n));
-		p[i] = keep(h_path(n));
-		start(s[i], p[i], h[i], NULL);
-	}
+	start_three("c", h, s, p);
 	struct proc_bg a, b;
 	collector(&a, "shared");
 	collector(&b, "shared");
@@ -79,20 +73,8 @@ int main(void)
 		ASSERT_EQ_U64(h_kv(r.out, "sink_chunks_lost"), 0);
 	}
 	/* Collected as they come: wait until every file is whole. */
-	int whole = 0;
-	for (int t = 0; t < 3000 && whole < 3; t++) {
-		whole = 0;
-		for (int i = 0; i < 3; i++)
-			whole += collected_same(s[i], h[i], p[i]);
-		if (whole < 3)
-			proc_sleep_ms(10);
-	}
-	struct run ra = proc_stop(&a, SIGTERM), rb = proc_stop(&b, SIGTERM);
-	ok(ra.status == 0 && rb.status == 0, "both collectors exit 0 (%d %s, %d %s)", ra.status,
-	   ra.err, rb.status, rb.err);
-	ok(no_gaps(ra.out) && no_gaps(rb.out), "no collector saw a gap: %s%s", ra.out, rb.out);
-	run_free(&ra);
-	run_free(&rb);
+	ok(all_whole(s, h, p, 30000), "every file whole");
+	stop_two(&a, &b);
 	for (int i = 0; i < 3; i++)
 		same_bytes(p[i], s[i], h[i]);
 
