@@ -199,11 +199,11 @@ static inline void stream_and_collect(const char *s, const char *p, const char *
 }
 
 /* A collector of group group (a Kafka consumer group, a JetStream durable),
- * following, into dir. */
-static inline void collector(struct proc_bg *p, const char *group)
+ * following, into dir; with --gap-wait gap_wait unless NULL. */
+static inline void collector(struct proc_bg *p, const char *group, const char *gap_wait)
 {
 	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", group, "--follow",
-			       NULL };
+			       gap_wait ? "--gap-wait" : NULL, gap_wait, NULL };
 	proc_start(p, argv);
 }
 
@@ -225,7 +225,7 @@ static inline int states_saved(void)
 static inline void collect_killed(const char *group)
 {
 	struct proc_bg bg;
-	collector(&bg, group);
+	collector(&bg, group, NULL);
 	bool stated = false;
 	for (int i = 0; i < 1000 && !stated; i++) {
 		proc_sleep_ms(10);

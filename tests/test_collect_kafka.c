@@ -57,13 +57,13 @@ int main(void)
 	start_three("kc", h, s, p);
 	/* The first collector alone: every partition its own. */
 	struct proc_bg a, b;
-	collector(&a, "shared");
+	collector(&a, "shared", NULL);
 	write_all(s, w, 5000);
 	ok(all_whole(s, h, p, 15000), "the first collector wrote the 3 files");
 	/* The second joins: the partitions shared between them once the
 	 * group has rebalanced (the mock cluster waits the session timeout
 	 * less 1 s, 5 s, for its members). */
-	collector(&b, "shared");
+	collector(&b, "shared", NULL);
 	proc_sleep_ms(6000);
 	write_all(s, w, 5000);
 	ok(all_whole(s, h, p, 15000), "the two collectors wrote on");
@@ -76,7 +76,7 @@ int main(void)
 	write_all(s, w, 5000);
 	ok(all_whole(s, h, p, 20000), "the first collector took the partitions back");
 	/* Started again. */
-	collector(&b, "shared");
+	collector(&b, "shared", NULL);
 	proc_sleep_ms(6000);
 	write_all(s, w, 5000);
 	for (int i = 0; i < 3; i++) {

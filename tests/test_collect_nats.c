@@ -38,9 +38,13 @@ int main(void)
 			     "00000000000000000000000000000023" };
 	const char *s[3], *p[3];
 	start_three("c", h, s, p);
+	/* A gap wait far above what a held chunk waits here (the other
+	 * collector writing, or a killed one's chunks back after AckWait):
+	 * a false gap would need it, a chunk never written stalls the files
+	 * (not whole at the end). */
 	struct proc_bg a, b;
-	collector(&a, "shared");
-	collector(&b, "shared");
+	collector(&a, "shared", "30s");
+	collector(&b, "shared", "30s");
 	fflush(stdout);
 	pid_t kids[2];
 	for (int i = 0; i < 2; i++) {
@@ -59,7 +63,7 @@ int main(void)
 	struct run killed = proc_reap(&a);
 	run_free(&killed);
 	w0 += write_events(s[0], 10000, 20);
-	collector(&a, "shared");
+	collector(&a, "shared", "30s");
 	w0 += write_events(s[0], 10000, 20);
 	for (int i = 0; i < 2; i++) {
 		int st = -1;

@@ -510,7 +510,7 @@ static const struct cli_help help[] = {
 		"                        on where it was\n"
 		"  --gap-wait DURATION   JetStream: how long a chunk after ones its file lacks\n"
 		"                        waits for them (another collector of the durable may\n"
-		"                        hold them) before they are a gap (default 5s)\n",
+		"                        hold them) before they are a gap (default 10s)\n",
 		true,
 	},
 	{

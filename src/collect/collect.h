@@ -53,7 +53,7 @@ struct rlog__collect_opts {
 	uint64_t *commits_refused; /* out (or NULL): Kafka commits a rebalance refused */
 };
 
-#define RLOG__COLLECT_GAP_WAIT_MS 5000
+#define RLOG__COLLECT_GAP_WAIT_MS 10000
 
 /* One file written, for the CLI to print. */
 struct rlog__collect_file {
