@@ -11,6 +11,7 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 static char url[512];  /* the --sink URL */
@@ -58,6 +59,20 @@ static inline void start(const char *name, const char *path, const char *host, c
 	if (r.status != 0) {
 		printf("Bail out! ringlog start %s failed (%d): %s\n", name, r.status, r.err);
 		exit(1);
+	}
+}
+
+/* Three sessions PREFIX1, PREFIX2, PREFIX3 (names in s, local files in p)
+ * started with the sink on hosts h[0..2]. */
+static inline void start_three(const char *prefix, const char *const *h, const char **s,
+			       const char **p)
+{
+	for (int i = 0; i < 3; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "%.8s%d", prefix, i + 1);
+		s[i] = keep(h_session(n));
+		p[i] = keep(h_path(n));
+		start(s[i], p[i], h[i], NULL);
 	}
 }
 
@@ -183,23 +198,38 @@ static inline void stream_and_collect(const char *s, const char *p, const char *
 	same_bytes(p, s, h);
 }
 
+/* A collector of group group (a Kafka consumer group, a JetStream durable),
+ * following, into dir; with --gap-wait gap_wait unless NULL. */
+static inline void collector(struct proc_bg *p, const char *group, const char *gap_wait)
+{
+	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", group, "--follow",
+			       gap_wait ? "--gap-wait" : NULL, gap_wait, NULL };
+	proc_start(p, argv);
+}
+
+/* The files whose state is saved in dir. */
+static inline int states_saved(void)
+{
+	int n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += strstr(e->d_name, ".state") != NULL && strstr(e->d_name, ".tmp") == NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /* A collector of group group, following, killed (SIGKILL) as soon as it
  * has saved a file's state in dir. */
 static inline void collect_killed(const char *group)
 {
-	const char *argv[] = { h_bin(), "collect", url, "-o", dir, "--group", group, "--follow",
-			       NULL };
 	struct proc_bg bg;
-	proc_start(&bg, argv);
+	collector(&bg, group, NULL);
 	bool stated = false;
 	for (int i = 0; i < 1000 && !stated; i++) {
 		proc_sleep_ms(10);
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		while (d && (e = readdir(d)))
-			stated |= strstr(e->d_name, ".state") != NULL;
-		if (d)
-			closedir(d);
+		stated = states_saved() > 0;
 	}
 	ok(stated, "the first collector saved a file's state");
 	proc_signal(&bg, SIGKILL);
@@ -244,6 +274,71 @@ static inline int threads_taking_signals(const char *name, int *others)
 	if (d)
 		closedir(d);
 	return bad;
+}
+
+/* The n bytes of the file at path in buf (at most cap), quietly. */
+static inline size_t quiet_read(const char *path, uint8_t *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t k;
+	while (fd >= 0 && n < cap && (k = read(fd, buf + n, cap - n)) > 0)
+		n += (size_t)k;
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/* The collected file of host h (session s) is the local file p (but the
+ * file header's creation time), checked quietly while it grows. */
+static inline bool collected_same(const char *s, const char *h, const char *p)
+{
+	char path[512];
+	if (!collected_path(s, h, path, sizeof path))
+		return false;
+	size_t a = quiet_read(p, a_buf, sizeof a_buf), b = quiet_read(path, b_buf, sizeof b_buf);
+	memset(a_buf + 16, 0, 8);
+	memset(b_buf + 16, 0, 8);
+	return a == b && a > 16 && memcmp(a_buf, b_buf, a) == 0;
+}
+
+/* Waits (up to ms) until each host's collected file is its local file
+ * (s, h, p: sessions, hosts, local files). */
+static inline bool all_whole(const char *const *s, const char *const *h, const char *const *p,
+			     int ms)
+{
+	for (int t = 0; t < ms / 10; t++) {
+		int whole = 0;
+		for (int i = 0; i < 3; i++)
+			whole += collected_same(s[i], h[i], p[i]);
+		if (whole == 3)
+			return true;
+		proc_sleep_ms(10);
+	}
+	return false;
+}
+
+/* Collectors a and b stopped (SIGTERM): both exit 0, neither saw a gap. */
+static inline void stop_two(struct proc_bg *a, struct proc_bg *b)
+{
+	struct run ra = proc_stop(a, SIGTERM), rb = proc_stop(b, SIGTERM);
+	ok(ra.status == 0 && rb.status == 0, "both collectors exit 0 (%d %s, %d %s)", ra.status,
+	   ra.err, rb.status, rb.err);
+	ok(no_gaps(ra.out) && no_gaps(rb.out), "no collector saw a gap: %s%s", ra.out, rb.out);
+	run_free(&ra);
+	run_free(&rb);
+}
+
+/* Waits until session name's sink has acknowledged n events. */
+static inline void acked(const char *name, uint64_t n)
+{
+	for (int i = 0; i < 500; i++) {
+		h_ringlog(&r, "query", name, NULL);
+		if (h_kv(r.out, "sink_events_acked") == n)
+			break;
+		proc_sleep_ms(20);
+	}
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), n);
 }
 
 #endif

@@ -13,7 +13,14 @@
  *      events of the chunks it never saw; events + loss = all written;
  *   3. chunks missing in the middle (the group's offset moved past them
  *      between two collects): one DATA_LOSS of exactly their events,
- *      the file still whole (the blocks after renumbered to follow).
+ *      the file still whole (the blocks after renumbered to follow);
+ *   5. a gap in which a process defined its event's schema, the process
+ *      writing on after it: the copies of the first METADATA chunk after
+ *      the gap are written, so dump names its events and their field;
+ *   6. commits the group refuses (a rebalance): counted, not fatal, the
+ *      file still the local one;
+ *   7. more runs than the collector may open files (RLIMIT_NOFILE): files
+ *      let go at the end of each batch, every run collected whole.
  */
 #include "sink_util.h"
 
@@ -21,8 +28,13 @@
 #include <librdkafka/rdkafka_mock.h>
 #include <ringlog/event.h>
 
+#include "crc32c.h"
+#include "format/chunk.h"
+
 #define TICK_FIELDS(F) F(U64, n)
 RLOG_DEFINE_EVENT(tick, 1100, "collect.tick", 0, TICK_FIELDS)
+#define TOCK_FIELDS(F) F(U64, tock_n)
+RLOG_DEFINE_EVENT(tock, 1101, "collect.tock", 0, TOCK_FIELDS)
 
 static rd_kafka_mock_cluster_t *mc;
 
@@ -36,18 +48,6 @@ static uint64_t ticks(const char *name, uint64_t n)
 		w += RLOG_EVENT(tick, i) == 1;
 	rlog_detach();
 	return w;
-}
-
-/* Waits until session name's sink has acknowledged n events. */
-static void acked(const char *name, uint64_t n)
-{
-	for (int i = 0; i < 500; i++) {
-		h_ringlog(&r, "query", name, NULL);
-		if (h_kv(r.out, "sink_events_acked") == n)
-			break;
-		proc_sleep_ms(20);
-	}
-	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), n);
 }
 
 /* Group group (new) of topic (one partition) starts at its end, past
@@ -83,6 +83,74 @@ static void child_ticks(const char *name, uint64_t n)
 	   (unsigned long long)n);
 }
 
+#define MANY_RUNS 60  /* copies of a run published again ... */
+#define MANY_FDS 32   /* ... for a collector with this many fds */
+
+/* Every message of topic (one partition) published again copies times,
+ * each copy's chunks with a run_id of their own (its header's checksum
+ * made again): copies more runs of the session. */
+static void republish(const char *boot, const char *topic, int copies)
+{
+	char e[256];
+	rd_kafka_conf_t *cc = rd_kafka_conf_new();
+	rd_kafka_conf_set(cc, "bootstrap.servers", boot, e, sizeof e);
+	rd_kafka_conf_set(cc, "group.id", "republish", e, sizeof e);
+	rd_kafka_conf_set(cc, "enable.partition.eof", "true", e, sizeof e);
+	rd_kafka_conf_set(cc, "log_level", "0", e, sizeof e);
+	rd_kafka_t *cons = rd_kafka_new(RD_KAFKA_CONSUMER, cc, e, sizeof e);
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(l, topic, 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+	rd_kafka_assign(cons, l);
+	rd_kafka_topic_partition_list_destroy(l);
+	rd_kafka_conf_t *pc = rd_kafka_conf_new();
+	rd_kafka_conf_set(pc, "bootstrap.servers", boot, e, sizeof e);
+	rd_kafka_conf_set(pc, "log_level", "0", e, sizeof e);
+	rd_kafka_t *prod = rd_kafka_new(RD_KAFKA_PRODUCER, pc, e, sizeof e);
+	uint8_t *msgs[64];
+	size_t lens[64];
+	int n = 0;
+	for (int i = 0; i < 500 && n < 64; i++) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(cons, 100);
+		if (m == NULL)
+			continue;
+		bool end = m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF;
+		if (!m->err && m->len >= RLOG_CHUNK_HEADER_MIN) {
+			msgs[n] = malloc(m->len);
+			memcpy(msgs[n], m->payload, m->len);
+			lens[n++] = m->len;
+		}
+		rd_kafka_message_destroy(m);
+		if (end)
+			break;
+	}
+	ok(n >= 2, "the run's %d chunks read back", n);
+	for (int k = 1; k <= copies; k++) {
+		for (int i = 0; i < n; i++) {
+			uint64_t run;
+			uint32_t hs, zero = 0;
+			memcpy(&run, msgs[i] + 104, 8);
+			run += (uint64_t)k;
+			memcpy(msgs[i] + 104, &run, 8);
+			memcpy(&hs, msgs[i] + 12, 4);
+			memcpy(msgs[i] + 100, &zero, 4);
+			uint32_t crc = rlog__crc32c(0, msgs[i], hs);
+			memcpy(msgs[i] + 100, &crc, 4);
+			rd_kafka_producev(prod, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(0),
+					  RD_KAFKA_V_VALUE(msgs[i], lens[i]),
+					  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+			run -= (uint64_t)k;
+			memcpy(msgs[i] + 104, &run, 8);
+		}
+		rd_kafka_poll(prod, 0);
+	}
+	ASSERT_EQ(rd_kafka_flush(prod, 10000), 0);
+	for (int i = 0; i < n; i++)
+		free(msgs[i]);
+	rd_kafka_destroy(prod);
+	rd_kafka_consumer_close(cons);
+	rd_kafka_destroy(cons);
+}
+
 int main(void)
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -98,6 +166,9 @@ int main(void)
 	rd_kafka_mock_topic_create(mc, "runs", 2, 1);
 	rd_kafka_mock_topic_create(mc, "late", 1, 1);
 	rd_kafka_mock_topic_create(mc, "gap", 1, 1);
+	rd_kafka_mock_topic_create(mc, "schema", 1, 1);
+	rd_kafka_mock_topic_create(mc, "refused", 1, 1);
+	rd_kafka_mock_topic_create(mc, "many", 1, 1);
 	snprintf(dir, sizeof dir, "/tmp/rlog-collect-runs-%d", (int)getpid());
 	mkdir(dir, 0700);
 
@@ -208,6 +279,131 @@ int main(void)
 	char want4[300];
 	snprintf(want4, sizeof want4, "ringlog: update: no session named '%s'\n", sg);
 	ASSERT_STREQ(r.err, want4);
+
+	/* 5. A gap in which a process defined its event's schema; that
+	 * process writes on after the gap. */
+	snprintf(url, sizeof url, "kafka://%s/schema", boot);
+	snprintf(dir, sizeof dir, "%s/schema", dir1);
+	mkdir(dir, 0700);
+	const char *hs = "000000000000000000000000000000a4";
+	const char *ss = keep(h_session("schema"));
+	const char *ps = keep(h_path("schema"));
+	start(ss, ps, hs, NULL);
+	uint64_t t1 = ticks(ss, 2000);
+	acked(ss, t1);
+	collect("schema");
+	int go[2], ready[2], cst = -1;
+	ASSERT_EQ(pipe(go), 0);
+	ASSERT_EQ(pipe(ready), 0);
+	fflush(stdout);
+	pid_t w2 = fork();
+	if (w2 == 0) {
+		char b = 0;
+		uint64_t n = 0;
+		if (rlog_attach(ss) < 0)
+			_exit(1);
+		for (uint64_t i = 1; i <= 1000; i++)
+			n += RLOG_EVENT(tock, i) == 1;
+		if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1)
+			_exit(1);
+		for (uint64_t i = 1001; i <= 2000; i++)
+			n += RLOG_EVENT(tock, i) == 1;
+		rlog_detach();
+		_exit(n == 2000 ? 0 : 1);
+	}
+	char b = 0;
+	ok(read(ready[0], &b, 1) == 1, "the tock writer wrote its first 1000 events");
+	h_ringlog(&r, "flush", ss, NULL);
+	acked(ss, t1 + 1000);
+	/* The chunks of its first 1000 events (and its schema) skipped; then a
+	 * new process: new metadata, a METADATA chunk with every copy. */
+	skip_to_end(boot, "schema", "schema2");
+	child_ticks(ss, 500);
+	h_ringlog(&r, "flush", ss, NULL);
+	acked(ss, t1 + 1500);
+	ok(write(go[1], &b, 1) == 1, "the tock writer goes on");
+	waitpid(w2, &cst, 0);
+	ok(WIFEXITED(cst) && WEXITSTATUS(cst) == 0, "the tock writer wrote its 2000 events");
+	h_ringlog(&r, "stop", ss, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), t1 + 2500);
+	collect("schema2");
+	ok(strstr(r.out, "gaps: 1 ") != NULL, "one gap: %s", r.out);
+	char sp[512];
+	ok(collected_runs(ss, hs, 0, sp, sizeof sp) == 1, "one file");
+	h_summarize(sp, &sum);
+	ok(sum.damage == 0, "it reads whole: no damage (%zu)", sum.damage);
+	ASSERT_EQ_U64(sum.loss_records, 1);
+	ASSERT_EQ_U64(sum.loss_events, 1000);
+	ASSERT_EQ_U64(sum.events, t1 + 1500);
+	{
+		struct run d = proc_run((const char *const[]){ h_bin(), "dump", sp, NULL });
+		ASSERT_EQ(d.status, 0);
+		int named = 0, field = 0;
+		for (const char *p = strstr(d.out, "collect.tock"); p; p = strstr(p + 1, "collect.tock"))
+			named++;
+		for (const char *p = strstr(d.out, "tock_n"); p; p = strstr(p + 1, "tock_n"))
+			field++;
+		ok(named == 1000 && field == 1000,
+		   "dump names the 1000 tocks after the gap, with their field (%d, %d)", named, field);
+		run_free(&d);
+	}
+	unlink(ps);
+
+	/* 6. Commits refused while the group rebalances: not fatal. */
+	snprintf(url, sizeof url, "kafka://%s/refused", boot);
+	snprintf(dir, sizeof dir, "%s/refused", dir1);
+	mkdir(dir, 0700);
+	const char *hr = "000000000000000000000000000000a5";
+	const char *sr = keep(h_session("refused"));
+	const char *pr = keep(h_path("refused"));
+	start(sr, pr, hr, NULL);
+	uint64_t wr = ticks(sr, 3000);
+	h_ringlog(&r, "stop", sr, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), wr);
+	/* The collector's one commit (it reads the run in one batch). */
+	rd_kafka_mock_push_request_errors(mc, 8 /* ApiKey OffsetCommit */, 1,
+					  RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS);
+	collect("refused");
+	ok(strstr(r.out, "commits refused by a rebalance: 1\n") != NULL, "the refusal counted: %s",
+	   r.out);
+	same_bytes(pr, sr, hr);
+	unlink(pr);
+
+	/* 7. More runs than the collector may open files. */
+	snprintf(url, sizeof url, "kafka://%s/many", boot);
+	snprintf(dir, sizeof dir, "%s/many", dir1);
+	mkdir(dir, 0700);
+	const char *hm = "000000000000000000000000000000a6";
+	const char *sm = keep(h_session("many"));
+	const char *pm = keep(h_path("many"));
+	start(sm, pm, hm, NULL);
+	uint64_t wm = ticks(sm, 200);
+	h_ringlog(&r, "stop", sm, NULL);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), wm);
+	republish(boot, "many", MANY_RUNS);
+	{
+		char cmd[1024];
+		snprintf(cmd, sizeof cmd, "ulimit -n %d && exec \"$0\" collect %s -o %s --group many",
+			 MANY_FDS, url, dir);
+		struct run c = proc_run((const char *const[]){ "sh", "-c", cmd, h_bin(), NULL });
+		ok(c.status == 0, "collect with %d fds exits 0 (%s)", MANY_FDS, c.err);
+		run_free(&c);
+	}
+	int files = 0, same = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		files++;
+		same += same_file(pm, path);
+	}
+	if (d)
+		closedir(d);
+	ok(files == MANY_RUNS + 1 && same == files,
+	   "%d runs collected, each the local file byte for byte (%d)", files, same);
+	unlink(pm);
 
 	rd_kafka_mock_cluster_destroy(mc);
 	rd_kafka_destroy(rk);

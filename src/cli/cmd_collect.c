@@ -1,5 +1,6 @@
 /*
- * cmd_collect.c - `ringlog collect URL -o DIR [--follow] [--group NAME]`:
+ * cmd_collect.c - `ringlog collect URL -o DIR [--follow] [--group NAME]
+ * [--gap-wait DURATION]`:
  * parses, runs src/collect/, prints one line per file written.
  */
 #include <inttypes.h>
@@ -14,7 +15,7 @@
 
 static const struct cli_opt opts[] = {
 	{ "--output", "-o", true }, { "--follow", NULL, false }, { "--group", NULL, true },
-	{ NULL, NULL, false },
+	{ "--gap-wait", NULL, true }, { NULL, NULL, false },
 };
 
 static volatile int stop_flag;
@@ -34,7 +35,8 @@ static void report(const struct rlog__collect_file *f, void *arg)
 
 int cmd_collect(int argc, char **argv)
 {
-	struct rlog__collect_opts o = { .stop = &stop_flag };
+	uint64_t refused = 0;
+	struct rlog__collect_opts o = { .stop = &stop_flag, .commits_refused = &refused };
 	struct cli_args a;
 	cli_args_init(&a, "collect", opts, 1, argc, argv);
 	while (cli_args_next(&a)) {
@@ -44,6 +46,13 @@ int cmd_collect(int argc, char **argv)
 			o.follow = true;
 		else if (cli_is(&a, "--group"))
 			o.group = a.value;
+		else if (cli_is(&a, "--gap-wait")) {
+			uint32_t ms;
+			if (!cli_parse_duration_ms(a.value, 3600000, &ms) || ms == 0)
+				return cli_error("collect: --gap-wait '%s': expected milliseconds (or a "
+						 "number with ms or s) from 1 ms to 3600 s", a.value);
+			o.gap_wait_ms = ms;
+		}
 	}
 	if (!cli_args_need(&a, 1, "URL"))
 		return 2;
@@ -57,6 +66,10 @@ int cmd_collect(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	char why[300] = "";
 	int err = rlog__collect(&o, report, NULL, why, sizeof why);
+	/* Refused while the group rebalanced: not an error (the files and
+	 * their state are on disk; a redelivery is dropped), but told. */
+	if (refused)
+		printf("commits refused by a rebalance: %" PRIu64 "\n", refused);
 	fflush(stdout);
 	if (err < 0)
 		return cli_error("collect: %s: %s", o.url, why[0] ? why : strerror(-err));

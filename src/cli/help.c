@@ -497,7 +497,7 @@ static const struct cli_help help[] = {
 	},
 	{
 		"collect", "write the sessions published with start --sink as log files",
-		"collect URL -o DIR [--follow] [--group NAME]",
+		"collect URL -o DIR [--follow] [--group NAME] [--gap-wait DURATION]",
 		"Reads the chunks sessions published with start --sink and writes each host's\n"
 		"session as a log file in DIR, named HOST_SESSION_HOSTID_RUNID.rlog (each run\n"
 		"of a session its own file): the bytes the host's local file holds (but the\n"
@@ -505,7 +505,9 @@ static const struct cli_help help[] = {
 		"missing are a DATA_LOSS (cause sink) of exactly the events they held.  Offsets\n"
 		"are committed only once the files are on disk (fsync): a collector killed\n"
 		"and started again goes on where it was, nothing lost or written twice.\n"
-		"Prints one line per file: its path, chunks, duplicates, gaps, bytes.\n"
+		"Prints one line per file: its path, chunks, duplicates, gaps, bytes; then\n"
+		"\"commits refused by a rebalance: N\" if Kafka refused any (not an error: the\n"
+		"files and their state are on disk, what comes again is dropped).\n"
 		"\n"
 		"  URL                   kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT\n"
 		"  -o DIR                where the files go (an existing directory)\n"
@@ -513,7 +515,11 @@ static const struct cli_help help[] = {
 		"                        stop at the end of what the topic holds\n"
 		"  --group NAME          the Kafka consumer group, or JetStream durable consumer\n"
 		"                        (default ringlog-collect): collectors of one share the\n"
-		"                        work, and one started again goes on where it was\n",
+		"                        work (and may share DIR), and one started again goes\n"
+		"                        on where it was\n"
+		"  --gap-wait DURATION   JetStream: how long a chunk after ones its file lacks\n"
+		"                        waits for them (another collector of the durable may\n"
+		"                        hold them) before they are a gap (default 10s)\n",
 		true,
 	},
 	{

@@ -5,21 +5,31 @@
  * (docs/SESSIONS.md, "Multi-host sinks").
  *
  *   consume (Kafka: a consumer group)  ──► chunk decoded; its file (host
- *                                          id, session, run id) found or begun
+ *                                          id, session, run id) found or begun,
+ *                                          locked (DIR/.NAME.lock), its state
+ *                                          read again (another collector may
+ *                                          have written it)
  *     seq below the file's next   ──► a duplicate: dropped
- *     seq above it                ──► a gap: a DATA_LOSS (cause SINK) of
- *                                     exactly what the missing chunks
- *                                     held (the *_before counts), the
- *                                     blocks after renumbered to follow
+ *     seq above it                ──► JetStream: held (NAK with a delay)
+ *                                     until it waited the gap wait; then,
+ *                                     and at once on Kafka, a gap: a
+ *                                     DATA_LOSS (cause SINK) of exactly
+ *                                     what the missing chunks held (the
+ *                                     *_before counts), the blocks after
+ *                                     renumbered to follow
  *     a METADATA chunk            ──► its block 0 and copies dropped,
  *                                     but in a file's first chunk (not
  *                                     seq 0: the copies numbered 1, 2, ...
  *                                     then the DATA_LOSS of what came before)
+ *                                     and after a gap (the copies numbered
+ *                                     next: what the lost chunks defined)
  *     a FINAL chunk               ──► block 0 and the header's LOG_MARKER
  *                                     rewritten (the refined frequency)
  *     the blocks                  ──► appended as they are
  *   each batch: the files fsynced, then their state (DIR/.NAME.state:
- *   next chunk, length), then the offsets committed: a collector killed
+ *   next chunk, length), closed and unlocked, then the offsets committed
+ *   (Kafka: also for partitions revoked, before another member takes
+ *   them; a commit a rebalance refuses counted): a collector killed
  *   at any point resumes from the last commit, cuts each file back to
  *   its state, and the sequence drops what it had already written.
  */
@@ -31,12 +41,19 @@
 #include <stdint.h>
 
 struct rlog__collect_opts {
-	const char *url;      /* kafka://BROKERS/TOPIC */
+	const char *url;      /* kafka://BROKERS/TOPIC or nats://SERVERS/SUBJECT */
 	const char *dir;      /* where the files go (exists) */
 	const char *group;    /* the consumer group; NULL: "ringlog-collect" */
 	bool follow;          /* keep consuming; else stop at the end of what is there */
 	volatile int *stop;   /* set (a signal) to stop, or NULL */
+	/* JetStream: how long a chunk after ones its file lacks waits for
+	 * them (another collector of the durable may hold them) before they
+	 * are a gap; 0: RLOG__COLLECT_GAP_WAIT_MS. */
+	uint64_t gap_wait_ms;
+	uint64_t *commits_refused; /* out (or NULL): Kafka commits a rebalance refused */
 };
+
+#define RLOG__COLLECT_GAP_WAIT_MS 10000
 
 /* One file written, for the CLI to print. */
 struct rlog__collect_file {
