@@ -226,6 +226,54 @@ int main(void)
 	ASSERT_EQ_U64(sum7.loss_records, 1);
 	unlink(p7);
 
+	/* 8. No server where the sink points (a port nothing listens on):
+	 * start and update return at once (libnats retries in its own
+	 * thread, not in the daemon's loop), the session drains into its
+	 * file, and at stop every event the sink could not send is counted
+	 * lost. */
+	const char *h8 = "00000000000000000000000000000018";
+	const char *s8 = keep(h_session("n8"));
+	const char *p8 = keep(h_path("n8"));
+	const char *s8b = keep(h_session("n8b"));
+	const char *p8b = keep(h_path("n8b"));
+	char dead[128];
+	snprintf(dead, sizeof dead, "nats://127.0.0.1:%d/rl.dead", free_port());
+	unlink(p8);
+	unlink(p8b);
+	setenv("RINGLOG_TEST_SINK_DRAIN_MS", "200", 1);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	h_ringlog(&r, "start", s8, "-o", p8, "--buffer-size", "4", "--sink", dead, "--host-id", h8,
+		  NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double st8 = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(r.status == 0 && st8 < 10.0, "start with no server: exit %d in %.1f s (%s)", r.status,
+	   st8, r.err);
+	h_ringlog(&r, "start", s8b, "-o", p8b, "--buffer-size", "4", NULL);
+	ASSERT_EQ(r.status, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	h_ringlog(&r, "update", s8b, "--sink", dead, "--host-id", h8, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	st8 = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ok(r.status == 0 && st8 < 10.0, "update --sink with no server: exit %d in %.1f s (%s)",
+	   r.status, st8, r.err);
+	h_ringlog(&r, "query", s8b, NULL);
+	ok(r.status == 0, "the daemon answers after it: %s", r.err);
+	uint64_t w8 = write_events(s8, 5000, 0), w8b = write_events(s8b, 5000, 0);
+	h_ringlog(&r, "stop", s8, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p8, w8, 5000 - w8);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), 0);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_lost"), w8);
+	h_ringlog(&r, "stop", s8b, NULL);
+	ASSERT_EQ(r.status, 0);
+	h_check_identity(&r, p8b, w8b, 5000 - w8b);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), 0);
+	ASSERT_EQ_U64(h_kv(r.out, "sink_events_lost"), w8b);
+	unsetenv("RINGLOG_TEST_SINK_DRAIN_MS");
+	unlink(p8);
+	unlink(p8b);
+
 	server_kill();
 	unlink(p1);
 	unlink(p2);

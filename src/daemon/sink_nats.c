@@ -90,18 +90,23 @@ static bool send_job(struct nats *n, struct job *j, bool *ready)
 {
 	char id[416];
 	snprintf(id, sizeof id, "%s-%llu", n->id_prefix, (unsigned long long)j->t.seq);
-	for (bool first = true;; first = false) {
+	for (bool tried = false;;) {
 		pthread_mutex_lock(&n->mu);
 		bool stop = n->stop;
 		pthread_mutex_unlock(&n->mu);
 		if (stop)
 			return false;
-		if (!first) {
-			atomic_fetch_add_explicit(&n->retries, 1, memory_order_relaxed);
+		/* Not connected (yet, or again): libnats is reconnecting in its
+		 * thread; a request now would only wait out its timeout, and
+		 * stop would wait with it. */
+		if (natsConnection_Status(n->nc) != NATS_CONN_STATUS_CONNECTED ||
+		    (!*ready && !(*ready = stream_ready(n)))) {
 			sleep_ms(50);
-		}
-		if (!*ready && !(*ready = stream_ready(n)))
 			continue;
+		}
+		if (tried)
+			atomic_fetch_add_explicit(&n->retries, 1, memory_order_relaxed);
+		tried = true;
 		jsPubOptions po;
 		jsPubOptions_Init(&po);
 		po.MsgId = id;
@@ -113,6 +118,7 @@ static bool send_job(struct nats *n, struct job *j, bool *ready)
 			jsPubAck_Destroy(pa);
 		if (s == NATS_OK)
 			return true;
+		sleep_ms(50);
 	}
 }
 
@@ -284,6 +290,16 @@ static int set_servers(natsOptions *o, const char *list)
 	return s == NATS_OK ? 0 : -EINVAL;
 }
 
+/* Given to libnats so that a first connection that fails returns at once
+ * (NATS_NOT_YET_CONNECTED) and is retried in libnats's own thread: with
+ * no callback, natsConnection_Connect retries in the caller, for ever
+ * with MaxReconnect -1, and the daemon's loop (a sink added by `update`)
+ * or `start` would wait on a server that is down. */
+static void connected(natsConnection *nc, void *closure)
+{
+	(void)nc, (void)closure;
+}
+
 int rlog__nats_connect(const char *servers, natsConnection **nc, jsCtx **js, char *why,
 		       size_t whyn)
 {
@@ -296,7 +312,7 @@ int rlog__nats_connect(const char *servers, natsConnection **nc, jsCtx **js, cha
 	if (err == 0 && (natsOptions_SetMaxReconnect(o, -1) != NATS_OK ||
 			 natsOptions_SetReconnectWait(o, 100) != NATS_OK ||
 			 natsOptions_SetTimeout(o, 2000) != NATS_OK ||
-			 natsOptions_SetRetryOnFailedConnect(o, true, NULL, NULL) != NATS_OK))
+			 natsOptions_SetRetryOnFailedConnect(o, true, connected, NULL) != NATS_OK))
 		err = -EINVAL;
 	if (err < 0) {
 		snprintf(why, whyn, "expected SERVERS as host:port,...");
@@ -305,12 +321,19 @@ int rlog__nats_connect(const char *servers, natsConnection **nc, jsCtx **js, cha
 	}
 	natsStatus s = natsConnection_Connect(nc, o);
 	natsOptions_Destroy(o);
-	/* Not yet connected: libnats goes on trying in the background. */
+	/* Not yet connected (one try, bounded by the 2 s timeout): libnats
+	 * goes on trying in its thread; the sender's publishes fail and are
+	 * retried until then, the chunks held up to --sink-buffer. */
 	if (s != NATS_OK && s != NATS_NOT_YET_CONNECTED) {
 		snprintf(why, whyn, "libnats: %s", natsStatus_GetText(s));
 		return -ECONNREFUSED;
 	}
-	if (natsConnection_JetStream(js, *nc, NULL) != NATS_OK) {
+	/* JetStream's API requests (stream info, a stream created) wait at
+	 * most as long as a publish does, not libnats's default 5 s. */
+	jsOptions jo;
+	jsOptions_Init(&jo);
+	jo.Wait = 2000;
+	if (natsConnection_JetStream(js, *nc, &jo) != NATS_OK) {
 		natsConnection_Destroy(*nc);
 		*nc = NULL;
 		snprintf(why, whyn, "libnats: no JetStream context");
