@@ -202,6 +202,39 @@ static void check_browser(const char *bin, const char *html, uint64_t events,
 	run_free(&r);
 }
 
+/* A span begun before the window and never ended covers the window: the
+ * report of the window holds it (as open); one begun after the window's
+ * end does not. */
+static void open_span_case(const char *dir)
+{
+	char in[600], out[600];
+	snprintf(in, sizeof in, "%s/open.rlog", dir);
+	snprintf(out, sizeof out, "%s/open.html", dir);
+	struct fg_file f;
+	struct fg_block b;
+	fg_file_init(&f);
+	fg_marker_block(&f, 1, 1, 1000000000u, S0, R, RLOG_TICK_TSC, 16384, 8, "open");
+	fg_block_begin(&b, 100, 104, S0, 0);
+	fg_schema(&b, S0 + 100, SPAN_ID, RLOG_KIND_SPAN, 0, "work", NULL, 0);
+	fg_event(&b, SPAN_ID, RLOG_SPAN_BEGIN, true, (uint32_t)(S0 + 2000), NULL, 0);
+	uint32_t v[2] = { 0, 1 };
+	fg_event(&b, RLOG_ID_RAW_U32, -1, true, (uint32_t)(S0 + 6000), v, 8);
+	fg_block_end(&f, &b);
+	fg_block_begin(&b, 100, 105, S0, 0);
+	fg_schema(&b, S0 + 100, SPAN_ID, RLOG_KIND_SPAN, 0, "work", NULL, 0);
+	fg_event(&b, SPAN_ID, RLOG_SPAN_BEGIN, true, (uint32_t)(S0 + 9000), NULL, 0);
+	fg_block_end(&f, &b);
+	BAIL_IF(fg_write(&f, in) < 0, "cannot write %s", in);
+	fg_file_free(&f);
+	struct run r = RUN("report", in, "-o", out, "--since", "5000", "--until", "8000");
+	ok(r.status == 0, "report of the window: exit 0 (%d %s)", r.status, r.err);
+	ASSERT_EQ_U64(h_kv(r.out, "events"), 1);
+	ASSERT_EQ_U64(h_kv(r.out, "open_spans"), 1);
+	run_free(&r);
+	unlink(out);
+	unlink(in);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/rlog_rptw_XXXXXX", in[600], out[600], since[16], until[16];
@@ -255,6 +288,7 @@ int main(void)
 	json_free(stats);
 	unlink(out);
 	unlink(in);
+	open_span_case(dir);
 	rmdir(dir);
 	return done_testing();
 }

@@ -269,7 +269,7 @@ static int add_span(struct report *p, struct lane *l, const struct open_span *o,
 {
 	/* A span is the window's if it meets it; one never ended, if it
 	 * began before the window's end. */
-	if (!meets_window(p, o->start, open ? o->start : end))
+	if (!meets_window(p, o->start, open ? INT64_MAX : end))
 		return 0;
 	l->used = true;
 	if (rlog__vec_room(&l->spans, l->nspans, &l->spans_cap, sizeof(*l->spans), 16) < 0)
