@@ -10,6 +10,7 @@
 #include "sink_util.h"
 
 #include "nats_server.h"
+#include "session/session.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -251,6 +252,27 @@ int main(void)
 	   st8, r.err);
 	h_ringlog(&r, "start", s8b, "-o", p8b, "--buffer-size", "4", NULL);
 	ASSERT_EQ(r.status, 0);
+	/* The request page is the owner's to write, but the daemon checks
+	 * what it reads there as the CLI checks its options: each of these
+	 * is refused, and no sink is added. */
+	static const char *const bad_req[] = {
+		"00000000000000000000000000000018 -1 0 nats://127.0.0.1:1/x",
+		"00000000000000000000000000000018 1 0 nats://127.0.0.1:1/x",
+		"00000000000000000000000000000018 67108864 4295032832 nats://127.0.0.1:1/x",
+		"00000000000000000000000000000018 67108864 1024 nats://127.0.0.1:1/x",
+		"00000000000000000000000000000018 67108864 0 ",
+		"0000000000000000000000000000001 67108864 0 nats://127.0.0.1:1/x",
+		"0000000000000000000000000000001g 67108864 0 nats://127.0.0.1:1/x",
+		"00000000000000000000000000000018 99999999999999999999999 0 nats://127.0.0.1:1/x",
+	};
+	for (size_t i = 0; i < sizeof bad_req / sizeof *bad_req; i++) {
+		char m[256];
+		int e = rlog__session_sink_add(s8b, bad_req[i], m, sizeof m);
+		ok(e == -EINVAL && strcmp(m, "the request is not one this daemon knows") == 0,
+		   "a bad request refused: '%s': %d %s", bad_req[i], e, m);
+	}
+	h_ringlog(&r, "query", s8b, NULL);
+	ok(strstr(r.out, "sink_") == NULL, "no sink was added");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	h_ringlog(&r, "update", s8b, "--sink", dead, "--host-id", h8, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -130,7 +130,7 @@ int cli_sink_options(const char *cmd, struct rlog__sink_spec *spec, const struct
 	if (spec->host_name[0] == '\0')
 		snprintf(spec->host_name, sizeof spec->host_name, "localhost");
 	spec->buffer = RLOG__SINK_BUFFER_DEFAULT;
-	if (buffer && (!cli_parse_size(buffer, &spec->buffer) || spec->buffer < (1u << 20)))
+	if (buffer && (!cli_parse_size(buffer, &spec->buffer) || spec->buffer < RLOG__SINK_BUFFER_MIN))
 		return cli_error("%s: --sink-buffer '%s': expected a size of at least 1M: 64M, 1G",
 				 cmd, buffer);
 	uint64_t v = 0;

@@ -98,8 +98,11 @@ int cmd_update(int argc, char **argv)
 		int k = 0;
 		for (int i = 0; i < 16; i++)
 			k += snprintf(req + k, sizeof req - (size_t)k, "%02x", sink.host_id[i]);
-		snprintf(req + k, sizeof req - (size_t)k, " %llu %u %s",
-			 (unsigned long long)sink.buffer, sink.chunk, sink.url);
+		int m = snprintf(req + k, sizeof req - (size_t)k, " %llu %u %s",
+				 (unsigned long long)sink.buffer, sink.chunk, sink.url);
+		if (m < 0 || (size_t)m >= sizeof req - (size_t)k)
+			return cli_error("update: %s: --sink: the URL is too long for the "
+					 "request page (%zu bytes)", name, strlen(sink.url));
 		err = rlog__session_sink_add(name, req, why, sizeof why);
 		if (err == -EEXIST || (err < 0 && why[0] && err != -ENOENT && err != -EACCES))
 			return cli_error("update: %s: --sink %s: %s", name, sink.url, why);

@@ -280,6 +280,50 @@ struct sink_add_ctx {
 	uint32_t tid;
 };
 
+/* A decimal number of at most max at *p, ended by a space: *p moved past
+ * the space.  Returns 0 or -EINVAL. */
+static int request_number(const char **p, uint64_t max, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (x > (max - d) / 10)
+			return -EINVAL;
+		x = x * 10 + d;
+	}
+	if (*s != ' ')
+		return -EINVAL;
+	*p = s + 1;
+	*v = x;
+	return 0;
+}
+
+/* The request "HOSTID BUFFER CHUNK URL" (written by another process of
+ * the session's owner, so checked as the CLI checks its options):
+ * spec's host id, buffer and chunk, and *url.  Returns 0 or -EINVAL. */
+static int sink_request_parse(const char *req, struct rlog__sink_spec *spec, const char **url)
+{
+	char hid[33];
+	if (strnlen(req, 33) < 33 || req[32] != ' ')
+		return -EINVAL;
+	memcpy(hid, req, 32);
+	hid[32] = '\0';
+	uint64_t buffer, chunk;
+	const char *p = req + 33;
+	if (rlog__host_id_parse(hid, spec->host_id) < 0 ||
+	    request_number(&p, UINT64_MAX, &buffer) < 0 ||
+	    request_number(&p, RLOG__SINK_CHUNK_MAX, &chunk) < 0 || *p == '\0' ||
+	    !rlog__sink_sizes_ok(buffer, chunk))
+		return -EINVAL;
+	spec->buffer = buffer;
+	spec->chunk = (uint32_t)chunk;
+	*url = p;
+	return 0;
+}
+
 /* Serves RLOG_CTL_SINK: req is "HOSTID BUFFER CHUNK URL" (docs/FORMAT.md,
  * "Request page").  One multi-host sink a session: a second is refused.
  * Returns 0 or -errno with msg. */
@@ -293,13 +337,8 @@ static int sink_add(void *arg, const char *req, char *msg, size_t n)
 		}
 	struct rlog__sink_spec spec;
 	memset(&spec, 0, sizeof spec);
-	char hid[33];
-	unsigned long long buffer;
-	unsigned chunk;
-	int at = 0;
-	if (sscanf(req, "%32s %llu %u %n", hid, &buffer, &chunk, &at) != 3 || at == 0 ||
-	    req[at] == '\0' || rlog__host_id_parse(hid, spec.host_id) < 0 ||
-	    (chunk && (chunk < RLOG__SINK_CHUNK_MIN || chunk > RLOG__SINK_CHUNK_MAX))) {
+	const char *url = NULL;
+	if (sink_request_parse(req, &spec, &url) < 0) {
 		snprintf(msg, n, "the request is not one this daemon knows");
 		return -EINVAL;
 	}
@@ -309,9 +348,7 @@ static int sink_add(void *arg, const char *req, char *msg, size_t n)
 	memcpy(spec.host_id, id, sizeof id);
 	if (spec.host_name[0] == '\0')
 		snprintf(spec.host_name, sizeof spec.host_name, "localhost");
-	spec.url = req + at;
-	spec.buffer = buffer;
-	spec.chunk = chunk;
+	spec.url = url;
 	return net_sink_add(x->r, &spec, x->name, x->tid, x->out, rlog__output_stats(x->out), msg,
 			    n);
 }

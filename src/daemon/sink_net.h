@@ -6,6 +6,7 @@
 #ifndef RLOG_DAEMON_SINK_NET_H
 #define RLOG_DAEMON_SINK_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,20 @@
 #define RLOG__CHUNK_TARGET (256u * 1024u)
 #define RLOG__SINK_CHUNK_MIN (64u << 10)
 #define RLOG__SINK_CHUNK_MAX (4u << 20)
+
+/* --sink-buffer's least: bytes. */
+#define RLOG__SINK_BUFFER_MIN (1ull << 20)
+
+/* Do a --sink-buffer of buffer bytes and a --sink-chunk of chunk bytes
+ * (0: the default) go together: the chunk within its bounds, the buffer
+ * at least its least and two chunks? */
+static inline bool rlog__sink_sizes_ok(uint64_t buffer, uint64_t chunk)
+{
+	if (chunk != 0 && (chunk < RLOG__SINK_CHUNK_MIN || chunk > RLOG__SINK_CHUNK_MAX))
+		return false;
+	return buffer >= RLOG__SINK_BUFFER_MIN &&
+	       buffer >= 2 * (chunk ? chunk : (uint64_t)RLOG__CHUNK_TARGET);
+}
 
 /* What `ringlog start --sink` asks for. */
 struct rlog__sink_spec {
