@@ -286,9 +286,51 @@ static void limits(void)
 	unlink(pmono);
 }
 
+/* A category one session enables after a declared type's first events
+ * went to the other only: its file gets the type's schema before its
+ * first event of it (each session's schema is its own, and a type
+ * written while the process is in several sessions is never made
+ * "registered" for the inline path, which would skip it). */
+static void late_category(void)
+{
+	char a[64], pa[256], b[64], pb[256];
+	snprintf(a, sizeof a, "%s", h_session("mlA"));
+	snprintf(pa, sizeof pa, "%s", h_path("mlA"));
+	snprintf(b, sizeof b, "%s", h_session("mlB"));
+	snprintf(pb, sizeof pb, "%s", h_path("mlB"));
+	start2(a, pa, b, pb, NULL, NULL);
+	ASSERT_EQ(rlog_attach(a), 0);
+	ASSERT_EQ(rlog_attach_add(b), 0);
+	for (uint64_t i = 1; i <= 100; i++)
+		ASSERT_EQ(RLOG_EVENT(ping_a, i), 1);
+	h_ringlog(&r, "update", b, "--mask", "0x24", NULL);
+	ASSERT_EQ(r.status, 0);
+	for (uint64_t i = 101; i <= 200; i++)
+		ASSERT_EQ(RLOG_EVENT(ping_a, i), 1);
+	rlog_detach();
+	stop1(a);
+	ASSERT_EQ_U64(stopped_written, 200);
+	stop1(b);
+	ASSERT_EQ_U64(stopped_written, 100);
+	uint64_t ids_a[1300] = { 0 }, ids_b[1300] = { 0 };
+	struct counts ca, cb;
+	count_file(pa, &ca, ids_a, 1300);
+	count_file(pb, &cb, ids_b, 1300);
+	ASSERT_EQ_U64(ids_a[1200], 200);
+	ASSERT_EQ_U64(ids_b[1200], 100);
+	ASSERT_EQ_U64(ca.schema_a, 1);
+	ASSERT_EQ_U64(cb.schema_a, 1); /* B's file can name its ping.a events */
+	struct h_run d;
+	h_ringlog(&d, "dump", pb, NULL);
+	ok(strstr(d.out, "ping.a") != NULL, "dump of B names ping.a");
+	unlink(pa);
+	unlink(pb);
+}
+
 int main(void)
 {
 	routing();
+	late_category();
 	loss();
 	limits();
 	return done_testing();

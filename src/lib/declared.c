@@ -121,8 +121,10 @@ static int write_declared(struct rlog__thread *t, struct rlog__tpriv *pv,
 			if (wait)
 				return AGAIN;
 			int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, s->category, s, &written);
-			if (written)
-				set_registered(registered, pv->gen);
+			/* Only for the set it was written into: one attached
+			 * meanwhile (a newer generation) may lack it. */
+			if (written && pv->gen == gen)
+				set_registered(registered, gen);
 			return r;
 		}
 		/* Not registered in this generation, but the session may have it
@@ -153,8 +155,6 @@ static int write_declared(struct rlog__thread *t, struct rlog__tpriv *pv,
 			set_registered(registered, gen);
 		} else {
 			atomic_compare_exchange_strong(&d->gen, &claim, g);
-			if (written)
-				set_registered(registered, pv->gen);
 		}
 		return r;
 	}
