@@ -160,6 +160,13 @@ static int open_path(const char *path, rlog_block_fn fn, void *arg, bool count,
 		rc = -ESPIPE;
 		goto fail_stat;
 	}
+	/* A regular file: reads of it block as usual from here on (the fd is
+	 * kept for the live and double-mapped readers). */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		rc = -errno;
+		goto fail_stat;
+	}
 	if ((uintmax_t)st.st_size > SIZE_MAX) {
 		rc = -EFBIG;
 		goto fail_stat;
