@@ -27,93 +27,9 @@
 #include "tap.h"
 #include "test_convert_fixture.h"
 #include "proc_run.h"
+#include "pbtext.h"
 
 #include <sys/stat.h>
-
-/* ------------------------------------------------------------------ */
-/* protoc's text format, one field per line                            */
-
-struct node {
-	char *key, *val;         /* val NULL for a message */
-	struct node **kids;
-	size_t n;
-};
-
-static struct node *node_new(const char *key, size_t klen)
-{
-	struct node *n = calloc(1, sizeof(*n));
-	n->key = strndup(key, klen);
-	return n;
-}
-
-static void node_add(struct node *p, struct node *k)
-{
-	p->kids = realloc(p->kids, (p->n + 1) * sizeof(*p->kids));
-	p->kids[p->n++] = k;
-}
-
-static void node_free(struct node *n)
-{
-	for (size_t i = 0; i < n->n; i++)
-		node_free(n->kids[i]);
-	free(n->kids);
-	free(n->key);
-	free(n->val);
-	free(n);
-}
-
-static struct node *parse(const char *text)
-{
-	struct node *stack[16];
-	int depth = 0;
-	stack[0] = node_new("", 0);
-	for (const char *l = text; *l;) {
-		const char *e = strchr(l, '\n');
-		if (!e)
-			e = l + strlen(l);
-		while (l < e && *l == ' ')
-			l++;
-		if (l < e && *l == '}') {
-			depth--;
-		} else if (l < e) {
-			const char *sp = memchr(l, ' ', (size_t)(e - l));
-			if (e[-1] == '{') {
-				struct node *k = node_new(l, (size_t)(sp - l));
-				node_add(stack[depth], k);
-				stack[++depth] = k;
-			} else {
-				const char *colon = memchr(l, ':', (size_t)(e - l));
-				struct node *k = node_new(l, (size_t)(colon - l));
-				k->val = strndup(colon + 2, (size_t)(e - colon - 2));
-				node_add(stack[depth], k);
-			}
-		}
-		l = *e ? e + 1 : e;
-	}
-	return stack[0];
-}
-
-static const char *val(const struct node *n, const char *key)
-{
-	for (size_t i = 0; i < n->n; i++)
-		if (strcmp(n->kids[i]->key, key) == 0)
-			return n->kids[i]->val;
-	return NULL;
-}
-
-static const struct node *kid(const struct node *n, const char *key)
-{
-	for (size_t i = 0; i < n->n; i++)
-		if (strcmp(n->kids[i]->key, key) == 0)
-			return n->kids[i];
-	return NULL;
-}
-
-static uint64_t num(const struct node *n, const char *key)
-{
-	const char *v = val(n, key);
-	return v ? strtoull(v, NULL, 10) : 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* The checks                                                          */
@@ -390,41 +306,15 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 /* Decodes the file at path and checks it; the summary goes to c->sum. */
 static bool decode(struct check *c, const char *path)
 {
-	static char dir[2048];
-	const char *md = getenv("RINGLOG_FORMAT_MD");
-	BAIL_IF(!md, "RINGLOG_FORMAT_MD is not set");
-	snprintf(dir, sizeof(dir), "%s", md);
-	*strrchr(dir, '/') = '\0';
-	char cmd[8192 + 256];
-	snprintf(cmd, sizeof(cmd),
-		 "protoc --decode=perfetto.protos.Trace --proto_path='%s/perfetto' "
-		 "'%s/perfetto/ringlog_perfetto.proto' < '%s' 2>&1",
-		 dir, dir, path);
-	FILE *f = popen(cmd, "r");
-	BAIL_IF(!f, "popen");
-	size_t cap = 1 << 20, n = 0;
-	char *text = malloc(cap);
-	for (size_t k; (k = fread(text + n, 1, cap - n - 1, f)) > 0;) {
-		n += k;
-		if (n + 1 == cap)
-			text = realloc(text, cap *= 2);
-	}
-	text[n] = '\0';
-	int st = pclose(f);
-	if (st != 0) {
-		diag("protoc --decode failed on %s: %.300s", path, text);
-		free(text);
+	struct node *root = pbtext_decode(path);
+	if (!root)
 		return false;
-	}
-	struct node *root = parse(text);
-	free(text);
 	for (size_t i = 0; i < root->n; i++)
 		check_packet(c, root->kids[i], i == 0);
 	node_free(root);
 	reset(c);
 	return true;
 }
-
 
 /* The lines of text starting with "E " (track events). */
 static size_t count_lines(const char *text, const char *needle, bool ends_too)

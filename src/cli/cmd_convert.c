@@ -222,10 +222,11 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, bool per
 }
 
 /* convert of several files, or of a directory of them (docs/CONVERT.md,
- * "Several hosts"): one Chrome trace, a host after another, each moved
- * onto the merged CLOCK_REALTIME timeline.  Returns the exit status. */
+ * "Several hosts"): one Chrome or Perfetto trace, a host after another,
+ * each moved onto the merged CLOCK_REALTIME timeline.  Returns the exit
+ * status. */
 static int convert_hosts(const char *const *args, int nargs, const char *out, bool force,
-			 unsigned flags)
+			 unsigned flags, bool perfetto)
 {
 	struct cli_hosts hs;
 	int rc = cli_hosts_open(&hs, "convert", args, nargs, 0);
@@ -236,6 +237,9 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 	size_t bi = 0;
 	bool to_stdout = strcmp(out, "-") == 0;
 	int status = 0, fd = -1;
+	if (perfetto && mp->n > RLOG__PERFETTO_MAX_HOSTS)
+		status = cli_error("convert: %zu files: --to perfetto takes at most %u hosts", mp->n,
+				   RLOG__PERFETTO_MAX_HOSTS);
 	for (size_t i = 0; i < mp->n && !to_stdout; i++) {
 		struct series se = { .out = out };
 		se.in_ok = stat(paths[i], &se.in) == 0;
@@ -253,11 +257,24 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 	struct rlog__convert_stats sum, st;
 	memset(&sum, 0, sizeof(sum));
 	rc = 0;
+	/* Perfetto: each host's sequences and tracks after the previous one's. */
+	struct rlog__perfetto_host ph = { .count = (unsigned)mp->n, .seq_base = 1,
+					  .base_realtime_ns = mp->base_realtime_ns };
 	for (size_t i = 0; i < mp->n && status == 0 && rc == 0; i++) {
 		struct rlog__chrome_host h = { .name = mp->h[i].name, .index = (unsigned)i,
 					       .count = (unsigned)mp->n, .offset_ns = mp->h[i].offset_ns,
 					       .base_realtime_ns = mp->base_realtime_ns };
-		rc = rlog__convert_chrome_host(mp->h[i].r, fd, flags, &st, &h);
+		if (perfetto) {
+			char clock[64];
+			struct rlog__perfetto_opts po = { .host = &ph };
+			ph.name = mp->h[i].name;
+			ph.id = mp->h[i].id;
+			ph.clock_error = cli_host_clock(mp->h[i].info, clock, sizeof clock);
+			ph.index = (unsigned)i;
+			rc = rlog__convert_perfetto(mp->h[i].r, fd, &po, &st);
+		} else {
+			rc = rlog__convert_chrome_host(mp->h[i].r, fd, flags, &st, &h);
+		}
 		/* Every field is a count: the hosts' add up. */
 		uint64_t *a = (uint64_t *)(void *)&sum;
 		const uint64_t *b = (const uint64_t *)(const void *)&st;
@@ -266,15 +283,17 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 		if (rc < 0)
 			bi = i;
 	}
+	if (perfetto)
+		sum.files = 1; /* the hosts' files are one */
 	if (fd >= 0 && !to_stdout && close(fd) < 0 && rc == 0)
 		rc = -errno;
 	if (status == 0 && rc < 0) {
 		status = cli_error("convert %s: %s", paths[bi], strerror(-rc));
 		if (!to_stdout)
-			unlink(out); /* half a JSON document helps nobody */
+			unlink(out); /* half a trace helps nobody */
 	} else if (status == 0 && !to_stdout) {
 		cli_kv_u64("hosts", mp->n);
-		print_stats(&sum, false, false, flags);
+		print_stats(&sum, false, perfetto, flags);
 	}
 	if (cli_hosts_damage(&hs, "convert"))
 		status = 1;
@@ -374,12 +393,18 @@ int cmd_convert(int argc, char **argv)
 	}
 	bool to_stdout = !ctf && strcmp(out, "-") == 0;
 	if (cli_hosts_wanted(a.pos, a.npos)) {
-		/* Several hosts (docs/CONVERT.md, "Several hosts"). */
-		if (ctf || perfetto) {
-			cli_error("convert: several files convert --to chrome only");
+		/* Several hosts (docs/CONVERT.md, "Several hosts"); a CTF
+		 * trace is one host's (docs/DECISIONS.md). */
+		if (ctf) {
+			cli_error("convert: several files convert --to chrome or perfetto only "
+				  "(--to ctf: one file at a time)");
 			return 2;
 		}
-		return convert_hosts(a.pos, a.npos, out, force, flags);
+		if (has_window || split) {
+			cli_error("convert: --since, --until, --split and --max-size apply to one file only");
+			return 2;
+		}
+		return convert_hosts(a.pos, a.npos, out, force, flags, perfetto);
 	}
 
 	rc = rlog_reader_open(path, &r);
