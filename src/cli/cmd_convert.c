@@ -14,6 +14,10 @@
  *   --to ctf      OUT is a directory (created if missing) that receives a
  *                 CTF 1.8 trace for babeltrace2.
  *
+ * Several files, or a directory (docs/CONVERT.md, "Several hosts"):
+ * one chrome or perfetto trace of the hosts on the merged CLOCK_REALTIME
+ * timeline (convert_hosts); ctf, a window or a split take one file.
+ *
  * One overwrite rule, as for `ringlog start`: an existing OUT is refused
  * unless --force.  For chrome, --force truncates the file.  For ctf, an
  * empty directory is not an overwrite; --force deletes the "metadata" and

@@ -41,6 +41,14 @@
  * from the payload (template_make, te_fill); the reader's events come in
  * batches (reader/batch.h).  The output is the same as the general way's.
  *
+ * One host of several (opt->host, docs/CONVERT.md "Several hosts") is
+ * written the same way after the hosts before it, into the same output,
+ * with these differences: its sequence ids and track uuids follow the
+ * previous host's; its snapshots give BOOTTIME CLOCK_REALTIME's value (the
+ * merged timeline) and leave MONOTONIC_RAW out; its pids and tids are
+ * the Chrome output's (host_id), its processes "HOST: name"; its system
+ * events stay instants (system_event); its metadata says which host.
+ *
  * Memory: per thread its open-span stack, the names interned (the
  * distinct names, not the events), the tracks; the output goes out in
  * 1 MiB writes.
