@@ -130,12 +130,37 @@ static bool is_ctf_file(const char *name)
 	return strcmp(name, "metadata") == 0 || strncmp(name, "stream_", 7) == 0;
 }
 
+/* The subdirectory of host i of several in a ctf conversion: its name,
+ * or NAME-I when an earlier host has that name (two runs of one host). */
+static void host_dir(char *buf, size_t n, const struct rlog__multi *m, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(m->h[k].name, m->h[i].name) == 0) {
+			snprintf(buf, n, "%s-%zu", m->h[i].name, i);
+			return;
+		}
+	snprintf(buf, n, "%s", m->h[i].name);
+}
+
+/* Is name the subdirectory of one of hosts (NULL: none)? */
+static bool is_host_dir(const struct rlog__multi *hosts, const char *name)
+{
+	char sub[160];
+	for (size_t i = 0; hosts && i < hosts->n; i++) {
+		host_dir(sub, sizeof sub, hosts, i);
+		if (strcmp(sub, name) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Makes dir an empty directory: creates it if missing; with force, deletes
- * the files an earlier conversion left.  Returns 0, or prints the error and
- * returns 1.
+ * the files an earlier conversion left, and leaves the subdirectories of
+ * hosts (NULL: none), which are prepared each in turn.  Returns 0, or
+ * prints the error and returns 1.
  */
-static int prepare_dir(const char *dir, bool force)
+static int prepare_dir(const char *dir, bool force, const struct rlog__multi *hosts)
 {
 	/* 0700 as the files in it (rlog__create_output): its user may widen it. */
 	if (mkdir(dir, 0700) == 0)
@@ -161,6 +186,8 @@ static int prepare_dir(const char *dir, bool force)
 	int status = 0;
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (force && is_host_dir(hosts, e->d_name))
 			continue;
 		if (force && is_ctf_file(e->d_name)) {
 			if (unlinkat(dirfd(d), e->d_name, 0) < 0) {
@@ -307,6 +334,53 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 	return status;
 }
 
+/* convert --to ctf of several files (docs/CONVERT.md, "Several hosts"):
+ * a CTF trace per host in its subdirectory of out, each as one file's;
+ * their clocks are CLOCK_REALTIME (absolute), so that babeltrace2 given
+ * out merges them.  Returns the exit status. */
+static int convert_hosts_ctf(const char *const *args, int nargs, const char *out, bool force)
+{
+	struct cli_hosts hs;
+	int rc = cli_hosts_open(&hs, "convert", args, nargs, 0);
+	if (rc != 0)
+		return rc;
+	const struct rlog__multi *mp = &hs.m;
+	struct rlog__convert_stats sum, st;
+	memset(&sum, 0, sizeof(sum));
+	int status = prepare_dir(out, force, mp);
+	rc = 0;
+	for (size_t i = 0; i < mp->n && status == 0; i++) {
+		char sub[4096], name[160];
+		host_dir(name, sizeof name, mp, i);
+		snprintf(sub, sizeof sub, "%s/%s", out, name);
+		if (prepare_dir(sub, force, NULL) != 0) {
+			status = 1;
+			break;
+		}
+		char clock[64];
+		rc = rlog__convert_ctf_host(mp->h[i].r, sub, &st, mp->h[i].name,
+					    cli_host_clock(mp->h[i].info, clock, sizeof clock));
+		if (rc < 0) {
+			status = cli_error("convert %s: writing %s: %s", hs.paths[i], sub, strerror(-rc));
+			break;
+		}
+		uint64_t *a = (uint64_t *)(void *)&sum;
+		const uint64_t *b = (const uint64_t *)(const void *)&st;
+		for (size_t k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
+			a[k] += b[k];
+	}
+	if (status == 0) {
+		cli_kv_u64("hosts", mp->n);
+		print_stats(&sum, true, false, 0);
+	}
+	if (cli_hosts_damage(&hs, "convert"))
+		status = 1;
+	cli_hosts_close(&hs);
+	if (fflush(stdout) != 0 && status == 0)
+		status = cli_error("convert: writing the summary: %s", strerror(errno));
+	return status;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	const char *to = NULL, *out = NULL;
@@ -397,17 +471,13 @@ int cmd_convert(int argc, char **argv)
 	}
 	bool to_stdout = !ctf && strcmp(out, "-") == 0;
 	if (cli_hosts_wanted(a.pos, a.npos)) {
-		/* Several hosts (docs/CONVERT.md, "Several hosts"); a CTF
-		 * trace is one host's (docs/DECISIONS.md). */
-		if (ctf) {
-			cli_error("convert: several files convert --to chrome or perfetto only "
-				  "(--to ctf: one file at a time)");
-			return 2;
-		}
+		/* Several hosts (docs/CONVERT.md, "Several hosts"). */
 		if (has_window || split) {
 			cli_error("convert: --since, --until, --split and --max-size apply to one file only");
 			return 2;
 		}
+		if (ctf)
+			return convert_hosts_ctf(a.pos, a.npos, out, force);
 		return convert_hosts(a.pos, a.npos, out, force, flags, perfetto);
 	}
 
@@ -433,7 +503,7 @@ int cmd_convert(int argc, char **argv)
 	}
 
 	if (ctf) {
-		if (prepare_dir(out, force) != 0) {
+		if (prepare_dir(out, force, NULL) != 0) {
 			rlog_reader_close(r);
 			return 1;
 		}

@@ -138,6 +138,12 @@ int rlog__convert_chrome_host(struct rlog_reader *r, int fd, unsigned flags,
  */
 int rlog__convert_ctf(struct rlog_reader *r, const char *dir, struct rlog__convert_stats *st);
 
+/* rlog__convert_ctf() of one host of several (docs/CONVERT.md, "Several
+ * hosts"): the same trace, its metadata's env also holding hostname and
+ * clock_error (its clock's error as `ringlog dump` says it). */
+int rlog__convert_ctf_host(struct rlog_reader *r, const char *dir, struct rlog__convert_stats *st,
+			   const char *hostname, const char *clock_error);
+
 /* One host of several converted into one Perfetto trace
  * (rlog__perfetto_opts.host, docs/CONVERT.md "Several hosts"). */
 struct rlog__perfetto_host {
