@@ -20,6 +20,9 @@
  *     a bundle per CPU (timestamps on BOOTTIME, which the snapshot makes
  *     clock 64), the rundown as a ProcessTree, an event Perfetto has no
  *     ftrace message for left an instant on the system track;
+ *   - two hosts (the demo and the system events' traces) as one trace:
+ *     no ftrace, the system events instants on the host's system track,
+ *     each host's metadata and processes ("HOST: name", its pids);
  *   - a corrupt input: one error line, exit 1.
  */
 #include "harness.h"

@@ -15,7 +15,10 @@
  *   - stats DIR (--json and text) counts per host and in total exactly;
  *   - convert DIR --to chrome puts each host's events in processes of
  *     their own (pid 10^7 * (host + 1) + pid), named "HOST: ...", at the
- *     merged times;
+ *     merged times; --to perfetto too (check_perfetto), decoded by
+ *     protoc, the loader's invariants holding across the hosts, times to
+ *     the ns, each host's clock error in the metadata; --to ctf a trace
+ *     per host that babeltrace2 merges (check_ctf);
  *   - report DIR embeds stats --json DIR's object as it is; in headless
  *     Chromium (docs/CONVERT.md, "The HTML report") the page's row per
  *     host and its total show those numbers and each host's clock error

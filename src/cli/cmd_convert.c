@@ -16,7 +16,8 @@
  *
  * Several files, or a directory (docs/CONVERT.md, "Several hosts"):
  * one chrome or perfetto trace of the hosts on the merged CLOCK_REALTIME
- * timeline (convert_hosts); ctf, a window or a split take one file.
+ * timeline (convert_hosts), or a ctf trace per host in OUT/HOST
+ * (convert_hosts_ctf); a window or a split takes one file.
  *
  * One overwrite rule, as for `ringlog start`: an existing OUT is refused
  * unless --force.  For chrome, --force truncates the file.  For ctf, an

@@ -309,7 +309,7 @@ static const struct cli_help help[] = {
 		"                        a directory of them: one trace of several hosts on\n"
 		"                        the merged CLOCK_REALTIME timeline, processes named\n"
 		"                        \"HOST: name\", each host's clock error in perfetto's\n"
-		"                        metadata (--to chrome or perfetto; no window, split)\n"
+		"                        metadata (no window, split); ctf: OUT/HOST per host\n"
 		"  --to chrome           the Trace Event Format (JSON) that ui.perfetto.dev and\n"
 		"                        chrome://tracing open; OUT is a file, \"-\" for stdout\n"
 		"  --to perfetto         Perfetto's own protobuf trace, which ui.perfetto.dev and\n"
