@@ -253,6 +253,27 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, bool per
 	cli_kv_u64("bytes_written", st->bytes_written);
 }
 
+/* Adds a host's counts to sum: every field is a count. */
+static void stats_add(struct rlog__convert_stats *sum, const struct rlog__convert_stats *st)
+{
+	uint64_t *a = (uint64_t *)(void *)sum;
+	const uint64_t *b = (const uint64_t *)(const void *)st;
+	for (size_t k = 0; k < sizeof(*sum) / sizeof(uint64_t); k++)
+		a[k] += b[k];
+}
+
+/* The end of a conversion of several hosts: their damage reported, the
+ * files closed, the summary flushed.  Returns the exit status. */
+static int hosts_end(struct cli_hosts *hs, int status)
+{
+	if (cli_hosts_damage(hs, "convert"))
+		status = 1;
+	cli_hosts_close(hs);
+	if (fflush(stdout) != 0 && status == 0)
+		status = cli_error("convert: writing the summary: %s", strerror(errno));
+	return status;
+}
+
 /* convert of several files, or of a directory of them (docs/CONVERT.md,
  * "Several hosts"): one Chrome or Perfetto trace, a host after another,
  * each moved onto the merged CLOCK_REALTIME timeline.  Returns the exit
@@ -307,11 +328,7 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 		} else {
 			rc = rlog__convert_chrome_host(mp->h[i].r, fd, flags, &st, &h);
 		}
-		/* Every field is a count: the hosts' add up. */
-		uint64_t *a = (uint64_t *)(void *)&sum;
-		const uint64_t *b = (const uint64_t *)(const void *)&st;
-		for (size_t k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
-			a[k] += b[k];
+		stats_add(&sum, &st);
 		if (rc < 0)
 			bi = i;
 	}
@@ -327,12 +344,7 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 		cli_kv_u64("hosts", mp->n);
 		print_stats(&sum, false, perfetto, flags);
 	}
-	if (cli_hosts_damage(&hs, "convert"))
-		status = 1;
-	cli_hosts_close(&hs);
-	if (fflush(stdout) != 0 && status == 0)
-		status = cli_error("convert: writing the summary: %s", strerror(errno));
-	return status;
+	return hosts_end(&hs, status);
 }
 
 /* convert --to ctf of several files (docs/CONVERT.md, "Several hosts"):
@@ -365,21 +377,13 @@ static int convert_hosts_ctf(const char *const *args, int nargs, const char *out
 			status = cli_error("convert %s: writing %s: %s", hs.paths[i], sub, strerror(-rc));
 			break;
 		}
-		uint64_t *a = (uint64_t *)(void *)&sum;
-		const uint64_t *b = (const uint64_t *)(const void *)&st;
-		for (size_t k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
-			a[k] += b[k];
+		stats_add(&sum, &st);
 	}
 	if (status == 0) {
 		cli_kv_u64("hosts", mp->n);
 		print_stats(&sum, true, false, 0);
 	}
-	if (cli_hosts_damage(&hs, "convert"))
-		status = 1;
-	cli_hosts_close(&hs);
-	if (fflush(stdout) != 0 && status == 0)
-		status = cli_error("convert: writing the summary: %s", strerror(errno));
-	return status;
+	return hosts_end(&hs, status);
 }
 
 int cmd_convert(int argc, char **argv)

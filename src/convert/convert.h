@@ -275,6 +275,23 @@ static inline long rlog__convert_entry_last(void *vp, size_t *n, size_t *cap, si
 	return i;
 }
 
+/* "HOST: name" (name len bytes), malloc'ed, its length in *n: a process of
+ * one host of several, named so that the viewers list a host's processes
+ * together (docs/CONVERT.md, "Several hosts").  NULL when out of memory. */
+static inline char *rlog__convert_host_name(const char *host, const char *name, size_t len,
+					    size_t *n)
+{
+	size_t k = strlen(host);
+	char *full = malloc(k + 2 + len);
+	if (!full)
+		return NULL;
+	memcpy(full, host, k);
+	memcpy(full + k, ": ", 2);
+	memcpy(full + k + 2, name, len);
+	*n = k + 2 + len;
+	return full;
+}
+
 /* v in decimal, written backwards ending at end; returns its start. */
 static inline char *rlog__convert_u64_text(char *end, uint64_t v)
 {

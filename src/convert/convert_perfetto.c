@@ -640,14 +640,11 @@ static int process_track(struct pf *c, uint32_t pid, uint64_t *uuid)
 			snprintf(pn, sizeof(pn), "pid %" PRIu32, pid);
 			n = pn;
 		}
-		size_t hl = strlen(c->host->name), nl = strlen(n);
-		char *full = malloc(hl + 2 + nl);
+		size_t fl;
+		char *full = rlog__convert_host_name(c->host->name, n, strlen(n), &fl);
 		if (!full)
 			return -ENOMEM;
-		memcpy(full, c->host->name, hl);
-		memcpy(full + hl, ": ", 2);
-		memcpy(full + hl + 2, n, nl);
-		put_str(c, &c->tmp, PD_NAME, full, hl + 2 + nl);
+		put_str(c, &c->tmp, PD_NAME, full, fl);
 		free(full);
 	} else if (n) {
 		put_str(c, &c->tmp, PD_NAME, n, strlen(n));
