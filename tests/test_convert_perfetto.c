@@ -20,6 +20,9 @@
  *     a bundle per CPU (timestamps on BOOTTIME, which the snapshot makes
  *     clock 64), the rundown as a ProcessTree, an event Perfetto has no
  *     ftrace message for left an instant on the system track;
+ *   - two hosts (the demo and the system events' traces) as one trace:
+ *     no ftrace, the system events instants on the host's system track,
+ *     each host's metadata and processes ("HOST: name", its pids);
  *   - a corrupt input: one error line, exit 1.
  */
 #include "harness.h"
@@ -27,93 +30,9 @@
 #include "tap.h"
 #include "test_convert_fixture.h"
 #include "proc_run.h"
+#include "pbtext.h"
 
 #include <sys/stat.h>
-
-/* ------------------------------------------------------------------ */
-/* protoc's text format, one field per line                            */
-
-struct node {
-	char *key, *val;         /* val NULL for a message */
-	struct node **kids;
-	size_t n;
-};
-
-static struct node *node_new(const char *key, size_t klen)
-{
-	struct node *n = calloc(1, sizeof(*n));
-	n->key = strndup(key, klen);
-	return n;
-}
-
-static void node_add(struct node *p, struct node *k)
-{
-	p->kids = realloc(p->kids, (p->n + 1) * sizeof(*p->kids));
-	p->kids[p->n++] = k;
-}
-
-static void node_free(struct node *n)
-{
-	for (size_t i = 0; i < n->n; i++)
-		node_free(n->kids[i]);
-	free(n->kids);
-	free(n->key);
-	free(n->val);
-	free(n);
-}
-
-static struct node *parse(const char *text)
-{
-	struct node *stack[16];
-	int depth = 0;
-	stack[0] = node_new("", 0);
-	for (const char *l = text; *l;) {
-		const char *e = strchr(l, '\n');
-		if (!e)
-			e = l + strlen(l);
-		while (l < e && *l == ' ')
-			l++;
-		if (l < e && *l == '}') {
-			depth--;
-		} else if (l < e) {
-			const char *sp = memchr(l, ' ', (size_t)(e - l));
-			if (e[-1] == '{') {
-				struct node *k = node_new(l, (size_t)(sp - l));
-				node_add(stack[depth], k);
-				stack[++depth] = k;
-			} else {
-				const char *colon = memchr(l, ':', (size_t)(e - l));
-				struct node *k = node_new(l, (size_t)(colon - l));
-				k->val = strndup(colon + 2, (size_t)(e - colon - 2));
-				node_add(stack[depth], k);
-			}
-		}
-		l = *e ? e + 1 : e;
-	}
-	return stack[0];
-}
-
-static const char *val(const struct node *n, const char *key)
-{
-	for (size_t i = 0; i < n->n; i++)
-		if (strcmp(n->kids[i]->key, key) == 0)
-			return n->kids[i]->val;
-	return NULL;
-}
-
-static const struct node *kid(const struct node *n, const char *key)
-{
-	for (size_t i = 0; i < n->n; i++)
-		if (strcmp(n->kids[i]->key, key) == 0)
-			return n->kids[i];
-	return NULL;
-}
-
-static uint64_t num(const struct node *n, const char *key)
-{
-	const char *v = val(n, key);
-	return v ? strtoull(v, NULL, 10) : 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* The checks                                                          */
@@ -390,41 +309,15 @@ static void check_packet(struct check *c, const struct node *p, bool first)
 /* Decodes the file at path and checks it; the summary goes to c->sum. */
 static bool decode(struct check *c, const char *path)
 {
-	static char dir[2048];
-	const char *md = getenv("RINGLOG_FORMAT_MD");
-	BAIL_IF(!md, "RINGLOG_FORMAT_MD is not set");
-	snprintf(dir, sizeof(dir), "%s", md);
-	*strrchr(dir, '/') = '\0';
-	char cmd[8192 + 256];
-	snprintf(cmd, sizeof(cmd),
-		 "protoc --decode=perfetto.protos.Trace --proto_path='%s/perfetto' "
-		 "'%s/perfetto/ringlog_perfetto.proto' < '%s' 2>&1",
-		 dir, dir, path);
-	FILE *f = popen(cmd, "r");
-	BAIL_IF(!f, "popen");
-	size_t cap = 1 << 20, n = 0;
-	char *text = malloc(cap);
-	for (size_t k; (k = fread(text + n, 1, cap - n - 1, f)) > 0;) {
-		n += k;
-		if (n + 1 == cap)
-			text = realloc(text, cap *= 2);
-	}
-	text[n] = '\0';
-	int st = pclose(f);
-	if (st != 0) {
-		diag("protoc --decode failed on %s: %.300s", path, text);
-		free(text);
+	struct node *root = pbtext_decode(path);
+	if (!root)
 		return false;
-	}
-	struct node *root = parse(text);
-	free(text);
 	for (size_t i = 0; i < root->n; i++)
 		check_packet(c, root->kids[i], i == 0);
 	node_free(root);
 	reset(c);
 	return true;
 }
-
 
 /* The lines of text starting with "E " (track events). */
 static size_t count_lines(const char *text, const char *needle, bool ends_too)
@@ -817,6 +710,106 @@ static const char expected[] =
 	"E 2800 INSTANT 14 [\"ringlog\"] \"data_loss: corrupt\" \"events\"=u:0 \"bytes\"=u:64 \"cause\"=s:\"corrupt\"\n"
 	"M \"ringlog.session\"=\"demo\" \"ringlog.file_index\"=\"0\" \"ringlog.track_events\"=\"29\" \"ringlog.loss_records\"=\"3\" \"ringlog.events_lost\"=\"8\" \"ringlog.start_realtime_ns\"=\"1700000000123456789\"\n";
 
+/* The string value of metadata entry key (quoted, as protoc prints it)
+ * in the decoded trace root, or NULL. */
+static const char *meta_of(const struct node *root, const char *key)
+{
+	for (size_t i = 0; i < root->n; i++) {
+		const struct node *ce = kid(root->kids[i], "chrome_events");
+		for (size_t k = 0; ce && k < ce->n; k++) {
+			const char *n = val(ce->kids[k], "name");
+			if (n && strcmp(n, key) == 0)
+				return val(ce->kids[k], "string_value");
+		}
+	}
+	return NULL;
+}
+
+/* How many track descriptors of root are named name (quoted), and of
+ * those, how many are processes of pid. */
+static unsigned tracks_named(const struct node *root, const char *name, uint64_t pid,
+			     unsigned *of_pid)
+{
+	unsigned n = 0;
+	*of_pid = 0;
+	for (size_t i = 0; i < root->n; i++) {
+		const struct node *td = kid(root->kids[i], "track_descriptor");
+		const struct node *pr = td ? kid(td, "process") : NULL;
+		const char *tn = !td ? NULL : pr ? val(pr, "process_name") : val(td, "name");
+		if (tn && strcmp(tn, name) == 0) {
+			n++;
+			*of_pid += pr && num(pr, "pid") == pid;
+		}
+	}
+	return n;
+}
+
+/*
+ * Two hosts (the demo trace, the system events' trace) as one trace
+ * (docs/CONVERT.md, "Several hosts"): the system events not as ftrace
+ * events or a process tree but instants on the second host's system
+ * track; each host's losses and events in the metadata; the processes
+ * "HOST: name" with the host's pids.
+ */
+static void check_two_hosts(const char *demo, const char *sys, const char *out)
+{
+	struct h_run r;
+	unlink(out);
+	h_ringlog(&r, "convert", demo, sys, "--to", "perfetto", "-o", out, NULL);
+	ok(r.status == 0 && h_kv(r.out, "hosts") == 2 && h_kv(r.out, "ftrace_events") == 0 &&
+	   h_kv(r.out, "process_records") == 0 && h_kv(r.out, "events_written") == 29 + 9 &&
+	   h_kv(r.out, "events_lost") == FX_LOST_EVENTS && h_kv(r.out, "files") == 1,
+	   "two hosts: exit 0, the system events as 9 track events, no ftrace (%d %s)", r.status,
+	   r.err);
+	struct node *root = pbtext_decode(out);
+	ok(root != NULL, "two hosts: protoc decodes the trace");
+	if (!root)
+		return;
+	unsigned ftrace = 0;
+	for (size_t i = 0; i < root->n; i++)
+		ftrace += kid(root->kids[i], "ftrace_events") || kid(root->kids[i], "process_tree");
+	ok(ftrace == 0, "two hosts: no ftrace bundle nor process tree");
+	char h0[80], h1[80], want[160];
+	snprintf(h0, sizeof h0, "%s", strrchr(demo, '/') + 1);
+	snprintf(h1, sizeof h1, "%s", strrchr(sys, '/') + 1);
+	static const struct {
+		const char *key, *host; /* host NULL: the value as it is */
+		const char *v;
+	} kv[] = {
+		{ "\"ringlog.hosts\"", NULL, "\"2\"" },
+		{ "\"ringlog.host.0.events_lost\"", NULL, "\"8\"" },
+		{ "\"ringlog.host.0.loss_records\"", NULL, "\"3\"" },
+		{ "\"ringlog.host.0.track_events\"", NULL, "\"29\"" },
+		{ "\"ringlog.host.1.events_lost\"", NULL, "\"0\"" },
+		{ "\"ringlog.host.1.track_events\"", NULL, "\"9\"" },
+		{ "\"ringlog.host.1.session\"", NULL, "\"sys\"" },
+		{ "\"ringlog.host.0.pid_base\"", NULL, "\"10000000\"" },
+		{ "\"ringlog.host.1.pid_base\"", NULL, "\"20000000\"" },
+		{ "\"ringlog.host.0.clock_error\"", NULL, "\"not recorded\"" },
+		{ "\"ringlog.host.0.name\"", "0", NULL },
+		{ "\"ringlog.host.1.name\"", "1", NULL },
+	};
+	unsigned right = 0;
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+		const char *v = meta_of(root, kv[i].key);
+		snprintf(want, sizeof want, "\"%s\"", kv[i].host ? (kv[i].host[0] == '0' ? h0 : h1) : "");
+		bool good = v && strcmp(v, kv[i].host ? want : kv[i].v) == 0;
+		if (!good)
+			diag("two hosts: %s is %s", kv[i].key, v ? v : "missing");
+		right += good;
+	}
+	ok(right == sizeof(kv) / sizeof(kv[0]), "two hosts: each host's name, losses, events, pid "
+	   "base and clock error in the metadata");
+	unsigned pids;
+	snprintf(want, sizeof want, "\"%s: system (pid 0)\"", h1);
+	ok(tracks_named(root, want, 0, &pids) == 1, "two hosts: the second host's system track");
+	snprintf(want, sizeof want, "\"%s: server\"", h0);
+	ok(tracks_named(root, want, 10000100, &pids) == 1 && pids == 1,
+	   "two hosts: the first host's process \"HOST: server\", pid 10000100");
+	node_free(root);
+	unlink(out);
+}
+
 int main(void)
 {
 	char in[64], out[64];
@@ -1011,6 +1004,7 @@ int main(void)
 	ASSERT_CONTAINS(ys->sum, "F cpu 1\n  250 pid 602 sched_waking comm=\"worker\" pid=501 prio=120 "
 				 "target_cpu=0\n  260 pid 602 sched_switch");
 	free(ys);
+	check_two_hosts(in, bin, out);
 	unlink(bin);
 
 	/* A file that is not a log: one error line, exit 1, no output. */

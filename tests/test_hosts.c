@@ -15,7 +15,10 @@
  *   - stats DIR (--json and text) counts per host and in total exactly;
  *   - convert DIR --to chrome puts each host's events in processes of
  *     their own (pid 10^7 * (host + 1) + pid), named "HOST: ...", at the
- *     merged times;
+ *     merged times; --to perfetto too (check_perfetto), decoded by
+ *     protoc, the loader's invariants holding across the hosts, times to
+ *     the ns, each host's clock error in the metadata; --to ctf a trace
+ *     per host that babeltrace2 merges (check_ctf);
  *   - report DIR embeds stats --json DIR's object as it is; in headless
  *     Chromium (docs/CONVERT.md, "The HTML report") the page's row per
  *     host and its total show those numbers and each host's clock error
@@ -34,6 +37,7 @@
 #include "filegen.h"
 #include "json.h"
 #include "proc_run.h"
+#include "pbtext.h"
 #include "tap.h"
 #include "report_browser.h"
 
@@ -231,6 +235,296 @@ static void check_chrome(const char *path)
 	ok(named == 3, "convert: each host's process named \"HOST: pid N\"");
 	json_free(j);
 	free(text);
+}
+
+/* A sequence of the Perfetto trace: its state, its names by iid. */
+#define PF_SEQ 64
+#define PF_IID 32
+struct pf_seq {
+	bool started;
+	uint64_t t, snap64, snapboot; /* clock 64 now; it and BOOTTIME at the snapshot */
+	uint64_t track;
+	char *names[2][PF_IID]; /* event names, annotation names */
+};
+
+/* A track descriptor: its uuid, its parent's, its process or thread. */
+struct pf_track {
+	uint64_t uuid, parent, pid, tid;
+	bool process, thread;
+	char name[128];
+};
+
+static const struct pf_track *pf_track_of(const struct pf_track *t, size_t n, uint64_t uuid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].uuid == uuid)
+			return &t[i];
+	return NULL;
+}
+
+/*
+ * convert DIR --to perfetto's trace (docs/CONVERT.md, "Several hosts"):
+ * protoc decodes it; the loader's invariants hold over all the hosts (each
+ * sequence cleared once, with its clock snapshot, BOOTTIME equal to
+ * CLOCK_REALTIME there; every track described once, before its use and
+ * after its parent; every iid interned before its use); every numbered
+ * event once, on a thread track of its host's process (pid and tid
+ * 10^7 * (host + 1) + N, the process "HOST: pid N"), at its merged time
+ * to the ns (as dump DIR says it); each host's name, clock error (as dump
+ * says it) and losses in the metadata, and merged time 0.
+ */
+static void check_perfetto(const char *path)
+{
+	struct node *root = pbtext_decode(path);
+	ok(root != NULL, "convert --to perfetto: protoc decodes the trace");
+	if (!root)
+		return;
+	static struct pf_seq seq[PF_SEQ];
+	static struct pf_track tr[64];
+	size_t ntr = 0;
+	unsigned broken = 0, wrong = 0, per[3] = { 0 }, meta = 0, named = 0;
+	bool seen[N] = { false };
+	uint64_t base = 0;
+#define BROKEN(...)                                  \
+	do {                                         \
+		if (broken++ == 0)                   \
+			diag(__VA_ARGS__);           \
+	} while (0)
+	for (size_t i = 0; i < root->n; i++) {
+		const struct node *p = root->kids[i];
+		uint64_t sid = num(p, "trusted_packet_sequence_id");
+		unsigned flags = (unsigned)num(p, "sequence_flags");
+		if (sid == 0 || sid >= PF_SEQ) {
+			BROKEN("packet %zu: sequence id %" PRIu64, i, sid);
+			continue;
+		}
+		struct pf_seq *q = &seq[sid];
+		if (flags == 1) {
+			const struct node *cs = kid(p, "clock_snapshot");
+			uint64_t rt = 1;
+			if (q->started || !cs)
+				BROKEN("sequence %" PRIu64 " cleared twice, or no snapshot", sid);
+			q->started = true;
+			for (size_t k = 0; cs && k < cs->n; k++) {
+				if (strcmp(cs->kids[k]->key, "clocks") != 0)
+					continue;
+				uint64_t id = num(cs->kids[k], "clock_id"), v = num(cs->kids[k], "timestamp");
+				if (id == 64)
+					q->snap64 = q->t = v;
+				else if (id == 6)
+					q->snapboot = v;
+				else if (id == 1)
+					rt = v;
+				else
+					BROKEN("sequence %" PRIu64 ": a clock %" PRIu64 " in the snapshot", sid, id);
+			}
+			if (rt != q->snapboot)
+				BROKEN("sequence %" PRIu64 ": BOOTTIME is not CLOCK_REALTIME", sid);
+			const struct node *d = kid(p, "trace_packet_defaults");
+			const struct node *ted = d ? kid(d, "track_event_defaults") : NULL;
+			q->track = ted ? num(ted, "track_uuid") : 0;
+			if (q->track && !pf_track_of(tr, ntr, q->track))
+				BROKEN("sequence %" PRIu64 ": its track not described first", sid);
+			continue;
+		}
+		if (!q->started || flags != 2)
+			BROKEN("packet %zu: flags %u on sequence %" PRIu64, i, flags, sid);
+		const struct node *in = kid(p, "interned_data");
+		for (size_t k = 0; in && k < in->n; k++) {
+			int t = strcmp(in->kids[k]->key, "event_names") == 0		 ? 0
+				: strcmp(in->kids[k]->key, "debug_annotation_names") == 0 ? 1
+											   : -1;
+			uint64_t iid = num(in->kids[k], "iid");
+			if (t >= 0 && iid < PF_IID && !q->names[t][iid])
+				q->names[t][iid] = strdup(val(in->kids[k], "name"));
+			else if (t >= 0)
+				BROKEN("an iid %" PRIu64 " interned twice", iid);
+		}
+		q->t += num(p, "timestamp");
+		const struct node *td = kid(p, "track_descriptor");
+		if (td && ntr < 64) {
+			struct pf_track *k = &tr[ntr];
+			memset(k, 0, sizeof *k);
+			k->uuid = num(td, "uuid");
+			k->parent = num(td, "parent_uuid");
+			const struct node *pr = kid(td, "process"), *th = kid(td, "thread");
+			if (pf_track_of(tr, ntr, k->uuid) || (k->parent && !pf_track_of(tr, ntr, k->parent)))
+				BROKEN("track %" PRIu64 " described twice, or before its parent", k->uuid);
+			if (pr) {
+				k->process = true;
+				k->pid = num(pr, "pid");
+				const char *pn = val(pr, "process_name");
+				snprintf(k->name, sizeof k->name, "%s", pn ? pn : "");
+			}
+			if (th) {
+				k->thread = true;
+				k->pid = num(th, "pid");
+				k->tid = num(th, "tid");
+			}
+			ntr++;
+			continue;
+		}
+		const struct node *ce = kid(p, "chrome_events");
+		for (size_t k = 0; ce && k < ce->n; k++) {
+			const char *name = val(ce->kids[k], "name"), *v = val(ce->kids[k], "string_value");
+			if (!name || !v)
+				continue;
+			if (strcmp(name, "\"ringlog.base_realtime_ns\"") == 0)
+				base = strtoull(v + 1, NULL, 10);
+			for (unsigned h = 0; h < 3; h++) {
+				char key[64], want[160];
+				snprintf(key, sizeof key, "\"ringlog.host.%u.clock_error\"", h);
+				/* protoc escapes the UTF-8 of the +- sign as octal */
+				snprintf(want, sizeof want, "\"%s\"", hosts[h].error);
+				if (strcmp(name, key) == 0 && (strcmp(v, want) == 0 ||
+				    (h == 0 && strcmp(v, "\"\\302\\26112 us (max 345 us)\"") == 0)))
+					meta++;
+				snprintf(key, sizeof key, "\"ringlog.host.%u.name\"", h);
+				snprintf(want, sizeof want, "\"%s\"", hosts[h].name);
+				meta += strcmp(name, key) == 0 && strcmp(v, want) == 0;
+				snprintf(key, sizeof key, "\"ringlog.host.%u.events_lost\"", h);
+				meta += strcmp(name, key) == 0 && strcmp(v, "\"0\"") == 0;
+				snprintf(key, sizeof key, "\"ringlog.host.%u.track_events\"", h);
+				snprintf(want, sizeof want, "\"%u\"", hosts[h].events);
+				meta += strcmp(name, key) == 0 && strcmp(v, want) == 0;
+			}
+			continue;
+		}
+		const struct node *te = kid(p, "track_event");
+		if (!te)
+			continue;
+		uint64_t u = val(te, "track_uuid") ? num(te, "track_uuid") : q->track;
+		const struct pf_track *th = pf_track_of(tr, ntr, u);
+		const struct pf_track *pr = th ? pf_track_of(tr, ntr, th->parent) : NULL;
+		uint64_t ni = num(te, "name_iid");
+		const char *name = ni < PF_IID ? q->names[0][ni] : NULL;
+		uint64_t v[2] = { N, N };
+		for (size_t k = 0; k < te->n; k++) {
+			const struct node *a = te->kids[k];
+			uint64_t ai = num(a, "name_iid");
+			const char *an = strcmp(a->key, "debug_annotations") == 0 && ai < PF_IID
+						 ? q->names[1][ai] : NULL;
+			if (an && strcmp(an, "\"values[0]\"") == 0)
+				v[0] = num(a, "uint_value");
+			if (an && strcmp(an, "\"values[1]\"") == 0)
+				v[1] = num(a, "uint_value");
+		}
+		if (!name)
+			BROKEN("packet %zu: an event name not interned first", i);
+		if (!name || strcmp(name, "\"RAW_U32\"") != 0)
+			continue;
+		unsigned k = v[1] < N ? (unsigned)v[1] : 0, h = host_of(k);
+		uint64_t id = 10000000ull * (h + 1) + 100 + h;
+		char pn[64];
+		snprintf(pn, sizeof pn, "\"%s: pid %u\"", hosts[h].name, 100 + h);
+		uint64_t at = q->snapboot + (q->t - q->snap64) - R;
+		if (v[1] >= N || seen[k] || v[0] != h || !th || !th->thread || th->pid != id ||
+		    th->tid != id || !pr || !pr->process || pr->pid != id || strcmp(pr->name, pn) != 0 ||
+		    at != rt_of(k) - R) {
+			if (wrong++ == 0)
+				diag("perfetto: unexpected event (k %" PRIu64 " host %" PRIu64 " at %" PRIu64
+				     " track %" PRIu64 ")", v[1], v[0], at, u);
+			continue;
+		}
+		named += per[h] == 0;
+		seen[k] = true;
+		per[h]++;
+	}
+	ok(broken == 0, "convert --to perfetto: the loader's invariants hold across the hosts: "
+	   "sequences, snapshots (BOOTTIME = CLOCK_REALTIME), tracks, iids");
+	ok(wrong == 0 && per[0] == hosts[0].events && per[1] == hosts[1].events &&
+	   per[2] == hosts[2].events, "convert --to perfetto: every numbered event once (%u %u "
+	   "%u), on a thread of its host's process \"HOST: pid N\" (pid 10^7 * (host + 1) + N), "
+	   "at its merged time to the ns", per[0], per[1], per[2]);
+	ok(named == 3, "convert --to perfetto: the three hosts' processes apart");
+	ok(meta == 12 && base == R, "convert --to perfetto: each host's name, clock error, losses "
+	   "and events in the metadata (%u of 12), merged time 0 (%" PRIu64 ")", meta, base);
+#undef BROKEN
+	for (size_t i = 0; i < PF_SEQ; i++)
+		for (int t = 0; t < 2; t++)
+			for (size_t k = 0; k < PF_IID; k++)
+				free(seq[i].names[t][k]);
+	node_free(root);
+}
+
+/*
+ * convert DIR --to ctf: a CTF trace per host in OUT/HOST, its env naming
+ * the host and its clock error; babeltrace2 given OUT merges them by their
+ * absolute clocks: every numbered event once, with its host, at its real
+ * time to the ns (--clock-seconds), in order.  A second conversion is
+ * refused without --force and replaces the first with it.
+ */
+static void check_ctf(const char *dir, const char *out)
+{
+	struct run r = RUN("convert", dir, "--to", "ctf", "-o", out);
+	ok(r.status == 0 && r.err[0] == '\0' && strstr(r.out, "hosts: 3\n") &&
+	   strstr(r.out, "\nevents_written: 33\n"), "convert DIR --to ctf: exit 0, 3 hosts, the 30 "
+	   "events and 3 LOG_MARKERs (%d %s)", r.status, r.err);
+	run_free(&r);
+	unsigned envs = 0;
+	for (unsigned h = 0; h < 3; h++) {
+		char path[700], want[200];
+		snprintf(path, sizeof path, "%s/%s/metadata", out, hosts[h].name);
+		int fd = open(path, O_RDONLY);
+		size_t len = 0;
+		char *text = fd >= 0 ? proc_slurp_fd(fd, &len) : NULL;
+		if (fd >= 0)
+			close(fd);
+		const char *err = h == 0 ? "+-12 us (max 345 us)" : hosts[h].error;
+		snprintf(want, sizeof want, "\thostname = \"%s\";\n\tclock_error = \"%s\";\n",
+			 hosts[h].name, err);
+		envs += text && strstr(text, want) != NULL;
+		free(text);
+	}
+	ok(envs == 3, "convert DIR --to ctf: OUT/HOST/metadata per host, its env naming the host "
+	   "and its clock error");
+	if (!have_babeltrace()) {
+		diag("babeltrace2 is not installed (scripts/deps.sh installs it): not read back");
+	} else {
+		r = proc_run((const char *const[]){ "babeltrace2", "--clock-seconds", "-f",
+						    "trace:hostname", out, NULL });
+		unsigned next = 0, bad = 0;
+		char line[512];
+		for (size_t i = 0, n = run_lines(r.out); i < n; i++) {
+			run_line(r.out, i, line, sizeof line);
+			unsigned long long sec, ns;
+			char host[64];
+			unsigned v0, v1;
+			if (strstr(line, "LOG_MARKER"))
+				continue;
+			const char *vals = strstr(line, "values = [ [0] = ");
+			if (sscanf(line, "[%llu.%9llu] %*s %63s", &sec, &ns, host) != 3 || !vals ||
+			    sscanf(vals, "values = [ [0] = %u, [1] = %u", &v0, &v1) != 2 || v1 != next ||
+			    v0 != host_of(next) || strcmp(host, hosts[v0].name) != 0 ||
+			    sec * 1000000000ull + ns != rt_of(next)) {
+				if (bad++ == 0)
+					diag("babeltrace2: unexpected line (event %u next): %s", next, line);
+				continue;
+			}
+			next++;
+		}
+		ok(r.status == 0 && next == N && bad == 0, "babeltrace2 OUT: the %d events once "
+		   "each, in real-time order, with their host, to the ns (%u, %u bad; %d)", N, next,
+		   bad, r.status);
+		run_free(&r);
+	}
+	r = RUN("convert", dir, "--to", "ctf", "-o", out);
+	char w[800];
+	snprintf(w, sizeof w, "ringlog: convert: %s is not empty (it holds ", out);
+	ok(r.status == 1 && strncmp(r.err, w, strlen(w)) == 0 && strchr(r.err, '\n') ==
+	   r.err + strlen(r.err) - 1, "convert DIR --to ctf again: refused, one line (%d %s)",
+	   r.status, r.err);
+	run_free(&r);
+	r = RUN("convert", dir, "--to", "ctf", "-o", out, "--force");
+	ok(r.status == 0 && strstr(r.out, "hosts: 3\n"), "--force: converted again (%d %s)",
+	   r.status, r.err);
+	run_free(&r);
+	for (unsigned h = 0; h < 3; h++) {
+		char sub[200];
+		snprintf(sub, sizeof sub, "%.120s/%s", out, hosts[h].name);
+		rm_dir(sub);
+	}
+	rmdir(out);
 }
 
 /* The text of column c of the page's row of host i (selftest.hosts[i]
@@ -487,9 +781,19 @@ int main(void)
 	check_chrome(out);
 	unlink(out);
 	r = RUN("convert", dir, "--to", "perfetto", "-o", out);
-	ok(r.status == 2 && strcmp(r.err, "ringlog: convert: several files convert --to chrome "
-	   "only\n") == 0, "convert DIR --to perfetto: refused, one line");
+	ok(r.status == 0 && r.err[0] == '\0' && strstr(r.out, "hosts: 3\n") &&
+	   strstr(r.out, "\nevents_written: 30\n") && strstr(r.out, "\nfiles: 1\n"),
+	   "convert DIR --to perfetto: exit 0, 3 hosts, 30 events written in one file (%d %s)",
+	   r.status, r.err);
 	run_free(&r);
+	check_perfetto(out);
+	unlink(out);
+	r = RUN("convert", f[2], f[0], "--to", "perfetto", "-o", out, "--split", "1s");
+	ok(r.status == 2 && strcmp(r.err, "ringlog: convert: --since, --until, --split and "
+	   "--max-size apply to one file only\n") == 0 && access(out, F_OK) != 0,
+	   "convert FILE FILE --to perfetto --split: refused, one line (%d %s)", r.status, r.err);
+	run_free(&r);
+	check_ctf(dir, out);
 
 	/* Bad input: one error line naming the file, exit 1. */
 	char p[600], w[900];
@@ -501,10 +805,11 @@ int main(void)
 	/* The magic, then text where the version and the rest should be. */
 	fputs("RLOGFILE and then not a ringlog file at all, just text padding it out......", fp);
 	fclose(fp);
-	const char *cmds[] = { "dump", "stats", "convert", "report" };
-	for (int c = 0; c < 4; c++) {
+	const char *cmds[] = { "dump", "stats", "convert", "report", "convert" };
+	for (int c = 0; c < 5; c++) {
 		r = c == 2   ? RUN("convert", bad, "--to", "chrome", "-o", out)
 		    : c == 3 ? RUN("report", bad, "-o", out)
+		    : c == 4 ? RUN("convert", bad, "--to", "perfetto", "-o", out)
 			     : RUN(cmds[c], bad);
 		snprintf(w, sizeof w, "ringlog: %s %s: unsupported log file format version\n",
 			 cmds[c], p);

@@ -14,6 +14,11 @@
  *   --to ctf      OUT is a directory (created if missing) that receives a
  *                 CTF 1.8 trace for babeltrace2.
  *
+ * Several files, or a directory (docs/CONVERT.md, "Several hosts"):
+ * one chrome or perfetto trace of the hosts on the merged CLOCK_REALTIME
+ * timeline (convert_hosts), or a ctf trace per host in OUT/HOST
+ * (convert_hosts_ctf); a window or a split takes one file.
+ *
  * One overwrite rule, as for `ringlog start`: an existing OUT is refused
  * unless --force.  For chrome, --force truncates the file.  For ctf, an
  * empty directory is not an overwrite; --force deletes the "metadata" and
@@ -126,12 +131,37 @@ static bool is_ctf_file(const char *name)
 	return strcmp(name, "metadata") == 0 || strncmp(name, "stream_", 7) == 0;
 }
 
+/* The subdirectory of host i of several in a ctf conversion: its name,
+ * or NAME-I when an earlier host has that name (two runs of one host). */
+static void host_dir(char *buf, size_t n, const struct rlog__multi *m, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(m->h[k].name, m->h[i].name) == 0) {
+			snprintf(buf, n, "%s-%zu", m->h[i].name, i);
+			return;
+		}
+	snprintf(buf, n, "%s", m->h[i].name);
+}
+
+/* Is name the subdirectory of one of hosts (NULL: none)? */
+static bool is_host_dir(const struct rlog__multi *hosts, const char *name)
+{
+	char sub[160];
+	for (size_t i = 0; hosts && i < hosts->n; i++) {
+		host_dir(sub, sizeof sub, hosts, i);
+		if (strcmp(sub, name) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Makes dir an empty directory: creates it if missing; with force, deletes
- * the files an earlier conversion left.  Returns 0, or prints the error and
- * returns 1.
+ * the files an earlier conversion left, and leaves the subdirectories of
+ * hosts (NULL: none), which are prepared each in turn.  Returns 0, or
+ * prints the error and returns 1.
  */
-static int prepare_dir(const char *dir, bool force)
+static int prepare_dir(const char *dir, bool force, const struct rlog__multi *hosts)
 {
 	/* 0700 as the files in it (rlog__create_output): its user may widen it. */
 	if (mkdir(dir, 0700) == 0)
@@ -157,6 +187,8 @@ static int prepare_dir(const char *dir, bool force)
 	int status = 0;
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (force && is_host_dir(hosts, e->d_name))
 			continue;
 		if (force && is_ctf_file(e->d_name)) {
 			if (unlinkat(dirfd(d), e->d_name, 0) < 0) {
@@ -221,11 +253,33 @@ static void print_stats(const struct rlog__convert_stats *st, bool ctf, bool per
 	cli_kv_u64("bytes_written", st->bytes_written);
 }
 
+/* Adds a host's counts to sum: every field is a count. */
+static void stats_add(struct rlog__convert_stats *sum, const struct rlog__convert_stats *st)
+{
+	uint64_t *a = (uint64_t *)(void *)sum;
+	const uint64_t *b = (const uint64_t *)(const void *)st;
+	for (size_t k = 0; k < sizeof(*sum) / sizeof(uint64_t); k++)
+		a[k] += b[k];
+}
+
+/* The end of a conversion of several hosts: their damage reported, the
+ * files closed, the summary flushed.  Returns the exit status. */
+static int hosts_end(struct cli_hosts *hs, int status)
+{
+	if (cli_hosts_damage(hs, "convert"))
+		status = 1;
+	cli_hosts_close(hs);
+	if (fflush(stdout) != 0 && status == 0)
+		status = cli_error("convert: writing the summary: %s", strerror(errno));
+	return status;
+}
+
 /* convert of several files, or of a directory of them (docs/CONVERT.md,
- * "Several hosts"): one Chrome trace, a host after another, each moved
- * onto the merged CLOCK_REALTIME timeline.  Returns the exit status. */
+ * "Several hosts"): one Chrome or Perfetto trace, a host after another,
+ * each moved onto the merged CLOCK_REALTIME timeline.  Returns the exit
+ * status. */
 static int convert_hosts(const char *const *args, int nargs, const char *out, bool force,
-			 unsigned flags)
+			 unsigned flags, bool perfetto)
 {
 	struct cli_hosts hs;
 	int rc = cli_hosts_open(&hs, "convert", args, nargs, 0);
@@ -236,6 +290,9 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 	size_t bi = 0;
 	bool to_stdout = strcmp(out, "-") == 0;
 	int status = 0, fd = -1;
+	if (perfetto && mp->n > RLOG__PERFETTO_MAX_HOSTS)
+		status = cli_error("convert: %zu files: --to perfetto takes at most %u hosts", mp->n,
+				   RLOG__PERFETTO_MAX_HOSTS);
 	for (size_t i = 0; i < mp->n && !to_stdout; i++) {
 		struct series se = { .out = out };
 		se.in_ok = stat(paths[i], &se.in) == 0;
@@ -253,35 +310,80 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 	struct rlog__convert_stats sum, st;
 	memset(&sum, 0, sizeof(sum));
 	rc = 0;
+	/* Perfetto: each host's sequences and tracks after the previous one's. */
+	struct rlog__perfetto_host ph = { .count = (unsigned)mp->n, .seq_base = 1,
+					  .base_realtime_ns = mp->base_realtime_ns };
 	for (size_t i = 0; i < mp->n && status == 0 && rc == 0; i++) {
 		struct rlog__chrome_host h = { .name = mp->h[i].name, .index = (unsigned)i,
 					       .count = (unsigned)mp->n, .offset_ns = mp->h[i].offset_ns,
 					       .base_realtime_ns = mp->base_realtime_ns };
-		rc = rlog__convert_chrome_host(mp->h[i].r, fd, flags, &st, &h);
-		/* Every field is a count: the hosts' add up. */
-		uint64_t *a = (uint64_t *)(void *)&sum;
-		const uint64_t *b = (const uint64_t *)(const void *)&st;
-		for (size_t k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
-			a[k] += b[k];
+		if (perfetto) {
+			char clock[64];
+			struct rlog__perfetto_opts po = { .host = &ph };
+			ph.name = mp->h[i].name;
+			ph.id = mp->h[i].id;
+			ph.clock_error = cli_host_clock(mp->h[i].info, clock, sizeof clock);
+			ph.index = (unsigned)i;
+			rc = rlog__convert_perfetto(mp->h[i].r, fd, &po, &st);
+		} else {
+			rc = rlog__convert_chrome_host(mp->h[i].r, fd, flags, &st, &h);
+		}
+		stats_add(&sum, &st);
 		if (rc < 0)
 			bi = i;
 	}
+	if (perfetto)
+		sum.files = 1; /* the hosts' files are one */
 	if (fd >= 0 && !to_stdout && close(fd) < 0 && rc == 0)
 		rc = -errno;
 	if (status == 0 && rc < 0) {
 		status = cli_error("convert %s: %s", paths[bi], strerror(-rc));
 		if (!to_stdout)
-			unlink(out); /* half a JSON document helps nobody */
+			unlink(out); /* half a trace helps nobody */
 	} else if (status == 0 && !to_stdout) {
 		cli_kv_u64("hosts", mp->n);
-		print_stats(&sum, false, false, flags);
+		print_stats(&sum, false, perfetto, flags);
 	}
-	if (cli_hosts_damage(&hs, "convert"))
-		status = 1;
-	cli_hosts_close(&hs);
-	if (fflush(stdout) != 0 && status == 0)
-		status = cli_error("convert: writing the summary: %s", strerror(errno));
-	return status;
+	return hosts_end(&hs, status);
+}
+
+/* convert --to ctf of several files (docs/CONVERT.md, "Several hosts"):
+ * a CTF trace per host in its subdirectory of out, each as one file's;
+ * their clocks are CLOCK_REALTIME (absolute), so that babeltrace2 given
+ * out merges them.  Returns the exit status. */
+static int convert_hosts_ctf(const char *const *args, int nargs, const char *out, bool force)
+{
+	struct cli_hosts hs;
+	int rc = cli_hosts_open(&hs, "convert", args, nargs, 0);
+	if (rc != 0)
+		return rc;
+	const struct rlog__multi *mp = &hs.m;
+	struct rlog__convert_stats sum, st;
+	memset(&sum, 0, sizeof(sum));
+	int status = prepare_dir(out, force, mp);
+	rc = 0;
+	for (size_t i = 0; i < mp->n && status == 0; i++) {
+		char sub[4096], name[160];
+		host_dir(name, sizeof name, mp, i);
+		snprintf(sub, sizeof sub, "%s/%s", out, name);
+		if (prepare_dir(sub, force, NULL) != 0) {
+			status = 1;
+			break;
+		}
+		char clock[64];
+		rc = rlog__convert_ctf_host(mp->h[i].r, sub, &st, mp->h[i].name,
+					    cli_host_clock(mp->h[i].info, clock, sizeof clock));
+		if (rc < 0) {
+			status = cli_error("convert %s: writing %s: %s", hs.paths[i], sub, strerror(-rc));
+			break;
+		}
+		stats_add(&sum, &st);
+	}
+	if (status == 0) {
+		cli_kv_u64("hosts", mp->n);
+		print_stats(&sum, true, false, 0);
+	}
+	return hosts_end(&hs, status);
 }
 
 int cmd_convert(int argc, char **argv)
@@ -375,11 +477,13 @@ int cmd_convert(int argc, char **argv)
 	bool to_stdout = !ctf && strcmp(out, "-") == 0;
 	if (cli_hosts_wanted(a.pos, a.npos)) {
 		/* Several hosts (docs/CONVERT.md, "Several hosts"). */
-		if (ctf || perfetto) {
-			cli_error("convert: several files convert --to chrome only");
+		if (has_window || split) {
+			cli_error("convert: --since, --until, --split and --max-size apply to one file only");
 			return 2;
 		}
-		return convert_hosts(a.pos, a.npos, out, force, flags);
+		if (ctf)
+			return convert_hosts_ctf(a.pos, a.npos, out, force);
+		return convert_hosts(a.pos, a.npos, out, force, flags, perfetto);
 	}
 
 	rc = rlog_reader_open(path, &r);
@@ -404,7 +508,7 @@ int cmd_convert(int argc, char **argv)
 	}
 
 	if (ctf) {
-		if (prepare_dir(out, force) != 0) {
+		if (prepare_dir(out, force, NULL) != 0) {
 			rlog_reader_close(r);
 			return 1;
 		}

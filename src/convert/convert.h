@@ -138,6 +138,31 @@ int rlog__convert_chrome_host(struct rlog_reader *r, int fd, unsigned flags,
  */
 int rlog__convert_ctf(struct rlog_reader *r, const char *dir, struct rlog__convert_stats *st);
 
+/* rlog__convert_ctf() of one host of several (docs/CONVERT.md, "Several
+ * hosts"): the same trace, its metadata's env also holding hostname and
+ * clock_error (its clock's error as `ringlog dump` says it). */
+int rlog__convert_ctf_host(struct rlog_reader *r, const char *dir, struct rlog__convert_stats *st,
+			   const char *hostname, const char *clock_error);
+
+/* One host of several converted into one Perfetto trace
+ * (rlog__perfetto_opts.host, docs/CONVERT.md "Several hosts"). */
+struct rlog__perfetto_host {
+	const char *name;          /* the host's name, file-name characters only */
+	const char *id;            /* its id (32 hex digits), or "" */
+	const char *clock_error;   /* its clock's error as `ringlog dump` says it */
+	unsigned index, count;     /* this host's place among count, 0 first */
+	uint64_t base_realtime_ns; /* the earliest host's start: merged time 0 */
+	/* The first sequence id and track uuid this host may use (1 and 0
+	 * for the first), raised past those it used: the next host's. */
+	uint32_t seq_base;
+	uint64_t uuid_base;
+};
+
+/* A host's pids and tids in Perfetto's descriptors are
+ * RLOG__CHROME_HOST_IDS * (index + 1) + the pid or tid, as in the Chrome
+ * output; Perfetto's pid is an int32, which bounds the hosts. */
+#define RLOG__PERFETTO_MAX_HOSTS 214u
+
 /* What rlog__convert_perfetto() writes besides the events: the window and
  * the split into a series of files.  All zero: one file, every event. */
 struct rlog__perfetto_opts {
@@ -153,6 +178,13 @@ struct rlog__perfetto_opts {
 	 * -errno. */
 	int (*next_file)(void *arg, unsigned index, int *fd);
 	void *arg;
+	/* Not NULL: r is this host of several, written after the hosts
+	 * before it into the same fd as one trace (no window, no split): its
+	 * times on the merged CLOCK_REALTIME timeline, its tracks, sequences
+	 * and pids its own, its processes "HOST: name", its system events
+	 * instants on its system track, its totals and clock error in the
+	 * metadata under "ringlog.host.INDEX.". */
+	struct rlog__perfetto_host *host;
 };
 
 #define RLOG__PERFETTO_MIN_SIZE (1u << 20)
@@ -167,7 +199,8 @@ struct rlog__perfetto_opts {
  * @opt: the window and split, or NULL for none
  * @st:  receives the counts (zeroed first); may be NULL
  * Returns 0, or -EINVAL (r NULL, max_size below RLOG__PERFETTO_MIN_SIZE, a
- * split without next_file), -ENOMEM, or the -errno of a failed write(2) or
+ * split without next_file, a host with a window or split, or past
+ * RLOG__PERFETTO_MAX_HOSTS), -ENOMEM, or the -errno of a failed write(2) or
  * of next_file.  On error the output is incomplete.
  */
 int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__perfetto_opts *opt,
@@ -240,6 +273,23 @@ static inline long rlog__convert_entry_last(void *vp, size_t *n, size_t *cap, si
 	if (i >= 0)
 		*last = (struct rlog__convert_last){ key, (size_t)i, true };
 	return i;
+}
+
+/* "HOST: name" (name len bytes), malloc'ed, its length in *n: a process of
+ * one host of several, named so that the viewers list a host's processes
+ * together (docs/CONVERT.md, "Several hosts").  NULL when out of memory. */
+static inline char *rlog__convert_host_name(const char *host, const char *name, size_t len,
+					    size_t *n)
+{
+	size_t k = strlen(host);
+	char *full = malloc(k + 2 + len);
+	if (!full)
+		return NULL;
+	memcpy(full, host, k);
+	memcpy(full + k, ": ", 2);
+	memcpy(full + k + 2, name, len);
+	*n = k + 2 + len;
+	return full;
 }
 
 /* v in decimal, written backwards ending at end; returns its start. */

@@ -615,14 +615,11 @@ static int put_name_meta(struct chrome *c, const char *what, uint32_t pid, const
 	if (c->host && !tid) {
 		/* A process of one host of several: "HOST: name", so the
 		 * viewers list a host's processes together. */
-		size_t k = strlen(c->host->name);
-		char *full = malloc(k + 2 + len);
+		size_t k;
+		char *full = rlog__convert_host_name(c->host->name, name, len, &k);
 		if (!full)
 			return -ENOMEM;
-		memcpy(full, c->host->name, k);
-		memcpy(full + k, ": ", 2);
-		memcpy(full + k + 2, name, len);
-		rlog__json_str(b, full, k + 2 + len);
+		rlog__json_str(b, full, k);
 		free(full);
 	} else {
 		rlog__json_str(b, name, len);

@@ -513,14 +513,22 @@ static int flush_all(struct ctf *c)
 
 int rlog__convert_ctf(struct rlog_reader *r, const char *dir, struct rlog__convert_stats *st)
 {
+	return rlog__convert_ctf_host(r, dir, st, NULL, NULL);
+}
+
+int rlog__convert_ctf_host(struct rlog_reader *r, const char *dir, struct rlog__convert_stats *st,
+			   const char *hostname, const char *clock_error)
+{
 	struct ctf c;
 	struct rlog_event ev;
 	int rc;
 
-	if (!r || !dir)
+	if (!r || !dir || (hostname && !clock_error))
 		return -EINVAL;
 	memset(&c, 0, sizeof(c));
 	c.r = r;
+	c.hostname = hostname;
+	c.clock_error = clock_error;
 	c.st = st ? st : &c.st_local;
 	memset(c.st, 0, sizeof(*c.st));
 	c.last = SIZE_MAX;

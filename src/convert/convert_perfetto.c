@@ -41,6 +41,14 @@
  * from the payload (template_make, te_fill); the reader's events come in
  * batches (reader/batch.h).  The output is the same as the general way's.
  *
+ * One host of several (opt->host, docs/CONVERT.md "Several hosts") is
+ * written the same way after the hosts before it, into the same output,
+ * with these differences: its sequence ids and track uuids follow the
+ * previous host's; its snapshots give BOOTTIME CLOCK_REALTIME's value (the
+ * merged timeline) and leave MONOTONIC_RAW out; its pids and tids are
+ * the Chrome output's (host_id), its processes "HOST: name"; its system
+ * events stay instants (system_event); its metadata says which host.
+ *
  * Memory: per thread its open-span stack, the names interned (the
  * distinct names, not the events), the tracks; the output goes out in
  * 1 MiB writes.
@@ -267,6 +275,7 @@ struct pf {
 	struct rlog_value vals[RLOG_SCHEMA_MAX_FIELDS];
 	struct scache *scache;    /* SCACHE entries */
 	struct rlog_event batch[BATCH]; /* the reader's latest batch */
+	struct rlog__perfetto_host *host; /* one host of several, or NULL */
 };
 
 /* Schema s's cache entry on the current sequence. */
@@ -468,11 +477,18 @@ static int seq_header(struct pf *c, struct seq *q, uint64_t x)
 	 * suspended since boot). */
 	static const unsigned ids[] = { CLOCK_SESSION, CLOCK_BOOTTIME, CLOCK_MONOTONIC_RAW,
 					CLOCK_REALTIME };
+	uint64_t real = c->info->sync_realtime_ns + (uint64_t)since;
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		/* One host of several: the trace clock is the merged timeline,
+		 * CLOCK_REALTIME, and BOOTTIME is given its value; each host's
+		 * own monotonic clocks are left out (Perfetto knows one clock of
+		 * an id per trace, and theirs are unrelated). */
+		if (c->host && ids[i] == CLOCK_MONOTONIC_RAW)
+			continue;
 		size_t k = pb_open(b, CS_CLOCKS);
 		pb_uint(b, CLK_ID, ids[i]);
 		pb_uint(b, CLK_TIMESTAMP,
-			ids[i] == CLOCK_REALTIME ? c->info->sync_realtime_ns + (uint64_t)since : x);
+			ids[i] == CLOCK_REALTIME || (c->host && ids[i] == CLOCK_BOOTTIME) ? real : x);
 		if (ids[i] == CLOCK_SESSION)
 			pb_uint(b, CLK_INCREMENTAL, 1);
 		pb_close(b, k);
@@ -565,8 +581,21 @@ static int sys_track(struct pf *c, uint64_t *uuid)
 	c->sys_gen = c->gen;
 	c->tmp.len = 0;
 	pb_uint(&c->tmp, TD_UUID, c->sys_uuid);
-	pb_bytes(&c->tmp, TD_NAME, "system (pid 0)", 14);
+	if (c->host) {
+		char name[160];
+		int n = snprintf(name, sizeof(name), "%s: system (pid 0)", c->host->name);
+		put_str(c, &c->tmp, TD_NAME, name, (size_t)n < sizeof(name) ? (size_t)n : sizeof(name) - 1);
+	} else {
+		pb_bytes(&c->tmp, TD_NAME, "system (pid 0)", 14);
+	}
 	return descriptor_out(c);
+}
+
+/* A pid or tid as the descriptors give it: one host's of several are its
+ * own (RLOG__PERFETTO_MAX_HOSTS). */
+static uint64_t host_id(const struct pf *c, uint32_t id)
+{
+	return c->host ? RLOG__CHROME_HOST_IDS * (c->host->index + 1) + id : id;
 }
 
 static struct process *process_of(struct pf *c, uint32_t pid)
@@ -602,9 +631,24 @@ static int process_track(struct pf *c, uint32_t pid, uint64_t *uuid)
 	c->tmp.len = 0;
 	pb_uint(&c->tmp, TD_UUID, p->uuid);
 	size_t at = pb_open(&c->tmp, TD_PROCESS);
-	pb_uint(&c->tmp, PD_PID, pid);
-	if (n)
+	pb_uint(&c->tmp, PD_PID, host_id(c, pid));
+	if (c->host) {
+		/* "HOST: name", "HOST: pid N" unnamed: as the Chrome output, so
+		 * that the UI lists a host's processes together. */
+		char pn[32];
+		if (!n) {
+			snprintf(pn, sizeof(pn), "pid %" PRIu32, pid);
+			n = pn;
+		}
+		size_t fl;
+		char *full = rlog__convert_host_name(c->host->name, n, strlen(n), &fl);
+		if (!full)
+			return -ENOMEM;
+		put_str(c, &c->tmp, PD_NAME, full, fl);
+		free(full);
+	} else if (n) {
 		put_str(c, &c->tmp, PD_NAME, n, strlen(n));
+	}
 	pb_close(&c->tmp, at);
 	return descriptor_out(c);
 }
@@ -626,7 +670,7 @@ static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
 		t->end_len = 2;
 		if (!(t->seq = calloc(1, sizeof(*t->seq))))
 			return NULL;
-		t->seq->id = SEQ_ID + 1 + (uint32_t)i;
+		t->seq->id = c->seq0.id + 1 + (uint32_t)i;
 		t->seq->track = t->uuid;
 		t->seq->names.field = ID_NAMES;
 		t->seq->cats.field = ID_CATEGORIES;
@@ -662,8 +706,8 @@ static int thread_track(struct pf *c, struct thread *t)
 	if (!n)
 		n = t->name;
 	size_t at = pb_open(&c->tmp, TD_THREAD);
-	pb_uint(&c->tmp, THD_PID, t->pid);
-	pb_uint(&c->tmp, THD_TID, t->tid);
+	pb_uint(&c->tmp, THD_PID, host_id(c, t->pid));
+	pb_uint(&c->tmp, THD_TID, host_id(c, t->tid));
 	if (n)
 		put_str(c, &c->tmp, THD_NAME, n, strlen(n));
 	pb_close(&c->tmp, at);
@@ -1681,7 +1725,10 @@ static int system_event(struct pf *c, const struct rlog_event *ev, const struct 
 {
 	static const char *const rundown[] = { "process_rundown", "thread_rundown" };
 	static const unsigned nfields[] = { 5, 3 };
-	if (ev->pid != 0 || !ev->from_daemon || ev->flagged)
+	/* One host of several: Perfetto's CPUs and ftrace pids are one
+	 * machine's, so two hosts' would mix; its instants on its system
+	 * track keep them apart. */
+	if (ev->pid != 0 || !ev->from_daemon || ev->flagged || c->host)
 		return 0;
 	if (ev->id == RUNDOWN_PROCESS || ev->id == RUNDOWN_THREAD) {
 		unsigned k = ev->id - RUNDOWN_PROCESS;
@@ -1772,32 +1819,57 @@ static int convert_event(struct pf *c, const struct rlog_event *ev)
 /* ------------------------------------------------------------------ */
 /* Files                                                               */
 
-/* The totals, in trace_processor's metadata table (as "cr-" keys). */
+/* One metadata entry, name (prefixed) = the string v (n bytes). */
+static void meta_put(struct pf *c, const char *prefix, const char *name, const char *v, size_t n)
+{
+	struct rlog__buf *b = &c->tmp;
+	char key[64];
+	int k = snprintf(key, sizeof(key), "%s%s", prefix, name);
+	size_t at = pb_open(b, CEB_METADATA);
+	pb_bytes(b, CM_NAME, key, (size_t)k);
+	put_str(c, b, CM_STRING, v, n);
+	pb_close(b, at);
+}
+
+/* The totals, in trace_processor's metadata table (as "cr-" keys); one
+ * host's of several under "ringlog.host.INDEX.", with its name, id and
+ * clock error, the first host's entry also saying how many and merged
+ * time 0. */
 static int metadata_out(struct pf *c)
 {
 	struct rlog__buf *b = &c->tmp;
-	char v[32];
+	const struct rlog__perfetto_host *h = c->host;
+	char v[32], prefix[40] = "ringlog.";
 	const struct {
 		const char *name;
 		uint64_t v;
 	} kv[] = {
-		{ "ringlog.file_index", c->gen - 1 },
-		{ "ringlog.track_events", c->file_events },
-		{ "ringlog.loss_records", c->file_loss_records },
-		{ "ringlog.events_lost", c->file_events_lost },
-		{ "ringlog.start_realtime_ns", c->info->sync_realtime_ns },
+		{ "file_index", c->gen - 1 },
+		{ "track_events", c->file_events },
+		{ "loss_records", c->file_loss_records },
+		{ "events_lost", c->file_events_lost },
+		{ "start_realtime_ns", c->info->sync_realtime_ns },
 	};
 	b->len = 0;
-	size_t at = pb_open(b, CEB_METADATA);
-	pb_bytes(b, CM_NAME, "ringlog.session", 15);
-	put_str(c, b, CM_STRING, c->info->session_name, strlen(c->info->session_name));
-	pb_close(b, at);
+	if (h) {
+		int n;
+		if (h->index == 0) {
+			n = snprintf(v, sizeof(v), "%u", h->count);
+			meta_put(c, prefix, "hosts", v, (size_t)n);
+			n = snprintf(v, sizeof(v), "%" PRIu64, h->base_realtime_ns);
+			meta_put(c, prefix, "base_realtime_ns", v, (size_t)n);
+		}
+		snprintf(prefix, sizeof(prefix), "ringlog.host.%u.", h->index);
+		meta_put(c, prefix, "name", h->name, strlen(h->name));
+		meta_put(c, prefix, "id", h->id, strlen(h->id));
+		meta_put(c, prefix, "clock_error", h->clock_error, strlen(h->clock_error));
+		n = snprintf(v, sizeof(v), "%" PRIu64, RLOG__CHROME_HOST_IDS * (h->index + 1));
+		meta_put(c, prefix, "pid_base", v, (size_t)n);
+	}
+	meta_put(c, prefix, "session", c->info->session_name, strlen(c->info->session_name));
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
 		int n = snprintf(v, sizeof(v), "%" PRIu64, kv[i].v);
-		at = pb_open(b, CEB_METADATA);
-		pb_bytes(b, CM_NAME, kv[i].name, strlen(kv[i].name));
-		pb_bytes(b, CM_STRING, v, (size_t)n);
-		pb_close(b, at);
+		meta_put(c, prefix, kv[i].name, v, (size_t)n);
 	}
 	int rc = packet(c, &c->seq0, false, 0, TP_CHROME_EVENTS, b);
 	b->len = 0;
@@ -1928,13 +2000,20 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 	if (opt && ((opt->max_size > 0 && opt->max_size < RLOG__PERFETTO_MIN_SIZE) ||
 		    ((opt->max_size > 0 || opt->split_ns > 0) && !opt->next_file)))
 		return -EINVAL;
+	struct rlog__perfetto_host *host = opt ? opt->host : NULL;
+	if (host && (host->index >= host->count || host->count > RLOG__PERFETTO_MAX_HOSTS ||
+		     !host->name || !host->id || !host->clock_error || host->seq_base == 0 ||
+		     opt->has_since || opt->has_until || opt->split_ns > 0 || opt->max_size > 0))
+		return -EINVAL;
 	memset(&c, 0, sizeof(c));
 	c.r = r;
 	c.info = rlog_reader_info(r);
 	c.fd = fd;
 	c.opt = opt;
 	c.st = st;
-	c.seq0.id = SEQ_ID;
+	c.host = host;
+	c.seq0.id = host ? host->seq_base : SEQ_ID;
+	c.next_uuid = host ? host->uuid_base : 0;
 	c.seq0.names.field = ID_NAMES;
 	c.seq0.cats.field = ID_CATEGORIES;
 	c.seq0.anns.field = ID_ANNOTATION_NAMES;
@@ -1973,6 +2052,10 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 		if (st)
 			st->unmatched_begins += c.th[i].depth;
 	rc = file_end(&c, true);
+	if (host) {
+		host->seq_base = c.seq0.id + 1 + (uint32_t)c.nth;
+		host->uuid_base = c.next_uuid;
+	}
 out:
 	pf_free(&c);
 	return rc;

@@ -76,6 +76,8 @@ struct ctf {
 	struct rlog_marker marker;      /* a LOG_MARKER or */
 	struct rlog_loss loss;          /* a DATA_LOSS, or */
 	struct rlog_counter counter;    /* a COUNTER, decoded */
+	const char *hostname;           /* one host of several: env.hostname, or NULL */
+	const char *clock_error;        /* and env.clock_error */
 };
 
 

@@ -207,10 +207,26 @@ int rlog__ctf_metadata(struct ctf *c)
 	tsdl_string(f, info->session_name, sizeof(info->session_name));
 	const char *src = rlog__tick_source_name(info->tick_source);
 	fprintf(f, "\";\n\ttick_source = \"%s\";\n\ttick_freq_hz = %" PRIu64 ";\n"
-		"\tfile_version_major = %u;\n\tfile_version_minor = %u;\n};\n\n",
+		"\tfile_version_major = %u;\n\tfile_version_minor = %u;\n",
 		src ? src : "unknown",
 		info->tick_freq_hz & INT64_MAX, (unsigned)info->version_major,
 		(unsigned)info->version_minor);
+	if (c->hostname) {
+		/* One host of several: "hostname" as LTTng names it, which
+		 * babeltrace2 prints with -f trace:hostname. */
+		fputs("\thostname = \"", f);
+		tsdl_string(f, c->hostname, strlen(c->hostname) + 1);
+		fputs("\";\n\tclock_error = \"", f);
+		/* TSDL strings are ASCII: the sign "\u00b1" as "+-". */
+		const char *ce = c->clock_error;
+		if (strncmp(ce, "\u00b1", 2) == 0) {
+			fputs("+-", f);
+			ce += 2;
+		}
+		tsdl_string(f, ce, strlen(ce) + 1);
+		fputs("\";\n", f);
+	}
+	fputs("};\n\n", f);
 	fprintf(f, "clock {\n\tname = \"ringlog\";\n"
 		"\tdescription = \"ns since the session start (plus %" PRId64 "); origin: the Unix epoch\";\n"
 		"\tfreq = 1000000000;\n\tprecision = 1;\n"
