@@ -527,6 +527,61 @@ static void check_ctf(const char *dir, const char *out)
 	rmdir(out);
 }
 
+/* Host names that are not directory names as they are: "..", and two
+ * hosts named "a" beside one named "a-1". Each host gets its own new
+ * subdirectory of OUT, and --force empties none outside OUT (a file named
+ * "metadata" beside OUT stays). */
+static void check_ctf_names(const char *file, const char *base)
+{
+	char d[4][320], in[4][340], np[320], out[340], keep[340];
+	static const char *const sub[4] = { "x", "y", "z", "w" };
+	static const char *const leaf[4] = { "a.rlog", "a.rlog", "a-1.rlog", "...rlog" };
+	for (int i = 0; i < 4; i++) {
+		snprintf(d[i], sizeof d[i], "%.300s.%s", base, sub[i]);
+		mkdir(d[i], 0700);
+		snprintf(in[i], sizeof in[i], "%.320s/%s", d[i], leaf[i]);
+		unlink(in[i]);
+		BAIL_IF(link(file, in[i]) < 0, "link %s: %s", in[i], strerror(errno));
+	}
+	snprintf(np, sizeof np, "%.300s.np", base);
+	mkdir(np, 0700);
+	snprintf(keep, sizeof keep, "%.320s/metadata", np);
+	FILE *fp = fopen(keep, "w");
+	BAIL_IF(!fp, "fopen %s", keep);
+	fputs("not ours\n", fp);
+	fclose(fp);
+	snprintf(out, sizeof out, "%.320s/out", np);
+	unsigned whole = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		struct run r = RUN("convert", in[0], in[1], in[2], in[3], "--to", "ctf", "-o", out,
+				   "--force");
+		whole += r.status == 0 && strstr(r.out, "hosts: 4\n") != NULL;
+		if (r.status != 0)
+			diag("convert: %d %s", r.status, r.err);
+		run_free(&r);
+	}
+	ok(whole == 2, "convert --to ctf of hosts a, a, a-1 and ..: exit 0 twice (--force)");
+	static const char *const dirs[4] = { "a", "a-1", "a-1-2", "_.." };
+	unsigned found = 0;
+	for (int i = 0; i < 4; i++) {
+		char m[400];
+		snprintf(m, sizeof m, "%.340s/%s/metadata", out, dirs[i]);
+		found += access(m, F_OK) == 0;
+	}
+	ok(found == 4, "each host its own subdirectory: a, a-1, a-1-2, _.. (%u)", found);
+	ok(access(keep, F_OK) == 0, "the file beside OUT is left alone");
+	for (int i = 0; i < 4; i++) {
+		char m[200];
+		snprintf(m, sizeof m, "%.150s/%s", out, dirs[i]);
+		rm_dir(m);
+		unlink(in[i]);
+		rmdir(d[i]);
+	}
+	rmdir(out);
+	unlink(keep);
+	rmdir(np);
+}
+
 /* The text of column c of the page's row of host i (selftest.hosts[i]
  * .shown), or of the total row (a plain array); "" if none. */
 static const char *cell(const struct json *rows, size_t i, size_t c)
@@ -794,6 +849,7 @@ int main(void)
 	   "convert FILE FILE --to perfetto --split: refused, one line (%d %s)", r.status, r.err);
 	run_free(&r);
 	check_ctf(dir, out);
+	check_ctf_names(f[1], dir);
 
 	/* Bad input: one error line naming the file, exit 1. */
 	char p[600], w[900];

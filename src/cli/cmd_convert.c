@@ -131,16 +131,38 @@ static bool is_ctf_file(const char *name)
 	return strcmp(name, "metadata") == 0 || strncmp(name, "stream_", 7) == 0;
 }
 
+static void host_dir(char *buf, size_t n, const struct rlog__multi *m, size_t i);
+
+/* Is dir the subdirectory of one of the hosts before host i? */
+static bool dir_taken(const char *dir, const struct rlog__multi *m, size_t i)
+{
+	char other[160];
+	for (size_t k = 0; k < i; k++) {
+		host_dir(other, sizeof other, m, k);
+		if (strcmp(other, dir) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The subdirectory of host i of several in a ctf conversion: its name,
- * or NAME-I when an earlier host has that name (two runs of one host). */
+ * or NAME-I when an earlier host's directory has that name (two runs of
+ * one host). */
 static void host_dir(char *buf, size_t n, const struct rlog__multi *m, size_t i)
 {
-	for (size_t k = 0; k < i; k++)
-		if (strcmp(m->h[k].name, m->h[i].name) == 0) {
-			snprintf(buf, n, "%s-%zu", m->h[i].name, i);
-			return;
-		}
-	snprintf(buf, n, "%s", m->h[i].name);
+	/* A host name is [A-Za-z0-9._-] (multi.c), so "." and ".." are
+	 * names too: one starting with a dot gets a '_' before it, so that
+	 * the directory is always a new entry of OUT's, never OUT itself or
+	 * its parent (which --force would empty). */
+	const char *name = m->h[i].name;
+	const char *pre = name[0] == '.' || name[0] == '\0' ? "_" : "";
+	snprintf(buf, n, "%s%s", pre, name);
+	/* Taken by an earlier host (the same name, or another's "NAME-K"):
+	 * the host's index after it, as many times as it takes. */
+	for (unsigned j = 1; dir_taken(buf, m, i) && j < 64; j++) {
+		size_t len = strlen(buf);
+		snprintf(buf + len, n - len, "-%zu", i);
+	}
 }
 
 /* Is name the subdirectory of one of hosts (NULL: none)? */
