@@ -104,6 +104,13 @@ static int write_declared(struct rlog__thread *t, struct rlog__tpriv *pv,
 			  uint32_t flagword, const void *payload, size_t len, bool wait)
 {
 	uint32_t gen = atomic_load(&rlog__gen);
+	/* Several sessions: the schema goes to each one the event is for,
+	 * where it is not yet (write.c tracks it per session), and registered
+	 * is never set, so that every event of the type comes here.  The set
+	 * is published before the generation is bumped (attach.c): this one
+	 * is at least as new as gen. */
+	if (atomic_load(&rlog__set)->n > 1)
+		return rlog__slow(t, pv, hdr, flagword, payload, len, 0, s->category, s, NULL);
 	struct declared_id *d = &declared[s->id];
 	bool written = false;
 	for (;;) {
@@ -185,17 +192,6 @@ int rlog_write_declared(const struct rlog_schema *s, _Atomic uint32_t *registere
 	}
 	struct rlog__thread *t = &rlog__thread;
 	struct rlog__tpriv *pv = &rlog__tpriv;
-	if (atomic_load(&rlog__set)->n > 1) {
-		/* Several sessions: the schema goes to each one the event is
-		 * for, where it is not yet (write.c tracks it per session), and
-		 * registered is never set, so that every event of the type
-		 * comes here. */
-		if (!rlog__slow_enter(t, pv))
-			return rlog__nested(hdr, s->category);
-		int r = rlog__slow(t, pv, hdr, flagword, payload, len, 0, s->category, s, NULL);
-		rlog__slow_leave(t);
-		return r;
-	}
 	uint64_t deadline = 0;
 	for (;;) {
 		if (!rlog__slow_enter(t, pv))
