@@ -165,6 +165,18 @@ int main(void)
 		ok(r.status != 0 && strcmp(r.err, want) == 0, "--sink-chunk %s refused: %s",
 		   bad_sizes[i], r.err);
 	}
+	/* A subject is tokens of [A-Za-z0-9_-] between single dots: no space
+	 * (which JetStream would refuse at every publish), no wildcard. */
+	const char *bad_urls[] = { "nats://127.0.0.1:1/bad subject", "nats://127.0.0.1:1/a..b",
+				   "nats://127.0.0.1:1/rl.*", "nats://127.0.0.1:1/.", "nats://a b/x" };
+	for (int i = 0; i < 5; i++) {
+		h_ringlog(&r, "start", s6, "-o", p6, "--sink", bad_urls[i], "--host-id", h6, NULL);
+		char want[300];
+		snprintf(want, sizeof want, "ringlog: start: --sink '%s': expected "
+			 "nats://SERVERS/SUBJECT (SUBJECT of [A-Za-z0-9_-] and dots)\n", bad_urls[i]);
+		ok(r.status != 0 && strcmp(r.err, want) == 0, "--sink %s refused: %s", bad_urls[i],
+		   r.err);
+	}
 	h_ringlog(&r, "start", s6, "-o", p6, "--sink-chunk", "64K", NULL);
 	ok(r.status != 0 && strcmp(r.err, "ringlog: start: --host-id, --sink-buffer and "
 	   "--sink-chunk go with --sink\n") == 0, "--sink-chunk without --sink: %s", r.err);

@@ -399,6 +399,37 @@ int rlog__chunks_new(const struct rlog__chunk_transport *tr, size_t state_size,
 	return 0;
 }
 
+/* A topic or subject: tokens of [A-Za-z0-9_-] between single dots (what
+ * both engines take as a name to publish to: no space, control byte or
+ * wildcard, no empty token, so not "." or ".."). */
+static bool name_ok(const char *s)
+{
+	bool token = false;
+	for (; *s; s++) {
+		char ch = *s;
+		if (ch == '.') {
+			if (!token)
+				return false;
+			token = false;
+		} else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			   (ch >= '0' && ch <= '9') || ch == '_' || ch == '-') {
+			token = true;
+		} else {
+			return false;
+		}
+	}
+	return token;
+}
+
+/* Servers: host:port,... with no space, control byte or '/'. */
+static bool servers_ok(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isgraph((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
 int rlog__sink_url_split(const char *url, const char *scheme, char *servers, char *name, size_t n)
 {
 	size_t k = strlen(scheme);
@@ -407,7 +438,7 @@ int rlog__sink_url_split(const char *url, const char *scheme, char *servers, cha
 	const char *p = url + k + 3;
 	const char *slash = strchr(p, '/');
 	if (slash == NULL || slash == p || slash[1] == '\0' || (size_t)(slash - p) >= n ||
-	    strlen(slash + 1) >= n || strchr(slash + 1, '/'))
+	    strlen(slash + 1) >= n || !name_ok(slash + 1) || !servers_ok(p, (size_t)(slash - p)))
 		return -EINVAL;
 	memcpy(servers, p, (size_t)(slash - p));
 	servers[slash - p] = '\0';
@@ -457,7 +488,8 @@ int rlog__sink_url_check(const char *url, char *why, size_t whyn)
 	char servers[512], name[512];
 	if (strncmp(url, "kafka://", 8) == 0) {
 		if (rlog__sink_url_split(url, "kafka", servers, name, sizeof servers) < 0) {
-			snprintf(why, whyn, "expected kafka://BROKERS/TOPIC");
+			snprintf(why, whyn,
+				 "expected kafka://BROKERS/TOPIC (TOPIC of [A-Za-z0-9_-] and dots)");
 			return -EINVAL;
 		}
 #ifndef RLOG_HAVE_RDKAFKA
@@ -473,7 +505,8 @@ int rlog__sink_url_check(const char *url, char *why, size_t whyn)
 	}
 	if (strncmp(url, "nats://", 7) == 0) {
 		if (rlog__sink_url_split(url, "nats", servers, name, sizeof servers) < 0) {
-			snprintf(why, whyn, "expected nats://SERVERS/SUBJECT");
+			snprintf(why, whyn,
+				 "expected nats://SERVERS/SUBJECT (SUBJECT of [A-Za-z0-9_-] and dots)");
 			return -EINVAL;
 		}
 #ifndef RLOG_HAVE_NATS
