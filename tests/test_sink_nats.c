@@ -307,6 +307,16 @@ int main(void)
 	unsetenv("RINGLOG_TEST_SINK_DRAIN_MS");
 	unlink(p8);
 	unlink(p8b);
+	/* collect from there: one line after a few seconds, exit 1. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	h_ringlog(&r, "collect", dead, "-o", dir, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	st8 = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	char want8[300];
+	snprintf(want8, sizeof want8, "ringlog: collect: %s: cannot reach the NATS server %.*s\n",
+		 dead, (int)(strchr(dead + 7, '/') - (dead + 7)), dead + 7);
+	ok(r.status == 1 && strcmp(r.err, want8) == 0 && st8 < 20.0,
+	   "collect with no server: one line, exit 1, in %.1f s (%d %s)", st8, r.status, r.err);
 
 	server_kill();
 	unlink(p1);

@@ -793,6 +793,19 @@ static int collect_nats(struct collector *co, const struct rlog__collect_opts *o
 	int err = rlog__nats_connect(servers, &nc, &js, why, whyn);
 	if (err < 0)
 		return err;
+	/* libnats retries a first connection in its thread: a server that is
+	 * down is one line after a few seconds, not a subscription's retries
+	 * each waiting out JetStream's timeout. */
+	for (int i = 0; i < 50 && natsConnection_Status(nc) != NATS_CONN_STATUS_CONNECTED &&
+			!(o->stop && *o->stop);
+	     i++)
+		sleep_ms(100);
+	if (natsConnection_Status(nc) != NATS_CONN_STATUS_CONNECTED) {
+		snprintf(why, whyn, "cannot reach the NATS server %s", servers);
+		jsCtx_Destroy(js);
+		natsConnection_Destroy(nc);
+		return -ECONNREFUSED;
+	}
 	char stream[300];
 	rlog__nats_stream_name(subject, stream, sizeof stream);
 	jsSubOptions so;

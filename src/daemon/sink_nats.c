@@ -99,8 +99,15 @@ static bool send_job(struct nats *n, struct job *j, bool *ready)
 		/* Not connected (yet, or again): libnats is reconnecting in its
 		 * thread; a request now would only wait out its timeout, and
 		 * stop would wait with it. */
-		if (natsConnection_Status(n->nc) != NATS_CONN_STATUS_CONNECTED ||
-		    (!*ready && !(*ready = stream_ready(n)))) {
+		if (natsConnection_Status(n->nc) != NATS_CONN_STATUS_CONNECTED) {
+			sleep_ms(50);
+			continue;
+		}
+		/* Connected, but no stream will take the subject (JetStream off,
+		 * a limit): counted as a retry, so that query shows the sink
+		 * trying. */
+		if (!*ready && !(*ready = stream_ready(n))) {
+			atomic_fetch_add_explicit(&n->retries, 1, memory_order_relaxed);
 			sleep_ms(50);
 			continue;
 		}
