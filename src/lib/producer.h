@@ -71,12 +71,10 @@ struct rlog__bind {
 	uint64_t starve_hz;           /* the session's tick rate, clamped, read at binding */
 	uint8_t meta_pending;         /* RLOG__META_*: records due before the next event here */
 	/* What the current buffer holds, for its descriptor at handover. */
-	bool multi;                   /* written with two or more sessions: every write comes
-	                                 through write.c, which counts buf_events */
-	uint32_t buf_events;          /* events write.c put in it (multi) */
+	bool multi;                   /* written with two or more sessions (the inline path's
+	                                 rlog__write_several and write.c) */
 	uint32_t buf_other;           /* bytes of its TIME_SYNC and metadata records */
-	uint64_t written_mark;        /* h->written when it was taken (not multi: binding 0,
-	                                 whose inline path counts h->written) */
+	uint64_t written_mark;        /* *rlog__bind_events(b) when it was taken */
 	struct rlog__thread hot;      /* the hot part of bindings 1 ..; unused in binding 0 */
 };
 
@@ -100,6 +98,16 @@ struct rlog__tpriv {
 #define RLOG__META_THREAD_NAME 0x1u /* THREAD_NAME: set at every binding */
 
 extern _Thread_local struct rlog__tpriv rlog__tpriv;
+
+/* The word that counts the events written into binding b's buffers, read
+ * at take and handover (the difference is the buffer's count): h->written,
+ * which is the thread's own count for binding 0 with one session (the
+ * inline path's, include/ringlog.h), and a binding's own with several,
+ * where binding 0's is rlog__thread.events0 (rlog__write_several). */
+static inline uint64_t *rlog__bind_events(struct rlog__bind *b)
+{
+	return b->multi && b->h == &rlog__thread ? &rlog__thread.events0 : &b->h->written;
+}
 
 /* The sessions the process records into (never NULL: an empty set when
  * detached), and the first of them or NULL.  The generation, rlog__gen,
