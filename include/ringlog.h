@@ -470,6 +470,45 @@ RLOG__INLINE void rlog__put_payload(uint8_t *p, const void *payload, size_t len)
  * programs built with older headers, which always call it, write the
  * same records.
  */
+/* One binding's record, on rlog__write_several's terms (ready, its busy
+ * flag held, its mask not 0); count is its buffer's event count. */
+RLOG__INLINE void rlog__several_put(struct rlog__thread *h, uint64_t *count, uint32_t hdr,
+				    uint32_t flagword, const void *payload, size_t len,
+				    uint64_t now, bool timed, size_t flagbytes, size_t size)
+{
+	uint8_t *p = h->pos;
+	RLOG__PREFETCH_W(p + 256);
+	/* Read before the record's stores (rlog__write). */
+	uint8_t *next = p + size, *base = h->base;
+	_Atomic uint32_t *write_off = h->write_off;
+	uint64_t c = *count;
+	if (timed) {
+		uint32_t hw[2] = { hdr, (uint32_t)now };
+		memcpy(p, hw, 8);
+		p += 8;
+		h->last = now;
+	} else {
+		memcpy(p, &hdr, 4);
+		p += 4;
+	}
+	if (flagbytes) {
+		memcpy(p, &flagword, 4);
+		p += 4;
+	}
+	rlog__put_payload(p, payload, len);
+	h->pos = next;
+	*count = c + 1;
+	atomic_store_explicit(write_off, (uint32_t)(next - base), memory_order_release);
+}
+
+/* Is binding h ready for a record of size bytes at now? */
+RLOG__INLINE bool rlog__several_ready(const struct rlog__thread *h, uint64_t now, bool timed,
+				      size_t size)
+{
+	return (size_t)(h->end - h->pos) >= size &&
+	       !(timed && now - h->last >= (UINT64_C(1) << 31));
+}
+
 RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *busy,
 				     uint32_t hdr, uint32_t flagword, const void *payload,
 				     size_t len, uint64_t now, bool timed, size_t flagbytes,
@@ -477,49 +516,32 @@ RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *b
 {
 	unsigned n = t->multi_n;
 	uint32_t rest = 0, wrote = 0;
-	for (unsigned k = 0; k < n; k++) {
+	/* Binding 0 (this struct): its busy flag is the guard, held. */
+	if (RLOG__LIKELY(rlog__several_ready(t, now, timed, size))) {
+		if (atomic_load_explicit(t->mask, memory_order_relaxed) != 0) {
+			rlog__several_put(t, &t->events0, hdr, flagword, payload, len, now, timed,
+					  flagbytes, size);
+			wrote = 1;
+		}
+	} else {
+		rest = 1;
+	}
+	for (unsigned k = 1; k < n; k++) {
 		struct rlog__thread *h = t->multi[k];
-		uint8_t *p = h->pos;
-		if (RLOG__UNLIKELY((size_t)(h->end - p) < size ||
-				   (timed && now - h->last >= (UINT64_C(1) << 31)))) {
+		if (RLOG__UNLIKELY(!rlog__several_ready(h, now, timed, size))) {
 			rest |= 1u << k;
 			continue;
 		}
-		_Atomic uint32_t *kb = h->busy; /* binding 0: the guard, held */
-		if (k != 0) {
-			atomic_store_explicit(kb, 1, memory_order_relaxed);
-			atomic_signal_fence(memory_order_seq_cst);
-		}
+		_Atomic uint32_t *kb = h->busy;
+		atomic_store_explicit(kb, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
 		if (atomic_load_explicit(h->mask, memory_order_relaxed) != 0) {
-			RLOG__PREFETCH_W(p + 256);
-			/* Read before the record's stores (rlog__write). */
-			uint8_t *next = p + size, *base = h->base;
-			_Atomic uint32_t *write_off = h->write_off;
-			uint64_t *count = k != 0 ? &h->written : &t->events0;
-			uint64_t c = *count;
-			if (timed) {
-				uint32_t hw[2] = { hdr, (uint32_t)now };
-				memcpy(p, hw, 8);
-				p += 8;
-				h->last = now;
-			} else {
-				memcpy(p, &hdr, 4);
-				p += 4;
-			}
-			if (flagbytes) {
-				memcpy(p, &flagword, 4);
-				p += 4;
-			}
-			rlog__put_payload(p, payload, len);
-			h->pos = next;
-			*count = c + 1;
-			atomic_store_explicit(write_off, (uint32_t)(next - base), memory_order_release);
+			rlog__several_put(h, &h->written, hdr, flagword, payload, len, now, timed,
+					  flagbytes, size);
 			wrote = 1;
 		}
-		if (k != 0) {
-			atomic_signal_fence(memory_order_seq_cst);
-			atomic_store_explicit(kb, 0, memory_order_release);
-		}
+		atomic_signal_fence(memory_order_seq_cst);
+		atomic_store_explicit(kb, 0, memory_order_release);
 	}
 	if (RLOG__UNLIKELY(rest != 0))
 		return rlog__write_rest(hdr, flagword, payload, len, now, rest | wrote << 8);
