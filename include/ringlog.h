@@ -151,9 +151,10 @@ RLOG__EXPORT int rlog_attach(const char *name);
  * process is attached to: each event goes to every attached session whose
  * enable mask asks for its category (a raw rlog_write: every session whose
  * mask is not 0).  With one session the write path is the inline fast
- * path; with two or more every write reads the clock once and calls the
- * library, which stores it into each session's buffer (docs/PERFORMANCE.md,
- * "Several sessions", has what that costs).
+ * path; with two or more every write reads the clock once and the inline
+ * path stores it into each session's buffer that has room, calling the
+ * library for the others (a buffer to take, metadata, a loss;
+ * docs/PERFORMANCE.md, "Several sessions", has what that costs).
  * Returns 0 (also if already attached to it), or as rlog_attach, or:
  *   -E2BIG    RLOG_MAX_SESSIONS sessions are attached already
  *   -EXDEV    the session keeps time with another clock than the attached

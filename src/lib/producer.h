@@ -10,9 +10,11 @@
  * that the inline write path uses (include/ringlog.h); the other bindings'
  * hot parts, and every binding's cold part, are in struct rlog__tpriv,
  * which only the slow path touches.  With one session, every write the
- * fast path can take goes there; with two or more, every write calls the
- * library (write.c), which writes into each session whose enable mask
- * asks for it, on a fast path per binding while it has room.
+ * fast path can take goes there; with two or more, the inline path
+ * (rlog__write_several) writes into each binding that is ready, through
+ * rlog__thread.multi[k] (binding k's hot part), and calls the library
+ * (write.c) for the others, which writes into each session whose enable
+ * mask asks for it, on a fast path per binding while it has room.
  */
 #ifndef RLOG_LIB_PRODUCER_H
 #define RLOG_LIB_PRODUCER_H

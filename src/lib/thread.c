@@ -88,6 +88,7 @@
 #include <assert.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -104,6 +105,12 @@ void (*_Atomic rlog__test_hook)(int point);
 
 static pthread_key_t exit_key;
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+
+/* The inline path's fields are an ABI (docs/FORMAT.md, "The inline path's
+ * words"): those of 0.1 never move, later ones follow them. */
+_Static_assert(offsetof(struct rlog__thread, written) == 7 * sizeof(void *) &&
+		       offsetof(struct rlog__thread, multi_n) == 7 * sizeof(void *) + 8,
+	       "struct rlog__thread: a released field moved");
 
 /* A write_off target for a binding without a buffer: never read. */
 static _Thread_local _Atomic uint32_t no_write_off;

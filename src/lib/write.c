@@ -30,9 +30,13 @@
  * fast path: trap() sets end = pos so that the inline path finds no room
  * and comes here, where the end is put back.
  *
- * Several sessions.  With two or more sessions in the set, every write
- * comes here (the inline path's mask pointer is rlog__multi_mask, which no
- * binding has), with the clock read once by the inline path, and goes to
+ * Several sessions.  With two or more sessions in the set, the inline path
+ * of the current header writes each binding that is ready itself
+ * (rlog__write_several in include/ringlog.h, with the stores write_multi
+ * makes) and sends the others here (rlog__write_rest, with a mask of the
+ * bindings still to write); the inline path of an older header sends
+ * every write here (its mask pointer is rlog__multi_mask, which no
+ * binding has).  Either way, with the clock read once, the event goes to
  * each session whose enable mask asks for the event's category, binding 0
  * under the thread's guard, the others under their own slot's busy flag:
  * fast_put() stores the record as the inline path would where the
