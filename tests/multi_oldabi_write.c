@@ -1,5 +1,6 @@
 /*
- * multi_oldabi_write.c - half of test_multi_oldabi: a write compiled
+ * multi_oldabi_write.c - test_multi_oldabi's old writer (with
+ * test_multi_fast.c built with RLOG_TEST_OLDABI): a write compiled
  * against the header before the several-session inline path
  * (tests/abi/ringlog-ce824cb.h), whose inline path sends every write
  * with two or more sessions to the library.  Its own translation unit:
@@ -9,7 +10,7 @@
 
 int old_write_seq(unsigned th, uint64_t seq, unsigned id);
 
-/* As test_multi_oldabi's write_seq: timed, untimed, flagged in turn. */
+/* As test_multi_fast's write_seq: timed, untimed, flagged in turn. */
 int old_write_seq(unsigned th, uint64_t seq, unsigned id)
 {
 	uint64_t v[2] = { th, seq };
