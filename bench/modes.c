@@ -4,8 +4,9 @@
  * invocation (docs/PERFORMANCE.md):
  *
  *   write_2sessions_*   the process attached to a second session as well:
- *                       every write goes to both, each binding on the
- *                       library's several-session fast path (src/lib/write.c)
+ *                       every write goes to both, each binding with room
+ *                       written by the inline path (include/ringlog.h,
+ *                       rlog__write_several), the others by the library
  *   write_3sessions_*,  the same with three and with eight sessions
  *   write_8sessions_*   (RLOG_MAX_SESSIONS), added one by one in each run
  *   write_overwrite_*   a flight recorder (overwrite mode, no file) of 64

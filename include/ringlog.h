@@ -151,9 +151,10 @@ RLOG__EXPORT int rlog_attach(const char *name);
  * process is attached to: each event goes to every attached session whose
  * enable mask asks for its category (a raw rlog_write: every session whose
  * mask is not 0).  With one session the write path is the inline fast
- * path; with two or more every write reads the clock once and calls the
- * library, which stores it into each session's buffer (docs/PERFORMANCE.md,
- * "Several sessions", has what that costs).
+ * path; with two or more every write reads the clock once and the inline
+ * path stores it into each session's buffer that has room, calling the
+ * library for the others (a buffer to take, metadata, a loss;
+ * docs/PERFORMANCE.md, "Several sessions", has what that costs).
  * Returns 0 (also if already attached to it), or as rlog_attach, or:
  *   -E2BIG    RLOG_MAX_SESSIONS sessions are attached already
  *   -EXDEV    the session keeps time with another clock than the attached
@@ -341,6 +342,17 @@ struct rlog__thread {
 	                                 word while unbound */
 	uint64_t last;                /* 64-bit tick time of the last record */
 	uint64_t written;             /* events this thread wrote (for rlog_thread_stats) */
+	/* Since 0.2, after the fields above (whose layout programs built
+	 * with older headers read, and which they alone use): the
+	 * several-session inline path (rlog__write_several).  multi[k] is
+	 * binding k's hot part (multi[0] is this struct), laid out as the
+	 * fields above, its written counting the events of its current
+	 * buffer (binding 0: events0).  The library fills them. */
+	uint32_t multi_n;             /* 2 .. RLOG_MAX_SESSIONS: the inline path writes the
+	                                 sessions' ready bindings itself; 0: it does not */
+	uint32_t multi_gen;           /* the rlog__gen multi_n belongs to */
+	uint64_t events0;             /* binding 0's events in its current buffer (several) */
+	struct rlog__thread *multi[RLOG_MAX_SESSIONS];
 };
 
 /* The thread's state.  The initial-exec TLS model makes this one
@@ -383,6 +395,15 @@ RLOG__EXPORT int rlog__write_first(uint32_t hdr, uint32_t flagword, const void *
 
 /* Counts a write that found the guard held (signal-handler nesting). */
 RLOG__EXPORT int rlog__write_nested(uint32_t hdr, size_t len);
+
+/* Several sessions: called with the guard held by the inline path once it
+ * has written the event into every ready binding; todo has bit k set for
+ * each binding k it did not write (not ready: no room, no buffer,
+ * metadata or a TIME_SYNC due), and bit 8 if it wrote into any.  Writes
+ * those, releases the guard, returns what rlog__write returns.  Since
+ * 0.2. */
+RLOG__EXPORT int rlog__write_rest(uint32_t hdr, uint32_t flagword, const void *payload,
+				  size_t len, uint64_t now, uint32_t todo);
 
 RLOG__INLINE uint64_t rlog__now(void)
 {
@@ -431,6 +452,104 @@ RLOG__INLINE void rlog__put_payload(uint8_t *p, const void *payload, size_t len)
 		memcpy(&w, s + k, 4);
 		memcpy(p + k, &w, 4);
 	}
+}
+
+/*
+ * Several sessions (t->multi_n bindings, set up by the library for the
+ * generation t->multi_gen), with the guard held and the clock read once:
+ * the event goes into each binding that is ready, as rlog__write puts it
+ * into one session, and the library (rlog__write_rest) writes the others.
+ * Ready: a buffer with room for the record (no buffer is pos == end ==
+ * NULL; the library sets end = pos while metadata is due there), and no
+ * TIME_SYNC due.  Binding k >= 1 takes its slot's busy flag around its
+ * part, before the decisive load of its session's mask, as binding 0's
+ * guard (the daemon's stop sequence pairs with it); a session whose mask
+ * is 0 (paused, stopping) is skipped.  Each binding counts the events of
+ * its buffer (binding 0 in events0); t->written counts the write once,
+ * when it returns 1.  The library's several-session write (write_multi
+ * in src/lib/write.c) makes the same stores in the same order, so that
+ * programs built with older headers, which always call it, write the
+ * same records.
+ */
+/* One binding's record, on rlog__write_several's terms (ready, its busy
+ * flag held, its mask not 0); count is its buffer's event count. */
+RLOG__INLINE void rlog__several_put(struct rlog__thread *h, uint64_t *count, uint32_t hdr,
+				    uint32_t flagword, const void *payload, size_t len,
+				    uint64_t now, bool timed, size_t flagbytes, size_t size)
+{
+	uint8_t *p = h->pos;
+	RLOG__PREFETCH_W(p + 256);
+	/* Read before the record's stores (rlog__write). */
+	uint8_t *next = p + size, *base = h->base;
+	_Atomic uint32_t *write_off = h->write_off;
+	uint64_t c = *count;
+	if (timed) {
+		uint32_t hw[2] = { hdr, (uint32_t)now };
+		memcpy(p, hw, 8);
+		p += 8;
+		h->last = now;
+	} else {
+		memcpy(p, &hdr, 4);
+		p += 4;
+	}
+	if (flagbytes) {
+		memcpy(p, &flagword, 4);
+		p += 4;
+	}
+	rlog__put_payload(p, payload, len);
+	h->pos = next;
+	*count = c + 1;
+	atomic_store_explicit(write_off, (uint32_t)(next - base), memory_order_release);
+}
+
+/* Is binding h ready for a record of size bytes at now? */
+RLOG__INLINE bool rlog__several_ready(const struct rlog__thread *h, uint64_t now, bool timed,
+				      size_t size)
+{
+	return (size_t)(h->end - h->pos) >= size &&
+	       !(timed && now - h->last >= (UINT64_C(1) << 31));
+}
+
+RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *busy,
+				     uint32_t hdr, uint32_t flagword, const void *payload,
+				     size_t len, uint64_t now, bool timed, size_t flagbytes,
+				     size_t size)
+{
+	unsigned n = t->multi_n;
+	uint32_t rest = 0, wrote = 0;
+	/* Binding 0 (this struct): its busy flag is the guard, held. */
+	if (RLOG__LIKELY(rlog__several_ready(t, now, timed, size))) {
+		if (atomic_load_explicit(t->mask, memory_order_relaxed) != 0) {
+			rlog__several_put(t, &t->events0, hdr, flagword, payload, len, now, timed,
+					  flagbytes, size);
+			wrote = 1;
+		}
+	} else {
+		rest = 1;
+	}
+	for (unsigned k = 1; k < n; k++) {
+		struct rlog__thread *h = t->multi[k];
+		if (RLOG__UNLIKELY(!rlog__several_ready(h, now, timed, size))) {
+			rest |= 1u << k;
+			continue;
+		}
+		_Atomic uint32_t *kb = h->busy;
+		atomic_store_explicit(kb, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(h->mask, memory_order_relaxed) != 0) {
+			rlog__several_put(h, &h->written, hdr, flagword, payload, len, now, timed,
+					  flagbytes, size);
+			wrote = 1;
+		}
+		atomic_signal_fence(memory_order_seq_cst);
+		atomic_store_explicit(kb, 0, memory_order_release);
+	}
+	if (RLOG__UNLIKELY(rest != 0))
+		return rlog__write_rest(hdr, flagword, payload, len, now, rest | wrote << 8);
+	t->written += wrote;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(busy, 0, memory_order_release);
+	return (int)wrote;
 }
 
 /*
@@ -483,8 +602,15 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 	if (RLOG__UNLIKELY(p == NULL || len > RLOG_MAX_PAYLOAD ||
 			   (timed && now - t->last >= (UINT64_C(1) << 31)) ||
 			   (size_t)(t->end - p) < size || t->mask != m ||
-			   atomic_load_explicit(t->mask, memory_order_relaxed) == 0))
+			   atomic_load_explicit(t->mask, memory_order_relaxed) == 0)) {
+		/* Several sessions, in the generation the library set them
+		 * up for (an attach or detach since sends it there first). */
+		if (t->multi_n != 0 && len <= RLOG_MAX_PAYLOAD &&
+		    t->multi_gen == atomic_load_explicit(&rlog__gen, memory_order_relaxed))
+			return rlog__write_several(t, busy, hdr, flagword, payload, len, now, timed,
+						   flagbytes, size);
 		return rlog__write_slow(hdr, flagword, payload, len, now);
+	}
 	RLOG__PREFETCH_W(p + 256);
 	/* Read before the record's stores, which the compiler must assume
 	 * may alias the thread's state: no reloads after them. */

@@ -15,6 +15,16 @@
  *     or -EBUSY; its DATA_LOSS records say events_lost;
  *   - the overloaded session lost events, and no other write result
  *     than 1, -ENOBUFS and -EBUSY came back.
+ *
+ * Built a second time as test_multi_oldabi (RLOG_TEST_OLDABI): programs
+ * built against the header before the several-session inline path
+ * (tests/abi/ringlog-ce824cb.h, whose inline path calls the library for
+ * every write with two or more sessions) keep working beside the
+ * current one (whose inline path writes each ready session itself:
+ * rlog__write_several; docs/FORMAT.md, "The inline path's words"):
+ * thread 0 writes every event through the old inline path
+ * (multi_oldabi_write.c), thread 1 through the current one, thread 2
+ * alternates in runs of 7, with the same checks.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -31,8 +41,20 @@
 /* Per thread and seq: what the write returned (0: not yet). */
 static int8_t result[THREADS][PER_THREAD + 1];
 
+#ifdef RLOG_TEST_OLDABI
+/* multi_oldabi_write.c, built with the old header. */
+int old_write_seq(unsigned th, uint64_t seq, unsigned id);
+#define TAG "mo"
+#else
+#define TAG "mf"
+#endif
+
 static int write_seq(unsigned th, uint64_t seq)
 {
+#ifdef RLOG_TEST_OLDABI
+	if (th == 0 || (th == 2 && seq / 7 % 2 == 0))
+		return old_write_seq(th, seq, ID);
+#endif
 	uint64_t v[2] = { th, seq };
 	switch (seq % 3) {
 	case 0:
@@ -108,7 +130,7 @@ static void run(unsigned n, unsigned small)
 	char names[MAX_SESSIONS][64], paths[MAX_SESSIONS][256];
 	for (unsigned k = 0; k < n; k++) {
 		char tag[16];
-		snprintf(tag, sizeof tag, "mf%u-%u", n, k);
+		snprintf(tag, sizeof tag, TAG "%u-%u", n, k);
 		snprintf(names[k], sizeof names[k], "%s", h_session(tag));
 		snprintf(paths[k], sizeof paths[k], "%s", h_path(tag));
 		if (k == small)

@@ -11,11 +11,15 @@
  *
  *   no session      rlog__zero_mask: every write returns at its first load
  *   one session     that session's enable mask: the fast path as it was
- *   two or more     rlog__multi_mask (~0): every write leaves the inline
- *                   path, with the time read once, for the library's loop
- *                   over the sessions, which stores into each session whose
- *                   mask asks for it on a fast path of its own (write.c,
- *                   write_fast) and falls back to write_one otherwise
+ *   two or more     rlog__multi_mask (~0): every write leaves the
+ *                   single-session path with the time read once; the
+ *                   inline path of this header version writes each ready
+ *                   binding itself (rlog__write_several, armed by write.c
+ *                   per generation) and calls rlog__write_rest for the
+ *                   others; older ones call rlog__write_slow for all: the
+ *                   library's loop (write.c, write_multi), which stores
+ *                   into each session on a fast path of its own and falls
+ *                   back to write_one otherwise
  *
  * A thread bound under an older generation is sent to the slow path by the
  * inline path (its binding's mask pointer is not rlog__mask) or by the

@@ -10,9 +10,11 @@
  * that the inline write path uses (include/ringlog.h); the other bindings'
  * hot parts, and every binding's cold part, are in struct rlog__tpriv,
  * which only the slow path touches.  With one session, every write the
- * fast path can take goes there; with two or more, every write calls the
- * library (write.c), which writes into each session whose enable mask
- * asks for it, on a fast path per binding while it has room.
+ * fast path can take goes there; with two or more, the inline path
+ * (rlog__write_several) writes into each binding that is ready, through
+ * rlog__thread.multi[k] (binding k's hot part), and calls the library
+ * (write.c) for the others, which writes into each session whose enable
+ * mask asks for it, on a fast path per binding while it has room.
  */
 #ifndef RLOG_LIB_PRODUCER_H
 #define RLOG_LIB_PRODUCER_H
@@ -71,12 +73,10 @@ struct rlog__bind {
 	uint64_t starve_hz;           /* the session's tick rate, clamped, read at binding */
 	uint8_t meta_pending;         /* RLOG__META_*: records due before the next event here */
 	/* What the current buffer holds, for its descriptor at handover. */
-	bool multi;                   /* written with two or more sessions: every write comes
-	                                 through write.c, which counts buf_events */
-	uint32_t buf_events;          /* events write.c put in it (multi) */
+	bool multi;                   /* written with two or more sessions (the inline path's
+	                                 rlog__write_several and write.c) */
 	uint32_t buf_other;           /* bytes of its TIME_SYNC and metadata records */
-	uint64_t written_mark;        /* h->written when it was taken (not multi: binding 0,
-	                                 whose inline path counts h->written) */
+	uint64_t written_mark;        /* *rlog__bind_events(b) when it was taken */
 	struct rlog__thread hot;      /* the hot part of bindings 1 ..; unused in binding 0 */
 };
 
@@ -100,6 +100,16 @@ struct rlog__tpriv {
 #define RLOG__META_THREAD_NAME 0x1u /* THREAD_NAME: set at every binding */
 
 extern _Thread_local struct rlog__tpriv rlog__tpriv;
+
+/* The word that counts the events written into binding b's buffers, read
+ * at take and handover (the difference is the buffer's count): h->written,
+ * which is the thread's own count for binding 0 with one session (the
+ * inline path's, include/ringlog.h), and a binding's own with several,
+ * where binding 0's is rlog__thread.events0 (rlog__write_several). */
+static inline uint64_t *rlog__bind_events(struct rlog__bind *b)
+{
+	return b->multi && b->h == &rlog__thread ? &rlog__thread.events0 : &b->h->written;
+}
 
 /* The sessions the process records into (never NULL: an empty set when
  * detached), and the first of them or NULL.  The generation, rlog__gen,

@@ -88,6 +88,7 @@
 #include <assert.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -104,6 +105,12 @@ void (*_Atomic rlog__test_hook)(int point);
 
 static pthread_key_t exit_key;
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+
+/* The inline path's fields are an ABI (docs/FORMAT.md, "The inline path's
+ * words"): those of 0.1 never move, later ones follow them. */
+_Static_assert(offsetof(struct rlog__thread, written) == 7 * sizeof(void *) &&
+		       offsetof(struct rlog__thread, multi_n) == 7 * sizeof(void *) + 8,
+	       "struct rlog__thread: a released field moved");
 
 /* A write_off target for a binding without a buffer: never read. */
 static _Thread_local _Atomic uint32_t no_write_off;
@@ -146,8 +153,10 @@ void rlog__thread_init(struct rlog__thread *t, struct rlog__tpriv *pv)
 	rlog__signals_block(&old);
 	/* A handler may have done it between the caller's check and here. */
 	if (t->busy == NULL) {
-		for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++)
+		for (unsigned k = 0; k < RLOG_MAX_SESSIONS; k++) {
 			bind_clear(pv, k);
+			t->multi[k] = pv->bind[k].h; /* for rlog__write_several */
+		}
 		t->busy = &pv->guard;
 	}
 	rlog__signals_restore(&old);
@@ -208,7 +217,7 @@ void rlog__buffer_handover(struct rlog__bind *b)
 	/* What it holds, for a producer that overwrites it (overwrite mode)
 	 * and the daemon; published by the FULL store below. */
 	uint32_t off = (uint32_t)(h->pos - h->base);
-	d->events = b->multi ? b->buf_events : (uint32_t)(h->written - b->written_mark);
+	d->events = (uint32_t)(*rlog__bind_events(b) - b->written_mark);
 	d->event_bytes = off > b->buf_other ? off - b->buf_other : 0;
 	d->last_time = h->last;
 	/* The thread lets go of the buffer before the daemon may see it FULL:
@@ -392,8 +401,8 @@ bool rlog__buffer_take(struct rlog__tpriv *pv, struct rlog__bind *b, uint64_t no
 	}
 	RLOG__HOOK(RLOG__HOOK_TAKE_CLAIMED);
 	b->next_buffer = idx + 1;
-	b->buf_events = b->buf_other = 0;
-	b->written_mark = h->written;
+	b->buf_other = 0;
+	b->written_mark = *rlog__bind_events(b);
 	struct rlog_shm_desc *d = &r->desc[idx];
 	rlog__tsan_acquire(d); /* the previous owner's handover, via the daemon */
 	d->pid = pv->pid;
@@ -569,6 +578,7 @@ void rlog__thread_release(bool exiting)
 	rlog__signals_block(&old);
 	if (exiting)
 		pv->exiting = true;
+	t->multi_n = 0; /* every write through the library again (write.c arms it) */
 	if (t->busy != NULL) {
 		/* Not inside a write (exit hooks and detaching run outside
 		 * one), so the guard is free: take it for the unbind. */
@@ -613,6 +623,7 @@ static void fork_child(void)
 		t->busy = &pv->guard;
 	}
 	t->written = 0;
+	t->multi_n = 0;
 	store_relaxed(&pv->lost_events, 0);
 	store_relaxed(&pv->lost_bytes, 0);
 	rlog__names_fork_child();

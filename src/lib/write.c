@@ -30,9 +30,13 @@
  * fast path: trap() sets end = pos so that the inline path finds no room
  * and comes here, where the end is put back.
  *
- * Several sessions.  With two or more sessions in the set, every write
- * comes here (the inline path's mask pointer is rlog__multi_mask, which no
- * binding has), with the clock read once by the inline path, and goes to
+ * Several sessions.  With two or more sessions in the set, the inline path
+ * of the current header writes each binding that is ready itself
+ * (rlog__write_several in include/ringlog.h, with the stores write_multi
+ * makes) and sends the others here (rlog__write_rest, with a mask of the
+ * bindings still to write); the inline path of an older header sends
+ * every write here (its mask pointer is rlog__multi_mask, which no
+ * binding has).  Either way, with the clock read once, the event goes to
  * each session whose enable mask asks for the event's category, binding 0
  * under the thread's guard, the others under their own slot's busy flag:
  * fast_put() stores the record as the inline path would where the
@@ -433,9 +437,12 @@ static int write_one(struct rlog__tpriv *pv, unsigned k, struct rlog__session *s
 	h->last = at;
 	commit(h);
 	if (multi)
-		b->buf_events++;
+		(*rlog__bind_events(b))++;
 	ret = 1;
 out:
+	/* Metadata still due (a write refused, a session paused): the next
+	 * write comes here, from rlog__write_several too. */
+	trap(b);
 	if (k != 0 && h->busy != NULL) {
 		atomic_signal_fence(memory_order_seq_cst);
 		store_release(h->busy, 0); /* pairs with the daemon's load_acquire(busy) */
@@ -466,12 +473,13 @@ RLOG__INLINE void fast_put(struct rlog__bind *b, struct rlog__thread *h, uint32_
 	 * must assume may alias it: no reloads after them. */
 	uint8_t *p = h->pos, *next = p + size, *base = h->base;
 	_Atomic uint32_t *write_off = h->write_off;
-	uint32_t events = b->buf_events;
+	uint64_t *count = rlog__bind_events(b);
+	uint64_t events = *count;
 	RLOG__PREFETCH_W(p + 256);
 	put_record(p, hdr, flagword, payload, len, at);
 	h->pos = next;
 	h->last = at;
-	b->buf_events = events + 1;
+	*count = events + 1;
 	/* Pairs with the daemon's load_acquire(write_off). */
 	store_release(write_off, (uint32_t)(next - base));
 }
@@ -556,13 +564,17 @@ static int write_other(struct rlog__tpriv *pv, unsigned k, struct rlog__session 
  * write_fast's terms costs little more than the inline path's stores: no
  * call, no dispatch on the kinds of write, the record's length and
  * header computed once (instructions were most of what a second session
- * cost: docs/PERFORMANCE.md, "Several sessions").  Returns NOT_FAST, with
- * nothing done, where rlog__slow must decide (another generation, fewer
- * than two sessions, an exiting thread); else what rlog__slow returns,
- * with the same stores, counts and busy flags.
+ * cost: docs/PERFORMANCE.md, "Several sessions").  Writes the bindings
+ * whose bit is set in todo (the others the inline path wrote:
+ * rlog__write_several, whose partial result is ret).  Returns NOT_FAST,
+ * with nothing done, where rlog__slow must decide (another generation,
+ * fewer than two sessions, an exiting thread); else what rlog__slow
+ * returns, with the same stores, counts and busy flags.  Arms the inline
+ * path's several-session loop for this generation (t->multi_n).
  */
 RLOG__INLINE int write_multi(struct rlog__thread *t, struct rlog__tpriv *pv, uint32_t hdr,
-			     uint32_t flagword, const void *payload, size_t len, uint64_t now)
+			     uint32_t flagword, const void *payload, size_t len, uint64_t now,
+			     uint32_t todo, int ret)
 {
 	/* The generation, then the set, as rlog__slow reads them. */
 	if (pv->exiting || len > RLOG_MAX_PAYLOAD || pv->gen != atomic_load(&rlog__gen))
@@ -572,10 +584,17 @@ RLOG__INLINE int write_multi(struct rlog__thread *t, struct rlog__tpriv *pv, uin
 	if (n < 2)
 		return NOT_FAST;
 	RLOG__HOOK(RLOG__HOOK_SLOW);
+	/* Every binding of this generation is bound in the set's session of
+	 * its index, or unbound (rlog__slow released the others): the inline
+	 * path may write the ready ones (t->multi[k] is binding k's hot part,
+	 * thread.c). */
+	t->multi_gen = pv->gen;
+	t->multi_n = n;
 	uint32_t size = record_bytes(hdr);
 	bool timed = rlog__hdr_has_time(hdr);
-	int ret = 0;
 	for (unsigned k = 0; k < n; k++) {
+		if (!(todo >> k & 1))
+			continue;
 		struct rlog__bind *b = &pv->bind[k];
 		struct rlog__thread *h = b->h;
 		uint64_t at = timed ? now : h->last;
@@ -703,9 +722,33 @@ int rlog__write_slow(uint32_t hdr, uint32_t flagword, const void *payload, size_
 	/* The inline path took the guard. */
 	struct rlog__thread *t = &rlog__thread;
 	struct rlog__tpriv *pv = &rlog__tpriv;
-	int r = write_multi(t, pv, hdr, flagword, payload, len, now);
+	int r = write_multi(t, pv, hdr, flagword, payload, len, now, ~UINT32_C(0), 0);
 	if (r == NOT_FAST)
 		r = rlog__slow(t, pv, hdr, flagword, payload, len, now, RLOG__CAT_ANY, NULL, NULL);
+	leave(t);
+	return r;
+}
+
+int rlog__write_rest(uint32_t hdr, uint32_t flagword, const void *payload, size_t len,
+		     uint64_t now, uint32_t todo)
+{
+	/* The inline path took the guard and wrote the bindings not in todo. */
+	struct rlog__thread *t = &rlog__thread;
+	struct rlog__tpriv *pv = &rlog__tpriv;
+	int wrote = todo >> 8 & 1;
+	int r = write_multi(t, pv, hdr, flagword, payload, len, now, todo & 0xff, wrote);
+	if (r == NOT_FAST) {
+		if (wrote) {
+			/* The set changed (another thread attached or detached)
+			 * during this write: it was written in the sessions of
+			 * the set it started in, and is nowhere lost. */
+			t->written++;
+			r = 1;
+		} else {
+			r = rlog__slow(t, pv, hdr, flagword, payload, len, now, RLOG__CAT_ANY,
+				       NULL, NULL);
+		}
+	}
 	leave(t);
 	return r;
 }
