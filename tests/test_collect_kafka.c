@@ -10,8 +10,7 @@
  */
 #include "sink_util.h"
 
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
+#include "kafka_mock.h"
 
 /* Each host's session s[i] writes n numbered events more, from a process
  * of its own, then its daemon flushes; w[i] counts them. */
@@ -36,15 +35,8 @@ static void write_all(const char *const *s, uint64_t *w, uint64_t n)
 
 int main(void)
 {
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char e[256];
-	rd_kafka_conf_set(conf, "log_level", "0", e, sizeof e);
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, e, sizeof e);
-	rd_kafka_mock_cluster_t *mc = rk ? rd_kafka_mock_cluster_new(rk, 1) : NULL;
-	if (mc == NULL) {
-		printf("Bail out! no mock cluster: %s\n", e);
-		return 1;
-	}
+	rd_kafka_t *rk;
+	rd_kafka_mock_cluster_t *mc = kafka_mock_start(1, &rk);
 	rd_kafka_mock_topic_create(mc, "shared", 4, 1);
 	snprintf(url, sizeof url, "kafka://%s/shared", rd_kafka_mock_cluster_bootstraps(mc));
 	snprintf(dir, sizeof dir, "/tmp/rlog-collect-kafka-%d", (int)getpid());

@@ -24,8 +24,7 @@
  */
 #include "sink_util.h"
 
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
+#include "kafka_mock.h"
 #include <ringlog/event.h>
 
 #include "crc32c.h"
@@ -151,17 +150,24 @@ static void republish(const char *boot, const char *topic, int copies)
 	rd_kafka_destroy(cons);
 }
 
+/* A section of its own: topic and DIR/NAME (dir1/name), session NAME of
+ * host started with the sink into it (its name in *sess, its local file
+ * in *path). */
+static void section(const char *boot, const char *dir1, const char *name, const char *host,
+		    const char **sess, const char **path)
+{
+	snprintf(url, sizeof url, "kafka://%s/%s", boot, name);
+	snprintf(dir, sizeof dir, "%s/%s", dir1, name);
+	mkdir(dir, 0700);
+	*sess = keep(h_session(name));
+	*path = keep(h_path(name));
+	start(*sess, *path, host, NULL);
+}
+
 int main(void)
 {
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char e[256];
-	rd_kafka_conf_set(conf, "log_level", "0", e, sizeof e);
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, e, sizeof e);
-	mc = rk ? rd_kafka_mock_cluster_new(rk, 1) : NULL;
-	if (mc == NULL) {
-		printf("Bail out! no mock cluster: %s\n", e);
-		return 1;
-	}
+	rd_kafka_t *rk;
+	mc = kafka_mock_start(1, &rk);
 	const char *boot = rd_kafka_mock_cluster_bootstraps(mc);
 	rd_kafka_mock_topic_create(mc, "runs", 2, 1);
 	rd_kafka_mock_topic_create(mc, "late", 1, 1);
@@ -235,13 +241,9 @@ int main(void)
 	ok(loss && strstr(loss, "sink") && strstr(loss, "sink") < ev, "its cause is sink");
 
 	/* 3. Chunks missing in the middle of a file. */
-	snprintf(url, sizeof url, "kafka://%s/gap", boot);
-	snprintf(dir, sizeof dir, "%s/gap", dir1);
-	mkdir(dir, 0700);
 	const char *hg = "000000000000000000000000000000a3";
-	const char *sg = keep(h_session("gap"));
-	const char *pg = keep(h_path("gap"));
-	start(sg, pg, hg, NULL);
+	const char *sg, *pg;
+	section(boot, dir1, "gap", hg, &sg, &pg);
 	uint64_t g1 = ticks(sg, 4000);
 	acked(sg, g1);
 	collect("gap");
@@ -282,13 +284,9 @@ int main(void)
 
 	/* 5. A gap in which a process defined its event's schema; that
 	 * process writes on after the gap. */
-	snprintf(url, sizeof url, "kafka://%s/schema", boot);
-	snprintf(dir, sizeof dir, "%s/schema", dir1);
-	mkdir(dir, 0700);
 	const char *hs = "000000000000000000000000000000a4";
-	const char *ss = keep(h_session("schema"));
-	const char *ps = keep(h_path("schema"));
-	start(ss, ps, hs, NULL);
+	const char *ss, *ps;
+	section(boot, dir1, "schema", hs, &ss, &ps);
 	uint64_t t1 = ticks(ss, 2000);
 	acked(ss, t1);
 	collect("schema");
@@ -350,13 +348,9 @@ int main(void)
 	unlink(ps);
 
 	/* 6. Commits refused while the group rebalances: not fatal. */
-	snprintf(url, sizeof url, "kafka://%s/refused", boot);
-	snprintf(dir, sizeof dir, "%s/refused", dir1);
-	mkdir(dir, 0700);
 	const char *hr = "000000000000000000000000000000a5";
-	const char *sr = keep(h_session("refused"));
-	const char *pr = keep(h_path("refused"));
-	start(sr, pr, hr, NULL);
+	const char *sr, *pr;
+	section(boot, dir1, "refused", hr, &sr, &pr);
 	uint64_t wr = ticks(sr, 3000);
 	h_ringlog(&r, "stop", sr, NULL);
 	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), wr);
@@ -370,13 +364,9 @@ int main(void)
 	unlink(pr);
 
 	/* 7. More runs than the collector may open files. */
-	snprintf(url, sizeof url, "kafka://%s/many", boot);
-	snprintf(dir, sizeof dir, "%s/many", dir1);
-	mkdir(dir, 0700);
 	const char *hm = "000000000000000000000000000000a6";
-	const char *sm = keep(h_session("many"));
-	const char *pm = keep(h_path("many"));
-	start(sm, pm, hm, NULL);
+	const char *sm, *pm;
+	section(boot, dir1, "many", hm, &sm, &pm);
 	uint64_t wm = ticks(sm, 200);
 	h_ringlog(&r, "stop", sm, NULL);
 	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), wm);

@@ -9,8 +9,7 @@
  */
 #include "sink_util.h"
 
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
+#include "kafka_mock.h"
 
 #define TOPIC "rl"
 
@@ -18,15 +17,8 @@ static rd_kafka_mock_cluster_t *mc;
 
 int main(void)
 {
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char e[256];
-	rd_kafka_conf_set(conf, "log_level", "0", e, sizeof e);
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, e, sizeof e);
-	mc = rk ? rd_kafka_mock_cluster_new(rk, 3) : NULL;
-	if (mc == NULL) {
-		printf("Bail out! no mock cluster: %s\n", e);
-		return 1;
-	}
+	rd_kafka_t *rk;
+	mc = kafka_mock_start(3, &rk);
 	rd_kafka_mock_topic_create(mc, TOPIC, 4, 3);
 	snprintf(url, sizeof url, "kafka://%s/" TOPIC, rd_kafka_mock_cluster_bootstraps(mc));
 	snprintf(dir, sizeof dir, "/tmp/rlog-collect-%d", (int)getpid());
