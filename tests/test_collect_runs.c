@@ -164,6 +164,22 @@ static void section(const char *boot, const char *dir1, const char *name, const 
 	start(*sess, *path, host, NULL);
 }
 
+/* Collected as group: one gap seen, and session s of host h one file
+ * (its path in path, n bytes) that reads whole (summary in *sum) with one
+ * DATA_LOSS of loss events and events events. */
+static void gap_file(const char *group, const char *s, const char *h, char *path, size_t n,
+		     struct h_summary *sum, uint64_t loss, uint64_t events)
+{
+	collect(group);
+	ok(strstr(r.out, "gaps: 1 ") != NULL, "%s: the collect saw one gap: %s", group, r.out);
+	ok(collected_runs(s, h, 0, path, n) == 1, "%s: one file", group);
+	h_summarize(path, sum);
+	ok(sum->damage == 0, "it reads whole: no damage (%zu)", sum->damage);
+	ASSERT_EQ_U64(sum->loss_records, 1);
+	ASSERT_EQ_U64(sum->loss_events, loss);
+	ASSERT_EQ_U64(sum->events, events);
+}
+
 int main(void)
 {
 	rd_kafka_t *rk;
@@ -257,15 +273,8 @@ int main(void)
 	child_ticks(sg, 2000);
 	h_ringlog(&r, "stop", sg, NULL);
 	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), g1 + 5000);
-	collect("gap2");
-	ok(strstr(r.out, "gaps: 1 ") != NULL, "the second collect saw one gap: %s", r.out);
 	char gp[512];
-	ok(collected_runs(sg, hg, 0, gp, sizeof gp) == 1, "one file");
-	h_summarize(gp, &sum);
-	ok(sum.damage == 0, "it reads whole: no damage (%zu)", sum.damage);
-	ASSERT_EQ_U64(sum.loss_records, 1);
-	ASSERT_EQ_U64(sum.loss_events, 3000);
-	ASSERT_EQ_U64(sum.events, g1 + 2000);
+	gap_file("gap2", sg, hg, gp, sizeof gp, &sum, 3000, g1 + 2000);
 	int whole = 0;
 	for (size_t i = 0; i < sum.nthreads; i++)
 		whole += sum.th[i].order_errors == 0 &&
@@ -324,15 +333,8 @@ int main(void)
 	ok(WIFEXITED(cst) && WEXITSTATUS(cst) == 0, "the tock writer wrote its 2000 events");
 	h_ringlog(&r, "stop", ss, NULL);
 	ASSERT_EQ_U64(h_kv(r.out, "sink_events_acked"), t1 + 2500);
-	collect("schema2");
-	ok(strstr(r.out, "gaps: 1 ") != NULL, "one gap: %s", r.out);
 	char sp[512];
-	ok(collected_runs(ss, hs, 0, sp, sizeof sp) == 1, "one file");
-	h_summarize(sp, &sum);
-	ok(sum.damage == 0, "it reads whole: no damage (%zu)", sum.damage);
-	ASSERT_EQ_U64(sum.loss_records, 1);
-	ASSERT_EQ_U64(sum.loss_events, 1000);
-	ASSERT_EQ_U64(sum.events, t1 + 1500);
+	gap_file("schema2", ss, hs, sp, sizeof sp, &sum, 1000, t1 + 1500);
 	{
 		struct run d = proc_run((const char *const[]){ h_bin(), "dump", sp, NULL });
 		ASSERT_EQ(d.status, 0);

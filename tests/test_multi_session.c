@@ -62,9 +62,16 @@ static void count_file(const char *path, struct counts *c, uint64_t *by_id, size
 	rlog_reader_close(rd);
 }
 
-static void start2(const char *a, const char *pa, const char *b, const char *pb, const char *kb,
-		   const char *bufs)
+/* Sessions tagged ta and tb started (names in a and b, 64 bytes; their
+ * files in pa and pb, 256 bytes): A asks for category 2, B for 5; kb and
+ * bufs, if given, their buffer size and pool. */
+static void start2(const char *ta, const char *tb, char *a, char *pa, char *b, char *pb,
+		   const char *kb, const char *bufs)
 {
+	snprintf(a, 64, "%s", h_session(ta));
+	snprintf(pa, 256, "%s", h_path(ta));
+	snprintf(b, 64, "%s", h_session(tb));
+	snprintf(pb, 256, "%s", h_path(tb));
 	unlink(pa);
 	unlink(pb);
 	if (kb)
@@ -96,11 +103,7 @@ static void stop1(const char *name)
 static void routing(void)
 {
 	char a[64], pa[256], b[64], pb[256];
-	snprintf(a, sizeof a, "%s", h_session("msA"));
-	snprintf(pa, sizeof pa, "%s", h_path("msA"));
-	snprintf(b, sizeof b, "%s", h_session("msB"));
-	snprintf(pb, sizeof pb, "%s", h_path("msB"));
-	start2(a, pa, b, pb, NULL, NULL);
+	start2("msA", "msB", a, pa, b, pb, NULL, NULL);
 	ASSERT_EQ(rlog_attach(a), 0);
 	ASSERT_EQ(rlog_attach_add(b), 0);
 	ASSERT_EQ(rlog_attach_add(b), 0); /* already: nothing changes */
@@ -193,11 +196,7 @@ static void *worker(void *arg)
 static void loss(void)
 {
 	char a[64], pa[256], b[64], pb[256];
-	snprintf(a, sizeof a, "%s", h_session("msC"));
-	snprintf(pa, sizeof pa, "%s", h_path("msC"));
-	snprintf(b, sizeof b, "%s", h_session("msD"));
-	snprintf(pb, sizeof pb, "%s", h_path("msD"));
-	start2(a, pa, b, pb, "4", "8");
+	start2("msC", "msD", a, pa, b, pb, "4", "8");
 	ASSERT_EQ(rlog_attach(a), 0);
 	ASSERT_EQ(rlog_attach_add(b), 0);
 	struct sigaction sa;
@@ -294,11 +293,7 @@ static void limits(void)
 static void late_category(void)
 {
 	char a[64], pa[256], b[64], pb[256];
-	snprintf(a, sizeof a, "%s", h_session("mlA"));
-	snprintf(pa, sizeof pa, "%s", h_path("mlA"));
-	snprintf(b, sizeof b, "%s", h_session("mlB"));
-	snprintf(pb, sizeof pb, "%s", h_path("mlB"));
-	start2(a, pa, b, pb, NULL, NULL);
+	start2("mlA", "mlB", a, pa, b, pb, NULL, NULL);
 	ASSERT_EQ(rlog_attach(a), 0);
 	ASSERT_EQ(rlog_attach_add(b), 0);
 	for (uint64_t i = 1; i <= 100; i++)

@@ -254,12 +254,10 @@ int main(void)
 	unlink(p8);
 	unlink(p8b);
 	setenv("RINGLOG_TEST_SINK_DRAIN_MS", "200", 1);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long long t0 = proc_now_ms();
 	h_ringlog(&r, "start", s8, "-o", p8, "--buffer-size", "4", "--sink", dead, "--host-id", h8,
 		  NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double st8 = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	double st8 = (double)(proc_now_ms() - t0) / 1e3;
 	ok(r.status == 0 && st8 < 10.0, "start with no server: exit %d in %.1f s (%s)", r.status,
 	   st8, r.err);
 	h_ringlog(&r, "start", s8b, "-o", p8b, "--buffer-size", "4", NULL);
@@ -285,10 +283,9 @@ int main(void)
 	}
 	h_ringlog(&r, "query", s8b, NULL);
 	ok(strstr(r.out, "sink_") == NULL, "no sink was added");
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = proc_now_ms();
 	h_ringlog(&r, "update", s8b, "--sink", dead, "--host-id", h8, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	st8 = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	st8 = (double)(proc_now_ms() - t0) / 1e3;
 	ok(r.status == 0 && st8 < 10.0, "update --sink with no server: exit %d in %.1f s (%s)",
 	   r.status, st8, r.err);
 	h_ringlog(&r, "query", s8b, NULL);
@@ -308,10 +305,9 @@ int main(void)
 	unlink(p8);
 	unlink(p8b);
 	/* collect from there: one line after a few seconds, exit 1. */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = proc_now_ms();
 	h_ringlog(&r, "collect", dead, "-o", dir, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	st8 = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	st8 = (double)(proc_now_ms() - t0) / 1e3;
 	char want8[300];
 	snprintf(want8, sizeof want8, "ringlog: collect: %s: cannot reach the NATS server %.*s\n",
 		 dead, (int)(strchr(dead + 7, '/') - (dead + 7)), dead + 7);
