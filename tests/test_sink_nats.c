@@ -177,6 +177,10 @@ int main(void)
 		ok(r.status != 0 && strcmp(r.err, want) == 0, "--sink %s refused: %s", bad_urls[i],
 		   r.err);
 	}
+	h_ringlog(&r, "start", s6, "-o", p6, "--sink", url, "--host-id", h6, "--sink-buffer", "1M",
+		  "--sink-chunk", "1M", NULL);
+	ok(r.status != 0 && strcmp(r.err, "ringlog: start: --sink-chunk '1M': --sink-buffer must "
+	   "hold two chunks at least\n") == 0, "a --sink-buffer of less than two chunks: %s", r.err);
 	h_ringlog(&r, "start", s6, "-o", p6, "--sink-chunk", "64K", NULL);
 	ok(r.status != 0 && strcmp(r.err, "ringlog: start: --host-id, --sink-buffer and "
 	   "--sink-chunk go with --sink\n") == 0, "--sink-chunk without --sink: %s", r.err);

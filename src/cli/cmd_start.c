@@ -139,8 +139,9 @@ int cli_sink_options(const char *cmd, struct rlog__sink_spec *spec, const struct
 		return cli_error("%s: --sink-chunk '%s': expected a size from 64K to 4M", cmd, chunk);
 	spec->chunk = (uint32_t)v;
 	/* Chunks of --sink-chunk and one block more go whole into the
-	 * engine's --sink-buffer. */
-	if (spec->buffer < 2 * (uint64_t)(spec->chunk ? spec->chunk : RLOG__CHUNK_TARGET))
+	 * engine's --sink-buffer: the rule the daemon checks a request by
+	 * (the bounds above being met, only the two chunks are left). */
+	if (!rlog__sink_sizes_ok(spec->buffer, spec->chunk))
 		return cli_error("%s: --sink-chunk '%s': --sink-buffer must hold two chunks "
 				 "at least", cmd, chunk);
 	return 0;
