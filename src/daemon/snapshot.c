@@ -413,10 +413,11 @@ static void serve(struct rlog__snap_state *s, struct rlog__drain *d, uint32_t se
 	path[sizeof path - 1] = '\0';
 	if (kind == RLOG_CTL_SINK) {
 		char msg[200] = "the daemon adds no sink";
-		int st = flags != 0 ? -EINVAL
-			 : s->sink_add ? s->sink_add(s->sink_arg, path, msg, sizeof msg) : -ENOTSUP;
+		int st = -EINVAL;
 		if (flags != 0)
 			snprintf(msg, sizeof msg, "the request is not one this daemon knows");
+		else
+			st = s->sink_add ? s->sink_add(s->sink_arg, path, msg, sizeof msg) : -ENOTSUP;
 		answer(ctl, seq, st, msg);
 		return;
 	}
