@@ -15,11 +15,16 @@
  * after a run so that their consumers drain.
  *
  * Then the disabled event, 40 x EVENTS per run, runs interleaved again:
- *   disabled_ns           rlog_write in a process that is in no session
- *                         (before rlog_attach): what an instrumented
- *                         program pays when nothing traces it
- *   disabled_category_ns  `if (rlog_enabled(63)) rlog_write(...)` in the
- *                         attached process, category 63 off in the session
+ *   disabled_ns           RLOG_EVENT of a declared event (two u64 fields,
+ *                         category 63; <ringlog/event.h>), what a
+ *                         tracepoint is in LTTng, in a process that is in
+ *                         no session (before rlog_attach): what an
+ *                         instrumented program pays when nothing traces it
+ *   disabled_write_ns     rlog_write of a 16-byte payload the loop fills
+ *                         before the call, in no session
+ *   disabled_category_ns  the same RLOG_EVENT in the attached process,
+ *                         category 63 off in the session
+ *   disabled_guard_ns     `if (rlog_enabled(63)) rlog_write(...)` there
  *   lttng_disabled_ns     lttng_ust_tracepoint of ringlog_bench:ev16_off,
  *                         which no session enables
  * Each loop is written as an application writes it, with no branch hint
@@ -36,6 +41,11 @@
 #include "vs_lttng_tp.h"
 
 #include "ringlog.h"
+#include "ringlog/event.h"
+
+/* The declared event of the disabled loops: category 63, off. */
+#define EV16_FIELDS(F) F(U64, seq) F(U64, val)
+RLOG_DEFINE_EVENT(ev16_off, 1025, "ev16_off", 63, EV16_FIELDS)
 
 static uint64_t now_ns(void)
 {
@@ -71,7 +81,15 @@ static void settle(void)
 #define NOINLINE
 #endif
 
-NOINLINE static double rlog_disabled_loop(uint64_t n)
+NOINLINE static double rlog_event_loop(uint64_t n)
+{
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < n; i++)
+		RLOG_EVENT(ev16_off, i, 7);
+	return (double)(now_ns() - t0) / (double)n;
+}
+
+NOINLINE static double rlog_write_loop(uint64_t n)
 {
 	uint64_t v[2] = { 0, 7 }, t0 = now_ns();
 	for (uint64_t i = 0; i < n; i++) {
@@ -81,13 +99,14 @@ NOINLINE static double rlog_disabled_loop(uint64_t n)
 	return (double)(now_ns() - t0) / (double)n;
 }
 
-NOINLINE static double rlog_category_loop(uint64_t n)
+NOINLINE static double rlog_guard_loop(uint64_t n)
 {
-	uint64_t v[2] = { 0, 7 }, t0 = now_ns();
+	uint64_t t0 = now_ns();
 	for (uint64_t i = 0; i < n; i++) {
-		v[0] = i;
-		if (rlog_enabled(63))
+		if (rlog_enabled(63)) {
+			uint64_t v[2] = { i, 7 };
 			rlog_write(1024, v, sizeof v);
+		}
 	}
 	return (double)(now_ns() - t0) / (double)n;
 }
@@ -108,9 +127,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vs_lttng: usage: vs_lttng RUNS(1-101) EVENTS(>=1000)\n");
 		return 2;
 	}
+	/* rd, rw: no session; rc, rg: attached, category 63 off. */
 	double *rd = calloc((size_t)runs, sizeof *rd), *rc = calloc((size_t)runs, sizeof *rc),
+	       *rw = calloc((size_t)runs, sizeof *rw), *rg = calloc((size_t)runs, sizeof *rg),
 	       *ld = calloc(2 * (size_t)runs, sizeof *ld);
-	if (rd == NULL || rc == NULL || ld == NULL)
+	if (rd == NULL || rc == NULL || rw == NULL || rg == NULL || ld == NULL)
 		return 1;
 	if (lttng_ust_tracepoint_enabled(ringlog_bench, ev16_off)) {
 		fprintf(stderr, "vs_lttng: ringlog_bench:ev16_off is enabled (it must not be)\n");
@@ -118,8 +139,9 @@ int main(int argc, char **argv)
 	}
 	/* Disabled, detached: before the process joins the session. */
 	for (int r = 0; r < runs; r++) {
-		rd[r] = rlog_disabled_loop(40 * events);
+		rd[r] = rlog_event_loop(40 * events);
 		ld[r] = lttng_disabled_loop(40 * events);
+		rw[r] = rlog_write_loop(40 * events);
 	}
 	int err = rlog_attach(NULL);
 	if (err < 0) {
@@ -160,8 +182,9 @@ int main(int argc, char **argv)
 	}
 	/* Disabled by category, attached; the LTTng loop again beside it. */
 	for (int r = 0; r < runs; r++) {
-		rc[r] = rlog_category_loop(40 * events);
+		rc[r] = rlog_event_loop(40 * events);
 		ld[runs + r] = lttng_disabled_loop(40 * events);
+		rg[r] = rlog_guard_loop(40 * events);
 	}
 	rlog_detach();
 	double mr = median(rl, runs), ml = median(lt, runs);
@@ -170,12 +193,21 @@ int main(int argc, char **argv)
 	printf("lttng_tracepoint_ns: %.2f\n", ml);
 	printf("lttng_vs_ringlog: %.2f\n", ml / mr);
 	/* LTTng's disabled figure: the median of its runs in both phases. */
-	double md = median(rd, runs), mc = median(rc, runs), mld = median(ld, 2 * runs);
+	double md = median(rd, runs), mc = median(rc, runs), mw = median(rw, runs),
+	       mg = median(rg, runs), mld = median(ld, 2 * runs);
 	printf("disabled_ns: %.3f\n", md);
+	printf("disabled_write_ns: %.3f\n", mw);
 	printf("disabled_category_ns: %.3f\n", mc);
+	printf("disabled_guard_ns: %.3f\n", mg);
 	printf("lttng_disabled_ns: %.3f\n", mld);
 	printf("disabled_vs_lttng: %.2f\n", md / mld);
+	printf("disabled_write_vs_lttng: %.2f\n", mw / mld);
 	printf("disabled_category_vs_lttng: %.2f\n", mc / mld);
+	printf("disabled_guard_vs_lttng: %.2f\n", mg / mld);
+	/* The fastest run of each (median() sorted them): the same
+	 * instructions' cost with the least of the machine's noise. */
+	printf("disabled_vs_lttng_min: %.2f\n", rd[0] / ld[0]);
+	printf("disabled_category_vs_lttng_min: %.2f\n", rc[0] / ld[0]);
 	printf("ringlog_events_written: %llu\n", (unsigned long long)rl_written);
 	printf("ringlog_events_lost: %llu\n", (unsigned long long)rl_lost);
 	printf("lttng_events_emitted: %llu\n", (unsigned long long)events * (uint64_t)runs);
@@ -183,6 +215,8 @@ int main(int argc, char **argv)
 	free(lt);
 	free(rd);
 	free(rc);
+	free(rw);
+	free(rg);
 	free(ld);
 	return 0;
 }

@@ -5,7 +5,8 @@
 # buffers that neither loses events (each one's losses are printed); LTTng
 # runs a per-user channel of 8 x 4 MiB sub-buffers, ringlog a fixed pool
 # of 1024 x 16 KiB (its default maximum), category 63 off.  Then the
-# disabled event: rlog_write with no session, rlog_enabled(63)-guarded
+# disabled event: a declared event (RLOG_EVENT) and rlog_write with no
+# session, the declared event and an rlog_enabled(63)-guarded
 # writes in the session, and an LTTng tracepoint no session enables
 # (disabled_ns, disabled_category_ns, lttng_disabled_ns and their ratios).
 #

@@ -85,7 +85,28 @@ extern "C" {
  * path that reads the clock.  The same branch, hint or not: without the
  * extension the layout is the compiler's choice, and a taken branch in the
  * disabled case costs about a cycle more (docs/PERFORMANCE.md). */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_expect_with_probability)
+/* Where the compiler has it, "almost always": at __builtin_expect's 90%
+ * the enabled write still weighs enough that GCC 12 keeps the caller's
+ * loop counter in memory to free a register for it, a store and a reload
+ * per disabled event (docs/PERFORMANCE.md, "LTTng-UST, side by side"). */
+#define RLOG__DISABLED(x) __builtin_expect_with_probability(!!(x), 1, 0.9999)
+#endif
+#endif
+#ifndef RLOG__DISABLED
 #define RLOG__DISABLED(x) __builtin_expect(!!(x), 1)
+#endif
+/* The write paths' gate check.  Not hinted under AddressSanitizer: with
+ * the hint, GCC 12 building with -fsanitize=address,undefined emits the
+ * null check of the thread's state (t below) on flags that no instruction
+ * had set, and reports a thread-local's address as NULL.  UBSan alone and
+ * plain builds are not affected. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RLOG__WRITE_OFF(x) (x)
+#else
+#define RLOG__WRITE_OFF(x) RLOG__DISABLED(x)
+#endif
 /* Initial-exec TLS: one %fs-relative load even from a -fPIC plugin, instead
  * of a __tls_get_addr call.  A GCC/Clang attribute; without it the access is
  * correct, only slower. */
@@ -106,6 +127,7 @@ extern "C" {
 #define RLOG__LIKELY(x)   (x)
 #define RLOG__UNLIKELY(x) (x)
 #define RLOG__DISABLED(x) (x)
+#define RLOG__WRITE_OFF(x) (x)
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -375,6 +397,32 @@ extern _Atomic uint64_t *_Atomic rlog__mask RLOG__EXPORT;
  * path's words").  Since 0.2. */
 extern _Atomic uint64_t *_Atomic rlog__mask_or_null RLOG__EXPORT;
 
+/* The enable gate: one page of the process's own memory, at an address
+ * fixed when the program is linked, whose word RLOG__GATE_WORD the
+ * disabled checks read first (one load, from a constant address, and a
+ * branch not taken).  The library keeps it (docs/FORMAT.md, "The inline
+ * path's words"):
+ *   0        no session and no wait: every write returns 0;
+ *   the mask while the process is in exactly one session, the page is
+ *            the session region's first page itself, mapped over this
+ *            object read-only, so the word IS the region's enable_mask
+ *            (+1280) and follows `ringlog pause`, `update --mask` and the
+ *            daemon's stop as they are written, with nothing telling the
+ *            process;
+ *   ~0       otherwise (several sessions, a wait for a session, or a
+ *            system whose pages are not 4 KiB): the checks after it
+ *            decide, as before 0.2.
+ * A non-zero word only lets the write go on to the checks that decide
+ * (rlog__mask_or_null, then the thread's own mask after its guard).
+ * _Alignas(4096): an extended alignment, which C11 leaves to the
+ * implementation; GCC and Clang honour it for static objects, and the
+ * library maps only when the object is on a page of its own.  Since 0.2. */
+#define RLOG__GATE_WORD 160
+struct rlog__gate {
+	_Alignas(4096) _Atomic uint64_t w[512];
+};
+extern struct rlog__gate rlog__gate RLOG__EXPORT;
+
 /* Non-zero when the session's tick source is the TSC. */
 extern _Atomic int rlog__tick_tsc RLOG__EXPORT;
 
@@ -575,15 +623,15 @@ RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *b
  */
 RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payload, size_t len)
 {
-	/* Fast exit while no session is attached (one load and a branch), or
-	 * it is paused or stopping.  No RLOG__DISABLED hint here: with it,
-	 * GCC 12's -fsanitize=null check of t below read flags no instruction
-	 * had set and reported t (a thread-local's address) as NULL; the
-	 * disabled case is still the branch's fall-through at -O2. */
-	_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask_or_null, memory_order_relaxed);
-	if (m == NULL)
+	/* Fast exit while no session is attached, or it is paused or
+	 * stopping: the gate's word (one load from a fixed address, the
+	 * disabled case the branch not taken), then the pointer and the mask
+	 * it points at (several sessions, a wait). */
+	if (RLOG__WRITE_OFF(atomic_load_explicit(&rlog__gate.w[RLOG__GATE_WORD],
+						 memory_order_relaxed) == 0))
 		return 0;
-	if (RLOG__UNLIKELY(atomic_load_explicit(m, memory_order_relaxed) == 0))
+	_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask_or_null, memory_order_relaxed);
+	if (RLOG__UNLIKELY(m == NULL || atomic_load_explicit(m, memory_order_relaxed) == 0))
 		return 0;
 	struct rlog__thread *t = &rlog__thread;
 	_Atomic uint32_t *busy = t->busy;
@@ -651,15 +699,18 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
  */
 RLOG__INLINE bool rlog_enabled(unsigned cat)
 {
-	/* rlog__mask, never NULL, rather than rlog__mask_or_null: two loads
-	 * and no taken branch both detached and for a category off in a
-	 * running session (a flight recorder's usual state), where the
-	 * NULL test would put the attached case out of line. */
+	/* The gate first: one load from a fixed address, exact for no
+	 * session and for one (its word is then the session's mask), and a
+	 * category that is off (a flight recorder's usual state) is the
+	 * branch not taken: the caller's guarded block is laid out away from
+	 * its straight path.  Past it, the mask rlog__mask points at decides
+	 * (several sessions, a wait: the gate's word is ~0 there). */
+	if (RLOG__DISABLED(cat >= 64 ||
+			   (atomic_load_explicit(&rlog__gate.w[RLOG__GATE_WORD],
+						 memory_order_relaxed) >> cat & 1u) == 0))
+		return false;
 	_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask, memory_order_relaxed);
-	/* A category that is off is the expected case too: the caller's
-	 * guarded block is laid out away from its straight path. */
-	return !RLOG__DISABLED(cat >= 64 ||
-			       (atomic_load_explicit(m, memory_order_relaxed) >> cat & 1u) == 0);
+	return (atomic_load_explicit(m, memory_order_relaxed) >> cat & 1u) != 0;
 }
 
 /*
@@ -777,10 +828,12 @@ RLOG__INLINE int rlog_write_untimed_n(unsigned id, const void *payloads, size_t 
 	size_t i = 0, written = 0; /* records done (written, lost or refused), written */
 	bool refused = false;     /* a record fitted no buffer (-EMSGSIZE) */
 	while (i < count) {
+		if (RLOG__WRITE_OFF(atomic_load_explicit(&rlog__gate.w[RLOG__GATE_WORD],
+							 memory_order_relaxed) == 0))
+			break;
 		_Atomic uint64_t *m = atomic_load_explicit(&rlog__mask_or_null,
 							   memory_order_relaxed);
-		if (m == NULL ||
-		    RLOG__UNLIKELY(atomic_load_explicit(m, memory_order_relaxed) == 0))
+		if (RLOG__UNLIKELY(m == NULL || atomic_load_explicit(m, memory_order_relaxed) == 0))
 			break;
 		struct rlog__thread *t = &rlog__thread;
 		_Atomic uint32_t *busy = t->busy;

@@ -12,6 +12,11 @@
  *   3. a wait for a session that does not exist yet (late attach): not
  *      NULL (the wake registry's word), writes return 0;
  *   4. rlog_detach: NULL again, writes return 0.
+ * And in each state the gate (rlog__gate): its word 0 with no session; with
+ * one, the page is the region's first page mapped read-only (its words are
+ * the header's, the mapping in /proc/self/maps), so the word follows the
+ * mask as `ringlog update` writes it; ~0 with two sessions and while
+ * waiting; 0 again after rlog_detach.
  * The session's count is checked exactly, and each written event (numbered
  * 1..) is in the file once.
  */
@@ -19,6 +24,38 @@
 #include "tap.h"
 
 static struct h_run r;
+
+static uint64_t gate(void)
+{
+	return atomic_load(&rlog__gate.w[RLOG__GATE_WORD]);
+}
+
+/* The permissions of the mapping at address a in /proc/self/maps ("r--s"),
+ * and its file name, or "" when a is in no mapping. */
+static void gate_mapping(const void *a, char *perm, char *file, size_t cap)
+{
+	perm[0] = file[0] = '\0';
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (f == NULL)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f) != NULL) {
+		unsigned long lo, hi;
+		char pm[8];
+		int off = 0;
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s%n", &lo, &hi, pm, &off) < 3)
+			continue;
+		if ((uintptr_t)a < lo || (uintptr_t)a >= hi)
+			continue;
+		snprintf(perm, 8, "%s", pm);
+		const char *name = line + off;
+		while (*name == ' ')
+			name++;
+		snprintf(file, cap, "%.*s", (int)strcspn(name, "\n"), name);
+		break;
+	}
+	fclose(f);
+}
 
 /* The payloads written (their first word), in order, from the file. */
 static int file_numbers(const char *path, uint64_t *out, int cap)
@@ -51,6 +88,8 @@ int main(void)
 	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &v, sizeof v)), 0);
 	ASSERT_EQ(rlog_write_untimed_n(1024, batch, 8, 4), 0);
 	ok(!rlog_enabled(0) && !rlog_enabled(63), "detached: no category is enabled");
+	ASSERT_EQ_U64(gate(), 0);
+	ok(((uintptr_t)&rlog__gate & 4095) == 0, "the gate is on a page of its own");
 
 	/* 2. Attached; the region's mask changed from outside. */
 	char name[128], path[256];
@@ -65,11 +104,20 @@ int main(void)
 	ASSERT_EQ_U64(m ? atomic_load(m) : 0, 0x5);
 	ok(rlog_enabled(0) && !rlog_enabled(1) && rlog_enabled(2) && !rlog_enabled(64),
 	   "attached: rlog_enabled follows the session's mask 0x5");
+	/* The gate is the region's first page: its words are the header's. */
+	ASSERT_EQ_U64(gate(), 0x5);
+	const _Atomic uint64_t *hdr = (const _Atomic uint64_t *)((const char *)m - 8 * RLOG__GATE_WORD);
+	ASSERT_EQ_U64(atomic_load(&rlog__gate.w[0]), atomic_load(&hdr[0]));
+	char perm[8], file[256];
+	gate_mapping(&rlog__gate, perm, file, sizeof file);
+	ASSERT_STREQ(perm, "r--s");
+	ok(strstr(file, "/dev/shm/") == file, "the gate maps the region's file (%s)", file);
 	uint64_t n = 1;
 	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 1);
 	h_ringlog(&r, "update", name, "--mask", "0x2", NULL);
 	ASSERT_EQ(r.status, 0);
 	ok(!rlog_enabled(0) && rlog_enabled(1), "a category change from outside, seen at once");
+	ASSERT_EQ_U64(gate(), 0x2);
 	n = 2;
 	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 1);
 	h_ringlog(&r, "update", name, "--mask", "0", NULL); /* paused */
@@ -78,6 +126,7 @@ int main(void)
 	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 0);
 	ok(!rlog_enabled(1) && atomic_load(&rlog__mask_or_null) == m,
 	   "paused from outside: disabled, through the same pointer");
+	ASSERT_EQ_U64(gate(), 0);
 	h_ringlog(&r, "update", name, "--mask", "0xffffffffffffffff", NULL);
 	ASSERT_EQ(r.status, 0);
 	n = 3;
@@ -85,19 +134,46 @@ int main(void)
 	uint64_t four[2] = { 4, 5 };
 	ASSERT_EQ(rlog_write_untimed_n(1024, four, 8, 2), 2);
 	t.written += 2;
+	ASSERT_EQ_U64(gate(), ~UINT64_C(0));
+
+	/* Two sessions: the gate's word is ~0, the checks after it decide;
+	 * back to the first session's page when the second leaves. */
+	char name2[128], path2[256];
+	snprintf(name2, sizeof name2, "%s", h_session("dis2"));
+	snprintf(path2, sizeof path2, "%s", h_path("dis2"));
+	unlink(path2);
+	h_ringlog(&r, "start", name2, "-o", path2, "--mask", "0x1", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(rlog_attach_add(name2), 0);
+	ASSERT_EQ_U64(gate(), ~UINT64_C(0));
+	gate_mapping(&rlog__gate, perm, file, sizeof file);
+	ASSERT_STREQ(perm, "rw-p");
+	ASSERT_EQ(rlog_detach_session(name2), 0);
+	ASSERT_EQ_U64(gate(), ~UINT64_C(0)); /* the first session's mask, all on */
+	gate_mapping(&rlog__gate, perm, file, sizeof file);
+	ASSERT_STREQ(perm, "r--s");
+	h_ringlog(&r, "update", name, "--mask", "0x3", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(gate(), 0x3);
+	h_ringlog(&r, "stop", name2, NULL);
+	ASSERT_EQ(r.status, 0);
+	unlink(path2);
 
 	/* 4. Detached. */
 	rlog_detach();
 	ok(atomic_load(&rlog__mask_or_null) == NULL, "after rlog_detach: NULL again");
+	ASSERT_EQ_U64(gate(), 0);
 	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 0);
 
 	/* 3. Waiting for a session that is not there, then no longer. */
 	ASSERT_EQ(rlog_attach(h_session("dis-none")), -ENOENT);
 	ok(atomic_load(&rlog__mask_or_null) != NULL,
 	   "waiting for a session: the pointer is the wake registry's word");
+	ASSERT_EQ_U64(gate(), ~UINT64_C(0));
 	ASSERT_EQ(h_tally_add(&t, rlog_write(1024, &n, sizeof n)), 0);
 	rlog_detach();
 	ok(atomic_load(&rlog__mask_or_null) == NULL, "the wait ended by rlog_detach: NULL");
+	ASSERT_EQ_U64(gate(), 0);
 
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_STREQ(r.err, "");

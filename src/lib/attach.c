@@ -44,13 +44,27 @@ _Atomic uint64_t rlog__multi_mask = ~UINT64_C(0);
 _Atomic uint64_t *_Atomic rlog__mask = &rlog__zero_mask;
 _Atomic uint64_t *_Atomic rlog__mask_or_null;
 
-void rlog__mask_set(_Atomic uint64_t *m)
+void rlog__mask_set(_Atomic uint64_t *m, struct rlog_shm_header *hdr)
 {
 	/* Both stores seq_cst, as every store of rlog__mask was: the new
 	 * pointer first, so that no write sees the old one after the old
 	 * header's pointer moved on. */
 	atomic_store(&rlog__mask_or_null, m == &rlog__zero_mask ? NULL : m);
 	atomic_store(&rlog__mask, m);
+	/* Then the gate, the first thing the inline checks read: while it
+	 * is behind the pointers a write stops at one or the other, as it
+	 * stopped at a NULL pointer before (gate.c). */
+	rlog__gate_set(hdr, m == &rlog__zero_mask ? 0 : ~UINT64_C(0));
+}
+
+void rlog__mask_set_for(uint32_t n, struct rlog__session *s0)
+{
+	if (n == 0)
+		rlog__mask_set(&rlog__zero_mask, NULL);
+	else if (n == 1)
+		rlog__mask_set(&s0->region.hdr->enable_mask, s0->region.hdr);
+	else
+		rlog__mask_set(&rlog__multi_mask, NULL);
 }
 _Atomic int rlog__tick_tsc;
 _Thread_local struct rlog__thread rlog__thread;
@@ -109,9 +123,7 @@ static int publish_into(struct rlog__set *set, struct rlog__session *const *s,
 	atomic_store(&rlog__set, set);
 	atomic_store(&rlog__current, n > 0 ? s[0] : NULL);
 	atomic_fetch_add(&rlog__gen, 1);
-	rlog__mask_set(n == 0   ? &rlog__zero_mask
-		       : n == 1 ? &s[0]->region.hdr->enable_mask
-				: &rlog__multi_mask);
+	rlog__mask_set_for(n, n > 0 ? s[0] : NULL);
 	/* The calling thread lets go of its bindings now; the others do at
 	 * their next write. */
 	if (release)
@@ -388,9 +400,7 @@ void rlog__attach_fork_child(void)
 	 * return with writes disabled). */
 	struct rlog__set *set = atomic_load(&rlog__set);
 	atomic_store(&rlog__current, set->n > 0 ? set->s[0] : NULL);
-	rlog__mask_set(set->n == 0   ? &rlog__zero_mask
-		       : set->n == 1 ? &set->s[0]->region.hdr->enable_mask
-				     : &rlog__multi_mask);
+	rlog__mask_set_for(set->n, set->n > 0 ? set->s[0] : NULL);
 }
 
 int rlog_thread_stats(struct rlog_thread_stats *out)

@@ -75,7 +75,7 @@ void rlog__late_wait(char (*names)[RLOG_NAME_MAX + 1], int n)
 	store_relaxed(&last_try_ms, 0);
 	atomic_store(&waiting, 1);
 	/* The last store: writes from here on read the mask. */
-	rlog__mask_set(&registry->mask[rlog__wake_hash(names[0])]);
+	rlog__mask_set(&registry->mask[rlog__wake_hash(names[0])], NULL);
 	return;
 fail:
 	for (int i = 0; i < n; i++) {
@@ -91,7 +91,7 @@ void rlog__late_cancel(void)
 	atomic_store(&waiting, 0);
 	/* Writes stop reading the mask (publish points rlog__mask on). */
 	if (atomic_load(&rlog__set)->n == 0)
-		rlog__mask_set(&rlog__zero_mask);
+		rlog__mask_set(&rlog__zero_mask, NULL);
 	/* No write is inside rlog__late_attach's try with them: it holds
 	 * attach_lock, which the caller holds now. */
 	for (int i = 0; i < wait.n; i++) {

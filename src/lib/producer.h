@@ -124,9 +124,18 @@ extern _Atomic uint64_t rlog__zero_mask;
 extern _Atomic uint64_t rlog__multi_mask;
 
 /* Points rlog__mask at m, and rlog__mask_or_null at m or, for
- * rlog__zero_mask, at NULL (ringlog.h).  Every change of the pointers
- * goes through here. */
-void rlog__mask_set(_Atomic uint64_t *m);
+ * rlog__zero_mask, at NULL (ringlog.h), then sets the gate: hdr is the
+ * region of the one session m is the mask of, else NULL.  Every change of
+ * the pointers goes through here (attach_lock held, or a fork child). */
+void rlog__mask_set(_Atomic uint64_t *m, struct rlog_shm_header *hdr);
+
+/* The mask rlog__mask_set is given for a set of n sessions, s0 the
+ * first. */
+void rlog__mask_set_for(uint32_t n, struct rlog__session *s0);
+
+/* gate.c: the enable gate (ringlog.h, rlog__gate) becomes hdr's first
+ * page (one session), or a page whose word is v (hdr NULL). */
+void rlog__gate_set(struct rlog_shm_header *hdr, uint64_t v);
 
 /*
  * ThreadSanitizer sees the threads of one process only.  A buffer goes from
