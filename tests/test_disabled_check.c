@@ -30,6 +30,17 @@ static uint64_t gate(void)
 	return atomic_load(&rlog__gate.w[RLOG__GATE_WORD]);
 }
 
+/* Starts session h_session(tag) with its file at h_path(tag) (128 and 256
+ * bytes) and the enable mask given. */
+static void start(char *name, char *path, const char *tag, const char *mask)
+{
+	snprintf(name, 128, "%s", h_session(tag));
+	snprintf(path, 256, "%s", h_path(tag));
+	unlink(path);
+	h_ringlog(&r, "start", name, "-o", path, "--mask", mask, NULL);
+	ASSERT_EQ(r.status, 0);
+}
+
 /* The permissions of the mapping at address a in /proc/self/maps ("r--s"),
  * and its file name, or "" when a is in no mapping. */
 static void gate_mapping(const void *a, char *perm, char *file, size_t cap)
@@ -93,11 +104,7 @@ int main(void)
 
 	/* 2. Attached; the region's mask changed from outside. */
 	char name[128], path[256];
-	snprintf(name, sizeof name, "%s", h_session("dis1"));
-	snprintf(path, sizeof path, "%s", h_path("dis1"));
-	unlink(path);
-	h_ringlog(&r, "start", name, "-o", path, "--mask", "0x5", NULL);
-	ASSERT_EQ(r.status, 0);
+	start(name, path, "dis1", "0x5");
 	ASSERT_EQ(rlog_attach(name), 0);
 	_Atomic uint64_t *m = atomic_load(&rlog__mask_or_null);
 	ok(m != NULL && m == atomic_load(&rlog__mask), "attached: the pointer is rlog__mask");
@@ -139,11 +146,7 @@ int main(void)
 	/* Two sessions: the gate's word is ~0, the checks after it decide;
 	 * back to the first session's page when the second leaves. */
 	char name2[128], path2[256];
-	snprintf(name2, sizeof name2, "%s", h_session("dis2"));
-	snprintf(path2, sizeof path2, "%s", h_path("dis2"));
-	unlink(path2);
-	h_ringlog(&r, "start", name2, "-o", path2, "--mask", "0x1", NULL);
-	ASSERT_EQ(r.status, 0);
+	start(name2, path2, "dis2", "0x1");
 	ASSERT_EQ(rlog_attach_add(name2), 0);
 	ASSERT_EQ_U64(gate(), ~UINT64_C(0));
 	gate_mapping(&rlog__gate, perm, file, sizeof file);
