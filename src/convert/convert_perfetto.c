@@ -62,11 +62,13 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "convert.h"
 #include "map.h"
 #include "names.h"
 #include "pb.h"
 #include "reader/batch.h"
+#include "record.h"
 #include "ringlog/reader.h"
 #include "satmath.h"
 #include "utf8.h"
@@ -164,6 +166,7 @@ struct seq {
 	struct interner names, cats, anns;
 };
 
+#define TSC 16u
 struct thread {
 	uint32_t pid, tid;
 	uint64_t uuid, lost_uuid;
@@ -176,6 +179,14 @@ struct thread {
 	const struct rlog_schema **stack; /* open spans, innermost last */
 	size_t depth, cap;
 	char *name;               /* a THREAD_NAME record's payload, or NULL */
+	/* The schemas of its events taken from the reader's runs, by ID
+	 * (direct-mapped): rlog_reader_schema's answer for an event of the
+	 * ID after from ticks (rlog__reader_schema_one). */
+	struct {
+		const struct rlog_schema *s;
+		uint64_t from;
+		uint16_t id;
+	} sc[TSC];
 };
 
 struct process {
@@ -199,6 +210,10 @@ struct ctrack {
  * it is closed); gen 0 or another file's: not valid.
  */
 #define SCACHE 256u
+/* Room for the largest TrackEvent of a template: the head, track and name
+ * copied whole, per field its annotation's tag, length (a string's up to
+ * 3 bytes), header copied whole and a 10-byte varint, and the payload. */
+#define TE_ROOM(nf, len) (64 + 32u * (nf) + (len))
 struct scache {
 	const struct rlog_schema *s;
 	uint32_t seq;             /* the sequence whose names these are */
@@ -1032,15 +1047,25 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
  * payload not of the schema's shape (it goes out raw), a string that is
  * not ASCII (put_str's check), which write what this would.
  */
+static inline char *te_body(const struct scache *e, const uint8_t *pl, size_t len, char *p);
+
 static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size_t len)
 {
-	/* Room for the largest: the head, track and name copied whole, per
-	 * field its annotation's tag, length (a string's up to 3 bytes),
-	 * header copied whole and a 10-byte varint. */
+	/* Room for the largest (TE_ROOM). */
 	c->te.len = 0;
-	if (!rlog__buf_need(&c->te, 64 + 32u * e->nf + len))
+	if (!rlog__buf_need(&c->te, TE_ROOM(e->nf, len)))
 		return 0;
-	char *p = c->te.p;
+	char *p = te_body(e, pl, len, c->te.p);
+	if (!p)
+		return 0;
+	c->te.len = (size_t)(p - c->te.p);
+	return 1;
+}
+
+/* te_fill's TrackEvent at p (TE_ROOM bytes of room): returns its end, or
+ * NULL for the general way. */
+static inline char *te_body(const struct scache *e, const uint8_t *pl, size_t len, char *p)
+{
 	memcpy(p, e->head, sizeof(e->head));
 	p += e->head_len;
 	memcpy(p, e->name, sizeof(e->name));
@@ -1055,7 +1080,7 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
 		if (t != RLOG_FIELD_STRING) {
 			unsigned sz = rlog__num_size(t);
 			if (left < sz)
-				return 0;
+				return NULL;
 			off += sz;
 			if (t == RLOG_FIELD_F64) {
 				*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
@@ -1070,10 +1095,10 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
 		} else {
 			uint16_t sl;
 			if (left < 2)
-				return 0;
+				return NULL;
 			memcpy(&sl, q, 2);
 			if (left - 2 < sl)
-				return 0;
+				return NULL;
 			*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
 			p += pb_varint_at(p, hl + pb_varint_size(sl) + sl);
 			memcpy(p, e->hdr[i], 12);
@@ -1093,7 +1118,7 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
 				p[k] = (char)q[2 + k];
 			}
 			if (hi & UINT64_C(0x8080808080808080))
-				return 0;
+				return NULL;
 			p += sl;
 			off += 2u + sl;
 			continue;
@@ -1105,13 +1130,14 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
 		p += pb_varint_at(p, v);
 	}
 	if (off != len)
-		return 0;
-	c->te.len = (size_t)(p - c->te.p);
-	return 1;
+		return NULL;
+	return p;
 }
 
 static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
 			 const uint8_t *pl);
+static inline char *counter_body(const struct scache *e, const struct rlog_schema *s,
+				 const uint8_t *pl, char *p);
 
 /*
  * An event the templates write (the common one): a schema'd event, a
@@ -1451,7 +1477,14 @@ static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t
 static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
 			 const uint8_t *pl)
 {
-	char *p = c->te.p;
+	c->te.len = (size_t)(counter_body(e, s, pl, c->te.p) - c->te.p);
+}
+
+/* counter_fill's TrackEvent at p (16 + 26 bytes a field of room); returns
+ * its end. */
+static inline char *counter_body(const struct scache *e, const struct rlog_schema *s,
+				 const uint8_t *pl, char *p)
+{
 	memcpy(p, e->chead, sizeof(e->chead));
 	p += e->chead_len;
 	for (unsigned i = 0; i < s->field_count; i++) {
@@ -1469,7 +1502,7 @@ static void counter_fill(struct pf *c, const struct scache *e, const struct rlog
 		pl += rlog__num_size(t);
 		p += pb_varint_at(p, v);
 	}
-	c->te.len = (size_t)(p - c->te.p);
+	return p;
 }
 
 /*
@@ -1951,6 +1984,238 @@ static int next_file(struct pf *c)
 	return file_begin(c);
 }
 
+/* One event of the reader, in its order: the window, the split, the
+ * event. */
+static int one_event(struct pf *c, const struct rlog_event *ev)
+{
+	const struct rlog__perfetto_opts *opt = c->opt;
+	int rc = 0;
+	if (c->st)
+		c->st->events_read++;
+	c->emit = !opt || ((!opt->has_since || ev->time_ns >= opt->since_ns) &&
+			   (!opt->has_until || ev->time_ns <= opt->until_ns));
+	if (c->emit && split_here(c, ev->time_ns, ev->length))
+		rc = next_file(c);
+	if (rc == 0 && c->emit && !c->started)
+		rc = start_events(c, ev->time_ns);
+	if (rc == 0)
+		rc = convert_event(c, ev);
+	return rc;
+}
+
+/*
+ * The schema rlog_reader_schema() gives event (pid, id) of thread t at
+ * ticks, from t's cache (filled from rlog__reader_schema_one), or NULL:
+ * ask the reader (none, several versions, an event not after the one).
+ */
+static inline const struct rlog_schema *run_schema(struct pf *c, struct thread *t, uint16_t id,
+						   uint64_t ticks)
+{
+	unsigned k = id % TSC;
+	if (t->sc[k].id != id || !t->sc[k].s) {
+		uint64_t from;
+		const struct rlog_schema *s = rlog__reader_schema_one(c->r, t->pid, id, &from);
+		if (!s)
+			return NULL;
+		t->sc[k].s = s;
+		t->sc[k].from = from;
+		t->sc[k].id = id;
+	}
+	return ticks > t->sc[k].from ? t->sc[k].s : NULL;
+}
+
+/* Counts of the events run_fast wrote, added to the totals at once. */
+struct run_counts {
+	uint64_t events, spans, clamped;
+};
+
+static void run_counts_add(struct pf *c, struct run_counts *k)
+{
+	if (c->st) {
+		c->st->events_read += k->events;
+		c->st->schema_events += k->events;
+		c->st->events_written += k->events;
+		c->st->packets += k->events;
+		c->st->spans += k->spans;
+		c->st->clamped += k->clamped;
+	}
+	c->file_events += k->events;
+	*k = (struct run_counts){ 0 };
+}
+
+/*
+ * A record of a run (thread t, its sequence the current one, schema s,
+ * header word hw, flag word fw or 0, payload pl, at ns) that fast_event
+ * would write through te_out: the same packet, written in place in the
+ * output (its TrackEvent where te_out would copy it to, the lengths
+ * before it taken as one byte each and the body moved in the rare case
+ * they are not).  Returns 1 (written), 0 (the general way writes it) or
+ * -errno.
+ */
+static inline int run_fast(struct pf *c, struct thread *t, const struct rlog_schema *s,
+			   uint32_t hw, uint32_t fw, const uint8_t *pl, int64_t ns,
+			   struct run_counts *k)
+{
+	struct seq *q = c->cur;
+	size_t len = rlog__hdr_length(hw);
+	if (!rlog__hdr_has_time(hw) || c->in.len || q->fresh ||
+	    c->out.cap - c->out.len < 32 + TE_ROOM(s->field_count, len))
+		return 0;
+	const struct scache *e = scache_of(c, s);
+	/* ts_of's time, kept only if the packet is written. */
+	uint64_t ts = mono_of(c, ns);
+	bool clamp = ts < c->last_ts;
+	if (clamp)
+		ts = c->last_ts;
+	uint64_t dt = ts - q->prev_ts;
+	char *b0 = c->out.p + c->out.len, *p = b0 + 2;
+	*p++ = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
+	p += pb_varint_at(p, dt);
+	*p++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
+	p += pb_varint_at(p, q->id);
+	*p++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
+	*p++ = (char)SEQ_NEEDS;
+	*p++ = (char)(TP_TRACK_EVENT << 3 | PB_LEN);
+	char *body = p + 1, *end;
+	bool end_span = false;
+	if (s->kind == RLOG_KIND_COUNTER) {
+		if (e->cs != s || e->cgen != c->gen || e->cpid != t->pid || len != e->csize)
+			return 0;
+		end = counter_body(e, s, pl, body);
+	} else if (e->s != s || e->gen != c->gen || e->seq != q->id || !e->fast ||
+		   t->gen != c->gen) {
+		return 0;
+	} else if (s->kind != RLOG_KIND_SPAN) {
+		if (fw || !(end = te_body(e, pl, len, body)))
+			return 0;
+	} else if (!fw) {
+		return 0;
+	} else if (fw >> 16 == RLOG_SPAN_BEGIN) {
+		if (t->depth == RLOG__SPANS_OPEN ||
+		    rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0 ||
+		    !(end = te_body(e, pl, len, body)))
+			return 0;
+		t->stack[t->depth++] = s;
+	} else if (fw >> 16 == RLOG_SPAN_END && len == 0 && t->depth &&
+		   t->stack[t->depth - 1]->id == s->id) {
+		memcpy(body, t->end, sizeof(t->end));
+		end = body + t->end_len;
+		end_span = true;
+	} else {
+		return 0;
+	}
+	size_t bl = (size_t)(end - body), n = (size_t)(end - (b0 + 2));
+	if (bl < 0x80 && n < 0x80) {
+		b0[0] = (char)(TRACE_PACKET << 3 | PB_LEN);
+		b0[1] = (char)n;
+		body[-1] = (char)bl;
+	} else {
+		/* te_out's lengths of more than a byte: the fields between
+		 * them and the body move up. */
+		size_t hl = (size_t)(body - 1 - (b0 + 2)), vb = pb_varint_size(bl);
+		n += vb - 1;
+		size_t vn = pb_varint_size(n), shift = vb - 1 + vn - 1;
+		memmove(body + shift, body, bl);
+		memmove(b0 + 1 + vn, b0 + 2, hl);
+		b0[0] = (char)(TRACE_PACKET << 3 | PB_LEN);
+		pb_varint_at(b0 + 1, n);
+		pb_varint_at(b0 + 1 + vn + hl, bl);
+		end += shift;
+	}
+	if (end_span) {
+		t->depth--;
+		k->spans++;
+	}
+	k->clamped += clamp;
+	k->events++;
+	c->last_ts = ts;
+	q->prev_ts = ts;
+	c->out.len += (size_t)(end - b0);
+	if (c->out.len >= OUT_FLUSH) {
+		run_counts_add(c, k);
+		return flush_out(c) < 0 ? c->err : 1;
+	}
+	return 1;
+}
+
+/*
+ * A run of the reader (reader/batch.h): its head the general way, then
+ * its records after it straight from the block, each checked as the
+ * reader checks it (rlog__record_plain, rlog__record_flagged_plain) and
+ * before the run's bound: the common one (an event a template writes)
+ * by run_fast, the others as the event the reader would give.  The
+ * records it takes are handed back (rlog__reader_run_take).
+ */
+static int run_out(struct pf *c, const struct rlog__run *run)
+{
+	const struct rlog_event *h = &run->head;
+	int rc = one_event(c, h);
+	if (rc < 0)
+		return rc;
+	uint32_t used = 0, n = 0;
+	uint64_t cur = run->cursor;
+	if (run->avail == 0)
+		return rlog__reader_run_take(c->r, run, 0, cur, 0);
+	const struct rlog__perfetto_opts *o = c->opt;
+	/* No window, no split: every event is emitted, in this file; and
+	 * no record of pid 0's daemon (which fast_event leaves alone). */
+	bool quick = (!o || (!o->has_since && !o->has_until && !o->split_ns && !o->max_size)) &&
+		     !(h->pid == 0 && h->from_daemon);
+	size_t ti = (size_t)(thread_of(c, h->pid, h->tid) - c->th);
+	uint64_t start = c->info->start_ticks, freq = c->info->tick_freq_hz;
+	struct run_counts k = { 0 };
+	while (used < run->avail) {
+		const uint8_t *q = run->p + used;
+		uint64_t nc = cur;
+		uint32_t hw, fw = 0;
+		uint32_t size = rlog__record_plain(q, run->avail - used, &nc, &hw);
+		if (!size && !(size = rlog__record_flagged_plain(q, run->avail - used, &nc, &hw, &fw)))
+			break;
+		if (nc > run->bound_ticks || (nc == run->bound_ticks && used >= run->bound_k))
+			break;
+		uint16_t id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw));
+		bool timed = rlog__hdr_has_time(hw);
+		const uint8_t *pl = q + (timed ? 8 : 4) + (fw ? 4 : 0);
+		int64_t ns = rlog__ticks_since_ns(nc, start, freq);
+		struct thread *t = &c->th[ti];
+		const struct rlog_schema *s;
+		rc = 0;
+		if (quick && c->started && !c->ptree.len && (s = run_schema(c, t, id, nc)) != NULL) {
+			/* convert_event's way to fast_event for this event. */
+			use_seq(c, t);
+			c->emit = true;
+			rc = run_fast(c, t, s, hw, fw, pl, ns, &k);
+		}
+		if (rc == 0) {
+			struct rlog_event ev = {
+				.ticks = nc,
+				.time_ns = ns,
+				.pid = h->pid,
+				.tid = h->tid,
+				.id = id,
+				.flag = (uint16_t)(fw >> 16),
+				.length = (uint16_t)rlog__hdr_length(hw),
+				.flagged = fw != 0,
+				.has_time = timed,
+				.from_daemon = h->from_daemon,
+				.payload = pl,
+				.offset = run->foff + used,
+				.size = size,
+				.block_offset = h->block_offset,
+			};
+			run_counts_add(c, &k);
+			rc = one_event(c, &ev);
+		}
+		if (rc < 0)
+			return rc;
+		used += size;
+		cur = nc;
+		n++;
+	}
+	run_counts_add(c, &k);
+	return rlog__reader_run_take(c->r, run, used, cur, n);
+}
+
 static void pf_free(struct pf *c)
 {
 	for (size_t i = 0; i < c->nth; i++) {
@@ -2027,24 +2292,28 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 		goto out;
 	}
 	rc = file_begin(&c);
-	/* The reader's batches (reader/batch.h): its events in its order,
-	 * without a call per event. */
-	int n = 0;
-	while (rc == 0 && (rc = n = rlog__reader_next_batch(r, c.batch, BATCH)) > 0) {
-		rc = 0;
-		for (int i = 0; i < n && rc == 0; i++) {
-			const struct rlog_event *ev = &c.batch[i];
-			if (st)
-				st->events_read++;
-			c.emit = !opt || ((!opt->has_since || ev->time_ns >= opt->since_ns) &&
-					  (!opt->has_until || ev->time_ns <= opt->until_ns));
-			if (c.emit && split_here(&c, ev->time_ns, ev->length))
-				rc = next_file(&c);
-			if (rc == 0 && c.emit && !c.started)
-				rc = start_events(&c, ev->time_ns);
-			if (rc == 0)
-				rc = convert_event(&c, ev);
+	while (rc == 0) {
+		/* The reader's runs (reader/batch.h): each starts with a
+		 * thread's next event, its records after it taken straight
+		 * from its block; a COUNTER record and every event when told
+		 * (no_runs) through the batches, in the same order. */
+		struct rlog__run run;
+		int n;
+		if (opt && opt->no_runs) {
+			n = 0;
+		} else if ((rc = rlog__reader_run(r, &run)) <= 0) {
+			break;
+		} else if (run.head.flagged || run.head.id != RLOG_ID_COUNTER) {
+			rc = run_out(&c, &run);
+			continue;
+		} else {
+			n = 1;
 		}
+		if ((rc = n = rlog__reader_next_batch(r, c.batch, n ? (size_t)n : BATCH)) <= 0)
+			break;
+		rc = 0;
+		for (int i = 0; i < n && rc == 0; i++)
+			rc = one_event(&c, &c.batch[i]);
 	}
 	if (rc < 0)
 		goto out;

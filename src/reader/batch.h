@@ -28,4 +28,53 @@
  */
 int rlog__reader_next_batch(struct rlog_reader *r, struct rlog_event *ev, size_t max);
 
+/*
+ * A run: the event rlog_reader_next() would give next (head), and the
+ * records after it in its block, which come next in the merge's order as
+ * long as they are before (bound_ticks, bound_off), the least head of the
+ * other threads (merge.c).  A converter takes them straight from the
+ * block, with no event struct and no call per event: each record it takes
+ * must pass rlog__record_plain (src/common/record.h; or, for a FLAGGED
+ * record, rlog__record_flagged_plain), the same checks the reader makes
+ * of it (the open pass validated the block; these say it has not changed
+ * since), and its time and offset must be before the bound.  Any other
+ * record ends what it takes; the reader reads it the general way.
+ */
+struct rlog__run {
+	struct rlog_event head;
+	const uint8_t *p;      /* the records after head, avail bytes of them */
+	uint32_t avail;
+	uint64_t cursor;       /* the thread's time cursor after head (ticks) */
+	uint64_t bound_ticks;  /* a record at ticks T, p + k: in the run if */
+	uint64_t bound_k;      /* T < bound_ticks, or T == bound_ticks and k < bound_k */
+	uint64_t foff;         /* the file offset of p (as rlog_event.offset) */
+};
+
+/*
+ * The run that starts with the next event, without taking it (a peek).
+ * Returns 1, 0 at the end, or a negative errno as rlog_reader_next()
+ * would have returned it.  avail is 0 in a metadata block.
+ */
+int rlog__reader_run(struct rlog_reader *r, struct rlog__run *run);
+
+/*
+ * Takes run's head and the records in the first used bytes of run->p,
+ * events of them (counted for the pacing of the reader's page drops),
+ * after which the thread's time cursor is cursor (the time of the last).
+ * head must not be a COUNTER record (batch.h's rule: the reader follows
+ * its value; take it with rlog__reader_next_batch).  Returns 0, or
+ * -ENOMEM (a damaged region found next could not be recorded).
+ */
+int rlog__reader_run_take(struct rlog_reader *r, const struct rlog__run *run, uint32_t used,
+			  uint64_t cursor, uint32_t events);
+
+/*
+ * The schema of events (pid, id) when it has one version in the file,
+ * and *from the time it is in force from: rlog_reader_schema() gives it
+ * for every event (pid, id) after *from ticks.  NULL otherwise (no
+ * schema, or several: ask rlog_reader_schema()).
+ */
+const struct rlog_schema *rlog__reader_schema_one(struct rlog_reader *r, uint32_t pid,
+						  uint16_t id, uint64_t *from);
+
 #endif

@@ -277,6 +277,32 @@ int rlog__reader_next_batch(struct rlog_reader *r, struct rlog_event *ev, size_t
 	return rlog__merge_batch(r, ev, max, &r->batch_err);
 }
 
+int rlog__reader_run(struct rlog_reader *r, struct rlog__run *run)
+{
+	if (!r || !run)
+		return -EINVAL;
+	if (r->batch_err) {
+		int rc = r->batch_err;
+		r->batch_err = 0;
+		return rc;
+	}
+	if (!r->started) {
+		int rc = rlog__merge_start(r);
+		if (rc < 0)
+			return rc;
+		r->started = true;
+	}
+	return rlog__merge_run(r, run);
+}
+
+int rlog__reader_run_take(struct rlog_reader *r, const struct rlog__run *run, uint32_t used,
+			  uint64_t cursor, uint32_t events)
+{
+	if (!r || !run || !r->started || r->nheap == 0 || used > run->avail)
+		return -EINVAL;
+	return rlog__merge_run_take(r, used, cursor, events);
+}
+
 int64_t rlog_reader_time_ns(const struct rlog_reader *r, uint64_t ticks)
 {
 	return r ? rlog__time_ns(r, ticks) : 0;
