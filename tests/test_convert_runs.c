@@ -273,6 +273,15 @@ static void convert(const struct fg_file *f, size_t len, struct rlog__perfetto_o
 static void same(const char *what, const struct fg_file *f, size_t len,
 		 const struct rlog__perfetto_opts *opt)
 {
+	/* KEEP=PREFIX: each input kept as PREFIX.N.rlog (to compare with
+	 * another build's `ringlog convert`). */
+	static unsigned kept;
+	if (getenv("KEEP") && !opt) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s.%u.rlog", getenv("KEEP"), kept++);
+		if (fg_write_len(f, path, len) < 0)
+			diag("cannot write %s", path);
+	}
 	struct rlog__perfetto_opts a = opt ? *opt : (struct rlog__perfetto_opts){ 0 };
 	struct rlog__perfetto_opts b = a;
 	b.no_runs = true;
@@ -314,8 +323,6 @@ int main(void)
 	/* Many threads, short runs; then few threads, long runs (past the
 	 * output's 1 MiB flush). */
 	build_mix(&f, 1000000000u, 140, 3, 6);
-	if (getenv("KEEP"))
-		fg_write(&f, getenv("KEEP"));
 	same("140 threads", &f, SIZE_MAX, NULL);
 	fg_file_free(&f);
 	build_mix(&f, 1000000000u, 3, 8, 400);

@@ -231,11 +231,13 @@ struct scache {
 	 * way) and the schema is not a counter's.
 	 */
 	bool fast;
-	uint8_t head_len, name_len, nf;
-	char head[24], name[12];
+	uint8_t pre_len, nf;
+	char pre[32];             /* category, type, name: up to 3 + 11 + 11 bytes */
 	uint8_t ftype[RLOG_SCHEMA_MAX_FIELDS];
-	uint8_t hlen[RLOG_SCHEMA_MAX_FIELDS];
-	char hdr[RLOG_SCHEMA_MAX_FIELDS][12];
+	uint8_t alen[RLOG_SCHEMA_MAX_FIELDS];
+	/* A field's annotation: its tag, a byte for its length (the value's
+	 * size added), the name's iid and the value's tag. */
+	char ann[RLOG_SCHEMA_MAX_FIELDS][16];
 	/*
 	 * A counter schema's TrackEvent (schema_counter_out) on the counter
 	 * tracks of process cpid in file cgen: the type and first track, and
@@ -1003,16 +1005,16 @@ static void cat_text(char *buf, const struct rlog_schema *s)
 /* Schema s's template in its cache entry e, its names' ids set. */
 static void template_make(struct scache *e, const struct rlog_schema *s)
 {
-	char *p = e->head;
+	char *p = e->pre;
 	e->fast = s->kind != RLOG_KIND_COUNTER;
 	e->nf = s->field_count;
 	*p++ = (char)(TE_CATEGORY_IIDS << 3 | PB_VARINT);
 	p += pb_varint_at(p, e->cat_iid);
 	*p++ = (char)(TE_TYPE << 3 | PB_VARINT);
 	*p++ = (char)(s->kind == RLOG_KIND_SPAN ? SLICE_BEGIN : INSTANT);
-	e->head_len = (uint8_t)(p - e->head);
-	e->name[0] = (char)(TE_NAME_IID << 3 | PB_VARINT);
-	e->name_len = (uint8_t)(1 + pb_varint_at(e->name + 1, e->name_iid));
+	*p++ = (char)(TE_NAME_IID << 3 | PB_VARINT);
+	p += pb_varint_at(p, e->name_iid);
+	e->pre_len = (uint8_t)(p - e->pre);
 	for (unsigned i = 0; i < s->field_count; i++) {
 		unsigned type = s->fields[i].type, vt;
 		unsigned wire = PB_VARINT;
@@ -1031,11 +1033,13 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
 			return;
 		}
 		e->ftype[i] = (uint8_t)type;
-		p = e->hdr[i];
+		p = e->ann[i];
+		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+		*p++ = 0;
 		*p++ = (char)(DA_NAME_IID << 3 | PB_VARINT);
 		p += pb_varint_at(p, e->ann_iid[i]);
 		*p++ = (char)(vt << 3 | wire);
-		e->hlen[i] = (uint8_t)(p - e->hdr[i]);
+		e->alen[i] = (uint8_t)(p - e->ann[i]);
 	}
 }
 
@@ -1066,70 +1070,112 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
  * NULL for the general way. */
 static inline char *te_body(const struct scache *e, const uint8_t *pl, size_t len, char *p)
 {
-	memcpy(p, e->head, sizeof(e->head));
-	p += e->head_len;
-	memcpy(p, e->name, sizeof(e->name));
-	p += e->name_len;
-	size_t off = 0;
+	memcpy(p, e->pre, sizeof(e->pre));
+	p += e->pre_len;
+	const uint8_t *q = pl, *qe = pl + len;
 	for (unsigned i = 0; i < e->nf; i++) {
-		const uint8_t *q = pl + off;
-		size_t left = len - off;
-		unsigned hl = e->hlen[i];
+		unsigned al = e->alen[i], hl = al - 2u;
 		unsigned t = e->ftype[i];
 		uint64_t v;
-		if (t != RLOG_FIELD_STRING) {
-			unsigned sz = rlog__num_size(t);
-			if (left < sz)
-				return NULL;
-			off += sz;
-			if (t == RLOG_FIELD_F64) {
-				*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
-				*p++ = (char)(hl + 8);
-				memcpy(p, e->hdr[i], 12);
-				p += hl;
-				memcpy(p, q, 8); /* little endian, as the wire */
-				p += 8;
-				continue;
-			}
-			v = rlog__num_load(q, t);
-		} else {
+		size_t left = (size_t)(qe - q);
+		/* The annotation's bytes copied whole, its length set after. */
+		memcpy(p, e->ann[i], 16);
+		switch (t) {
+		case RLOG_FIELD_STRING: {
 			uint16_t sl;
 			if (left < 2)
 				return NULL;
 			memcpy(&sl, q, 2);
 			if (left - 2 < sl)
 				return NULL;
-			*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
-			p += pb_varint_at(p, hl + pb_varint_size(sl) + sl);
-			memcpy(p, e->hdr[i], 12);
-			p += hl;
+			q += 2;
+			size_t n = hl + pb_varint_size(sl) + sl;
+			if (n < 0x80) {
+				p[1] = (char)n;
+				p += al;
+			} else { /* a length of two bytes or more */
+				p++;
+				p += pb_varint_at(p, n);
+				memcpy(p, e->ann[i] + 2, 14);
+				p += hl;
+			}
 			p += pb_varint_at(p, sl);
 			/* Copied 8 bytes at a time, ASCII checked on the way. */
 			unsigned k = 0;
 			uint64_t hi = 0;
 			for (; k + 8 <= sl; k += 8) {
 				uint64_t w;
-				memcpy(&w, q + 2 + k, 8);
+				memcpy(&w, q + k, 8);
 				hi |= w;
 				memcpy(p + k, &w, 8);
 			}
+			if (k + 4 <= sl) {
+				uint32_t w;
+				memcpy(&w, q + k, 4);
+				hi |= w;
+				memcpy(p + k, &w, 4);
+				k += 4;
+			}
 			for (; k < sl; k++) {
-				hi |= q[2 + k];
-				p[k] = (char)q[2 + k];
+				hi |= q[k];
+				p[k] = (char)q[k];
 			}
 			if (hi & UINT64_C(0x8080808080808080))
 				return NULL;
 			p += sl;
-			off += 2u + sl;
+			q += sl;
 			continue;
 		}
-		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
-		*p++ = (char)(hl + pb_varint_size(v));
-		memcpy(p, e->hdr[i], 12);
-		p += hl;
-		p += pb_varint_at(p, v);
+		case RLOG_FIELD_F64:
+			if (left < 8)
+				return NULL;
+			p[1] = (char)(hl + 8);
+			p += al;
+			memcpy(p, q, 8); /* little endian, as the wire */
+			p += 8;
+			q += 8;
+			continue;
+		case RLOG_FIELD_U8:
+		case RLOG_FIELD_I8:
+			if (left < 1)
+				return NULL;
+			v = t == RLOG_FIELD_U8 ? q[0] : (uint64_t)(int64_t)(int8_t)q[0];
+			q += 1;
+			break;
+		case RLOG_FIELD_U16:
+		case RLOG_FIELD_I16: {
+			uint16_t h;
+			if (left < 2)
+				return NULL;
+			memcpy(&h, q, 2);
+			v = t == RLOG_FIELD_U16 ? h : (uint64_t)(int64_t)(int16_t)h;
+			q += 2;
+			break;
+		}
+		case RLOG_FIELD_U32:
+		case RLOG_FIELD_I32: {
+			uint32_t w;
+			if (left < 4)
+				return NULL;
+			memcpy(&w, q, 4);
+			v = t == RLOG_FIELD_U32 ? w : (uint64_t)(int64_t)(int32_t)w;
+			q += 4;
+			break;
+		}
+		default:
+			if (left < 8)
+				return NULL;
+			memcpy(&v, q, 8);
+			q += 8;
+			break;
+		}
+		unsigned vs = pb_varint_size(v);
+		p[1] = (char)(hl + vs);
+		p += al;
+		pb_varint_at(p, v);
+		p += vs;
 	}
-	if (off != len)
+	if (q != qe)
 		return NULL;
 	return p;
 }
