@@ -185,8 +185,14 @@ struct thread {
 	struct {
 		const struct rlog_schema *s;
 		uint64_t from;
+		const struct scache *e; /* its template on the thread's sequence */
+		uint64_t epoch;         /* it was found ready at this pf.epoch */
 		uint16_t id;
 	} sc[TSC];
+	/* A TrackEvent packet's bytes between its timestamp and the body's
+	 * length: the sequence id, the flags, the TrackEvent's tag. */
+	char mid[16];
+	uint8_t mid_len;
 };
 
 struct process {
@@ -264,6 +270,10 @@ struct pf {
 	struct rlog__buf out, te, in, tmp, fix; /* fix: put_str's */
 	uint64_t file_bytes;      /* written to the current file */
 	unsigned gen;             /* the current file, from 1 */
+	/* Raised whenever a template (struct scache), a file or a thread's
+	 * description changes: what run_template found true of a schema's
+	 * template at an epoch still holds while it is the same. */
+	uint64_t epoch;
 	bool emit;                /* the current event is in the window */
 	bool started;             /* an event of the window was written to this file */
 	int64_t file_first_ns;
@@ -688,6 +698,13 @@ static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
 		if (!(t->seq = calloc(1, sizeof(*t->seq))))
 			return NULL;
 		t->seq->id = c->seq0.id + 1 + (uint32_t)i;
+		char *m = t->mid;
+		*m++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
+		m += pb_varint_at(m, t->seq->id);
+		*m++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
+		*m++ = (char)SEQ_NEEDS;
+		*m++ = (char)(TP_TRACK_EVENT << 3 | PB_LEN);
+		t->mid_len = (uint8_t)(m - t->mid);
 		t->seq->track = t->uuid;
 		t->seq->names.field = ID_NAMES;
 		t->seq->cats.field = ID_CATEGORIES;
@@ -708,6 +725,7 @@ static int thread_track(struct pf *c, struct thread *t)
 	if (rc < 0)
 		return rc;
 	t->gen = c->gen;
+	c->epoch++;
 	c->tmp.len = 0;
 	pb_uint(&c->tmp, TD_UUID, t->uuid);
 	pb_uint(&c->tmp, TD_PARENT, parent);
@@ -1249,6 +1267,7 @@ static const struct scache *schema_iids(struct pf *c, const struct rlog_schema *
 	char cat[4];
 	cat_text(cat, s);
 	e->s = NULL;
+	c->epoch++;
 	e->cat_iid = intern(c, &c->cur->cats, cat, strlen(cat));
 	e->name_iid = intern(c, &c->cur->names, s->name, strlen(s->name));
 	if (!e->cat_iid || !e->name_iid)
@@ -1491,6 +1510,7 @@ static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t
 	struct scache *e = scache_of(c, s);
 	unsigned size = 0;
 	e->cs = NULL;
+	c->epoch++;
 	for (unsigned i = 0; i < s->field_count; i++) {
 		unsigned t = s->fields[i].type;
 		if (t < RLOG_FIELD_U8 || t > RLOG_FIELD_F64)
@@ -1975,6 +1995,7 @@ static int file_end(struct pf *c, bool last)
 static int file_begin(struct pf *c)
 {
 	c->gen++;
+	c->epoch++;
 	c->file_bytes = 0;
 	c->file_events = c->file_loss_records = c->file_events_lost = 0;
 	c->started = false;
@@ -2049,27 +2070,6 @@ static int one_event(struct pf *c, const struct rlog_event *ev)
 	return rc;
 }
 
-/*
- * The schema rlog_reader_schema() gives event (pid, id) of thread t at
- * ticks, from t's cache (filled from rlog__reader_schema_one), or NULL:
- * ask the reader (none, several versions, an event not after the one).
- */
-static inline const struct rlog_schema *run_schema(struct pf *c, struct thread *t, uint16_t id,
-						   uint64_t ticks)
-{
-	unsigned k = id % TSC;
-	if (t->sc[k].id != id || !t->sc[k].s) {
-		uint64_t from;
-		const struct rlog_schema *s = rlog__reader_schema_one(c->r, t->pid, id, &from);
-		if (!s)
-			return NULL;
-		t->sc[k].s = s;
-		t->sc[k].from = from;
-		t->sc[k].id = id;
-	}
-	return ticks > t->sc[k].from ? t->sc[k].s : NULL;
-}
-
 /* Counts of the events run_fast wrote, added to the totals at once. */
 struct run_counts {
 	uint64_t events, spans, clamped;
@@ -2089,48 +2089,92 @@ static void run_counts_add(struct pf *c, struct run_counts *k)
 	*k = (struct run_counts){ 0 };
 }
 
+/* What a run's records share (run_out). */
+struct run_ctx {
+	struct thread *t;
+	uint64_t start, freq;     /* the reader's clock */
+	uint64_t mono, lim;       /* sync_monotonic_ns; ns up to lim add to it */
+	struct run_counts k;
+};
+
 /*
- * A record of a run (thread t, its sequence the current one, schema s,
- * header word hw, flag word fw or 0, payload pl, at ns) that fast_event
- * would write through te_out: the same packet, written in place in the
- * output (its TrackEvent where te_out would copy it to, the lengths
- * before it taken as one byte each and the body moved in the rare case
- * they are not).  Returns 1 (written), 0 (the general way writes it) or
- * -errno.
+ * The template entry of event id's schema on thread t, ready for
+ * run_fast: rlog_reader_schema's schema for the event at ticks (from
+ * rlog__reader_schema_one: a schema of one version, in force before
+ * ticks) whose template in this file is made, on a described track (a
+ * counter schema's for t's process).  NULL: the general way.
  */
-static inline int run_fast(struct pf *c, struct thread *t, const struct rlog_schema *s,
-			   uint32_t hw, uint32_t fw, const uint8_t *pl, int64_t ns,
-			   struct run_counts *k)
+static inline const struct scache *run_template(struct pf *c, struct thread *t, uint16_t id,
+						uint64_t ticks, const struct rlog_schema **sp)
 {
-	struct seq *q = c->cur;
+	unsigned k = id % TSC;
+	if (t->sc[k].id != id || !t->sc[k].s) {
+		uint64_t from;
+		const struct rlog_schema *s = rlog__reader_schema_one(c->r, t->pid, id, &from);
+		if (!s)
+			return NULL;
+		t->sc[k].s = s;
+		t->sc[k].from = from;
+		t->sc[k].id = id;
+		t->sc[k].e = scache_of(c, s);
+		t->sc[k].epoch = 0;
+	}
+	if (ticks <= t->sc[k].from)
+		return NULL;
+	const struct scache *e = t->sc[k].e;
+	if (t->sc[k].epoch != c->epoch) {
+		/* fast_event's tests of the entry, once an epoch. */
+		const struct rlog_schema *s = t->sc[k].s;
+		if (s->kind == RLOG_KIND_COUNTER
+			    ? e->cs != s || e->cgen != c->gen || e->cpid != t->pid
+			    : e->s != s || e->gen != c->gen || e->seq != t->seq->id || !e->fast ||
+				      t->gen != c->gen)
+			return NULL;
+		t->sc[k].epoch = c->epoch;
+	}
+	*sp = t->sc[k].s;
+	return e;
+}
+
+/*
+ * A record of a run (schema s, its template e; header word hw, flag word
+ * fw or 0, payload pl, at ticks), of thread x->t whose sequence is the
+ * current one, that
+ * fast_event would write through te_out: the same packet, written in
+ * place in the output (its TrackEvent where te_out would copy it to, the
+ * lengths before it taken as one byte each and the body moved in the
+ * rare case they are not).  Returns 1 (written), 0 (the general way
+ * writes it) or -errno.
+ */
+static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache *e,
+			   const struct rlog_schema *s, uint32_t hw, uint32_t fw, const uint8_t *pl,
+			   uint64_t ticks)
+{
+	struct thread *t = x->t;
+	struct seq *q = t->seq;
 	size_t len = rlog__hdr_length(hw);
-	if (!rlog__hdr_has_time(hw) || c->in.len || q->fresh ||
-	    c->out.cap - c->out.len < 32 + TE_ROOM(s->field_count, len))
+	if (!rlog__hdr_has_time(hw) || c->out.cap - c->out.len < 64 + TE_ROOM(e->nf, len))
 		return 0;
-	const struct scache *e = scache_of(c, s);
 	/* ts_of's time, kept only if the packet is written. */
-	uint64_t ts = mono_of(c, ns);
+	uint64_t ts, d = ticks - x->start;
+	if (x->freq == 1000000000u && ticks >= x->start && d <= x->lim)
+		ts = x->mono + d;
+	else
+		ts = mono_of(c, rlog__ticks_since_ns(ticks, x->start, x->freq));
 	bool clamp = ts < c->last_ts;
 	if (clamp)
 		ts = c->last_ts;
-	uint64_t dt = ts - q->prev_ts;
-	char *b0 = c->out.p + c->out.len, *p = b0 + 2;
-	*p++ = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
-	p += pb_varint_at(p, dt);
-	*p++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
-	p += pb_varint_at(p, q->id);
-	*p++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
-	*p++ = (char)SEQ_NEEDS;
-	*p++ = (char)(TP_TRACK_EVENT << 3 | PB_LEN);
+	char *b0 = c->out.p + c->out.len, *p = b0 + 3;
+	b0[2] = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
+	p += pb_varint_at(p, ts - q->prev_ts);
+	memcpy(p, t->mid, sizeof(t->mid));
+	p += t->mid_len;
 	char *body = p + 1, *end;
 	bool end_span = false;
 	if (s->kind == RLOG_KIND_COUNTER) {
-		if (e->cs != s || e->cgen != c->gen || e->cpid != t->pid || len != e->csize)
+		if (len != e->csize)
 			return 0;
 		end = counter_body(e, s, pl, body);
-	} else if (e->s != s || e->gen != c->gen || e->seq != q->id || !e->fast ||
-		   t->gen != c->gen) {
-		return 0;
 	} else if (s->kind != RLOG_KIND_SPAN) {
 		if (fw || !(end = te_body(e, pl, len, body)))
 			return 0;
@@ -2170,15 +2214,15 @@ static inline int run_fast(struct pf *c, struct thread *t, const struct rlog_sch
 	}
 	if (end_span) {
 		t->depth--;
-		k->spans++;
+		x->k.spans++;
 	}
-	k->clamped += clamp;
-	k->events++;
+	x->k.clamped += clamp;
+	x->k.events++;
 	c->last_ts = ts;
 	q->prev_ts = ts;
 	c->out.len += (size_t)(end - b0);
 	if (c->out.len >= OUT_FLUSH) {
-		run_counts_add(c, k);
+		run_counts_add(c, &x->k);
 		return flush_out(c) < 0 ? c->err : 1;
 	}
 	return 1;
@@ -2208,9 +2252,10 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 	bool quick = (!o || (!o->has_since && !o->has_until && !o->split_ns && !o->max_size)) &&
 		     !(h->pid == 0 && h->from_daemon);
 	size_t ti = (size_t)(thread_of(c, h->pid, h->tid) - c->th);
-	uint64_t start = c->info->start_ticks, freq = c->info->tick_freq_hz;
-	struct run_counts k = { 0 };
-	while (used < run->avail) {
+	struct run_ctx x = { .start = c->info->start_ticks, .freq = c->info->tick_freq_hz,
+			     .mono = c->info->sync_monotonic_ns };
+	x.lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
+	for (bool ready = false, fresh = true; used < run->avail; n++) {
 		const uint8_t *q = run->p + used;
 		uint64_t nc = cur;
 		uint32_t hw, fw = 0;
@@ -2222,20 +2267,29 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 		uint16_t id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw));
 		bool timed = rlog__hdr_has_time(hw);
 		const uint8_t *pl = q + (timed ? 8 : 4) + (fw ? 4 : 0);
-		int64_t ns = rlog__ticks_since_ns(nc, start, freq);
-		struct thread *t = &c->th[ti];
+		if (fresh) {
+			/* After the general way (which may describe, intern,
+			 * start a file or a process tree): convert_event's way
+			 * to fast_event, as far as it is the same for every
+			 * record of the run. */
+			x.t = &c->th[ti];
+			ready = quick && c->started && !c->ptree.len && !c->in.len;
+			if (ready) {
+				use_seq(c, x.t);
+				c->emit = true;
+				ready = !x.t->seq->fresh;
+			}
+			fresh = false;
+		}
+		const struct scache *e;
 		const struct rlog_schema *s;
 		rc = 0;
-		if (quick && c->started && !c->ptree.len && (s = run_schema(c, t, id, nc)) != NULL) {
-			/* convert_event's way to fast_event for this event. */
-			use_seq(c, t);
-			c->emit = true;
-			rc = run_fast(c, t, s, hw, fw, pl, ns, &k);
-		}
+		if (ready && (e = run_template(c, x.t, id, nc, &s)) != NULL)
+			rc = run_fast(c, &x, e, s, hw, fw, pl, nc);
 		if (rc == 0) {
 			struct rlog_event ev = {
 				.ticks = nc,
-				.time_ns = ns,
+				.time_ns = rlog__ticks_since_ns(nc, x.start, x.freq),
 				.pid = h->pid,
 				.tid = h->tid,
 				.id = id,
@@ -2249,16 +2303,16 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 				.size = size,
 				.block_offset = h->block_offset,
 			};
-			run_counts_add(c, &k);
+			run_counts_add(c, &x.k);
 			rc = one_event(c, &ev);
+			fresh = true;
 		}
 		if (rc < 0)
 			return rc;
 		used += size;
 		cur = nc;
-		n++;
 	}
-	run_counts_add(c, &k);
+	run_counts_add(c, &x.k);
 	return rlog__reader_run_take(c->r, run, used, cur, n);
 }
 
