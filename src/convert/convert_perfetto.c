@@ -1069,7 +1069,8 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
  * payload not of the schema's shape (it goes out raw), a string that is
  * not ASCII (put_str's check), which write what this would.
  */
-static inline char *te_body(const struct scache *e, const uint8_t *pl, size_t len, char *p);
+static inline char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
+			    size_t len, char *restrict p);
 
 static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size_t len)
 {
@@ -1085,8 +1086,11 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
 }
 
 /* te_fill's TrackEvent at p (TE_ROOM bytes of room): returns its end, or
- * NULL for the general way. */
-static inline char *te_body(const struct scache *e, const uint8_t *pl, size_t len, char *p)
+ * NULL for the general way.  The template, the payload and the output do
+ * not overlap (restrict: the compiler need not read the template again
+ * after each byte written). */
+static inline char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
+			    size_t len, char *restrict p)
 {
 	memcpy(p, e->pre, sizeof(e->pre));
 	p += e->pre_len;
@@ -2164,7 +2168,9 @@ static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache 
 	bool clamp = ts < c->last_ts;
 	if (clamp)
 		ts = c->last_ts;
-	char *b0 = c->out.p + c->out.len, *p = b0 + 3;
+	/* The output overlaps nothing else (restrict, as in te_body). */
+	char *restrict b0 = c->out.p + c->out.len;
+	char *p = b0 + 3;
 	b0[2] = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
 	p += pb_varint_at(p, ts - q->prev_ts);
 	memcpy(p, t->mid, sizeof(t->mid));
@@ -2256,17 +2262,23 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 			     .mono = c->info->sync_monotonic_ns };
 	x.lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
 	for (bool ready = false, fresh = true; used < run->avail; n++) {
-		const uint8_t *q = run->p + used;
+		const uint8_t *q = run->p + used, *pl;
 		uint64_t nc = cur;
 		uint32_t hw, fw = 0;
+		uint16_t id;
 		uint32_t size = rlog__record_plain(q, run->avail - used, &nc, &hw);
-		if (!size && !(size = rlog__record_flagged_plain(q, run->avail - used, &nc, &hw, &fw)))
+		if (size) {
+			id = (uint16_t)rlog__hdr_id(hw);
+			pl = q + 4 + (hw >> 31) * 4; /* after the timestamp (bit 31), if any */
+		} else if ((size = rlog__record_flagged_plain(q, run->avail - used, &nc, &hw, &fw))) {
+			id = (uint16_t)(fw & 0xffffu);
+			pl = q + 8 + (hw >> 31) * 4;
+		} else {
 			break;
+		}
 		if (nc > run->bound_ticks || (nc == run->bound_ticks && used >= run->bound_k))
 			break;
-		uint16_t id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw));
 		bool timed = rlog__hdr_has_time(hw);
-		const uint8_t *pl = q + (timed ? 8 : 4) + (fw ? 4 : 0);
 		if (fresh) {
 			/* After the general way (which may describe, intern,
 			 * start a file or a process tree): convert_event's way
