@@ -73,6 +73,7 @@
 #include "satmath.h"
 #include "utf8.h"
 #include "vec.h"
+#include "writer.h"
 
 #define OUT_FLUSH (1u << 20)
 #define BATCH 64 /* events taken from the reader at a time */
@@ -303,6 +304,10 @@ struct pf {
 	struct scache *scache;    /* SCACHE entries */
 	struct rlog_event batch[BATCH]; /* the reader's latest batch */
 	struct rlog__perfetto_host *host; /* one host of several, or NULL */
+	/* The output's writer thread (writer.h), started with the first full
+	 * buffer; NULL: none (yet), the writes in line. */
+	struct rlog__writer *w;
+	bool no_writer;           /* it could not be started */
 };
 
 /* Schema s's cache entry on the current sequence. */
@@ -404,21 +409,33 @@ static void interner_free(struct interner *t)
 /* ------------------------------------------------------------------ */
 /* Packets                                                             */
 
+/* Hands the output to the writer (a full buffer starts it), or writes it. */
 static int flush_out(struct pf *c)
 {
 	size_t n = c->out.len;
 	if (c->out.oom)
 		c->err = c->err ? c->err : -ENOMEM;
+	if (c->err == 0 && !c->w && !c->no_writer && n >= OUT_FLUSH)
+		c->no_writer = !(c->w = rlog__writer_new(OUT_FLUSH + 65536));
+	if (c->err == 0)
+		c->err = c->w ? rlog__writer_hand(c->w, &c->out, c->fd) : rlog__buf_write(&c->out, c->fd);
 	if (c->err == 0) {
-		c->err = rlog__buf_write(&c->out, c->fd);
-		if (c->err == 0) {
-			c->file_bytes += n;
-			if (c->st)
-				c->st->bytes_written += n;
-		}
+		c->file_bytes += n;
+		if (c->st)
+			c->st->bytes_written += n;
 	}
 	c->out.len = 0;
 	return c->err;
+}
+
+/* flush_out, and the writer done with everything (before the file's
+ * descriptor changes, or the conversion returns). */
+static int flush_all(struct pf *c)
+{
+	int rc = flush_out(c);
+	if (rc == 0 && c->w)
+		rc = c->err = rlog__writer_wait(c->w);
+	return rc;
 }
 
 static int seq_header(struct pf *c, struct seq *q, uint64_t x);
@@ -1992,7 +2009,7 @@ static int file_end(struct pf *c, bool last)
 			rc = end_out(c, &c->th[i], (int64_t)(c->last_ts - c->info->sync_monotonic_ns));
 	if (rc == 0)
 		rc = metadata_out(c);
-	return rc < 0 ? rc : flush_out(c);
+	return rc < 0 ? rc : flush_all(c);
 }
 
 /* The state of a new file: nothing described, nothing interned. */
@@ -2364,6 +2381,7 @@ static void pf_free(struct pf *c)
 	free(c->tmp.p);
 	free(c->fix.p);
 	free(c->scache);
+	rlog__writer_free(c->w);
 }
 
 int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__perfetto_opts *opt,
