@@ -25,7 +25,9 @@
  *   - the window (--since/--until) and a split series (--split).
  *
  * Each: the output bytes and every total (rlog__convert_stats) the same,
- * and the damage the reader reports the same.
+ * and the damage the reader reports the same.  The batches' way also
+ * writes in line, the runs' by the writer thread (writer.h) once the
+ * output passes 1 MiB: a write that fails (/dev/full) fails both the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -341,6 +343,20 @@ int main(void)
 	   " unmatched ends", big.st.raw_events, big.st.mismatched, big.st.counter_records,
 	   big.st.unmatched_ends);
 	free(big.p);
+
+	/* A write that fails: the same error both ways (the writer thread's
+	 * and the writes in line). */
+	for (unsigned way = 0; way < 2; way++) {
+		struct rlog__perfetto_opts w = { .no_runs = way == 1 };
+		int full = open("/dev/full", O_WRONLY);
+		int rc = fg_open(&f, &r);
+		if (full >= 0 && rc == 0)
+			rc = rlog__convert_perfetto(r, full, &w, NULL);
+		ok(rc == -ENOSPC, "/dev/full, %s: ENOSPC (%d)", way ? "in line" : "its writer", rc);
+		rlog_reader_close(r);
+		if (full >= 0)
+			close(full);
+	}
 
 	/* The window, and a split series. */
 	o = (struct rlog__perfetto_opts){ .has_since = true, .since_ns = 30000,

@@ -186,7 +186,8 @@ struct rlog__perfetto_opts {
 	 * metadata under "ringlog.host.INDEX.". */
 	struct rlog__perfetto_host *host;
 	/* For tests: every event through the reader's batches, none taken
-	 * straight from its block (the output is the same). */
+	 * straight from its block, and the output written in line, not by a
+	 * thread of its own (the output is the same). */
 	bool no_runs;
 };
 

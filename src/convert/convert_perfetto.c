@@ -2413,6 +2413,7 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 	c.seq0.cats.field = ID_CATEGORIES;
 	c.seq0.anns.field = ID_ANNOTATION_NAMES;
 	c.cur = &c.seq0;
+	c.no_writer = opt && opt->no_runs;
 	if (st)
 		memset(st, 0, sizeof(*st));
 	c.scache = calloc(SCACHE, sizeof(*c.scache));
