@@ -211,10 +211,10 @@ int main(void)
 		   "runs taking up to %" PRIu32 ": the %" PRIu64 " events of rlog_reader_next, every "
 		   "field the same (%" PRIu64 " differ; %" PRIu64 " runs, %" PRIu64 " taken from "
 		   "the block)", limits[z], n, differ, runs, taken);
-		/* Records are taken from the block but when told not to: in
-		 * this file threads 0 and 1 take turns record by record (equal
-		 * times: the bound by file offset), so that a run goes on past
-		 * its head 3 times a round (120). */
+		/* Records are taken from the block but when told not to: 120
+		 * in this file, whose threads take turns record by record
+		 * (threads 0 and 1 at equal times: the bound by file offset),
+		 * the same for every limit. */
 		ok(taken == (limits[z] == 0 ? 0u : 3u * ROUNDS), "runs taking up to %" PRIu32
 		   ": %" PRIu64 " taken", limits[z], taken);
 		rlog_reader_close(one);
