@@ -20,7 +20,6 @@
 #include <inttypes.h>
 
 #include "reader/batch.h"
-#include "record.h"
 #include "ringlog/reader.h"
 #include "filegen.h"
 #include "tap.h"
@@ -172,27 +171,13 @@ int main(void)
 			uint32_t used = 0, k = 0;
 			uint64_t cur = run.cursor;
 			while (k < limits[z] && used < run.avail) {
-				const uint8_t *q = run.p + used;
 				uint64_t nc = cur;
-				uint32_t hw, fw = 0;
-				uint32_t size = rlog__record_plain(q, run.avail - used, &nc, &hw);
-				if (!size && !(size = rlog__record_flagged_plain(q, run.avail - used, &nc,
-										  &hw, &fw)))
+				uint32_t hw, fw;
+				uint32_t size = rlog__run_next(&run, used, &nc, &hw, &fw);
+				if (!size)
 					break;
-				if (nc > run.bound_ticks || (nc == run.bound_ticks && used >= run.bound_k))
-					break;
-				bool timed = rlog__hdr_has_time(hw);
-				e = (struct rlog_event){
-					.ticks = nc, .time_ns = rlog_reader_time_ns(rr, nc),
-					.pid = run.head.pid, .tid = run.head.tid,
-					.id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw)),
-					.flag = (uint16_t)(fw >> 16),
-					.length = (uint16_t)rlog__hdr_length(hw), .flagged = fw != 0,
-					.has_time = timed, .from_daemon = run.head.from_daemon,
-					.payload = q + (timed ? 8 : 4) + (fw ? 4 : 0),
-					.offset = run.foff + used, .size = size,
-					.block_offset = run.head.block_offset,
-				};
+				rlog__run_event(&run, used, size, nc, rlog_reader_time_ns(rr, nc), hw, fw,
+						&e);
 				if (rlog_reader_next(one, &ev) != 1 || !same_event(&ev, &e))
 					differ++;
 				n++;

@@ -68,7 +68,6 @@
 #include "names.h"
 #include "pb.h"
 #include "reader/batch.h"
-#include "record.h"
 #include "ringlog/reader.h"
 #include "satmath.h"
 #include "utf8.h"
@@ -2254,8 +2253,8 @@ static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache 
 /*
  * A run of the reader (reader/batch.h): its head the general way, then
  * its records after it straight from the block, each checked as the
- * reader checks it (rlog__record_plain, rlog__record_flagged_plain) and
- * before the run's bound: the common one (an event a template writes)
+ * reader checks it and before the run's bound (rlog__run_next): the
+ * common one (an event a template writes)
  * by run_fast, the others as the event the reader would give.  The
  * records it takes are handed back (rlog__reader_run_take).
  */
@@ -2279,23 +2278,14 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 			     .mono = c->info->sync_monotonic_ns };
 	x.lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
 	for (bool ready = false, fresh = true; used < run->avail; n++) {
-		const uint8_t *q = run->p + used, *pl;
 		uint64_t nc = cur;
-		uint32_t hw, fw = 0;
-		uint16_t id;
-		uint32_t size = rlog__record_plain(q, run->avail - used, &nc, &hw);
-		if (size) {
-			id = (uint16_t)rlog__hdr_id(hw);
-			pl = q + 4 + (hw >> 31) * 4; /* after the timestamp (bit 31), if any */
-		} else if ((size = rlog__record_flagged_plain(q, run->avail - used, &nc, &hw, &fw))) {
-			id = (uint16_t)(fw & 0xffffu);
-			pl = q + 8 + (hw >> 31) * 4;
-		} else {
+		uint32_t hw, fw;
+		uint32_t size = rlog__run_next(run, used, &nc, &hw, &fw);
+		if (!size)
 			break;
-		}
-		if (nc > run->bound_ticks || (nc == run->bound_ticks && used >= run->bound_k))
-			break;
-		bool timed = rlog__hdr_has_time(hw);
+		uint16_t id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw));
+		/* After the timestamp (bit 31) and the flag word, if any. */
+		const uint8_t *pl = run->p + used + 4 + (hw >> 31) * 4 + (fw ? 4 : 0);
 		if (fresh) {
 			/* After the general way (which may describe, intern,
 			 * start a file or a process tree): convert_event's way
@@ -2316,22 +2306,9 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 		if (ready && (e = run_template(c, x.t, id, nc, &s)) != NULL)
 			rc = run_fast(c, &x, e, s, hw, fw, pl, nc);
 		if (rc == 0) {
-			struct rlog_event ev = {
-				.ticks = nc,
-				.time_ns = rlog__ticks_since_ns(nc, x.start, x.freq),
-				.pid = h->pid,
-				.tid = h->tid,
-				.id = id,
-				.flag = (uint16_t)(fw >> 16),
-				.length = (uint16_t)rlog__hdr_length(hw),
-				.flagged = fw != 0,
-				.has_time = timed,
-				.from_daemon = h->from_daemon,
-				.payload = pl,
-				.offset = run->foff + used,
-				.size = size,
-				.block_offset = h->block_offset,
-			};
+			struct rlog_event ev;
+			rlog__run_event(run, used, size, nc, rlog__ticks_since_ns(nc, x.start, x.freq), hw,
+					fw, &ev);
 			run_counts_add(c, &x.k);
 			rc = one_event(c, &ev);
 			fresh = true;

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "record.h"
 #include "ringlog/reader.h"
 
 /*
@@ -37,8 +38,9 @@ int rlog__reader_next_batch(struct rlog_reader *r, struct rlog_event *ev, size_t
  * must pass rlog__record_plain (src/common/record.h; or, for a FLAGGED
  * record, rlog__record_flagged_plain), the same checks the reader makes
  * of it (the open pass validated the block; these say it has not changed
- * since), and its time and offset must be before the bound.  Any other
- * record ends what it takes; the reader reads it the general way.
+ * since), and its time and offset must be before the bound
+ * (rlog__run_next).  Any other record ends what it takes; the reader
+ * reads it the general way.
  */
 struct rlog__run {
 	struct rlog_event head;
@@ -49,6 +51,54 @@ struct rlog__run {
 	uint64_t bound_k;      /* T < bound_ticks, or T == bound_ticks and k < bound_k */
 	uint64_t foff;         /* the file offset of p (as rlog_event.offset) */
 };
+
+/*
+ * The record at run->p + used (used < run->avail) if the run takes it:
+ * rlog__record_plain or rlog__record_flagged_plain accepts it and it is
+ * before the bound.  Returns its size, *cursor advanced to its time, *hw
+ * its header word, *fw its flag word (0 if not FLAGGED); or 0 (*cursor
+ * untouched): the run ends before it.
+ */
+static inline uint32_t rlog__run_next(const struct rlog__run *run, uint32_t used,
+				      uint64_t *cursor, uint32_t *hw, uint32_t *fw)
+{
+	const uint8_t *q = run->p + used;
+	uint64_t nc = *cursor;
+	*fw = 0;
+	uint32_t size = rlog__record_plain(q, run->avail - used, &nc, hw);
+	if (!size && !(size = rlog__record_flagged_plain(q, run->avail - used, &nc, hw, fw)))
+		return 0;
+	if (nc > run->bound_ticks || (nc == run->bound_ticks && used >= run->bound_k))
+		return 0;
+	*cursor = nc;
+	return size;
+}
+
+/* The record rlog__run_next took at run->p + used (size bytes, at ticks,
+ * header word hw, flag word fw) as the event rlog_reader_next() gives;
+ * time_ns is rlog_reader_time_ns(ticks). */
+static inline void rlog__run_event(const struct rlog__run *run, uint32_t used, uint32_t size,
+				   uint64_t ticks, int64_t time_ns, uint32_t hw, uint32_t fw,
+				   struct rlog_event *ev)
+{
+	bool timed = rlog__hdr_has_time(hw);
+	*ev = (struct rlog_event){
+		.ticks = ticks,
+		.time_ns = time_ns,
+		.pid = run->head.pid,
+		.tid = run->head.tid,
+		.id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw)),
+		.flag = (uint16_t)(fw >> 16),
+		.length = (uint16_t)rlog__hdr_length(hw),
+		.flagged = fw != 0,
+		.has_time = timed,
+		.from_daemon = run->head.from_daemon,
+		.payload = run->p + used + (timed ? 8 : 4) + (fw ? 4 : 0),
+		.offset = run->foff + used,
+		.size = size,
+		.block_offset = run->head.block_offset,
+	};
+}
 
 /*
  * The run that starts with the next event, without taking it (a peek).
