@@ -2128,7 +2128,7 @@ static inline const struct scache *run_template(struct pf *c, struct thread *t, 
 						uint64_t ticks, const struct rlog_schema **sp)
 {
 	unsigned k = id % TSC;
-	if (t->sc[k].id != id || !t->sc[k].s) {
+	if (t->sc[k].id != id) { /* (0 at first: no ID a run takes) */
 		uint64_t from;
 		const struct rlog_schema *s = rlog__reader_schema_one(c->r, t->pid, id, &from);
 		if (!s)
