@@ -1207,11 +1207,10 @@ static inline char *te_body(const struct scache *restrict e, const uint8_t *rest
 			q += 8;
 			break;
 		}
-		unsigned vs = pb_varint_size(v);
+		/* The value first, its size then known (one pass over it). */
+		unsigned vs = pb_varint_at(p + al, v);
 		p[1] = (char)(hl + vs);
-		p += al;
-		pb_varint_at(p, v);
-		p += vs;
+		p += al + vs;
 	}
 	if (q != qe)
 		return NULL;
