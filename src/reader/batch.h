@@ -65,6 +65,8 @@ static inline uint32_t rlog__run_next(const struct rlog__run *run, uint32_t used
 	const uint8_t *q = run->p + used;
 	uint64_t nc = *cursor;
 	*fw = 0;
+	if (run->avail - used < 4) /* never in a walk of whole records: cheap to be sure */
+		return 0;
 	uint32_t size = rlog__record_plain(q, run->avail - used, &nc, hw);
 	if (!size && !(size = rlog__record_flagged_plain(q, run->avail - used, &nc, hw, fw)))
 		return 0;

@@ -41,11 +41,12 @@ void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, uint16_t fl
 		struct rlog__record rec;
 		/* The common record, an event (unflagged or FLAGGED), in a few
 		 * instructions: what the full rules below accept of it, its
-		 * kind an event's (record.h); any other goes the full way. */
+		 * kind an event's (record.h); any other, and the last bytes of
+		 * a cut block (fewer than a header word), the full way. */
 		uint32_t hw, fw, psz;
-		if (events && ((psz = rlog__record_plain(d + pos, len - pos, &cursor, &hw)) ||
-			       (psz = rlog__record_flagged_plain(d + pos, len - pos, &cursor, &hw,
-								 &fw)))) {
+		if (events && len - pos >= 4 &&
+		    ((psz = rlog__record_plain(d + pos, len - pos, &cursor, &hw)) ||
+		     (psz = rlog__record_flagged_plain(d + pos, len - pos, &cursor, &hw, &fw)))) {
 			if (n == 0)
 				w->first_ticks = cursor;
 			pos += psz;
