@@ -1173,39 +1173,14 @@ static inline char *te_body(const struct scache *restrict e, const uint8_t *rest
 			p += 8;
 			q += 8;
 			continue;
-		case RLOG_FIELD_U8:
-		case RLOG_FIELD_I8:
-			if (left < 1)
+		default: { /* a number: rlog__values_decode's reading */
+			unsigned sz = rlog__num_size(t);
+			if (left < sz)
 				return NULL;
-			v = t == RLOG_FIELD_U8 ? q[0] : (uint64_t)(int64_t)(int8_t)q[0];
-			q += 1;
-			break;
-		case RLOG_FIELD_U16:
-		case RLOG_FIELD_I16: {
-			uint16_t h;
-			if (left < 2)
-				return NULL;
-			memcpy(&h, q, 2);
-			v = t == RLOG_FIELD_U16 ? h : (uint64_t)(int64_t)(int16_t)h;
-			q += 2;
+			v = rlog__num_load(q, t);
+			q += sz;
 			break;
 		}
-		case RLOG_FIELD_U32:
-		case RLOG_FIELD_I32: {
-			uint32_t w;
-			if (left < 4)
-				return NULL;
-			memcpy(&w, q, 4);
-			v = t == RLOG_FIELD_U32 ? w : (uint64_t)(int64_t)(int32_t)w;
-			q += 4;
-			break;
-		}
-		default:
-			if (left < 8)
-				return NULL;
-			memcpy(&v, q, 8);
-			q += 8;
-			break;
 		}
 		/* The value first, its size then known (one pass over it). */
 		unsigned vs = pb_varint_at(p + al, v);
