@@ -2133,12 +2133,11 @@ static inline const struct scache *run_template(struct pf *c, struct thread *t, 
 /*
  * A record of a run (schema s, its template e; header word hw, flag word
  * fw or 0, payload pl, at ticks), of thread x->t whose sequence is the
- * current one, that
- * fast_event would write through te_out: the same packet, written in
- * place in the output (its TrackEvent where te_out would copy it to, the
- * lengths before it taken as one byte each and the body moved in the
- * rare case they are not).  Returns 1 (written), 0 (the general way
- * writes it) or -errno.
+ * current one, that fast_event would write through te_out: the same
+ * packet, written in place in the output (its TrackEvent where te_out
+ * would copy it to, the lengths before it taken as one byte each and the
+ * body moved in the rare case they are not).  Returns 1 (written), 0
+ * (the general way writes it) or -errno.
  */
 static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache *e,
 			   const struct rlog_schema *s, uint32_t hw, uint32_t fw, const uint8_t *pl,
@@ -2228,9 +2227,9 @@ static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache 
  * A run of the reader (reader/batch.h): its head the general way, then
  * its records after it straight from the block, each checked as the
  * reader checks it and before the run's bound (rlog__run_next): the
- * common one (an event a template writes)
- * by run_fast, the others as the event the reader would give.  The
- * records it takes are handed back (rlog__reader_run_take).
+ * common one (an event a template writes) by run_fast, the others as the
+ * event the reader would give.  The records it takes are handed back
+ * (rlog__reader_run_take).
  */
 static int run_out(struct pf *c, const struct rlog__run *run)
 {
@@ -2247,7 +2246,10 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 	 * no record of pid 0's daemon (which fast_event leaves alone). */
 	bool quick = (!o || (!o->has_since && !o->has_until && !o->split_ns && !o->max_size)) &&
 		     !(h->pid == 0 && h->from_daemon);
-	size_t ti = (size_t)(thread_of(c, h->pid, h->tid) - c->th);
+	struct thread *th = thread_of(c, h->pid, h->tid); /* the head's, made by now */
+	if (!th)
+		return -ENOMEM;
+	size_t ti = (size_t)(th - c->th);
 	struct run_ctx x = { .start = c->info->start_ticks, .freq = c->info->tick_freq_hz,
 			     .mono = c->info->sync_monotonic_ns };
 	x.lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
