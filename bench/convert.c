@@ -27,7 +27,8 @@
  *
  *   build/bench/bench_convert [--runs N] [--events N] [--quick]
  *
- * --quick: 1 run of 200 000 events.
+ * --quick: 1 run of 200 000 events.  BENCH_CONVERT_KEEP=PATH: the trace
+ * is written to PATH and kept (to run `ringlog convert` or callgrind on it).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -161,7 +162,12 @@ int main(int argc, char **argv)
 
 	const char *dir = getenv("TMPDIR");
 	char in[256], out[272];
-	snprintf(in, sizeof(in), "%s/rlog_bench_convert_%d.rlog", dir ? dir : "/tmp", (int)getpid());
+	const char *keep = getenv("BENCH_CONVERT_KEEP");
+	if (keep)
+		snprintf(in, sizeof(in), "%s", keep);
+	else
+		snprintf(in, sizeof(in), "%s/rlog_bench_convert_%d.rlog", dir ? dir : "/tmp",
+			 (int)getpid());
 	snprintf(out, sizeof(out), "%s.out", in);
 	struct fg_file f;
 	build(&f, o.events);
@@ -180,7 +186,8 @@ int main(int argc, char **argv)
 		tr[i] = run_read(in, &nr);
 	}
 	double med_p = median(tp, o.runs), med_c = median(tc, o.runs), med_r = median(tr, o.runs);
-	unlink(in);
+	if (!keep)
+		unlink(in);
 	printf("events: %" PRIu64 "\n", sp.events_read);
 	printf("perfetto_events_per_s: %.0f\n", (double)sp.events_read / med_p);
 	printf("perfetto_bytes: %" PRIu64 "\n", sp.bytes_written);

@@ -89,4 +89,23 @@ uint64_t rlog__monotonic_ns(void);
  * RLOG_CLOCK_ERROR_NOT_RECORDED if adjtimex fails. */
 void rlog__clock_error(uint16_t *esterror_us, uint16_t *maxerror_us);
 
+/*
+ * Nanoseconds since start (the LOG_MARKER's sync ticks) of a tick time at
+ * freq, negative before it, saturated at +-INT64_MAX; 0 if freq is 0 (no
+ * LOG_MARKER seen yet).  The reader's event times (rlog_event.time_ns).
+ */
+static inline int64_t rlog__ticks_since_ns(uint64_t ticks, uint64_t start, uint64_t freq)
+{
+	uint64_t ns;
+
+	if (freq == 0)
+		return 0;
+	if (ticks >= start) {
+		ns = rlog__ticks_to_ns(ticks - start, freq);
+		return ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ns;
+	}
+	ns = rlog__ticks_to_ns(start - ticks, freq);
+	return ns > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)ns;
+}
+
 #endif

@@ -205,6 +205,38 @@ static inline uint32_t rlog__record_plain(const uint8_t *p, size_t avail, uint64
 	return size;
 }
 
+/*
+ * A FLAGGED record (a span's begin or end, an event with a flag) in a
+ * block that is not a metadata block: what rlog__record_decode,
+ * rlog__record_check and rlog__time_apply accept of it (a real ID of
+ * RAW_U8 and up, an event in any such block, its timestamp a step of the
+ * cursor): returns its size, *cur advanced, *hdr its header word and *fw
+ * its flag word (the real ID in the low half, the flag in the high).
+ * Any other record: 0, *cur untouched (the full rules then apply).  p is
+ * 4-aligned.
+ */
+static inline uint32_t rlog__record_flagged_plain(const uint8_t *p, size_t avail, uint64_t *cur,
+						  uint32_t *hdr, uint32_t *fw)
+{
+	if (avail < 8)
+		return 0;
+	uint32_t h = rlog__get32(p);
+	if (rlog__hdr_id(h) != RLOG_ID_FLAGGED || (h & RLOG_HDR_RESERVED_BIT))
+		return 0;
+	bool ts = rlog__hdr_has_time(h);
+	uint32_t size = rlog__record_size(RLOG_ID_FLAGGED, rlog__hdr_length(h), ts);
+	if (size > avail)
+		return 0;
+	uint32_t low = ts ? rlog__get32(p + 4) : 0;
+	uint32_t w = rlog__get32(p + (ts ? 8 : 4));
+	unsigned id = w & 0xffffu;
+	if (id < RLOG_ID_RAW_U8 || id > RLOG_ID_MAX || (ts && rlog__time_advance(cur, low) < 0))
+		return 0;
+	*hdr = h;
+	*fw = w;
+	return size;
+}
+
 /* rlog__record_plain_run's rules for one header word of the run's shape:
  * 1 if it has it and its ID is one rlog__record_plain accepts. */
 static inline uint32_t rlog__run_hdr_ok(uint32_t h, uint32_t shape)

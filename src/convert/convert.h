@@ -185,6 +185,10 @@ struct rlog__perfetto_opts {
 	 * instants on its system track, its totals and clock error in the
 	 * metadata under "ringlog.host.INDEX.". */
 	struct rlog__perfetto_host *host;
+	/* For tests: every event through the reader's batches, none taken
+	 * straight from its block, and the output written in line, not by a
+	 * thread of its own (the output is the same). */
+	bool no_runs;
 };
 
 #define RLOG__PERFETTO_MIN_SIZE (1u << 20)

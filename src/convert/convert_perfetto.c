@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "convert.h"
 #include "map.h"
 #include "names.h"
@@ -71,6 +72,7 @@
 #include "satmath.h"
 #include "utf8.h"
 #include "vec.h"
+#include "writer.h"
 
 #define OUT_FLUSH (1u << 20)
 #define BATCH 64 /* events taken from the reader at a time */
@@ -164,6 +166,7 @@ struct seq {
 	struct interner names, cats, anns;
 };
 
+#define TSC 16u
 struct thread {
 	uint32_t pid, tid;
 	uint64_t uuid, lost_uuid;
@@ -176,6 +179,20 @@ struct thread {
 	const struct rlog_schema **stack; /* open spans, innermost last */
 	size_t depth, cap;
 	char *name;               /* a THREAD_NAME record's payload, or NULL */
+	/* The schemas of its events taken from the reader's runs, by ID
+	 * (direct-mapped): rlog_reader_schema's answer for an event of the
+	 * ID after from ticks (rlog__reader_schema_one). */
+	struct {
+		const struct rlog_schema *s;
+		uint64_t from;
+		const struct scache *e; /* its template on the thread's sequence */
+		uint64_t epoch;         /* it was found ready at this pf.epoch */
+		uint16_t id;
+	} sc[TSC];
+	/* A TrackEvent packet's bytes between its timestamp and the body's
+	 * length: the sequence id, the flags, the TrackEvent's tag. */
+	char mid[16];
+	uint8_t mid_len;
 };
 
 struct process {
@@ -199,6 +216,10 @@ struct ctrack {
  * it is closed); gen 0 or another file's: not valid.
  */
 #define SCACHE 256u
+/* Room for the largest TrackEvent of a template: the head, track and name
+ * copied whole, per field its annotation's tag, length (a string's up to
+ * 3 bytes), header copied whole and a 10-byte varint, and the payload. */
+#define TE_ROOM(nf, len) (64 + 32u * (nf) + (len))
 struct scache {
 	const struct rlog_schema *s;
 	uint32_t seq;             /* the sequence whose names these are */
@@ -216,11 +237,13 @@ struct scache {
 	 * way) and the schema is not a counter's.
 	 */
 	bool fast;
-	uint8_t head_len, name_len, nf;
-	char head[24], name[12];
+	uint8_t pre_len, nf;
+	char pre[32];             /* category, type, name: up to 3 + 11 + 11 bytes */
 	uint8_t ftype[RLOG_SCHEMA_MAX_FIELDS];
-	uint8_t hlen[RLOG_SCHEMA_MAX_FIELDS];
-	char hdr[RLOG_SCHEMA_MAX_FIELDS][12];
+	uint8_t alen[RLOG_SCHEMA_MAX_FIELDS];
+	/* A field's annotation: its tag, a byte for its length (the value's
+	 * size added), the name's iid and the value's tag. */
+	char ann[RLOG_SCHEMA_MAX_FIELDS][16];
 	/*
 	 * A counter schema's TrackEvent (schema_counter_out) on the counter
 	 * tracks of process cpid in file cgen: the type and first track, and
@@ -247,6 +270,10 @@ struct pf {
 	struct rlog__buf out, te, in, tmp, fix; /* fix: put_str's */
 	uint64_t file_bytes;      /* written to the current file */
 	unsigned gen;             /* the current file, from 1 */
+	/* Raised whenever a template (struct scache), a file or a thread's
+	 * description changes: what run_template found true of a schema's
+	 * template at an epoch still holds while it is the same. */
+	uint64_t epoch;
 	bool emit;                /* the current event is in the window */
 	bool started;             /* an event of the window was written to this file */
 	int64_t file_first_ns;
@@ -276,6 +303,10 @@ struct pf {
 	struct scache *scache;    /* SCACHE entries */
 	struct rlog_event batch[BATCH]; /* the reader's latest batch */
 	struct rlog__perfetto_host *host; /* one host of several, or NULL */
+	/* The output's writer thread (writer.h), started with the first full
+	 * buffer; NULL: none (yet), the writes in line. */
+	struct rlog__writer *w;
+	bool no_writer;           /* it could not be started */
 };
 
 /* Schema s's cache entry on the current sequence. */
@@ -377,21 +408,33 @@ static void interner_free(struct interner *t)
 /* ------------------------------------------------------------------ */
 /* Packets                                                             */
 
+/* Hands the output to the writer (a full buffer starts it), or writes it. */
 static int flush_out(struct pf *c)
 {
 	size_t n = c->out.len;
 	if (c->out.oom)
 		c->err = c->err ? c->err : -ENOMEM;
+	if (c->err == 0 && !c->w && !c->no_writer && n >= OUT_FLUSH)
+		c->no_writer = !(c->w = rlog__writer_new(OUT_FLUSH + 65536));
+	if (c->err == 0)
+		c->err = c->w ? rlog__writer_hand(c->w, &c->out, c->fd) : rlog__buf_write(&c->out, c->fd);
 	if (c->err == 0) {
-		c->err = rlog__buf_write(&c->out, c->fd);
-		if (c->err == 0) {
-			c->file_bytes += n;
-			if (c->st)
-				c->st->bytes_written += n;
-		}
+		c->file_bytes += n;
+		if (c->st)
+			c->st->bytes_written += n;
 	}
 	c->out.len = 0;
 	return c->err;
+}
+
+/* flush_out, and the writer done with everything (before the file's
+ * descriptor changes, or the conversion returns). */
+static int flush_all(struct pf *c)
+{
+	int rc = flush_out(c);
+	if (rc == 0 && c->w)
+		rc = c->err = rlog__writer_wait(c->w);
+	return rc;
 }
 
 static int seq_header(struct pf *c, struct seq *q, uint64_t x);
@@ -671,6 +714,13 @@ static struct thread *thread_of(struct pf *c, uint32_t pid, uint32_t tid)
 		if (!(t->seq = calloc(1, sizeof(*t->seq))))
 			return NULL;
 		t->seq->id = c->seq0.id + 1 + (uint32_t)i;
+		char *m = t->mid;
+		*m++ = (char)(TP_SEQ_ID << 3 | PB_VARINT);
+		m += pb_varint_at(m, t->seq->id);
+		*m++ = (char)(TP_SEQ_FLAGS << 3 | PB_VARINT);
+		*m++ = (char)SEQ_NEEDS;
+		*m++ = (char)(TP_TRACK_EVENT << 3 | PB_LEN);
+		t->mid_len = (uint8_t)(m - t->mid);
 		t->seq->track = t->uuid;
 		t->seq->names.field = ID_NAMES;
 		t->seq->cats.field = ID_CATEGORIES;
@@ -691,6 +741,7 @@ static int thread_track(struct pf *c, struct thread *t)
 	if (rc < 0)
 		return rc;
 	t->gen = c->gen;
+	c->epoch++;
 	c->tmp.len = 0;
 	pb_uint(&c->tmp, TD_UUID, t->uuid);
 	pb_uint(&c->tmp, TD_PARENT, parent);
@@ -988,16 +1039,16 @@ static void cat_text(char *buf, const struct rlog_schema *s)
 /* Schema s's template in its cache entry e, its names' ids set. */
 static void template_make(struct scache *e, const struct rlog_schema *s)
 {
-	char *p = e->head;
+	char *p = e->pre;
 	e->fast = s->kind != RLOG_KIND_COUNTER;
 	e->nf = s->field_count;
 	*p++ = (char)(TE_CATEGORY_IIDS << 3 | PB_VARINT);
 	p += pb_varint_at(p, e->cat_iid);
 	*p++ = (char)(TE_TYPE << 3 | PB_VARINT);
 	*p++ = (char)(s->kind == RLOG_KIND_SPAN ? SLICE_BEGIN : INSTANT);
-	e->head_len = (uint8_t)(p - e->head);
-	e->name[0] = (char)(TE_NAME_IID << 3 | PB_VARINT);
-	e->name_len = (uint8_t)(1 + pb_varint_at(e->name + 1, e->name_iid));
+	*p++ = (char)(TE_NAME_IID << 3 | PB_VARINT);
+	p += pb_varint_at(p, e->name_iid);
+	e->pre_len = (uint8_t)(p - e->pre);
 	for (unsigned i = 0; i < s->field_count; i++) {
 		unsigned type = s->fields[i].type, vt;
 		unsigned wire = PB_VARINT;
@@ -1016,11 +1067,13 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
 			return;
 		}
 		e->ftype[i] = (uint8_t)type;
-		p = e->hdr[i];
+		p = e->ann[i];
+		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
+		*p++ = 0;
 		*p++ = (char)(DA_NAME_IID << 3 | PB_VARINT);
 		p += pb_varint_at(p, e->ann_iid[i]);
 		*p++ = (char)(vt << 3 | wire);
-		e->hlen[i] = (uint8_t)(p - e->hdr[i]);
+		e->alen[i] = (uint8_t)(p - e->ann[i]);
 	}
 }
 
@@ -1032,86 +1085,117 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
  * payload not of the schema's shape (it goes out raw), a string that is
  * not ASCII (put_str's check), which write what this would.
  */
+static inline char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
+			    size_t len, char *restrict p);
+
 static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size_t len)
 {
-	/* Room for the largest: the head, track and name copied whole, per
-	 * field its annotation's tag, length (a string's up to 3 bytes),
-	 * header copied whole and a 10-byte varint. */
+	/* Room for the largest (TE_ROOM). */
 	c->te.len = 0;
-	if (!rlog__buf_need(&c->te, 64 + 32u * e->nf + len))
+	if (!rlog__buf_need(&c->te, TE_ROOM(e->nf, len)))
 		return 0;
-	char *p = c->te.p;
-	memcpy(p, e->head, sizeof(e->head));
-	p += e->head_len;
-	memcpy(p, e->name, sizeof(e->name));
-	p += e->name_len;
-	size_t off = 0;
+	char *p = te_body(e, pl, len, c->te.p);
+	if (!p)
+		return 0;
+	c->te.len = (size_t)(p - c->te.p);
+	return 1;
+}
+
+/* te_fill's TrackEvent at p (TE_ROOM bytes of room): returns its end, or
+ * NULL for the general way.  The template, the payload and the output do
+ * not overlap (restrict: the compiler need not read the template again
+ * after each byte written). */
+static inline char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
+			    size_t len, char *restrict p)
+{
+	memcpy(p, e->pre, sizeof(e->pre));
+	p += e->pre_len;
+	const uint8_t *q = pl, *qe = pl + len;
 	for (unsigned i = 0; i < e->nf; i++) {
-		const uint8_t *q = pl + off;
-		size_t left = len - off;
-		unsigned hl = e->hlen[i];
+		unsigned al = e->alen[i], hl = al - 2u;
 		unsigned t = e->ftype[i];
 		uint64_t v;
-		if (t != RLOG_FIELD_STRING) {
-			unsigned sz = rlog__num_size(t);
-			if (left < sz)
-				return 0;
-			off += sz;
-			if (t == RLOG_FIELD_F64) {
-				*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
-				*p++ = (char)(hl + 8);
-				memcpy(p, e->hdr[i], 12);
-				p += hl;
-				memcpy(p, q, 8); /* little endian, as the wire */
-				p += 8;
-				continue;
-			}
-			v = rlog__num_load(q, t);
-		} else {
+		size_t left = (size_t)(qe - q);
+		/* The annotation's bytes copied whole, its length set after. */
+		memcpy(p, e->ann[i], 16);
+		switch (t) {
+		case RLOG_FIELD_STRING: {
 			uint16_t sl;
 			if (left < 2)
-				return 0;
+				return NULL;
 			memcpy(&sl, q, 2);
 			if (left - 2 < sl)
-				return 0;
-			*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
-			p += pb_varint_at(p, hl + pb_varint_size(sl) + sl);
-			memcpy(p, e->hdr[i], 12);
-			p += hl;
+				return NULL;
+			q += 2;
+			size_t n = hl + pb_varint_size(sl) + sl;
+			if (n < 0x80) {
+				p[1] = (char)n;
+				p += al;
+			} else { /* a length of two bytes or more */
+				p++;
+				p += pb_varint_at(p, n);
+				memcpy(p, e->ann[i] + 2, 14);
+				p += hl;
+			}
 			p += pb_varint_at(p, sl);
 			/* Copied 8 bytes at a time, ASCII checked on the way. */
 			unsigned k = 0;
 			uint64_t hi = 0;
 			for (; k + 8 <= sl; k += 8) {
 				uint64_t w;
-				memcpy(&w, q + 2 + k, 8);
+				memcpy(&w, q + k, 8);
 				hi |= w;
 				memcpy(p + k, &w, 8);
 			}
+			if (k + 4 <= sl) {
+				uint32_t w;
+				memcpy(&w, q + k, 4);
+				hi |= w;
+				memcpy(p + k, &w, 4);
+				k += 4;
+			}
 			for (; k < sl; k++) {
-				hi |= q[2 + k];
-				p[k] = (char)q[2 + k];
+				hi |= q[k];
+				p[k] = (char)q[k];
 			}
 			if (hi & UINT64_C(0x8080808080808080))
-				return 0;
+				return NULL;
 			p += sl;
-			off += 2u + sl;
+			q += sl;
 			continue;
 		}
-		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
-		*p++ = (char)(hl + pb_varint_size(v));
-		memcpy(p, e->hdr[i], 12);
-		p += hl;
-		p += pb_varint_at(p, v);
+		case RLOG_FIELD_F64:
+			if (left < 8)
+				return NULL;
+			p[1] = (char)(hl + 8);
+			p += al;
+			memcpy(p, q, 8); /* little endian, as the wire */
+			p += 8;
+			q += 8;
+			continue;
+		default: { /* a number: rlog__values_decode's reading */
+			unsigned sz = rlog__num_size(t);
+			if (left < sz)
+				return NULL;
+			v = rlog__num_load(q, t);
+			q += sz;
+			break;
+		}
+		}
+		/* The value first, its size then known (one pass over it). */
+		unsigned vs = pb_varint_at(p + al, v);
+		p[1] = (char)(hl + vs);
+		p += al + vs;
 	}
-	if (off != len)
-		return 0;
-	c->te.len = (size_t)(p - c->te.p);
-	return 1;
+	if (q != qe)
+		return NULL;
+	return p;
 }
 
 static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
 			 const uint8_t *pl);
+static inline char *counter_body(const struct scache *e, const struct rlog_schema *s,
+				 const uint8_t *pl, char *p);
 
 /*
  * An event the templates write (the common one): a schema'd event, a
@@ -1177,6 +1261,7 @@ static const struct scache *schema_iids(struct pf *c, const struct rlog_schema *
 	char cat[4];
 	cat_text(cat, s);
 	e->s = NULL;
+	c->epoch++;
 	e->cat_iid = intern(c, &c->cur->cats, cat, strlen(cat));
 	e->name_iid = intern(c, &c->cur->names, s->name, strlen(s->name));
 	if (!e->cat_iid || !e->name_iid)
@@ -1419,6 +1504,7 @@ static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t
 	struct scache *e = scache_of(c, s);
 	unsigned size = 0;
 	e->cs = NULL;
+	c->epoch++;
 	for (unsigned i = 0; i < s->field_count; i++) {
 		unsigned t = s->fields[i].type;
 		if (t < RLOG_FIELD_U8 || t > RLOG_FIELD_F64)
@@ -1451,7 +1537,14 @@ static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t
 static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
 			 const uint8_t *pl)
 {
-	char *p = c->te.p;
+	c->te.len = (size_t)(counter_body(e, s, pl, c->te.p) - c->te.p);
+}
+
+/* counter_fill's TrackEvent at p (16 + 26 bytes a field of room); returns
+ * its end. */
+static inline char *counter_body(const struct scache *e, const struct rlog_schema *s,
+				 const uint8_t *pl, char *p)
+{
 	memcpy(p, e->chead, sizeof(e->chead));
 	p += e->chead_len;
 	for (unsigned i = 0; i < s->field_count; i++) {
@@ -1469,7 +1562,7 @@ static void counter_fill(struct pf *c, const struct scache *e, const struct rlog
 		pl += rlog__num_size(t);
 		p += pb_varint_at(p, v);
 	}
-	c->te.len = (size_t)(p - c->te.p);
+	return p;
 }
 
 /*
@@ -1889,13 +1982,14 @@ static int file_end(struct pf *c, bool last)
 			rc = end_out(c, &c->th[i], (int64_t)(c->last_ts - c->info->sync_monotonic_ns));
 	if (rc == 0)
 		rc = metadata_out(c);
-	return rc < 0 ? rc : flush_out(c);
+	return rc < 0 ? rc : flush_all(c);
 }
 
 /* The state of a new file: nothing described, nothing interned. */
 static int file_begin(struct pf *c)
 {
 	c->gen++;
+	c->epoch++;
 	c->file_bytes = 0;
 	c->file_events = c->file_loss_records = c->file_events_lost = 0;
 	c->started = false;
@@ -1951,6 +2045,259 @@ static int next_file(struct pf *c)
 	return file_begin(c);
 }
 
+/* One event of the reader, in its order: the window, the split, the
+ * event. */
+static int one_event(struct pf *c, const struct rlog_event *ev)
+{
+	const struct rlog__perfetto_opts *opt = c->opt;
+	int rc = 0;
+	if (c->st)
+		c->st->events_read++;
+	c->emit = !opt || ((!opt->has_since || ev->time_ns >= opt->since_ns) &&
+			   (!opt->has_until || ev->time_ns <= opt->until_ns));
+	if (c->emit && split_here(c, ev->time_ns, ev->length))
+		rc = next_file(c);
+	if (rc == 0 && c->emit && !c->started)
+		rc = start_events(c, ev->time_ns);
+	if (rc == 0)
+		rc = convert_event(c, ev);
+	return rc;
+}
+
+/* Counts of the events run_fast wrote, added to the totals at once. */
+struct run_counts {
+	uint64_t events, spans, clamped;
+};
+
+static void run_counts_add(struct pf *c, struct run_counts *k)
+{
+	if (c->st) {
+		c->st->events_read += k->events;
+		c->st->schema_events += k->events;
+		c->st->events_written += k->events;
+		c->st->packets += k->events;
+		c->st->spans += k->spans;
+		c->st->clamped += k->clamped;
+	}
+	c->file_events += k->events;
+	*k = (struct run_counts){ 0 };
+}
+
+/* What a run's records share (run_out). */
+struct run_ctx {
+	struct thread *t;
+	uint64_t start, freq;     /* the reader's clock */
+	uint64_t mono, lim;       /* sync_monotonic_ns; ns up to lim add to it */
+	struct run_counts k;
+};
+
+/*
+ * The template entry of event id's schema on thread t, ready for
+ * run_fast: rlog_reader_schema's schema for the event at ticks (from
+ * rlog__reader_schema_one: a schema of one version, in force before
+ * ticks) whose template in this file is made, on a described track (a
+ * counter schema's for t's process).  NULL: the general way.
+ */
+static inline const struct scache *run_template(struct pf *c, struct thread *t, uint16_t id,
+						uint64_t ticks, const struct rlog_schema **sp)
+{
+	unsigned k = id % TSC;
+	if (t->sc[k].id != id) { /* (0 at first: no ID a run takes) */
+		uint64_t from;
+		const struct rlog_schema *s = rlog__reader_schema_one(c->r, t->pid, id, &from);
+		if (!s)
+			return NULL;
+		t->sc[k].s = s;
+		t->sc[k].from = from;
+		t->sc[k].id = id;
+		t->sc[k].e = scache_of(c, s);
+		t->sc[k].epoch = 0;
+	}
+	if (ticks <= t->sc[k].from)
+		return NULL;
+	const struct scache *e = t->sc[k].e;
+	if (t->sc[k].epoch != c->epoch) {
+		/* fast_event's tests of the entry, once an epoch. */
+		const struct rlog_schema *s = t->sc[k].s;
+		if (s->kind == RLOG_KIND_COUNTER
+			    ? e->cs != s || e->cgen != c->gen || e->cpid != t->pid
+			    : e->s != s || e->gen != c->gen || e->seq != t->seq->id || !e->fast ||
+				      t->gen != c->gen)
+			return NULL;
+		t->sc[k].epoch = c->epoch;
+	}
+	*sp = t->sc[k].s;
+	return e;
+}
+
+/*
+ * A record of a run (schema s, its template e; header word hw, flag word
+ * fw or 0, payload pl, at ticks), of thread x->t whose sequence is the
+ * current one, that fast_event would write through te_out: the same
+ * packet, written in place in the output (its TrackEvent where te_out
+ * would copy it to, the lengths before it taken as one byte each and the
+ * body moved in the rare case they are not).  Returns 1 (written), 0
+ * (the general way writes it) or -errno.
+ */
+static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache *e,
+			   const struct rlog_schema *s, uint32_t hw, uint32_t fw, const uint8_t *pl,
+			   uint64_t ticks)
+{
+	struct thread *t = x->t;
+	struct seq *q = t->seq;
+	size_t len = rlog__hdr_length(hw);
+	if (!rlog__hdr_has_time(hw) || c->out.cap - c->out.len < 64 + TE_ROOM(e->nf, len))
+		return 0;
+	/* ts_of's time, kept only if the packet is written. */
+	uint64_t ts, d = ticks - x->start;
+	if (x->freq == 1000000000u && ticks >= x->start && d <= x->lim)
+		ts = x->mono + d;
+	else
+		ts = mono_of(c, rlog__ticks_since_ns(ticks, x->start, x->freq));
+	bool clamp = ts < c->last_ts;
+	if (clamp)
+		ts = c->last_ts;
+	/* The output overlaps nothing else (restrict, as in te_body). */
+	char *restrict b0 = c->out.p + c->out.len;
+	char *p = b0 + 3;
+	b0[2] = (char)(TP_TIMESTAMP << 3 | PB_VARINT);
+	p += pb_varint_at(p, ts - q->prev_ts);
+	memcpy(p, t->mid, sizeof(t->mid));
+	p += t->mid_len;
+	char *body = p + 1, *end;
+	bool end_span = false;
+	if (s->kind == RLOG_KIND_COUNTER) {
+		if (len != e->csize)
+			return 0;
+		end = counter_body(e, s, pl, body);
+	} else if (s->kind != RLOG_KIND_SPAN) {
+		if (fw || !(end = te_body(e, pl, len, body)))
+			return 0;
+	} else if (!fw) {
+		return 0;
+	} else if (fw >> 16 == RLOG_SPAN_BEGIN) {
+		if (t->depth == RLOG__SPANS_OPEN ||
+		    rlog__vec_room(&t->stack, t->depth, &t->cap, sizeof(*t->stack), 8) < 0 ||
+		    !(end = te_body(e, pl, len, body)))
+			return 0;
+		t->stack[t->depth++] = s;
+	} else if (fw >> 16 == RLOG_SPAN_END && len == 0 && t->depth &&
+		   t->stack[t->depth - 1]->id == s->id) {
+		memcpy(body, t->end, sizeof(t->end));
+		end = body + t->end_len;
+		end_span = true;
+	} else {
+		return 0;
+	}
+	size_t bl = (size_t)(end - body), n = (size_t)(end - (b0 + 2));
+	if (bl < 0x80 && n < 0x80) {
+		b0[0] = (char)(TRACE_PACKET << 3 | PB_LEN);
+		b0[1] = (char)n;
+		body[-1] = (char)bl;
+	} else {
+		/* te_out's lengths of more than a byte: the fields between
+		 * them and the body move up. */
+		size_t hl = (size_t)(body - 1 - (b0 + 2)), vb = pb_varint_size(bl);
+		n += vb - 1;
+		size_t vn = pb_varint_size(n), shift = vb - 1 + vn - 1;
+		memmove(body + shift, body, bl);
+		memmove(b0 + 1 + vn, b0 + 2, hl);
+		b0[0] = (char)(TRACE_PACKET << 3 | PB_LEN);
+		pb_varint_at(b0 + 1, n);
+		pb_varint_at(b0 + 1 + vn + hl, bl);
+		end += shift;
+	}
+	if (end_span) {
+		t->depth--;
+		x->k.spans++;
+	}
+	x->k.clamped += clamp;
+	x->k.events++;
+	c->last_ts = ts;
+	q->prev_ts = ts;
+	c->out.len += (size_t)(end - b0);
+	if (c->out.len >= OUT_FLUSH) {
+		run_counts_add(c, &x->k);
+		return flush_out(c) < 0 ? c->err : 1;
+	}
+	return 1;
+}
+
+/*
+ * A run of the reader (reader/batch.h): its head the general way, then
+ * its records after it straight from the block, each checked as the
+ * reader checks it and before the run's bound (rlog__run_next): the
+ * common one (an event a template writes) by run_fast, the others as the
+ * event the reader would give.  The records it takes are handed back
+ * (rlog__reader_run_take).
+ */
+static int run_out(struct pf *c, const struct rlog__run *run)
+{
+	const struct rlog_event *h = &run->head;
+	int rc = one_event(c, h);
+	if (rc < 0)
+		return rc;
+	uint32_t used = 0, n = 0;
+	uint64_t cur = run->cursor;
+	if (run->avail == 0)
+		return rlog__reader_run_take(c->r, run, 0, cur, 0);
+	const struct rlog__perfetto_opts *o = c->opt;
+	/* No window, no split: every event is emitted, in this file; and
+	 * no record of pid 0's daemon (which fast_event leaves alone). */
+	bool quick = (!o || (!o->has_since && !o->has_until && !o->split_ns && !o->max_size)) &&
+		     !(h->pid == 0 && h->from_daemon);
+	struct thread *th = thread_of(c, h->pid, h->tid); /* the head's, made by now */
+	if (!th)
+		return -ENOMEM;
+	size_t ti = (size_t)(th - c->th);
+	struct run_ctx x = { .start = c->info->start_ticks, .freq = c->info->tick_freq_hz,
+			     .mono = c->info->sync_monotonic_ns };
+	x.lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
+	for (bool ready = false, fresh = true; used < run->avail; n++) {
+		uint64_t nc = cur;
+		uint32_t hw, fw;
+		uint32_t size = rlog__run_next(run, used, &nc, &hw, &fw);
+		if (!size)
+			break;
+		uint16_t id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw));
+		/* After the timestamp (bit 31) and the flag word, if any. */
+		const uint8_t *pl = run->p + used + 4 + (hw >> 31) * 4 + (fw ? 4 : 0);
+		if (fresh) {
+			/* After the general way (which may describe, intern,
+			 * start a file or a process tree): convert_event's way
+			 * to fast_event, as far as it is the same for every
+			 * record of the run. */
+			x.t = &c->th[ti];
+			ready = quick && c->started && !c->ptree.len && !c->in.len;
+			if (ready) {
+				use_seq(c, x.t);
+				c->emit = true;
+				ready = !x.t->seq->fresh;
+			}
+			fresh = false;
+		}
+		const struct scache *e;
+		const struct rlog_schema *s;
+		rc = 0;
+		if (ready && (e = run_template(c, x.t, id, nc, &s)) != NULL)
+			rc = run_fast(c, &x, e, s, hw, fw, pl, nc);
+		if (rc == 0) {
+			struct rlog_event ev;
+			rlog__run_event(run, used, size, nc, rlog__ticks_since_ns(nc, x.start, x.freq), hw,
+					fw, &ev);
+			run_counts_add(c, &x.k);
+			rc = one_event(c, &ev);
+			fresh = true;
+		}
+		if (rc < 0)
+			return rc;
+		used += size;
+		cur = nc;
+	}
+	run_counts_add(c, &x.k);
+	return rlog__reader_run_take(c->r, run, used, cur, n);
+}
+
 static void pf_free(struct pf *c)
 {
 	for (size_t i = 0; i < c->nth; i++) {
@@ -1987,6 +2334,7 @@ static void pf_free(struct pf *c)
 	free(c->tmp.p);
 	free(c->fix.p);
 	free(c->scache);
+	rlog__writer_free(c->w);
 }
 
 int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__perfetto_opts *opt,
@@ -2018,6 +2366,7 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 	c.seq0.cats.field = ID_CATEGORIES;
 	c.seq0.anns.field = ID_ANNOTATION_NAMES;
 	c.cur = &c.seq0;
+	c.no_writer = opt && opt->no_runs;
 	if (st)
 		memset(st, 0, sizeof(*st));
 	c.scache = calloc(SCACHE, sizeof(*c.scache));
@@ -2027,24 +2376,28 @@ int rlog__convert_perfetto(struct rlog_reader *r, int fd, const struct rlog__per
 		goto out;
 	}
 	rc = file_begin(&c);
-	/* The reader's batches (reader/batch.h): its events in its order,
-	 * without a call per event. */
-	int n = 0;
-	while (rc == 0 && (rc = n = rlog__reader_next_batch(r, c.batch, BATCH)) > 0) {
-		rc = 0;
-		for (int i = 0; i < n && rc == 0; i++) {
-			const struct rlog_event *ev = &c.batch[i];
-			if (st)
-				st->events_read++;
-			c.emit = !opt || ((!opt->has_since || ev->time_ns >= opt->since_ns) &&
-					  (!opt->has_until || ev->time_ns <= opt->until_ns));
-			if (c.emit && split_here(&c, ev->time_ns, ev->length))
-				rc = next_file(&c);
-			if (rc == 0 && c.emit && !c.started)
-				rc = start_events(&c, ev->time_ns);
-			if (rc == 0)
-				rc = convert_event(&c, ev);
+	while (rc == 0) {
+		/* The reader's runs (reader/batch.h): each starts with a
+		 * thread's next event, its records after it taken straight
+		 * from its block; a COUNTER record and every event when told
+		 * (no_runs) through the batches, in the same order. */
+		struct rlog__run run;
+		int n;
+		if (opt && opt->no_runs) {
+			n = 0;
+		} else if ((rc = rlog__reader_run(r, &run)) <= 0) {
+			break;
+		} else if (run.head.flagged || run.head.id != RLOG_ID_COUNTER) {
+			rc = run_out(&c, &run);
+			continue;
+		} else {
+			n = 1;
 		}
+		if ((rc = n = rlog__reader_next_batch(r, c.batch, n ? (size_t)n : BATCH)) <= 0)
+			break;
+		rc = 0;
+		for (int i = 0; i < n && rc == 0; i++)
+			rc = one_event(&c, &c.batch[i]);
 	}
 	if (rc < 0)
 		goto out;

@@ -36,8 +36,25 @@ void rlog__block_walk(const uint8_t *d, uint32_t len, uint64_t base, uint16_t fl
 	w->why = BLK_OK;
 	w->first_ticks = base;
 	w->marker_first = false;
+	bool events = !(flags & RLOG_BLOCK_FLAG_METADATA);
 	while (pos < len) {
 		struct rlog__record rec;
+		/* The common records, events (unflagged or FLAGGED), in a few
+		 * instructions each: what the full rules below accept of them,
+		 * their kind an event's (record.h); any other, and the last
+		 * bytes of a cut block (fewer than a header word), the full
+		 * way. */
+		uint32_t hw, fw, psz;
+		while (events && len - pos >= 4 &&
+		       ((psz = rlog__record_plain(d + pos, len - pos, &cursor, &hw)) ||
+			(psz = rlog__record_flagged_plain(d + pos, len - pos, &cursor, &hw, &fw)))) {
+			if (n == 0)
+				w->first_ticks = cursor;
+			pos += psz;
+			n++;
+		}
+		if (pos >= len)
+			break;
 		int sz = rlog__record_decode(d + pos, len - pos, &rec);
 		/* The block's kind decides what it may hold (a copy: metadata
 		 * only; record.h). */

@@ -539,6 +539,13 @@ int rlog__merge_next(struct rlog_reader *r, struct rlog_event *ev);
  */
 int rlog__merge_batch(struct rlog_reader *r, struct rlog_event *ev, size_t max, int *err);
 
+struct rlog__run;
+
+/* rlog__reader_run and rlog__reader_run_take (reader/batch.h), once the
+ * merge has started. */
+int rlog__merge_run(struct rlog_reader *r, struct rlog__run *run);
+int rlog__merge_run_take(struct rlog_reader *r, uint32_t used, uint64_t cursor, uint32_t events);
+
 /* Sets the bound on the offsets the merge queues (RLOG__QUEUE_MAX by default);
  * for tests, before the first rlog_reader_next() (merge.c). */
 void rlog__merge_queue_max(struct rlog_reader *r, size_t max);

@@ -259,10 +259,11 @@ int rlog_reader_next(struct rlog_reader *r, struct rlog_event *ev)
 	return rc;
 }
 
-int rlog__reader_next_batch(struct rlog_reader *r, struct rlog_event *ev, size_t max)
+/* What a batch or a run starts with (batch.h): the error met after the
+ * last batch's events, if any, else the merge, started if it is not.
+ * Returns 0 or -errno. */
+static int batch_ready(struct rlog_reader *r)
 {
-	if (!r || !ev || max == 0)
-		return -EINVAL;
 	if (r->batch_err) {
 		int rc = r->batch_err;
 		r->batch_err = 0;
@@ -274,7 +275,31 @@ int rlog__reader_next_batch(struct rlog_reader *r, struct rlog_event *ev, size_t
 			return rc;
 		r->started = true;
 	}
-	return rlog__merge_batch(r, ev, max, &r->batch_err);
+	return 0;
+}
+
+int rlog__reader_next_batch(struct rlog_reader *r, struct rlog_event *ev, size_t max)
+{
+	if (!r || !ev || max == 0)
+		return -EINVAL;
+	int rc = batch_ready(r);
+	return rc < 0 ? rc : rlog__merge_batch(r, ev, max, &r->batch_err);
+}
+
+int rlog__reader_run(struct rlog_reader *r, struct rlog__run *run)
+{
+	if (!r || !run)
+		return -EINVAL;
+	int rc = batch_ready(r);
+	return rc < 0 ? rc : rlog__merge_run(r, run);
+}
+
+int rlog__reader_run_take(struct rlog_reader *r, const struct rlog__run *run, uint32_t used,
+			  uint64_t cursor, uint32_t events)
+{
+	if (!r || !run || !r->started || r->nheap == 0 || used > run->avail)
+		return -EINVAL;
+	return rlog__merge_run_take(r, used, cursor, events);
 }
 
 int64_t rlog_reader_time_ns(const struct rlog_reader *r, uint64_t ticks)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "internal.h"
 #include "vec.h"
 #include "schema.h"
@@ -224,6 +225,17 @@ const struct rlog_schema *rlog_reader_schema(struct rlog_reader *r, const struct
 			hi = mid;
 	}
 	return lo > 0 ? e->v[lo - 1].schema : NULL;
+}
+
+const struct rlog_schema *rlog__reader_schema_one(struct rlog_reader *r, uint32_t pid,
+						  uint16_t id, uint64_t *from)
+{
+	const struct rlog__schema_entry *e = schema_find(r, pid, id);
+	if (!e || e->nversions != 1)
+		return NULL;
+	/* rlog_reader_schema's answer for a time after it, by its first test. */
+	*from = e->v[0].ticks;
+	return e->v[0].schema;
 }
 
 const struct rlog_schema *rlog_reader_schema_latest(struct rlog_reader *r, uint32_t pid, uint16_t id)

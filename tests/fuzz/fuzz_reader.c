@@ -7,13 +7,18 @@
  * record (LOG_MARKER, DATA_LOSS, TIME_SYNC, RAW_*, COUNTER, COUNTER_NAME)
  * looked up and decoded,
  * and its damage list walked; then opened again counting, and every row of
- * the totals read.  scripts/fuzz.sh builds and runs it from
- * tests/fuzz/corpus/reader/.
+ * the totals read; and for a quarter of the inputs read again through the
+ * reader's runs (reader/batch.h, what the Perfetto converter reads with:
+ * each run's records taken from the block up to a limit), which must give
+ * exactly the events rlog_reader_next() gives (a difference aborts).
+ * scripts/fuzz.sh builds and runs it from tests/fuzz/corpus/reader/.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ringlog/reader.h"
+#include "reader/batch.h"
 #include "reader/internal.h" /* rlog__merge_queue_max: the merge's bounded queues */
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
@@ -31,8 +36,61 @@ static int visit(void *arg, const struct rlog_block *b)
 	return 0;
 }
 
+static bool same_event(const struct rlog_event *a, const struct rlog_event *b)
+{
+	return a->ticks == b->ticks && a->time_ns == b->time_ns && a->pid == b->pid &&
+	       a->tid == b->tid && a->id == b->id && a->flag == b->flag && a->length == b->length &&
+	       a->flagged == b->flagged && a->has_time == b->has_time &&
+	       a->from_daemon == b->from_daemon &&
+	       (a->length == 0 || memcmp(a->payload, b->payload, a->length) == 0) &&
+	       a->offset == b->offset && a->size == b->size && a->block_offset == b->block_offset;
+}
+
+/* The runs against rlog_reader_next, on two readers of the same bytes;
+ * up to limit records of a run taken from its block. */
+static void runs(const uint8_t *d, size_t n, uint32_t limit)
+{
+	struct rlog_reader *one, *rr;
+	struct rlog_event ev, e;
+	struct rlog__run run;
+	if (rlog_reader_open_mem(d, n, &one) < 0)
+		return;
+	if (rlog_reader_open_mem(d, n, &rr) < 0)
+		__builtin_trap();
+	int got;
+	while ((got = rlog__reader_run(rr, &run)) > 0) {
+		if (!run.head.flagged && run.head.id == RLOG_ID_COUNTER) {
+			if (rlog__reader_next_batch(rr, &e, 1) != 1 || rlog_reader_next(one, &ev) != 1 ||
+			    !same_event(&ev, &e))
+				__builtin_trap();
+			continue;
+		}
+		if (rlog_reader_next(one, &ev) != 1 || !same_event(&ev, &run.head))
+			__builtin_trap();
+		uint32_t used = 0, k = 0, hw, fw, size;
+		uint64_t cur = run.cursor, nc = cur;
+		while (k < limit && used < run.avail &&
+		       (size = rlog__run_next(&run, used, &nc, &hw, &fw)) != 0) {
+			rlog__run_event(&run, used, size, nc, rlog_reader_time_ns(rr, nc), hw, fw, &e);
+			if (rlog_reader_next(one, &ev) != 1 || !same_event(&ev, &e))
+				__builtin_trap();
+			used += size;
+			cur = nc;
+			k++;
+		}
+		if (rlog__reader_run_take(rr, &run, used, cur, k) < 0)
+			break;
+	}
+	if (got == 0 && rlog_reader_next(one, &ev) != 0)
+		__builtin_trap();
+	rlog_reader_close(one);
+	rlog_reader_close(rr);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
+	if ((n & 12) == 12)
+		runs(d, n, (uint32_t)(n >> 4) % 4 == 3 ? UINT32_MAX : (uint32_t)(n >> 4) % 4);
 	struct rlog_reader *r;
 	struct rlog_event ev;
 	if (rlog_reader_open_mem_visit(d, n, visit, NULL, &r) < 0)
