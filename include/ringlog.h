@@ -353,6 +353,10 @@ struct rlog__thread {
 	uint32_t multi_gen;           /* the rlog__gen multi_n belongs to */
 	uint64_t events0;             /* binding 0's events in its current buffer (several) */
 	struct rlog__thread *multi[RLOG_MAX_SESSIONS];
+	_Atomic uint64_t *multi_mask; /* the rlog__mask_or_null of the set multi_n was armed
+	                                 for (each set of two or more sessions has a word of
+	                                 its own); the inline path writes the bindings itself
+	                                 only while they are the same */
 };
 
 /* The thread's state.  The initial-exec TLS model makes this one
@@ -510,46 +514,63 @@ RLOG__INLINE bool rlog__several_ready(const struct rlog__thread *h, uint64_t now
 	       !(timed && now - h->last >= (UINT64_C(1) << 31));
 }
 
+/* Binding k >= 1 of rlog__write_several: its part if it is ready, under
+ * its slot's busy flag.  Returns what to add to the write's todo: bit k
+ * (not ready: for the library), bit 8 (written), or 0 (its session's
+ * mask is 0: skipped). */
+RLOG__INLINE uint32_t rlog__several_other(struct rlog__thread *h, unsigned k, uint32_t hdr,
+					  uint32_t flagword, const void *payload, size_t len,
+					  uint64_t now, bool timed, size_t flagbytes, size_t size)
+{
+	if (RLOG__UNLIKELY(!rlog__several_ready(h, now, timed, size)))
+		return UINT32_C(1) << k;
+	uint32_t r = 0;
+	_Atomic uint32_t *kb = h->busy;
+	atomic_store_explicit(kb, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (RLOG__LIKELY(atomic_load_explicit(h->mask, memory_order_relaxed) != 0)) {
+		rlog__several_put(h, &h->written, hdr, flagword, payload, len, now, timed,
+				  flagbytes, size);
+		r = UINT32_C(1) << 8;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(kb, 0, memory_order_release);
+	return r;
+}
+
 RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *busy,
 				     uint32_t hdr, uint32_t flagword, const void *payload,
 				     size_t len, uint64_t now, bool timed, size_t flagbytes,
 				     size_t size)
 {
-	unsigned n = t->multi_n;
-	uint32_t rest = 0, wrote = 0;
+	/* todo: bit k for binding k not ready (rlog__write_rest's), bit 8
+	 * once the event is written anywhere. */
+	uint32_t todo = 0;
 	/* Binding 0 (this struct): its busy flag is the guard, held. */
 	if (RLOG__LIKELY(rlog__several_ready(t, now, timed, size))) {
-		if (atomic_load_explicit(t->mask, memory_order_relaxed) != 0) {
+		if (RLOG__LIKELY(atomic_load_explicit(t->mask, memory_order_relaxed) != 0)) {
 			rlog__several_put(t, &t->events0, hdr, flagword, payload, len, now, timed,
 					  flagbytes, size);
-			wrote = 1;
+			todo = UINT32_C(1) << 8;
 		}
 	} else {
-		rest = 1;
+		todo = 1;
 	}
-	for (unsigned k = 1; k < n; k++) {
-		struct rlog__thread *h = t->multi[k];
-		if (RLOG__UNLIKELY(!rlog__several_ready(h, now, timed, size))) {
-			rest |= 1u << k;
-			continue;
-		}
-		_Atomic uint32_t *kb = h->busy;
-		atomic_store_explicit(kb, 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
-		if (atomic_load_explicit(h->mask, memory_order_relaxed) != 0) {
-			rlog__several_put(h, &h->written, hdr, flagword, payload, len, now, timed,
-					  flagbytes, size);
-			wrote = 1;
-		}
-		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(kb, 0, memory_order_release);
-	}
-	if (RLOG__UNLIKELY(rest != 0))
-		return rlog__write_rest(hdr, flagword, payload, len, now, rest | wrote << 8);
-	t->written += wrote;
+	/* Binding 1 out of the loop: two sessions, the common case, run
+	 * straight through. */
+	todo |= rlog__several_other(t->multi[1], 1, hdr, flagword, payload, len, now, timed,
+				    flagbytes, size);
+	unsigned n = t->multi_n;
+	for (unsigned k = 2; RLOG__UNLIKELY(k < n); k++)
+		todo |= rlog__several_other(t->multi[k], k, hdr, flagword, payload, len, now,
+					    timed, flagbytes, size);
+	if (RLOG__UNLIKELY((todo & 0xff) != 0))
+		return rlog__write_rest(hdr, flagword, payload, len, now, todo);
+	int wrote = (int)(todo >> 8);
+	t->written += (uint64_t)wrote;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(busy, 0, memory_order_release);
-	return (int)wrote;
+	return wrote;
 }
 
 /*
@@ -599,14 +620,17 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 	size_t flagbytes = (hdr >> RLOG_HDR_ID_SHIFT & RLOG_HDR_ID_MASK) == RLOG_ID_FLAGGED ? 4 : 0;
 	size_t size = ((timed ? 8 : 4) + flagbytes + len + 3) & ~(size_t)3;
 	uint8_t *p = t->pos;
-	if (RLOG__UNLIKELY(p == NULL || len > RLOG_MAX_PAYLOAD ||
+	/* t->mask != m first: with several sessions it is the test that
+	 * fails, and the several-session path makes the others itself.
+	 * The decisive load is then of *m, which is *t->mask. */
+	if (RLOG__UNLIKELY(t->mask != m || p == NULL || len > RLOG_MAX_PAYLOAD ||
 			   (timed && now - t->last >= (UINT64_C(1) << 31)) ||
-			   (size_t)(t->end - p) < size || t->mask != m ||
-			   atomic_load_explicit(t->mask, memory_order_relaxed) == 0)) {
-		/* Several sessions, in the generation the library set them
-		 * up for (an attach or detach since sends it there first). */
-		if (t->multi_n != 0 && len <= RLOG_MAX_PAYLOAD &&
-		    t->multi_gen == atomic_load_explicit(&rlog__gen, memory_order_relaxed))
+			   (size_t)(t->end - p) < size ||
+			   atomic_load_explicit(m, memory_order_relaxed) == 0)) {
+		/* Several sessions, the set the library armed the bindings
+		 * for (another set has another word: an attach or detach
+		 * since sends the write there first). */
+		if (t->multi_mask == m && len <= RLOG_MAX_PAYLOAD)
 			return rlog__write_several(t, busy, hdr, flagword, payload, len, now, timed,
 						   flagbytes, size);
 		return rlog__write_slow(hdr, flagword, payload, len, now);

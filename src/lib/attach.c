@@ -11,11 +11,11 @@
  *
  *   no session      rlog__zero_mask: every write returns at its first load
  *   one session     that session's enable mask: the fast path as it was
- *   two or more     rlog__multi_mask (~0): every write leaves the
+ *   two or more     the set's own word (~0): every write leaves the
  *                   single-session path with the time read once; the
  *                   inline path of this header version writes each ready
  *                   binding itself (rlog__write_several, armed by write.c
- *                   per generation) and calls rlog__write_rest for the
+ *                   for the set whose word it is) and calls rlog__write_rest for the
  *                   others; older ones call rlog__write_slow for all: the
  *                   library's loop (write.c, write_multi), which stores
  *                   into each session on a fast path of its own and falls
@@ -40,7 +40,6 @@
 #include "producer.h"
 
 _Atomic uint64_t rlog__zero_mask;
-_Atomic uint64_t rlog__multi_mask = ~UINT64_C(0);
 _Atomic uint64_t *_Atomic rlog__mask = &rlog__zero_mask;
 _Atomic uint64_t *_Atomic rlog__mask_or_null;
 
@@ -61,6 +60,13 @@ struct rlog__session *_Atomic rlog__current;
 _Atomic uint32_t rlog__gen = 1;
 
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+_Atomic uint64_t *rlog__set_mask(struct rlog__set *set)
+{
+	return set->n == 0   ? &rlog__zero_mask
+	       : set->n == 1 ? &set->s[0]->region.hdr->enable_mask
+			     : &set->all;
+}
 
 /* Every session ever mapped and every set ever published, newest first.
  * Never freed (a thread may still use one); the lists keep them
@@ -86,6 +92,7 @@ static int publish_into(struct rlog__set *set, struct rlog__session *const *s,
 			return -ENOMEM;
 		set->n = n;
 		memcpy(set->s, s, n * sizeof *s);
+		atomic_init(&set->all, ~UINT64_C(0));
 		set->next = sets;
 		sets = set;
 	}
@@ -109,9 +116,7 @@ static int publish_into(struct rlog__set *set, struct rlog__session *const *s,
 	atomic_store(&rlog__set, set);
 	atomic_store(&rlog__current, n > 0 ? s[0] : NULL);
 	atomic_fetch_add(&rlog__gen, 1);
-	rlog__mask_set(n == 0   ? &rlog__zero_mask
-		       : n == 1 ? &s[0]->region.hdr->enable_mask
-				: &rlog__multi_mask);
+	rlog__mask_set(rlog__set_mask(set));
 	/* The calling thread lets go of its bindings now; the others do at
 	 * their next write. */
 	if (release)
@@ -388,9 +393,7 @@ void rlog__attach_fork_child(void)
 	 * return with writes disabled). */
 	struct rlog__set *set = atomic_load(&rlog__set);
 	atomic_store(&rlog__current, set->n > 0 ? set->s[0] : NULL);
-	rlog__mask_set(set->n == 0   ? &rlog__zero_mask
-		       : set->n == 1 ? &set->s[0]->region.hdr->enable_mask
-				     : &rlog__multi_mask);
+	rlog__mask_set(rlog__set_mask(set));
 }
 
 int rlog_thread_stats(struct rlog_thread_stats *out)

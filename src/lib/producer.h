@@ -52,6 +52,11 @@ struct rlog__set {
 	uint32_t n;                   /* 0 .. RLOG_MAX_SESSIONS */
 	struct rlog__session *s[RLOG_MAX_SESSIONS];
 	struct rlog__set *next;       /* every set ever published (never freed) */
+	/* With two or more sessions, what rlog__mask points at: always ~0.
+	 * A word per set, so that the inline path tells the set its
+	 * bindings were armed for (rlog__thread.multi_mask) by the pointer
+	 * it loads anyway. */
+	_Atomic uint64_t all;
 };
 
 /*
@@ -118,10 +123,13 @@ extern struct rlog__set *_Atomic rlog__set;
 extern struct rlog__session *_Atomic rlog__current;
 
 /* The word rlog__mask points at while detached: always 0.  With two or
- * more sessions it points at rlog__multi_mask, always ~0: every category
- * passes the inline checks and the slow path asks each session. */
+ * more sessions it points at the set's word (struct rlog__set, all),
+ * always ~0: every category passes the inline checks and each session's
+ * mask decides. */
 extern _Atomic uint64_t rlog__zero_mask;
-extern _Atomic uint64_t rlog__multi_mask;
+
+/* What rlog__mask points at for set (attach.c). */
+_Atomic uint64_t *rlog__set_mask(struct rlog__set *set);
 
 /* Points rlog__mask at m, and rlog__mask_or_null at m or, for
  * rlog__zero_mask, at NULL (ringlog.h).  Every change of the pointers

@@ -579,6 +579,7 @@ void rlog__thread_release(bool exiting)
 	if (exiting)
 		pv->exiting = true;
 	t->multi_n = 0; /* every write through the library again (write.c arms it) */
+	t->multi_mask = NULL;
 	if (t->busy != NULL) {
 		/* Not inside a write (exit hooks and detaching run outside
 		 * one), so the guard is free: take it for the unbind. */
@@ -624,6 +625,7 @@ static void fork_child(void)
 	}
 	t->written = 0;
 	t->multi_n = 0;
+	t->multi_mask = NULL;
 	store_relaxed(&pv->lost_events, 0);
 	store_relaxed(&pv->lost_bytes, 0);
 	rlog__names_fork_child();
@@ -633,6 +635,10 @@ static void fork_child(void)
 	 * (a schema applies to the records of the process that wrote it), so
 	 * everything registered under the parent's generation is stale. */
 	atomic_fetch_add(&rlog__gen, 1);
+	/* The set stays the parent's, now of the child's generation, for
+	 * which write.c arms the inline path (the only thread; its
+	 * bindings are clear). */
+	atomic_load(&rlog__set)->gen = atomic_load(&rlog__gen);
 	rlog__signals_restore(&old);
 }
 
