@@ -476,10 +476,12 @@ RLOG__INLINE void rlog__put_payload(uint8_t *p, const void *payload, size_t len)
  * same records.
  */
 /* One binding's record, on rlog__write_several's terms (ready, its busy
- * flag held, its mask not 0); count is its buffer's event count. */
+ * flag held, its mask not 0); count is its buffer's event count, head
+ * the first 8 bytes of a timed record (hdr, then now's low 32 bits). */
 RLOG__INLINE void rlog__several_put(struct rlog__thread *h, uint64_t *count, uint32_t hdr,
-				    uint32_t flagword, const void *payload, size_t len,
-				    uint64_t now, bool timed, size_t flagbytes, size_t size)
+				    uint64_t head, uint32_t flagword, const void *payload,
+				    size_t len, uint64_t now, bool timed, size_t flagbytes,
+				    size_t size)
 {
 	uint8_t *p = h->pos;
 	RLOG__PREFETCH_W(p + 256);
@@ -488,8 +490,7 @@ RLOG__INLINE void rlog__several_put(struct rlog__thread *h, uint64_t *count, uin
 	_Atomic uint32_t *write_off = h->write_off;
 	uint64_t c = *count;
 	if (timed) {
-		uint32_t hw[2] = { hdr, (uint32_t)now };
-		memcpy(p, hw, 8);
+		memcpy(p, &head, 8);
 		p += 8;
 		h->last = now;
 	} else {
@@ -519,8 +520,9 @@ RLOG__INLINE bool rlog__several_ready(const struct rlog__thread *h, uint64_t now
  * (not ready: for the library), bit 8 (written), or 0 (its session's
  * mask is 0: skipped). */
 RLOG__INLINE uint32_t rlog__several_other(struct rlog__thread *h, unsigned k, uint32_t hdr,
-					  uint32_t flagword, const void *payload, size_t len,
-					  uint64_t now, bool timed, size_t flagbytes, size_t size)
+					  uint64_t head, uint32_t flagword, const void *payload,
+					  size_t len, uint64_t now, bool timed, size_t flagbytes,
+					  size_t size)
 {
 	if (RLOG__UNLIKELY(!rlog__several_ready(h, now, timed, size)))
 		return UINT32_C(1) << k;
@@ -529,7 +531,7 @@ RLOG__INLINE uint32_t rlog__several_other(struct rlog__thread *h, unsigned k, ui
 	atomic_store_explicit(kb, 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	if (RLOG__LIKELY(atomic_load_explicit(h->mask, memory_order_relaxed) != 0)) {
-		rlog__several_put(h, &h->written, hdr, flagword, payload, len, now, timed,
+		rlog__several_put(h, &h->written, hdr, head, flagword, payload, len, now, timed,
 				  flagbytes, size);
 		r = UINT32_C(1) << 8;
 	}
@@ -538,19 +540,22 @@ RLOG__INLINE uint32_t rlog__several_other(struct rlog__thread *h, unsigned k, ui
 	return r;
 }
 
-RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *busy,
-				     uint32_t hdr, uint32_t flagword, const void *payload,
+RLOG__INLINE int rlog__write_several(struct rlog__thread *t, uint32_t hdr, uint32_t flagword, const void *payload,
 				     size_t len, uint64_t now, bool timed, size_t flagbytes,
 				     size_t size)
 {
 	/* todo: bit k for binding k not ready (rlog__write_rest's), bit 8
 	 * once the event is written anywhere. */
 	uint32_t todo = 0;
+	/* A timed record's first 8 bytes, made once for all. */
+	uint32_t hw[2] = { hdr, (uint32_t)now };
+	uint64_t head;
+	memcpy(&head, hw, 8);
 	/* Binding 0 (this struct): its busy flag is the guard, held. */
 	if (RLOG__LIKELY(rlog__several_ready(t, now, timed, size))) {
 		if (RLOG__LIKELY(atomic_load_explicit(t->mask, memory_order_relaxed) != 0)) {
-			rlog__several_put(t, &t->events0, hdr, flagword, payload, len, now, timed,
-					  flagbytes, size);
+			rlog__several_put(t, &t->events0, hdr, head, flagword, payload, len, now,
+					  timed, flagbytes, size);
 			todo = UINT32_C(1) << 8;
 		}
 	} else {
@@ -558,18 +563,20 @@ RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *b
 	}
 	/* Binding 1 out of the loop: two sessions, the common case, run
 	 * straight through. */
-	todo |= rlog__several_other(t->multi[1], 1, hdr, flagword, payload, len, now, timed,
-				    flagbytes, size);
+	todo |= rlog__several_other(t->multi[1], 1, hdr, head, flagword, payload, len, now,
+				    timed, flagbytes, size);
 	unsigned n = t->multi_n;
-	for (unsigned k = 2; RLOG__UNLIKELY(k < n); k++)
-		todo |= rlog__several_other(t->multi[k], k, hdr, flagword, payload, len, now,
-					    timed, flagbytes, size);
+	for (unsigned k = 2; k < n; k++)
+		todo |= rlog__several_other(t->multi[k], k, hdr, head, flagword, payload, len,
+					    now, timed, flagbytes, size);
 	if (RLOG__UNLIKELY((todo & 0xff) != 0))
 		return rlog__write_rest(hdr, flagword, payload, len, now, todo);
 	int wrote = (int)(todo >> 8);
 	t->written += (uint64_t)wrote;
 	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(busy, 0, memory_order_release);
+	/* t->busy is busy (nothing here moves the guard): reloaded rather
+	 * than kept in a register through the bindings. */
+	atomic_store_explicit(t->busy, 0, memory_order_release);
 	return wrote;
 }
 
@@ -631,7 +638,7 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 		 * for (another set has another word: an attach or detach
 		 * since sends the write there first). */
 		if (t->multi_mask == m && len <= RLOG_MAX_PAYLOAD)
-			return rlog__write_several(t, busy, hdr, flagword, payload, len, now, timed,
+			return rlog__write_several(t, hdr, flagword, payload, len, now, timed,
 						   flagbytes, size);
 		return rlog__write_slow(hdr, flagword, payload, len, now);
 	}
