@@ -460,7 +460,8 @@ RLOG__INLINE void rlog__put_payload(uint8_t *p, const void *payload, size_t len)
 
 /*
  * Several sessions (t->multi_n bindings, set up by the library for the
- * generation t->multi_gen), with the guard held and the clock read once:
+ * set whose word rlog__mask_or_null points at, t->multi_mask), with the
+ * guard held and the clock read once:
  * the event goes into each binding that is ready, as rlog__write puts it
  * into one session, and the library (rlog__write_rest) writes the others.
  * Ready: a buffer with room for the record (no buffer is pos == end ==
@@ -507,45 +508,49 @@ RLOG__INLINE void rlog__several_put(struct rlog__thread *h, uint64_t *count, uin
 	atomic_store_explicit(write_off, (uint32_t)(next - base), memory_order_release);
 }
 
-/* Is binding h ready for a record of size bytes at now? */
+/* Is binding h ready for a record of size bytes at now?  No buffer is
+ * pos == end == NULL: no room either. */
 RLOG__INLINE bool rlog__several_ready(const struct rlog__thread *h, uint64_t now, bool timed,
 				      size_t size)
 {
-	return (size_t)(h->end - h->pos) >= size &&
+	return (uintptr_t)h->end - (uintptr_t)h->pos >= size &&
 	       !(timed && now - h->last >= (UINT64_C(1) << 31));
 }
 
+/* rlog__write_several's todo: bit k for binding k not ready (for the
+ * library), and from bit 8 the number of bindings not written (not ready,
+ * or skipped: its session's mask is 0).  0: every binding written, the
+ * common case, which costs nothing to count. */
+#define RLOG__TODO_MISS (UINT32_C(1) << 8)
+
 /* Binding k >= 1 of rlog__write_several: its part if it is ready, under
- * its slot's busy flag.  Returns what to add to the write's todo: bit k
- * (not ready: for the library), bit 8 (written), or 0 (its session's
- * mask is 0: skipped). */
+ * its slot's busy flag.  Returns what to add to the write's todo. */
 RLOG__INLINE uint32_t rlog__several_other(struct rlog__thread *h, unsigned k, uint32_t hdr,
 					  uint64_t head, uint32_t flagword, const void *payload,
 					  size_t len, uint64_t now, bool timed, size_t flagbytes,
 					  size_t size)
 {
 	if (RLOG__UNLIKELY(!rlog__several_ready(h, now, timed, size)))
-		return UINT32_C(1) << k;
+		return (UINT32_C(1) << k) + RLOG__TODO_MISS;
 	uint32_t r = 0;
 	_Atomic uint32_t *kb = h->busy;
 	atomic_store_explicit(kb, 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	if (RLOG__LIKELY(atomic_load_explicit(h->mask, memory_order_relaxed) != 0)) {
+	if (RLOG__LIKELY(atomic_load_explicit(h->mask, memory_order_relaxed) != 0))
 		rlog__several_put(h, &h->written, hdr, head, flagword, payload, len, now, timed,
 				  flagbytes, size);
-		r = UINT32_C(1) << 8;
-	}
+	else
+		r = RLOG__TODO_MISS;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(kb, 0, memory_order_release);
 	return r;
 }
 
-RLOG__INLINE int rlog__write_several(struct rlog__thread *t, uint32_t hdr, uint32_t flagword, const void *payload,
+RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *busy,
+				     uint32_t hdr, uint32_t flagword, const void *payload,
 				     size_t len, uint64_t now, bool timed, size_t flagbytes,
 				     size_t size)
 {
-	/* todo: bit k for binding k not ready (rlog__write_rest's), bit 8
-	 * once the event is written anywhere. */
 	uint32_t todo = 0;
 	/* A timed record's first 8 bytes, made once for all. */
 	uint32_t hw[2] = { hdr, (uint32_t)now };
@@ -553,30 +558,32 @@ RLOG__INLINE int rlog__write_several(struct rlog__thread *t, uint32_t hdr, uint3
 	memcpy(&head, hw, 8);
 	/* Binding 0 (this struct): its busy flag is the guard, held. */
 	if (RLOG__LIKELY(rlog__several_ready(t, now, timed, size))) {
-		if (RLOG__LIKELY(atomic_load_explicit(t->mask, memory_order_relaxed) != 0)) {
+		if (RLOG__LIKELY(atomic_load_explicit(t->mask, memory_order_relaxed) != 0))
 			rlog__several_put(t, &t->events0, hdr, head, flagword, payload, len, now,
 					  timed, flagbytes, size);
-			todo = UINT32_C(1) << 8;
-		}
+		else
+			todo = RLOG__TODO_MISS;
 	} else {
-		todo = 1;
+		todo = 1 + RLOG__TODO_MISS;
 	}
 	/* Binding 1 out of the loop: two sessions, the common case, run
 	 * straight through. */
-	todo |= rlog__several_other(t->multi[1], 1, hdr, head, flagword, payload, len, now,
+	todo += rlog__several_other(t->multi[1], 1, hdr, head, flagword, payload, len, now,
 				    timed, flagbytes, size);
 	unsigned n = t->multi_n;
 	for (unsigned k = 2; k < n; k++)
-		todo |= rlog__several_other(t->multi[k], k, hdr, head, flagword, payload, len,
+		todo += rlog__several_other(t->multi[k], k, hdr, head, flagword, payload, len,
 					    now, timed, flagbytes, size);
-	if (RLOG__UNLIKELY((todo & 0xff) != 0))
-		return rlog__write_rest(hdr, flagword, payload, len, now, todo);
-	int wrote = (int)(todo >> 8);
+	int wrote = 1;
+	if (RLOG__UNLIKELY(todo != 0)) {
+		wrote = todo / RLOG__TODO_MISS < n;
+		if ((todo & 0xff) != 0)
+			return rlog__write_rest(hdr, flagword, payload, len, now,
+						(todo & 0xff) | (uint32_t)wrote << 8);
+	}
 	t->written += (uint64_t)wrote;
 	atomic_signal_fence(memory_order_seq_cst);
-	/* t->busy is busy (nothing here moves the guard): reloaded rather
-	 * than kept in a register through the bindings. */
-	atomic_store_explicit(t->busy, 0, memory_order_release);
+	atomic_store_explicit(busy, 0, memory_order_release);
 	return wrote;
 }
 
@@ -628,17 +635,18 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 	size_t size = ((timed ? 8 : 4) + flagbytes + len + 3) & ~(size_t)3;
 	uint8_t *p = t->pos;
 	/* t->mask != m first: with several sessions it is the test that
-	 * fails, and the several-session path makes the others itself.
-	 * The decisive load is then of *m, which is *t->mask. */
-	if (RLOG__UNLIKELY(t->mask != m || p == NULL || len > RLOG_MAX_PAYLOAD ||
+	 * fails, and the several-session path makes the others itself.  No
+	 * buffer (pos == NULL) is end == NULL too (src/lib/thread.c): no
+	 * room.  The decisive load is then of *m, which is *t->mask. */
+	if (RLOG__UNLIKELY(t->mask != m || len > RLOG_MAX_PAYLOAD ||
 			   (timed && now - t->last >= (UINT64_C(1) << 31)) ||
-			   (size_t)(t->end - p) < size ||
+			   (uintptr_t)t->end - (uintptr_t)p < size ||
 			   atomic_load_explicit(m, memory_order_relaxed) == 0)) {
 		/* Several sessions, the set the library armed the bindings
 		 * for (another set has another word: an attach or detach
 		 * since sends the write there first). */
 		if (t->multi_mask == m && len <= RLOG_MAX_PAYLOAD)
-			return rlog__write_several(t, hdr, flagword, payload, len, now, timed,
+			return rlog__write_several(t, busy, hdr, flagword, payload, len, now, timed,
 						   flagbytes, size);
 		return rlog__write_slow(hdr, flagword, payload, len, now);
 	}
