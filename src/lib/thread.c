@@ -111,6 +111,8 @@ static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 _Static_assert(offsetof(struct rlog__thread, written) == 7 * sizeof(void *) &&
 		       offsetof(struct rlog__thread, multi_n) == 7 * sizeof(void *) + 8,
 	       "struct rlog__thread: a released field moved");
+_Static_assert(sizeof(void *) != 8 || offsetof(struct rlog__thread, multi_mask) == 144,
+	       "struct rlog__thread: multi_mask is not where docs/FORMAT.md says");
 
 /* A write_off target for a binding without a buffer: never read. */
 static _Thread_local _Atomic uint32_t no_write_off;
