@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "multi_write.h"
 #include "tap.h"
 
 #define ID 1034 /* the test's event ID */
@@ -36,19 +37,6 @@ static const unsigned paused[2][PHASES] = {
 
 static int8_t result[EVENTS + 1];
 static uint8_t seen[MAX_SESSIONS][EVENTS + 1];
-
-static int write_seq(uint64_t seq)
-{
-	uint64_t v[2] = { 0, seq };
-	switch (seq % 3) {
-	case 0:
-		return rlog_write(ID, v, sizeof v);
-	case 1:
-		return rlog_write_untimed(ID, v, sizeof v);
-	default:
-		return rlog_write_flagged(ID, (uint16_t)(seq & 0xfff), v, sizeof v);
-	}
-}
 
 static void set_mask(const char *name, bool pause)
 {
@@ -70,23 +58,17 @@ static uint64_t read_file(unsigned k, const char *path)
 	}
 	struct rlog_event ev;
 	while (rlog_reader_next(rd, &ev) == 1) {
-		if (ev.from_daemon || ev.id != ID)
-			continue;
 		uint64_t v[2];
-		if (ev.length != sizeof v) {
-			bad++;
+		int is = multi_event(&ev, ID, v);
+		if (is <= 0) {
+			bad += is < 0;
 			continue;
 		}
-		memcpy(v, ev.payload, sizeof v);
 		uint64_t seq = v[1];
-		if (v[0] != 0 || seq == 0 || seq > EVENTS) {
+		if (v[0] != 0 || seq == 0 || seq > EVENTS || !multi_layout_ok(&ev, seq)) {
 			bad++;
 			continue;
 		}
-		bool flagged = seq % 3 == 2, timed = seq % 3 != 1;
-		if (ev.flagged != flagged || ev.has_time != timed ||
-		    (flagged && ev.flag != (uint16_t)(seq & 0xfff)))
-			bad++;
 		if (seen[k][seq] < 255)
 			seen[k][seq]++;
 	}
@@ -118,7 +100,7 @@ static void run(unsigned n)
 				set_mask(names[k], plan[ph] >> k & 1);
 		now_paused = plan[ph];
 		for (uint64_t seq = ph * PER_PHASE + 1; seq <= (ph + 1) * PER_PHASE; seq++)
-			result[seq] = (int8_t)write_seq(seq);
+			result[seq] = (int8_t)multi_write_seq(ID, 0, seq);
 	}
 	rlog_thread_stats(&st1);
 	rlog_detach();
