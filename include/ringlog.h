@@ -375,6 +375,10 @@ struct rlog__thread {
 	uint32_t multi_gen;           /* the rlog__gen multi_n belongs to */
 	uint64_t events0;             /* binding 0's events in its current buffer (several) */
 	struct rlog__thread *multi[RLOG_MAX_SESSIONS];
+	_Atomic uint64_t *multi_mask; /* the rlog__mask_or_null of the set multi_n was armed
+	                                 for (each set of two or more sessions has a word of
+	                                 its own); the inline path writes the bindings itself
+	                                 only while they are the same */
 };
 
 /* The thread's state.  The initial-exec TLS model makes this one
@@ -504,7 +508,8 @@ RLOG__INLINE void rlog__put_payload(uint8_t *p, const void *payload, size_t len)
 
 /*
  * Several sessions (t->multi_n bindings, set up by the library for the
- * generation t->multi_gen), with the guard held and the clock read once:
+ * set whose word rlog__mask_or_null points at, t->multi_mask), with the
+ * guard held and the clock read once:
  * the event goes into each binding that is ready, as rlog__write puts it
  * into one session, and the library (rlog__write_rest) writes the others.
  * Ready: a buffer with room for the record (no buffer is pos == end ==
@@ -520,10 +525,12 @@ RLOG__INLINE void rlog__put_payload(uint8_t *p, const void *payload, size_t len)
  * same records.
  */
 /* One binding's record, on rlog__write_several's terms (ready, its busy
- * flag held, its mask not 0); count is its buffer's event count. */
+ * flag held, its mask not 0); count is its buffer's event count, head
+ * the first 8 bytes of a timed record (hdr, then now's low 32 bits). */
 RLOG__INLINE void rlog__several_put(struct rlog__thread *h, uint64_t *count, uint32_t hdr,
-				    uint32_t flagword, const void *payload, size_t len,
-				    uint64_t now, bool timed, size_t flagbytes, size_t size)
+				    uint64_t head, uint32_t flagword, const void *payload,
+				    size_t len, uint64_t now, bool timed, size_t flagbytes,
+				    size_t size)
 {
 	uint8_t *p = h->pos;
 	RLOG__PREFETCH_W(p + 256);
@@ -532,8 +539,7 @@ RLOG__INLINE void rlog__several_put(struct rlog__thread *h, uint64_t *count, uin
 	_Atomic uint32_t *write_off = h->write_off;
 	uint64_t c = *count;
 	if (timed) {
-		uint32_t hw[2] = { hdr, (uint32_t)now };
-		memcpy(p, hw, 8);
+		memcpy(p, &head, 8);
 		p += 8;
 		h->last = now;
 	} else {
@@ -550,12 +556,42 @@ RLOG__INLINE void rlog__several_put(struct rlog__thread *h, uint64_t *count, uin
 	atomic_store_explicit(write_off, (uint32_t)(next - base), memory_order_release);
 }
 
-/* Is binding h ready for a record of size bytes at now? */
+/* Is binding h ready for a record of size bytes at now?  No buffer is
+ * pos == end == NULL: no room either. */
 RLOG__INLINE bool rlog__several_ready(const struct rlog__thread *h, uint64_t now, bool timed,
 				      size_t size)
 {
-	return (size_t)(h->end - h->pos) >= size &&
+	return (uintptr_t)h->end - (uintptr_t)h->pos >= size &&
 	       !(timed && now - h->last >= (UINT64_C(1) << 31));
+}
+
+/* rlog__write_several's todo: bit k for binding k not ready (for the
+ * library), and from bit 8 the number of bindings not written (not ready,
+ * or skipped: its session's mask is 0).  0: every binding written, the
+ * common case, which costs nothing to count. */
+#define RLOG__TODO_MISS (UINT32_C(1) << 8)
+
+/* Binding k >= 1 of rlog__write_several: its part if it is ready, under
+ * its slot's busy flag.  Returns what to add to the write's todo. */
+RLOG__INLINE uint32_t rlog__several_other(struct rlog__thread *h, unsigned k, uint32_t hdr,
+					  uint64_t head, uint32_t flagword, const void *payload,
+					  size_t len, uint64_t now, bool timed, size_t flagbytes,
+					  size_t size)
+{
+	if (RLOG__UNLIKELY(!rlog__several_ready(h, now, timed, size)))
+		return (UINT32_C(1) << k) + RLOG__TODO_MISS;
+	uint32_t r = 0;
+	_Atomic uint32_t *kb = h->busy;
+	atomic_store_explicit(kb, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (RLOG__LIKELY(atomic_load_explicit(h->mask, memory_order_relaxed) != 0))
+		rlog__several_put(h, &h->written, hdr, head, flagword, payload, len, now, timed,
+				  flagbytes, size);
+	else
+		r = RLOG__TODO_MISS;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(kb, 0, memory_order_release);
+	return r;
 }
 
 RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *busy,
@@ -563,41 +599,40 @@ RLOG__INLINE int rlog__write_several(struct rlog__thread *t, _Atomic uint32_t *b
 				     size_t len, uint64_t now, bool timed, size_t flagbytes,
 				     size_t size)
 {
-	unsigned n = t->multi_n;
-	uint32_t rest = 0, wrote = 0;
+	uint32_t todo = 0;
+	/* A timed record's first 8 bytes, made once for all. */
+	uint32_t hw[2] = { hdr, (uint32_t)now };
+	uint64_t head;
+	memcpy(&head, hw, 8);
 	/* Binding 0 (this struct): its busy flag is the guard, held. */
 	if (RLOG__LIKELY(rlog__several_ready(t, now, timed, size))) {
-		if (atomic_load_explicit(t->mask, memory_order_relaxed) != 0) {
-			rlog__several_put(t, &t->events0, hdr, flagword, payload, len, now, timed,
-					  flagbytes, size);
-			wrote = 1;
-		}
+		if (RLOG__LIKELY(atomic_load_explicit(t->mask, memory_order_relaxed) != 0))
+			rlog__several_put(t, &t->events0, hdr, head, flagword, payload, len, now,
+					  timed, flagbytes, size);
+		else
+			todo = RLOG__TODO_MISS;
 	} else {
-		rest = 1;
+		todo = 1 + RLOG__TODO_MISS;
 	}
-	for (unsigned k = 1; k < n; k++) {
-		struct rlog__thread *h = t->multi[k];
-		if (RLOG__UNLIKELY(!rlog__several_ready(h, now, timed, size))) {
-			rest |= 1u << k;
-			continue;
-		}
-		_Atomic uint32_t *kb = h->busy;
-		atomic_store_explicit(kb, 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
-		if (atomic_load_explicit(h->mask, memory_order_relaxed) != 0) {
-			rlog__several_put(h, &h->written, hdr, flagword, payload, len, now, timed,
-					  flagbytes, size);
-			wrote = 1;
-		}
-		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(kb, 0, memory_order_release);
+	/* Binding 1 out of the loop: two sessions, the common case, run
+	 * straight through. */
+	todo += rlog__several_other(t->multi[1], 1, hdr, head, flagword, payload, len, now,
+				    timed, flagbytes, size);
+	unsigned n = t->multi_n;
+	for (unsigned k = 2; k < n; k++)
+		todo += rlog__several_other(t->multi[k], k, hdr, head, flagword, payload, len,
+					    now, timed, flagbytes, size);
+	int wrote = 1;
+	if (RLOG__UNLIKELY(todo != 0)) {
+		wrote = todo / RLOG__TODO_MISS < n;
+		if ((todo & 0xff) != 0)
+			return rlog__write_rest(hdr, flagword, payload, len, now,
+						(todo & 0xff) | (uint32_t)wrote << 8);
 	}
-	if (RLOG__UNLIKELY(rest != 0))
-		return rlog__write_rest(hdr, flagword, payload, len, now, rest | wrote << 8);
-	t->written += wrote;
+	t->written += (uint64_t)wrote;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(busy, 0, memory_order_release);
-	return (int)wrote;
+	return wrote;
 }
 
 /*
@@ -647,14 +682,18 @@ RLOG__INLINE int rlog__write(uint32_t hdr, uint32_t flagword, const void *payloa
 	size_t flagbytes = (hdr >> RLOG_HDR_ID_SHIFT & RLOG_HDR_ID_MASK) == RLOG_ID_FLAGGED ? 4 : 0;
 	size_t size = ((timed ? 8 : 4) + flagbytes + len + 3) & ~(size_t)3;
 	uint8_t *p = t->pos;
-	if (RLOG__UNLIKELY(p == NULL || len > RLOG_MAX_PAYLOAD ||
+	/* t->mask != m first: with several sessions it is the test that
+	 * fails, and the several-session path makes the others itself.  No
+	 * buffer (pos == NULL) is end == NULL too (src/lib/thread.c): no
+	 * room.  The decisive load is then of *m, which is *t->mask. */
+	if (RLOG__UNLIKELY(t->mask != m || len > RLOG_MAX_PAYLOAD ||
 			   (timed && now - t->last >= (UINT64_C(1) << 31)) ||
-			   (size_t)(t->end - p) < size || t->mask != m ||
-			   atomic_load_explicit(t->mask, memory_order_relaxed) == 0)) {
-		/* Several sessions, in the generation the library set them
-		 * up for (an attach or detach since sends it there first). */
-		if (t->multi_n != 0 && len <= RLOG_MAX_PAYLOAD &&
-		    t->multi_gen == atomic_load_explicit(&rlog__gen, memory_order_relaxed))
+			   (uintptr_t)t->end - (uintptr_t)p < size ||
+			   atomic_load_explicit(m, memory_order_relaxed) == 0)) {
+		/* Several sessions, the set the library armed the bindings
+		 * for (another set has another word: an attach or detach
+		 * since sends the write there first). */
+		if (t->multi_mask == m && len <= RLOG_MAX_PAYLOAD)
 			return rlog__write_several(t, busy, hdr, flagword, payload, len, now, timed,
 						   flagbytes, size);
 		return rlog__write_slow(hdr, flagword, payload, len, now);

@@ -7,19 +7,12 @@
  * the two headers declare struct rlog__thread differently.
  */
 #include "abi/ringlog-ce824cb.h"
+#include "multi_write.h"
 
 int old_write_seq(unsigned th, uint64_t seq, unsigned id);
 
-/* As test_multi_fast's write_seq: timed, untimed, flagged in turn. */
+/* As test_multi_fast's write_seq, through the old inline path. */
 int old_write_seq(unsigned th, uint64_t seq, unsigned id)
 {
-	uint64_t v[2] = { th, seq };
-	switch (seq % 3) {
-	case 0:
-		return rlog_write(id, v, sizeof v);
-	case 1:
-		return rlog_write_untimed(id, v, sizeof v);
-	default:
-		return rlog_write_flagged(id, (uint16_t)(seq & 0xfff), v, sizeof v);
-	}
+	return multi_write_seq(id, th, seq);
 }

@@ -31,6 +31,7 @@
 #include <stdatomic.h>
 
 #include "harness.h"
+#include "multi_write.h"
 #include "tap.h"
 
 #define ID 1033      /* the test's event ID */
@@ -55,15 +56,7 @@ static int write_seq(unsigned th, uint64_t seq)
 	if (th == 0 || (th == 2 && seq / 7 % 2 == 0))
 		return old_write_seq(th, seq, ID);
 #endif
-	uint64_t v[2] = { th, seq };
-	switch (seq % 3) {
-	case 0:
-		return rlog_write(ID, v, sizeof v);
-	case 1:
-		return rlog_write_untimed(ID, v, sizeof v);
-	default:
-		return rlog_write_flagged(ID, (uint16_t)(seq & 0xfff), v, sizeof v);
-	}
+	return multi_write_seq(ID, th, seq);
 }
 
 static void *writer(void *arg)
@@ -97,22 +90,18 @@ static void check_file(const char *path, struct file_check *c)
 			c->loss_events += dl.events;
 			continue;
 		}
-		if (ev.from_daemon || ev.id != ID)
-			continue;
 		uint64_t v[2];
-		if (ev.length != 16) {
-			c->bad_layout++;
+		int is = multi_event(&ev, ID, v);
+		if (is <= 0) {
+			c->bad_layout += is < 0;
 			continue;
 		}
-		memcpy(v, ev.payload, sizeof v);
 		uint64_t th = v[0], seq = v[1];
 		if (th >= THREADS || seq == 0 || seq > PER_THREAD || result[th][seq] == 0) {
 			c->extras++;
 			continue;
 		}
-		bool flagged = seq % 3 == 2, timed = seq % 3 != 1;
-		if (ev.flagged != flagged || ev.has_time != timed ||
-		    (flagged && ev.flag != (uint16_t)(seq & 0xfff)))
+		if (!multi_layout_ok(&ev, seq))
 			c->bad_layout++;
 		if (c->seen[th][seq]++ == 0)
 			c->present++;

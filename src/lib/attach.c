@@ -11,11 +11,11 @@
  *
  *   no session      rlog__zero_mask: every write returns at its first load
  *   one session     that session's enable mask: the fast path as it was
- *   two or more     rlog__multi_mask (~0): every write leaves the
+ *   two or more     the set's own word (~0): every write leaves the
  *                   single-session path with the time read once; the
  *                   inline path of this header version writes each ready
  *                   binding itself (rlog__write_several, armed by write.c
- *                   per generation) and calls rlog__write_rest for the
+ *                   for the set whose word it is) and calls rlog__write_rest for the
  *                   others; older ones call rlog__write_slow for all: the
  *                   library's loop (write.c, write_multi), which stores
  *                   into each session on a fast path of its own and falls
@@ -40,7 +40,6 @@
 #include "producer.h"
 
 _Atomic uint64_t rlog__zero_mask;
-_Atomic uint64_t rlog__multi_mask = ~UINT64_C(0);
 _Atomic uint64_t *_Atomic rlog__mask = &rlog__zero_mask;
 _Atomic uint64_t *_Atomic rlog__mask_or_null;
 
@@ -57,15 +56,6 @@ void rlog__mask_set(_Atomic uint64_t *m, struct rlog_shm_header *hdr)
 	rlog__gate_set(hdr, m == &rlog__zero_mask ? 0 : ~UINT64_C(0));
 }
 
-void rlog__mask_set_for(uint32_t n, struct rlog__session *s0)
-{
-	if (n == 0)
-		rlog__mask_set(&rlog__zero_mask, NULL);
-	else if (n == 1)
-		rlog__mask_set(&s0->region.hdr->enable_mask, s0->region.hdr);
-	else
-		rlog__mask_set(&rlog__multi_mask, NULL);
-}
 _Atomic int rlog__tick_tsc;
 _Thread_local struct rlog__thread rlog__thread;
 _Thread_local struct rlog__tpriv rlog__tpriv;
@@ -75,6 +65,18 @@ struct rlog__session *_Atomic rlog__current;
 _Atomic uint32_t rlog__gen = 1;
 
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+_Atomic uint64_t *rlog__set_mask(struct rlog__set *set)
+{
+	return set->n == 0   ? &rlog__zero_mask
+	       : set->n == 1 ? &set->s[0]->region.hdr->enable_mask
+			     : &set->all;
+}
+
+void rlog__mask_publish(struct rlog__set *set)
+{
+	rlog__mask_set(rlog__set_mask(set), set->n == 1 ? set->s[0]->region.hdr : NULL);
+}
 
 /* Every session ever mapped and every set ever published, newest first.
  * Never freed (a thread may still use one); the lists keep them
@@ -100,6 +102,7 @@ static int publish_into(struct rlog__set *set, struct rlog__session *const *s,
 			return -ENOMEM;
 		set->n = n;
 		memcpy(set->s, s, n * sizeof *s);
+		atomic_init(&set->all, ~UINT64_C(0));
 		set->next = sets;
 		sets = set;
 	}
@@ -123,7 +126,7 @@ static int publish_into(struct rlog__set *set, struct rlog__session *const *s,
 	atomic_store(&rlog__set, set);
 	atomic_store(&rlog__current, n > 0 ? s[0] : NULL);
 	atomic_fetch_add(&rlog__gen, 1);
-	rlog__mask_set_for(n, n > 0 ? s[0] : NULL);
+	rlog__mask_publish(set);
 	/* The calling thread lets go of its bindings now; the others do at
 	 * their next write. */
 	if (release)
@@ -400,7 +403,7 @@ void rlog__attach_fork_child(void)
 	 * return with writes disabled). */
 	struct rlog__set *set = atomic_load(&rlog__set);
 	atomic_store(&rlog__current, set->n > 0 ? set->s[0] : NULL);
-	rlog__mask_set_for(set->n, set->n > 0 ? set->s[0] : NULL);
+	rlog__mask_publish(set);
 }
 
 int rlog_thread_stats(struct rlog_thread_stats *out)

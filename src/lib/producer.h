@@ -52,6 +52,11 @@ struct rlog__set {
 	uint32_t n;                   /* 0 .. RLOG_MAX_SESSIONS */
 	struct rlog__session *s[RLOG_MAX_SESSIONS];
 	struct rlog__set *next;       /* every set ever published (never freed) */
+	/* With two or more sessions, what rlog__mask points at: always ~0.
+	 * A word per set, so that the inline path tells the set its
+	 * bindings were armed for (rlog__thread.multi_mask) by the pointer
+	 * it loads anyway. */
+	_Atomic uint64_t all;
 };
 
 /*
@@ -118,10 +123,13 @@ extern struct rlog__set *_Atomic rlog__set;
 extern struct rlog__session *_Atomic rlog__current;
 
 /* The word rlog__mask points at while detached: always 0.  With two or
- * more sessions it points at rlog__multi_mask, always ~0: every category
- * passes the inline checks and the slow path asks each session. */
+ * more sessions it points at the set's word (struct rlog__set, all),
+ * always ~0: every category passes the inline checks and each session's
+ * mask decides. */
 extern _Atomic uint64_t rlog__zero_mask;
-extern _Atomic uint64_t rlog__multi_mask;
+
+/* What rlog__mask points at for set (attach.c). */
+_Atomic uint64_t *rlog__set_mask(struct rlog__set *set);
 
 /* Points rlog__mask at m, and rlog__mask_or_null at m or, for
  * rlog__zero_mask, at NULL (ringlog.h), then sets the gate: hdr is the
@@ -129,9 +137,9 @@ extern _Atomic uint64_t rlog__multi_mask;
  * the pointers goes through here (attach_lock held, or a fork child). */
 void rlog__mask_set(_Atomic uint64_t *m, struct rlog_shm_header *hdr);
 
-/* The mask rlog__mask_set is given for a set of n sessions, s0 the
- * first. */
-void rlog__mask_set_for(uint32_t n, struct rlog__session *s0);
+/* rlog__mask_set for the set: its mask (rlog__set_mask), and the region
+ * of its one session for the gate. */
+void rlog__mask_publish(struct rlog__set *set);
 
 /* gate.c: the enable gate (ringlog.h, rlog__gate) becomes hdr's first
  * page (one session), or a page whose word is v (hdr NULL). */

@@ -111,6 +111,8 @@ static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 _Static_assert(offsetof(struct rlog__thread, written) == 7 * sizeof(void *) &&
 		       offsetof(struct rlog__thread, multi_n) == 7 * sizeof(void *) + 8,
 	       "struct rlog__thread: a released field moved");
+_Static_assert(sizeof(void *) != 8 || offsetof(struct rlog__thread, multi_mask) == 144,
+	       "struct rlog__thread: multi_mask is not where docs/FORMAT.md says");
 
 /* A write_off target for a binding without a buffer: never read. */
 static _Thread_local _Atomic uint32_t no_write_off;
@@ -579,6 +581,7 @@ void rlog__thread_release(bool exiting)
 	if (exiting)
 		pv->exiting = true;
 	t->multi_n = 0; /* every write through the library again (write.c arms it) */
+	t->multi_mask = NULL;
 	if (t->busy != NULL) {
 		/* Not inside a write (exit hooks and detaching run outside
 		 * one), so the guard is free: take it for the unbind. */
@@ -624,6 +627,7 @@ static void fork_child(void)
 	}
 	t->written = 0;
 	t->multi_n = 0;
+	t->multi_mask = NULL;
 	store_relaxed(&pv->lost_events, 0);
 	store_relaxed(&pv->lost_bytes, 0);
 	rlog__names_fork_child();
@@ -633,6 +637,10 @@ static void fork_child(void)
 	 * (a schema applies to the records of the process that wrote it), so
 	 * everything registered under the parent's generation is stale. */
 	atomic_fetch_add(&rlog__gen, 1);
+	/* The set stays the parent's, now of the child's generation, for
+	 * which write.c arms the inline path (the only thread; its
+	 * bindings are clear). */
+	atomic_load(&rlog__set)->gen = atomic_load(&rlog__gen);
 	rlog__signals_restore(&old);
 }
 

@@ -35,7 +35,7 @@
  * (rlog__write_several in include/ringlog.h, with the stores write_multi
  * makes) and sends the others here (rlog__write_rest, with a mask of the
  * bindings still to write); the inline path of an older header sends
- * every write here (its mask pointer is rlog__multi_mask, which no
+ * every write here (its mask pointer is the set's own word, which no
  * binding has).  Either way, with the clock read once, the event goes to
  * each session whose enable mask asks for the event's category, binding 0
  * under the thread's guard, the others under their own slot's busy flag:
@@ -590,6 +590,11 @@ RLOG__INLINE int write_multi(struct rlog__thread *t, struct rlog__tpriv *pv, uin
 	 * thread.c). */
 	t->multi_gen = pv->gen;
 	t->multi_n = n;
+	/* The set's own word, which rlog__mask points at while it is the
+	 * set: the inline path's test.  Only for the set of the bindings'
+	 * generation (rlog__set may already be the next one, whose
+	 * generation is not yet published: attach.c). */
+	t->multi_mask = set->gen == pv->gen ? &set->all : NULL;
 	uint32_t size = record_bytes(hdr);
 	bool timed = rlog__hdr_has_time(hdr);
 	for (unsigned k = 0; k < n; k++) {
