@@ -152,7 +152,9 @@ extern "C" {
  *   -EACCES   the region belongs to another user (its owner is not this
  *             process's effective uid, root included), or is open to
  *             group or others
- *   -ENOMEM   the region could not be mapped
+ *   -ENOMEM   the region could not be mapped, or the page the enable
+ *             gate needs (docs/FORMAT.md, "The inline path's words"):
+ *             nothing changed
  *   -ENOSPC   the session's process table is full (as many processes as it
  *             has producer slots are attached)
  * Not async-signal-safe.  Threads bound to a previous session move to the
@@ -187,7 +189,8 @@ RLOG__EXPORT int rlog_attach_add(const char *name);
 
 /*
  * rlog_detach_session - stop recording into session name; the others stay.
- * Returns 0, -EINVAL (not a valid name) or -ENOENT (not attached to it).
+ * Returns 0, -EINVAL (not a valid name), -ENOENT (not attached to it) or
+ * -ENOMEM (no page for the enable gate, as rlog_attach: nothing changed).
  * Not async-signal-safe.
  */
 RLOG__EXPORT int rlog_detach_session(const char *name);

@@ -16,7 +16,9 @@
  * one, the page is the region's first page mapped read-only (its words are
  * the header's, the mapping in /proc/self/maps), so the word follows the
  * mask as `ringlog update` writes it; ~0 with two sessions and while
- * waiting; 0 again after rlog_detach.
+ * waiting; 0 again after rlog_detach; moved off a paused session from the
+ * spare page when no new page can be mapped (RINGLOG_TEST_GATE_NOMEM=1),
+ * and an attach with no spare page either (=2) fails whole with -ENOMEM.
  * The session's count is checked exactly, and each written event (numbered
  * 1..) is in the file once.
  */
@@ -161,6 +163,42 @@ int main(void)
 	h_ringlog(&r, "stop", name2, NULL);
 	ASSERT_EQ(r.status, 0);
 	unlink(path2);
+
+	/* The gate's spare page: a process where no new mapping can be had
+	 * (at its locked-memory limit) still moves the gate off a paused
+	 * session it leaves, and an attach that has no spare fails whole. */
+	h_ringlog(&r, "update", name, "--mask", "0", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(gate(), 0);
+	char name3[128], path3[256];
+	start(name3, path3, "dis3", "0x1");
+	setenv("RINGLOG_TEST_GATE_NOMEM", "1", 1);
+	ASSERT_EQ(rlog_attach(name3), 0);
+	ASSERT_EQ_U64(gate(), ~UINT64_C(0));
+	gate_mapping(&rlog__gate, perm, file, sizeof file);
+	ASSERT_STREQ(perm, "rw-p");
+	uint64_t n3 = 100;
+	ASSERT_EQ(rlog_write(1024, &n3, sizeof n3), 1);
+	setenv("RINGLOG_TEST_GATE_NOMEM", "2", 1);
+	ASSERT_EQ(rlog_attach(name), -ENOMEM);
+	ASSERT_EQ(rlog_attach_add(name), -ENOMEM);
+	n3 = 101;
+	ASSERT_EQ(rlog_write(1024, &n3, sizeof n3), 1); /* still into dis3 */
+	unsetenv("RINGLOG_TEST_GATE_NOMEM");
+	ASSERT_EQ(rlog_attach(name), 0);
+	gate_mapping(&rlog__gate, perm, file, sizeof file);
+	ASSERT_STREQ(perm, "r--s");
+	ASSERT_EQ_U64(gate(), 0); /* name is still paused */
+	h_ringlog(&r, "update", name, "--mask", "0x3", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(gate(), 0x3);
+	h_ringlog(&r, "stop", name3, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 2);
+	uint64_t got3[4] = { 0 };
+	ok(file_numbers(path3, got3, 4) == 2 && got3[0] == 100 && got3[1] == 101,
+	   "dis3's file has its two events once each");
+	unlink(path3);
 
 	/* 4. Detached. */
 	rlog_detach();

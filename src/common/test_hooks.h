@@ -11,7 +11,9 @@
  * RINGLOG_TEST_SYS_POLL_MS (system_ctl.c: the kernel rings' reader's
  * timeout), RINGLOG_TEST_SINK_NOMEM and RINGLOG_TEST_SINK_DRAIN_MS
  * (sink_chunks.c: a chunk's block 0 without memory, stop's wait) and
- * RINGLOG_TEST_DRAIN_THREAD_FAIL (drain_workers.c: threads not created).
+ * RINGLOG_TEST_DRAIN_THREAD_FAIL (drain_workers.c: threads not created)
+ * and RINGLOG_TEST_GATE_NOMEM (src/lib/gate.c: 1 no new mapping for the
+ * enable gate, the spare page alone; 2 not even a spare).
  * They exist only when RLOG_TEST_HOOKS is 1: meson's option test_hooks,
  * on by default except in a release build (b_ndebug=if-release, as the
  * asserts).  Off, every hook compiles to nothing: no load, no getenv, and

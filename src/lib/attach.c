@@ -294,8 +294,10 @@ int rlog_attach(const char *name)
 	bool same = cur->n == (uint32_t)n;
 	for (int i = 0; i < n && same; i++)
 		same = set_find(cur, names[i]) == i;
-	int err = 0;
-	if (!same) {
+	/* The gate's spare page first: without it a change could leave the
+	 * gate on a session this one replaces (gate.c). */
+	int err = same ? 0 : rlog__gate_spare();
+	if (!same && err == 0) {
 		struct rlog__session *s[RLOG_MAX_SESSIONS];
 		err = open_all(names, n, s);
 		/* On failure the process is left detached, as a replacement
@@ -321,7 +323,9 @@ int rlog_attach_add(const char *name)
 	pthread_mutex_lock(&attach_lock);
 	struct rlog__set *cur = atomic_load(&rlog__set);
 	int err = 0;
-	if (set_find(cur, name) < 0) {
+	if (set_find(cur, name) >= 0 || (err = rlog__gate_spare()) < 0) {
+		/* Attached to it already, or no spare page for the gate. */
+	} else {
 		struct rlog__session *s[RLOG_MAX_SESSIONS];
 		char names[RLOG_MAX_SESSIONS][RLOG_NAME_MAX + 1];
 		uint32_t n = 0;
@@ -368,6 +372,9 @@ int rlog_detach_session(const char *name)
 		memcpy(names[n], set_names[i], sizeof names[n]);
 		n++;
 	}
+	/* The sessions left need the gate's spare page (gate.c). */
+	if (err == 0 && n > 0 && rlog__gate_spare() < 0)
+		err = -ENOMEM;
 	if (err == 0)
 		err = publish(s, names, n);
 	pthread_mutex_unlock(&attach_lock);

@@ -145,6 +145,11 @@ void rlog__mask_publish(struct rlog__set *set);
  * page (one session), or a page whose word is v (hdr NULL). */
 void rlog__gate_set(struct rlog_shm_header *hdr, uint64_t v);
 
+/* gate.c: makes the spare page the gate's next private page comes from,
+ * if there is none; 0 or -ENOMEM.  Called before an attach changes
+ * anything (attach_lock held). */
+int rlog__gate_spare(void);
+
 /*
  * ThreadSanitizer sees the threads of one process only.  A buffer goes from
  * one producer thread to another through the daemon, in another process
