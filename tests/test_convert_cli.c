@@ -9,9 +9,13 @@
  *   - the output cannot be the input, even with --force;
  *   - the records that are not events of their own are counted by what
  *     they became (metadata_records; span_begins_merged for chrome "X"
- *     spans), never as an unexplained "skipped".
+ *     spans), never as an unexplained "skipped";
+ *   - a write that fails into a device given with --force (/dev/full):
+ *     one error line, exit 1, and the device is not removed.
  */
 #include "harness.h"
+
+#include <sys/sysmacros.h>
 
 #include "tap.h"
 #include "test_convert_fixture.h"
@@ -166,6 +170,33 @@ int main(void)
 	ASSERT_STREQ(c.err, "");
 	run_free(&c);
 	ASSERT_EQ(count_files(dir, "stream_"), streams);
+
+	/* A device written with --force, and a write that fails there: one
+	 * error line, and the device is left where it is (the half-written
+	 * output removed was /dev/full itself, as root). */
+	struct stat fs;
+	if (lstat("/dev/full", &fs) == 0 && S_ISCHR(fs.st_mode) && access("/dev/full", W_OK) == 0) {
+		static const char *const cmd[][4] = { { "convert", "--to", "chrome" },
+						      { "convert", "--to", "perfetto" },
+						      { "report", "--spans", "x" } };
+		for (size_t k = 0; k < 3; k++) {
+			if (k < 2)
+				RL(&c, cmd[k][0], in, cmd[k][1], cmd[k][2], "-o", "/dev/full", "--force");
+			else
+				RL(&c, cmd[k][0], in, "-o", "/dev/full", "--force");
+			ok(c.status == 1 && strstr(c.err, "No space left on device") != NULL &&
+				   strchr(c.err, '\n') == c.err + strlen(c.err) - 1,
+			   "%s %s into /dev/full: one error line (%s)", cmd[k][0], cmd[k][2], c.err);
+			run_free(&c);
+			bool dev = lstat("/dev/full", &fs) == 0 && S_ISCHR(fs.st_mode);
+			ok(dev, "%s %s: /dev/full is still the device", cmd[k][0], cmd[k][2]);
+			if (!dev && geteuid() == 0) { /* put it back for the rest */
+				unlink("/dev/full");
+				if (mknod("/dev/full", S_IFCHR | 0666, makedev(1, 7)) == 0)
+					chmod("/dev/full", 0666);
+			}
+		}
+	}
 
 	rm_dir(dir);
 	unlink(out);

@@ -52,9 +52,11 @@
 #define LATER 1304
 
 /* The mix: threads of pids 500 and 501 in rounds of a block each, all at
- * the same times (ties broken by file offset). */
-static void build_mix(struct fg_file *f, uint64_t freq, unsigned threads, unsigned rounds,
-		      unsigned per)
+ * the same times (ties broken by file offset), or with apart set, each
+ * thread's block of a round after the one before it in time (long runs:
+ * only the COUNTER blocks of thread 1001 come between). */
+static void build_mix_as(struct fg_file *f, uint64_t freq, unsigned threads, unsigned rounds,
+			 unsigned per, bool apart)
 {
 	static const struct fx_field sp[] = { { RLOG_FIELD_U32, 0, "depth" } };
 	static const struct fx_field rq[] = {
@@ -87,8 +89,11 @@ static void build_mix(struct fg_file *f, uint64_t freq, unsigned threads, unsign
 	}
 	uint64_t t = 1000;
 	for (unsigned round = 0; round < rounds; round++) {
+		uint64_t t0 = t;
 		for (uint32_t th = 0; th < threads; th++) {
 			uint32_t pid = 500 + th % 2;
+			if (apart)
+				t = t0 + (uint64_t)th * (100u * per + 100u);
 			fg_block_begin(&b, pid, 1000 + th, FX_START + t, 0);
 			if (round == rounds / 2 && th == 0) /* a second version of LATER */
 				fx_schema(&b, t, LATER, RLOG_KIND_EVENT, 4, "run.later2", l2, 2);
@@ -163,8 +168,14 @@ static void build_mix(struct fg_file *f, uint64_t freq, unsigned threads, unsign
 			fg_counter(&b, (uint32_t)(FX_START + t + 100u * k + 20), 9, 0, cseq++, k, 0,
 				   0);
 		fg_block_end(f, &b);
-		t += 100u * per;
+		t = t0 + (apart ? (uint64_t)threads * (100u * per + 100u) : 100u * per);
 	}
+}
+
+static void build_mix(struct fg_file *f, uint64_t freq, unsigned threads, unsigned rounds,
+		      unsigned per)
+{
+	build_mix_as(f, freq, threads, rounds, per, false);
 }
 
 /* The file's bytes after the marker block and the next block's offset:
@@ -287,6 +298,7 @@ static void same(const char *what, const struct fg_file *f, size_t len,
 	struct rlog__perfetto_opts a = opt ? *opt : (struct rlog__perfetto_opts){ 0 };
 	struct rlog__perfetto_opts b = a;
 	b.no_runs = true;
+	b.in_place = b.in_place_long = NULL; /* the runs' counts are a's */
 	struct out x, y;
 	convert(f, len, opt ? &a : NULL, &x);
 	convert(f, len, &b, &y);
@@ -326,6 +338,16 @@ int main(void)
 	 * output's 1 MiB flush). */
 	build_mix(&f, 1000000000u, 140, 3, 6);
 	same("140 threads", &f, SIZE_MAX, NULL);
+	fg_file_free(&f);
+	/* Threads apart in time: most packets are written in place, some with
+	 * lengths of two bytes (the moved body); the same bytes. */
+	build_mix_as(&f, 1000000000u, 2, 3, 400, true);
+	uint64_t inplace = 0, inplace_long = 0;
+	o = (struct rlog__perfetto_opts){ .in_place = &inplace, .in_place_long = &inplace_long };
+	same("2 threads apart in time", &f, SIZE_MAX, &o);
+	ok(inplace > 3000 && inplace_long > 100,
+	   "written in place from the runs: %" PRIu64 " packets, %" PRIu64 " with long lengths",
+	   inplace, inplace_long);
 	fg_file_free(&f);
 	build_mix(&f, 1000000000u, 3, 8, 400);
 	same("3 threads, long runs", &f, SIZE_MAX, NULL);

@@ -361,7 +361,7 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 	if (status == 0 && rc < 0) {
 		status = cli_error("convert %s: %s", paths[bi], strerror(-rc));
 		if (!to_stdout)
-			unlink(out); /* half a trace helps nobody */
+			rlog__output_discard(out);
 	} else if (status == 0 && !to_stdout) {
 		cli_kv_u64("hosts", mp->n);
 		print_stats(&sum, false, perfetto, flags);
@@ -572,7 +572,7 @@ int cmd_convert(int argc, char **argv)
 		else
 			status = cli_error("convert %s: writing %s: %s", path, out, strerror(-rc));
 		if (!ctf && !to_stdout)
-			unlink(out); /* half a JSON document helps nobody */
+			rlog__output_discard(out);
 	} else if (!to_stdout) {
 		print_stats(&st, ctf, perfetto, flags);
 	}

@@ -86,7 +86,7 @@ static int finish(const struct report_args *ra, int fd, int rc, const char *what
 			cli_error("report %s: %s", what, strerror(-rc));
 		else
 			cli_error("report %s: writing %s: %s", what, ra->out, strerror(-rc));
-		unlink(ra->out); /* half a page helps nobody */
+		rlog__output_discard(ra->out);
 		return 1;
 	}
 	if (hosts)

@@ -55,6 +55,13 @@ int rlog__writev_all(int fd, struct iovec *iov, size_t n, size_t *done)
 	return err;
 }
 
+void rlog__output_discard(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
+}
+
 int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *created)
 {
 	/* Two rounds: a link removed in the first is created over in the

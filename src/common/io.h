@@ -40,6 +40,12 @@ int rlog__writev_all(int fd, struct iovec *iov, size_t n, size_t *done);
  */
 int rlog__create_output(const char *path, unsigned flags, bool *created);
 
+/* Removes an output that a failed write left half written (half a trace
+ * helps nobody), if it is a regular file: never a device or a FIFO that
+ * --force wrote into (as root, removing /dev/full would leave the next
+ * writer of that name a regular file). */
+void rlog__output_discard(const char *path);
+
 /* The same in directory dirfd (openat, unlinkat): for the files of a CTF
  * trace directory. */
 int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *created);

@@ -189,6 +189,10 @@ struct rlog__perfetto_opts {
 	 * straight from its block, and the output written in line, not by a
 	 * thread of its own (the output is the same). */
 	bool no_runs;
+	/* For tests: where not NULL, set to the packets written in place
+	 * from a run (run_fast), and to those of them whose lengths took
+	 * more than a byte. */
+	uint64_t *in_place, *in_place_long;
 };
 
 #define RLOG__PERFETTO_MIN_SIZE (1u << 20)

@@ -124,7 +124,7 @@ int rlog__ring_app_open(struct rlog__ring_app *a, const char *path, const char *
 		else
 			snprintf(why, n, "%s: %s", path, strerror(-err));
 		close(a->fd);
-		unlink(out);
+		rlog__output_discard(out);
 		rlog__ring_unmap(&a->view);
 		return err;
 	}
