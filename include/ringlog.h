@@ -85,7 +85,16 @@ extern "C" {
  * path that reads the clock.  The same branch, hint or not: without the
  * extension the layout is the compiler's choice, and a taken branch in the
  * disabled case costs about a cycle more (docs/PERFORMANCE.md). */
-#if defined(__has_builtin)
+/* No hint under AddressSanitizer: there GCC 12 building with
+ * -fsanitize=address,undefined emitted the null check of the thread's
+ * state in an inlined write on flags no instruction had set, and reported
+ * a thread-local's address as NULL, after either of the hinted checks
+ * (rlog_enabled's in a declared event's write, or the write's own).
+ * UBSan alone and plain builds are not affected. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RLOG__DISABLED(x) (x)
+#endif
+#if defined(__has_builtin) && !defined(RLOG__DISABLED)
 #if __has_builtin(__builtin_expect_with_probability)
 /* Where the compiler has it, "almost always": at __builtin_expect's 90%
  * the enabled write still weighs enough that GCC 12 keeps the caller's
@@ -97,16 +106,8 @@ extern "C" {
 #ifndef RLOG__DISABLED
 #define RLOG__DISABLED(x) __builtin_expect(!!(x), 1)
 #endif
-/* The write paths' gate check.  Not hinted under AddressSanitizer: with
- * the hint, GCC 12 building with -fsanitize=address,undefined emits the
- * null check of the thread's state (t below) on flags that no instruction
- * had set, and reports a thread-local's address as NULL.  UBSan alone and
- * plain builds are not affected. */
-#if defined(__SANITIZE_ADDRESS__)
-#define RLOG__WRITE_OFF(x) (x)
-#else
+/* The write paths' gate check (the same hint, a name of its own). */
 #define RLOG__WRITE_OFF(x) RLOG__DISABLED(x)
-#endif
 /* Initial-exec TLS: one %fs-relative load even from a -fPIC plugin, instead
  * of a __tls_get_addr call.  A GCC/Clang attribute; without it the access is
  * correct, only slower. */
