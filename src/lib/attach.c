@@ -410,6 +410,7 @@ void rlog__attach_fork_child(void)
 	 * return with writes disabled). */
 	struct rlog__set *set = atomic_load(&rlog__set);
 	atomic_store(&rlog__current, set->n > 0 ? set->s[0] : NULL);
+	rlog__gate_fork_child();
 	rlog__mask_publish(set);
 }
 

@@ -67,6 +67,17 @@ int rlog__gate_spare(void)
 	return 0;
 }
 
+void rlog__gate_fork_child(void)
+{
+	/* The parent's other threads may have been inside rlog__gate_set
+	 * at the fork: the spare already moved over the gate but not yet
+	 * forgotten, the gate mapped but not yet marked.  Forget the spare
+	 * (a page at most is left behind) and take the gate as possibly a
+	 * region's page, never written in place. */
+	spare = NULL;
+	gate_mapped = 1;
+}
+
 /* After a failed mremap: kernels before 6.11 unmapped the destination
  * before they checked the rest (mremap_to), which would leave a hole where
  * every check faults.  An anonymous page there then; its word is 0. */

@@ -150,6 +150,9 @@ void rlog__gate_set(struct rlog_shm_header *hdr, uint64_t v);
  * anything (attach_lock held). */
 int rlog__gate_spare(void);
 
+/* gate.c: in a fork child, before the mask is settled again. */
+void rlog__gate_fork_child(void);
+
 /*
  * ThreadSanitizer sees the threads of one process only.  A buffer goes from
  * one producer thread to another through the daemon, in another process
