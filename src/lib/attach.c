@@ -66,7 +66,8 @@ _Atomic uint32_t rlog__gen = 1;
 
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
-_Atomic uint64_t *rlog__set_mask(struct rlog__set *set)
+/* What rlog__mask points at for set. */
+static _Atomic uint64_t *set_mask(struct rlog__set *set)
 {
 	return set->n == 0   ? &rlog__zero_mask
 	       : set->n == 1 ? &set->s[0]->region.hdr->enable_mask
@@ -75,7 +76,7 @@ _Atomic uint64_t *rlog__set_mask(struct rlog__set *set)
 
 void rlog__mask_publish(struct rlog__set *set)
 {
-	rlog__mask_set(rlog__set_mask(set), set->n == 1 ? set->s[0]->region.hdr : NULL);
+	rlog__mask_set(set_mask(set), set->n == 1 ? set->s[0]->region.hdr : NULL);
 }
 
 /* Every session ever mapped and every set ever published, newest first.
@@ -323,9 +324,8 @@ int rlog_attach_add(const char *name)
 	pthread_mutex_lock(&attach_lock);
 	struct rlog__set *cur = atomic_load(&rlog__set);
 	int err = 0;
-	if (set_find(cur, name) >= 0 || (err = rlog__gate_spare()) < 0) {
-		/* Attached to it already, or no spare page for the gate. */
-	} else {
+	/* Not attached to it yet, and a spare page for the gate (gate.c). */
+	if (set_find(cur, name) < 0 && (err = rlog__gate_spare()) == 0) {
 		struct rlog__session *s[RLOG_MAX_SESSIONS];
 		char names[RLOG_MAX_SESSIONS][RLOG_NAME_MAX + 1];
 		uint32_t n = 0;

@@ -128,16 +128,14 @@ extern struct rlog__session *_Atomic rlog__current;
  * mask decides. */
 extern _Atomic uint64_t rlog__zero_mask;
 
-/* What rlog__mask points at for set (attach.c). */
-_Atomic uint64_t *rlog__set_mask(struct rlog__set *set);
-
 /* Points rlog__mask at m, and rlog__mask_or_null at m or, for
  * rlog__zero_mask, at NULL (ringlog.h), then sets the gate: hdr is the
  * region of the one session m is the mask of, else NULL.  Every change of
  * the pointers goes through here (attach_lock held, or a fork child). */
 void rlog__mask_set(_Atomic uint64_t *m, struct rlog_shm_header *hdr);
 
-/* rlog__mask_set for the set: its mask (rlog__set_mask), and the region
+/* rlog__mask_set for the set: its mask (the zero word, its one session's
+ * enable_mask, or its own ~0 word), and the region
  * of its one session for the gate. */
 void rlog__mask_publish(struct rlog__set *set);
 
