@@ -188,6 +188,7 @@ static struct c_field c_fields[] = {
 	F(rlog_wake_registry, reserved),
 	F(rlog_wake_registry, mask),
 	F(rlog_wake_registry, count),
+	F(rlog_wake_registry, starts),
 	F(rlog_wake_registry, pad),
 	F(rlog_rt_end, magic),
 	F(rlog_rt_end, version),

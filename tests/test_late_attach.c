@@ -8,7 +8,11 @@
  *   2. from a signal handler (the attach then runs inside the handler);
  *   3. while another session whose name has the same wake-registry hash is
  *      running (writes go to the slow path, the session named is not there
- *      yet: 0), then from the first write after the one named starts;
+ *      yet: 0), then from the first write after the one named starts; and
+ *      the same with the other session stopped before the one named starts
+ *      (the hash's count is then back at the value the last try saw: the
+ *      try must come from the start itself, not from the 100 ms retry,
+ *      which RINGLOG_TEST_LATE_TRY_MS stretches to 10 minutes here);
  *   4. not after rlog_detach, which ends the wait.
  * Every case checks the session's count exactly.
  */
@@ -149,13 +153,14 @@ static int body_collision(void)
 	return bad ? 20 : got ? 0 : 21;
 }
 
-static void collision(void)
+static void collision(const char *tag, bool twin_stops_first)
 {
-	char name[64], path[256], other[64], opath[256];
-	snprintf(name, sizeof name, "%s", h_session("late3"));
-	snprintf(path, sizeof path, "%s", h_path("late3"));
+	char name[64], path[256], other[64], opath[256], otag[32];
+	snprintf(name, sizeof name, "%s", h_session(tag));
+	snprintf(path, sizeof path, "%s", h_path(tag));
 	twin(name, other, sizeof other);
-	snprintf(opath, sizeof opath, "%s", h_path("late3twin"));
+	snprintf(otag, sizeof otag, "%stwin", tag);
+	snprintf(opath, sizeof opath, "%s", h_path(otag));
 	ASSERT_EQ(rlog__wake_hash(name), rlog__wake_hash(other));
 	int side[2], back[2];
 	BAIL_IF(pipe(side) != 0 || pipe(back) != 0, "pipe");
@@ -171,6 +176,7 @@ static void collision(void)
 		close(ready[0]);
 		close(go[1]);
 		setenv("RINGLOG_SESSION", name, 1);
+		setenv("RINGLOG_TEST_LATE_TRY_MS", "600000", 1);
 		int bad = rlog_attach(NULL) != -ENOENT;
 		char c = bad ? 'x' : 'r';
 		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
@@ -184,16 +190,24 @@ static void collision(void)
 	h_start(other, opath, NULL, NULL);
 	ASSERT_EQ(write(go[1], &c, 1), 1);
 	ASSERT_EQ(read(side[0], &c, 1), 1); /* the twin's writes returned 0 */
+	if (twin_stops_first) {
+		h_ringlog(&r, "stop", other, NULL);
+		ASSERT_EQ_U64(h_kv(r.out, "events_written"), 0);
+		ASSERT_EQ_U64(h_kv(r.out, "processes_attached"), 0);
+	}
 	h_start(name, path, NULL, NULL);
 	ASSERT_EQ(write(back[1], &c, 1), 1);
 	int st = 0;
 	waitpid(pid, &st, 0);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	   "with a twin running: nothing recorded into it, then the session named picked up "
-	   "(status %d)", st);
-	h_ringlog(&r, "stop", other, NULL);
-	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 0);
-	ASSERT_EQ_U64(h_kv(r.out, "processes_attached"), 0);
+	   "%s: with a twin %s: nothing recorded into it, then the session named picked up "
+	   "by the first write after its start (status %d)",
+	   tag, twin_stops_first ? "started and stopped" : "running", st);
+	if (!twin_stops_first) {
+		h_ringlog(&r, "stop", other, NULL);
+		ASSERT_EQ_U64(h_kv(r.out, "events_written"), 0);
+		ASSERT_EQ_U64(h_kv(r.out, "processes_attached"), 0);
+	}
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ_U64(h_kv(r.out, "events_written"), 1);
 	unlink(path);
@@ -219,7 +233,8 @@ int main(void)
 	picked_up("late1", body_writes, 100);
 	late2_name = h_session("late2");
 	picked_up("late2", body_handler, 1);
-	collision();
+	collision("late3", false);
+	collision("late5", true);
 	detached();
 	return done_testing();
 }

@@ -447,7 +447,8 @@ struct rlog_wake_registry {
 	uint8_t reserved[48];          /* 0 */
 	_Atomic uint64_t mask[RLOG_WAKE_WORDS];  /* ~0 while count is not 0, else 0 */
 	_Atomic uint32_t count[RLOG_WAKE_WORDS]; /* active sessions per name hash */
-	uint8_t pad[4096 - 64 - 12 * RLOG_WAKE_WORDS]; /* 0 */
+	_Atomic uint16_t starts[RLOG_WAKE_WORDS]; /* sessions started per name hash, mod 2^16 */
+	uint8_t pad[4096 - 64 - 14 * RLOG_WAKE_WORDS]; /* 0 */
 };
 _Static_assert(sizeof(struct rlog_wake_registry) == 4096, "wake registry is one page");
 

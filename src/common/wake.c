@@ -102,6 +102,10 @@ int rlog__wake_add(const char *name, int delta)
 	uint32_t h = rlog__wake_hash(name);
 	_Atomic uint32_t *c = &w->count[h];
 	if (delta > 0) {
+		/* The start first: a waiter that sees the new count sees it
+		 * (late.c compares both; a count can come back to the value a
+		 * waiter saw, starts only after 65,536 more). */
+		atomic_fetch_add(&w->starts[h], 1);
 		atomic_fetch_add(c, 1);
 	} else {
 		/* Never below 0: a count left by a daemon that died cannot

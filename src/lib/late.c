@@ -8,11 +8,13 @@
  *     -> rlog__late_wait: preallocate what attaching will need; point
  *        rlog__mask at the wake registry's mask of hash(NAME)
  *        (src/common/wake.h)                 every write: one load, 0: return 0
- *   `ringlog start NAME`: adds 1 to that hash's count, its mask is ~0
+ *   `ringlog start NAME`: adds 1 to that hash's starts and count, its
+ *   mask is ~0
  *                                            every write: the load is not 0:
  *                                            slow path -> rlog__late_attach:
  *                                            at most every 100 ms (at once
- *                                            when the hash's count changed), try
+ *                                            when a session of the hash
+ *                                            started since the last), try
  *                                            attach_lock, map, claim, publish
  *                                            (no allocation: this may be a
  *                                            signal handler's write); then
@@ -42,9 +44,19 @@ static struct {
 } wait;
 static _Atomic int waiting;                      /* wait.n != 0, for the write path */
 static _Atomic uint64_t last_try_ms;
-static _Atomic uint32_t last_count;              /* the count of wait_hash at the last try */
+static _Atomic uint64_t last_key;                /* wait_hash's count and starts at the last try */
 static uint32_t wait_hash;                       /* hash(names[0]) */
+static uint64_t try_ms = LATE_TRY_MS;            /* RINGLOG_TEST_LATE_TRY_MS in tests */
 static struct rlog_wake_registry *registry;     /* mapped once, kept */
+
+/* What changes at every start of a session of wait_hash: the count of
+ * those active and (since a stop and a start between two looks bring the
+ * count back) the number started, read after it (src/common/wake.c). */
+static uint64_t wake_key(void)
+{
+	uint64_t count = load_acquire(&registry->count[wait_hash]);
+	return count | (uint64_t)load_relaxed(&registry->starts[wait_hash]) << 32;
+}
 
 static uint64_t coarse_ms(void)
 {
@@ -71,7 +83,9 @@ void rlog__late_wait(char (*names)[RLOG_NAME_MAX + 1], int n)
 		goto fail;
 	wait.n = n;
 	wait_hash = rlog__wake_hash(names[0]);
-	store_relaxed(&last_count, load_acquire(&registry->count[wait_hash]));
+	unsigned long test_ms = RLOG__TEST_ENV(RINGLOG_TEST_LATE_TRY_MS);
+	try_ms = test_ms ? test_ms : LATE_TRY_MS;
+	store_relaxed(&last_key, wake_key());
 	store_relaxed(&last_try_ms, 0);
 	atomic_store(&waiting, 1);
 	/* The last store: writes from here on read the mask. */
@@ -108,15 +122,15 @@ bool rlog__late_attach(void)
 	if (!atomic_load(&waiting))
 		return false;
 	/* A session of another name with the same hash keeps the mask up:
-	 * tries are then rate-limited, but a change of the hash's count (a
-	 * session started, perhaps ours) is tried at once, so that the first
-	 * write after the start still goes in. */
-	uint32_t count = load_acquire(&registry->count[wait_hash]);
-	uint32_t seen = load_relaxed(&last_count);
+	 * tries are then rate-limited, but a start of a session of the hash
+	 * (perhaps ours) is tried at once, so that the first write after the
+	 * start still goes in. */
+	uint64_t key = wake_key();
+	uint64_t seen = load_relaxed(&last_key);
 	uint64_t now = coarse_ms(), last = load_relaxed(&last_try_ms);
-	if (count != seen && atomic_compare_exchange_strong(&last_count, &seen, count))
+	if (key != seen && atomic_compare_exchange_strong(&last_key, &seen, key))
 		store_relaxed(&last_try_ms, now);
-	else if (now - last < LATE_TRY_MS ||
+	else if (now - last < try_ms ||
 		 !atomic_compare_exchange_strong(&last_try_ms, &last, now))
 		return false;
 	/* wait.* change only under attach_lock: tried, never waited for (a
