@@ -39,7 +39,6 @@ static bool parse_modes(const char *list, uint32_t *out)
 		{ "sequential", RLOG_MODE_SEQUENTIAL }, { "circular", RLOG_MODE_CIRCULAR },
 		{ "newfile", RLOG_MODE_NEWFILE },       { "preallocate", RLOG_MODE_PREALLOCATE },
 		{ "real-time", RLOG_MODE_REAL_TIME },   { "overwrite", RLOG_MODE_OVERWRITE },
-		{ "direct", RLOG_MODE_DIRECT },
 	};
 	uint32_t m = 0;
 	const char *p = list;

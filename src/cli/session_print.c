@@ -116,14 +116,13 @@ static void kv_stats(struct kv *o, const struct rlog__stats *s)
 
 void cli_mode_names(uint32_t mode, char *out, size_t n)
 {
-	snprintf(out, n, "%s%s%s%s%s",
+	snprintf(out, n, "%s%s%s%s",
 		 (mode & RLOG_MODE_NO_FILE) ? "no-file"
 		 : (mode & RLOG_MODE_CIRCULAR) ? "circular"
 		 : (mode & RLOG_MODE_NEWFILE) ? "newfile" : "sequential",
 		 (mode & RLOG_MODE_PREALLOCATE) ? ",preallocate" : "",
 		 (mode & RLOG_MODE_REAL_TIME) ? ",real-time" : "",
-		 (mode & RLOG_MODE_OVERWRITE) ? ",overwrite" : "",
-		 (mode & RLOG_MODE_DIRECT) ? ",direct" : "");
+		 (mode & RLOG_MODE_OVERWRITE) ? ",overwrite" : "");
 }
 
 void cli_session_info_print(const struct rlog__session_info *in, bool json)

@@ -47,7 +47,6 @@
 #define RLOG_MODE_PREALLOCATE 0x0004u /* the file is allocated to max_file_size up front */
 #define RLOG_MODE_REAL_TIME   0x0008u /* deliver to real-time consumers (ringlog tail) */
 #define RLOG_MODE_NO_FILE     0x0010u /* no log file: real-time consumers only */
-#define RLOG_MODE_DIRECT      0x0020u /* the log file written around the page cache (O_DIRECT) */
 #define RLOG_MODE_OVERWRITE   0x0100u /* flight recorder: a full pool reuses the oldest buffer */
 
 /*

@@ -143,15 +143,6 @@ static int preallocate(struct fsink *fs, int fd)
 	return -err;
 }
 
-/* The session's mode `direct`: the file's writes from now on around the
- * page cache, where its file system does direct I/O (format/direct.h);
- * else they stay buffered, which the file's bytes do not show. */
-static void go_direct(struct fsink *fs)
-{
-	if (fs->mode & RLOG_MODE_DIRECT)
-		(void)rlog__logfile_direct(&fs->lf);
-}
-
 /* Starts a file on fd: allocation, header, block 0, copies.  Returns 0 or
  * -errno (fd is then not the sink's). */
 static int start_file(struct fsink *fs, int fd)
@@ -171,7 +162,6 @@ static int start_file(struct fsink *fs, int fd)
 		return err;
 	}
 	fs->lf.keep_size = (fs->mode & RLOG_MODE_PREALLOCATE) != 0;
-	go_direct(fs);
 	fs->open = true;
 	fs->high = fs->lf.file_bytes;
 	fs->ring_start = fs->lf.file_bytes; /* after the header and block 0 */
@@ -423,7 +413,6 @@ int rlog__sink_file_resume(const struct rlog__file_opts *o, const struct rlog__f
 	fs->high = rs->data_end > rs->pos ? rs->data_end : rs->pos;
 	fs->lf.keep_size = rs->wrapped || (o->mode & RLOG_MODE_PREALLOCATE);
 	fs->fresh_end = rs->pos;
-	go_direct(fs);
 	if (o->mode & RLOG_MODE_NEWFILE) {
 		fs->index = rs->index;
 		fs->base.st.file_index = rs->index;

@@ -152,7 +152,7 @@ static int stage_block(struct rlog__logfile *lf, uint16_t flags, uint32_t pid, u
 				    records, pre_crc, pre_len);
 	rlog__block_encode(hb, &h);
 	add_stage(lf, hb, sizeof hb);
-	if (ref && size && lf->direct.buf == NULL)
+	if (ref && size)
 		lf->iov[lf->niov++] = (struct iovec){ .iov_base = (void *)data, .iov_len = size };
 	else
 		add_stage(lf, data, size);
@@ -237,9 +237,7 @@ int rlog__logfile_flush(struct rlog__logfile *lf)
 		return 0;
 	test_die_in_write(lf);
 	size_t done;
-	int err = lf->direct.buf ? rlog__direct_write(&lf->direct, lf->fd, lf->file_bytes, lf->stage,
-						      lf->used, &done)
-				 : rlog__writev_all(lf->fd, lf->iov, lf->niov, &done);
+	int err = rlog__writev_all(lf->fd, lf->iov, lf->niov, &done);
 	size_t whole = 0; /* bytes of the blocks written entirely */
 	for (size_t i = 0; i < lf->nstaged; i++) {
 		struct rlog__staged *s = &lf->staged[i];
@@ -278,32 +276,12 @@ int rlog__logfile_flush(struct rlog__logfile *lf)
 	lf->stage_used = 0;
 	lf->niov = 0;
 	lf->nstaged = 0;
-	if (lf->direct.buf)
-		lf->stage = rlog__direct_stage(&lf->direct);
 	assert(rlog__logfile_sane(lf));
 	return err;
 }
 
-int rlog__logfile_direct(struct rlog__logfile *lf)
-{
-	if (lf->used != 0)
-		return -EBUSY;
-	size_t cap = lf->cap > RLOG__LOGFILE_STAGE_DIRECT ? lf->cap : RLOG__LOGFILE_STAGE_DIRECT;
-	int err = rlog__direct_open(&lf->direct, lf->fd, cap);
-	if (err < 0)
-		return err;
-	/* Every byte is staged in the direct buffer, a producer's block
-	 * too: copied as it is checked, while its lines are in this core's
-	 * cache, rather than gathered from the region at the write. */
-	free(lf->stage);
-	lf->stage = rlog__direct_stage(&lf->direct);
-	lf->cap = cap;
-	return 0;
-}
-
 int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log_marker *m)
 {
-	rlog__direct_forget(&lf->direct);
 	uint8_t buf[sizeof(struct rlog_block_header) + 8 + sizeof *m];
 	uint32_t n = rlog__marker_record(buf + sizeof(struct rlog_block_header), m);
 	struct rlog_block_header h;
@@ -331,9 +309,6 @@ int rlog__logfile_rewrite_marker(struct rlog__logfile *lf, const struct rlog_log
 
 void rlog__logfile_close(struct rlog__logfile *lf)
 {
-	if (lf->direct.buf)
-		lf->stage = NULL; /* inside it */
-	rlog__direct_close(&lf->direct);
 	free(lf->stage);
 	free(lf->staged);
 	free(lf->iov);

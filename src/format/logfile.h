@@ -22,7 +22,6 @@
 #include <sys/uio.h>
 
 #include "format/block.h"
-#include "format/direct.h"
 #include "region_abi.h"
 
 /* The least bytes a log file's stage holds (a block header and its data
@@ -61,7 +60,6 @@ struct rlog__logfile {
 	int last_errno;            /* 0, or the errno of the last failed write */
 	unsigned major;            /* the file's format major: which checksum (crc32c.h) */
 	uint32_t pre_crc, pre_len; /* the next block's (rlog__logfile_pre_crc), then 0 */
-	struct rlog__direct direct;/* direct writes (buf not NULL): rlog__logfile_direct */
 	bool keep_size;            /* a partial write is not cut off with ftruncate (a
 	                              preallocated file, or a circular one that has
 	                              wrapped: bytes past the write position are
@@ -118,16 +116,6 @@ static inline void rlog__logfile_pre_crc(struct rlog__logfile *lf, uint32_t crc,
 	lf->pre_crc = crc;
 	lf->pre_len = len;
 }
-
-/* The flushes from now on write around the page cache (direct.h), in
- * pieces of up to RLOG__LOGFILE_STAGE_DIRECT bytes.  Nothing may be staged.
- * Returns 0, -EOPNOTSUPP (the file's file system does no direct I/O: the
- * writes stay buffered) or -ENOMEM. */
-int rlog__logfile_direct(struct rlog__logfile *lf);
-
-/* What a direct flush writes at most: the device's cost per write is
- * about that of 1 MiB of bytes here (docs/PERFORMANCE.md, "Direct I/O"). */
-#define RLOG__LOGFILE_STAGE_DIRECT (4u << 20)
 
 /* Writes what is staged.  Returns 0 or -errno. */
 int rlog__logfile_flush(struct rlog__logfile *lf);

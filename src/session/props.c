@@ -147,8 +147,7 @@ int rlog__props_check(const struct rlog__start *s, char *why, size_t n)
 				 "flight recorder, --mode overwrite, has no file)");
 		return -EINVAL;
 	}
-	if (!file && (file_mode || (p->log_file_mode & (RLOG_MODE_PREALLOCATE | RLOG_MODE_DIRECT)) ||
-		      p->max_file_size)) {
+	if (!file && (file_mode || (p->log_file_mode & RLOG_MODE_PREALLOCATE) || p->max_file_size)) {
 		snprintf(why, n, "%s needs a log file (-o FILE)",
 			 p->max_file_size ? "--max-file-size" : "this --mode");
 		return -EINVAL;
