@@ -74,6 +74,46 @@ double bench_proc_cpu_s(pid_t pid)
 	return s >= 0 ? s : stat_cpu_s(pid);
 }
 
+/* A kernel thread that does a file's writes for it: a buffered file's
+ * writeback (kworker, the "flush" threads of older kernels), the
+ * journal's (jbd2), and the device's completions (ksoftirqd, irq/). */
+static bool io_kthread(const char *comm)
+{
+	static const char *const names[] = { "kworker", "jbd2", "ksoftirqd", "irq/", "flush-" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strncmp(comm, names[i], strlen(names[i])) == 0)
+			return true;
+	return false;
+}
+
+double bench_kthreads_cpu_s(void)
+{
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return -1;
+	double sum = 0;
+	struct dirent *e;
+	while ((e = readdir(proc)) != NULL) {
+		char path[64], comm[64] = "";
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		bool got = fgets(comm, sizeof comm, f) != NULL;
+		fclose(f);
+		/* Kernel threads have one task each: its schedstat. */
+		double s = got && io_kthread(comm) ? schedstat_cpu_s((pid_t)pid) : -1;
+		if (s > 0)
+			sum += s;
+	}
+	closedir(proc);
+	return sum;
+}
+
 struct bench_paced bench_write_paced(double rate, unsigned ms, pid_t daemon)
 {
 	struct bench_paced res = { .achieved = rate };
@@ -155,12 +195,27 @@ double bench_ref_tmpfs_write(const char *path, unsigned mb, bool rewrite, double
 }
 
 /* A paced run (bench_write_paced) counted in f: the daemon's CPU per
- * event, in ns; < 0 if unknown. */
-static double paced_ns(struct bench_drain_figures *f, double rate, unsigned ms, pid_t daemon)
+ * event, in ns; < 0 if unknown.  With kt, the I/O kernel threads' CPU
+ * per event into *kt: the file system synced (syncfs(2) of dirfd) before
+ * the run and after it, so that the run's bytes are written back within
+ * it, and only they (the kernel threads serve the whole machine: what
+ * else runs is counted too). */
+static double paced_ns(struct bench_drain_figures *f, double rate, unsigned ms, pid_t daemon,
+		       int dirfd, double *kt)
 {
+	double k0 = -1;
+	if (kt) {
+		syncfs(dirfd);
+		k0 = bench_kthreads_cpu_s();
+	}
 	struct bench_paced pr = bench_write_paced(rate, ms, daemon);
 	f->emitted += pr.events;
 	f->lost += pr.lost;
+	if (kt) {
+		syncfs(dirfd);
+		double k1 = bench_kthreads_cpu_s();
+		*kt = k0 >= 0 && k1 >= k0 && pr.events ? (k1 - k0) * 1e9 / (double)pr.events : -1;
+	}
 	return pr.daemon_cpu_s >= 0 && pr.events ? pr.daemon_cpu_s * 1e9 / (double)pr.events : -1;
 }
 
@@ -173,11 +228,11 @@ static double ref_ns(const char *path, unsigned mb, bool rewrite)
 	return cpu_mb_per_s > 0 ? BENCH_RECORD_BYTES / cpu_mb_per_s * 1e3 : 0;
 }
 
-/* Starts and attaches session s (tag, properties p). */
+/* Starts and attaches session s (tag, properties p), its file in dir. */
 static int open_session(struct bench_session *s, const char *tag,
-			const struct rlog__region_params *p)
+			const struct rlog__region_params *p, const char *dir)
 {
-	int err = bench_session_start(s, tag, p);
+	int err = bench_session_start_in(s, tag, p, dir);
 	if (err == 0 && (err = rlog_attach(s->name)) < 0) {
 		struct rlog__stop_result res;
 		bench_session_stop(s, &res);
@@ -197,17 +252,20 @@ static int close_session(struct bench_session *s, struct bench_drain_figures *f)
 }
 
 int bench_drain_session(struct bench_session *s, const struct rlog__region_params *p,
-			unsigned runs, uint64_t events, double rate, unsigned ms,
+			const char *dir, unsigned runs, uint64_t events, double rate, unsigned ms,
 			unsigned circular_mb, struct bench_drain_figures *f)
 {
 	memset(f, 0, sizeof *f);
 	f->rate = rate;
 	double *w1 = calloc(runs, sizeof *w1), *dc = calloc(runs, sizeof *dc);
 	double *cc = calloc(runs, sizeof *cc), *rw = calloc(runs, sizeof *rw);
-	double *rr = calloc(runs, sizeof *rr);
-	char ref[160];
-	snprintf(ref, sizeof ref, "/dev/shm/ringlog-bench-ref-%d", (int)getpid());
-	int err = w1 && dc && cc && rw && rr ? open_session(s, NULL, p) : -ENOMEM;
+	double *rr = calloc(runs, sizeof *rr), *kt = calloc(runs, sizeof *kt);
+	char ref[4200];
+	snprintf(ref, sizeof ref, "%s/ringlog-bench-ref-%d", dir, (int)getpid());
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	int err = dirfd < 0			       ? -errno
+		  : w1 && dc && cc && rw && rr && kt ? open_session(s, NULL, p, dir)
+						       : -ENOMEM;
 	if (err < 0)
 		goto out;
 	pid_t daemon = s->started.daemon_pid;
@@ -223,11 +281,12 @@ int bench_drain_session(struct bench_session *s, const struct rlog__region_param
 		f->emitted += events;
 		f->lost += br.lost;
 		bench_settle();
-		dc[r] = paced_ns(f, rate, ms, daemon);
+		dc[r] = paced_ns(f, rate, ms, daemon, dirfd, &kt[r]);
 		rw[r] = ref_ns(ref, REF_MB, false);
 	}
 	f->write_1t = bench_median(w1, (int)runs);
 	f->drain_cpu_ns = bench_median(dc, (int)runs);
+	f->kthreads_cpu_ns = bench_median(kt, (int)runs);
 	f->ref_write_ns = bench_median(rw, (int)runs);
 	err = close_session(s, f);
 	if (err < 0 || circular_mb == 0)
@@ -239,21 +298,24 @@ int bench_drain_session(struct bench_session *s, const struct rlog__region_param
 	struct rlog__region_params pc = *p;
 	pc.log_file_mode = RLOG_MODE_CIRCULAR | RLOG_MODE_PREALLOCATE;
 	pc.max_file_size = (uint64_t)circular_mb << 20;
-	if ((err = open_session(s, "circ", &pc)) < 0)
+	if ((err = open_session(s, "circ", &pc, dir)) < 0)
 		goto out;
 	daemon = s->started.daemon_pid;
 	/* One lap and a fifth first: a preallocated tmpfs page is only
 	 * reserved, and its first write costs what a new page's does. */
 	uint64_t lap = ((uint64_t)circular_mb << 20) / BENCH_RECORD_BYTES * 6 / 5;
-	paced_ns(f, rate, (unsigned)(lap * 1000 / (uint64_t)rate) + 1, daemon);
+	paced_ns(f, rate, (unsigned)(lap * 1000 / (uint64_t)rate) + 1, daemon, dirfd, NULL);
 	for (unsigned r = 0; r < runs; r++) {
-		cc[r] = paced_ns(f, rate, ms, daemon);
+		cc[r] = paced_ns(f, rate, ms, daemon, dirfd, NULL);
 		rr[r] = ref_ns(ref, REF_MB, true);
 	}
 	f->circular_cpu_ns = bench_median(cc, (int)runs);
 	f->ref_rewrite_ns = bench_median(rr, (int)runs);
 	err = close_session(s, f);
 out:
+	if (dirfd >= 0)
+		close(dirfd);
+	free(kt);
 	free(w1);
 	free(dc);
 	free(cc);

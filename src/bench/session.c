@@ -2,6 +2,7 @@
  * session.c - a benchmark's own sessions (session.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -12,14 +13,21 @@
 int bench_session_start(struct bench_session *s, const char *tag,
 			const struct rlog__region_params *p)
 {
+	return bench_session_start_in(s, tag, p, "/dev/shm");
+}
+
+int bench_session_start_in(struct bench_session *s, const char *tag,
+			   const struct rlog__region_params *p, const char *dir)
+{
 	memset(s, 0, sizeof *s);
 	if (tag)
 		snprintf(s->name, sizeof s->name, "bench-%s-%d", tag, (int)getpid());
 	else
 		snprintf(s->name, sizeof s->name, "bench-%d", (int)getpid());
 	bool file = (p->log_file_mode & RLOG_MODE_OVERWRITE) == 0;
-	if (file)
-		snprintf(s->path, sizeof s->path, "/dev/shm/ringlog-%s.rlog", s->name);
+	if (file && (size_t)snprintf(s->path, sizeof s->path, "%s/ringlog-%s.rlog", dir, s->name) >=
+			    sizeof s->path)
+		return -ENAMETOOLONG;
 	s->start = (struct rlog__start){ .name = s->name, .path = file ? s->path : NULL,
 					 .params = *p, .force = file };
 	int err = rlog__session_start(&s->start, &s->started);

@@ -12,7 +12,7 @@
 #include "session/session.h"
 
 struct bench_session {
-	char name[64], path[128];
+	char name[64], path[4200];
 	struct rlog__start start;          /* what was asked: for the caller's error message */
 	struct rlog__start_result started; /* its daemon, or the step that failed */
 	bool running;
@@ -27,6 +27,11 @@ struct bench_session {
  */
 int bench_session_start(struct bench_session *s, const char *tag,
 			const struct rlog__region_params *p);
+
+/* bench_session_start, the log file in directory dir instead of /dev/shm.
+ * Returns 0, -ENAMETOOLONG or -errno of the start. */
+int bench_session_start_in(struct bench_session *s, const char *tag,
+			   const struct rlog__region_params *p, const char *dir);
 
 /* Stops it, waits for its daemon and removes its file; *res gets the
  * final statistics.  Returns 0 or -errno of rlog__session_stop; does

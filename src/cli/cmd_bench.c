@@ -28,6 +28,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -41,7 +43,8 @@
 static const struct cli_opt opts[] = {
 	{ "--runs", NULL, true },        { "--events", NULL, true }, { "--buffers", NULL, true },
 	{ "--buffer-size", NULL, true }, { "--quick", NULL, false }, { "--drain", NULL, false },
-	{ "--rate", NULL, true },        { NULL, NULL, false },
+	{ "--rate", NULL, true },        { "--dir", NULL, true },
+	{ NULL, NULL, false },
 };
 
 /* One figure: "KEY: VALUE" with decimals digits. */
@@ -93,13 +96,39 @@ static void print_figures(const struct rlog__region_params *p, unsigned runs, ui
 	cli_kv_u64("daemon_wakeups", st->stats.wakeups);
 }
 
-/* --drain: the daemon's figures, and the producer's in the same runs. */
-static int bench_drain(const struct rlog__region_params *p, unsigned runs, uint64_t events,
-		       double rate, unsigned ms, unsigned circular_mb)
+/* The name of the file system dir is on, for the figures' reader. */
+static const char *fs_name(const char *dir)
 {
+	static const struct { unsigned long magic; const char *name; } fs[] = {
+		{ 0x01021994, "tmpfs" }, { 0xef53, "ext4" },	   { 0x58465342, "xfs" },
+		{ 0x9123683e, "btrfs" }, { 0x2fc12fc1, "zfs" },	   { 0x794c7630, "overlay" },
+		{ 0x6969, "nfs" },	 { 0xf2f52010, "f2fs" },
+	};
+	struct statfs sf;
+	if (statfs(dir, &sf) != 0)
+		return "unknown";
+	for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+		if ((unsigned long)sf.f_type == fs[i].magic)
+			return fs[i].name;
+	return "other";
+}
+
+/* --drain: the daemon's figures, and the producer's in the same runs. */
+static int bench_drain(const struct rlog__region_params *p, const char *dir, unsigned runs,
+		       uint64_t events, double rate, unsigned ms, unsigned circular_mb)
+{
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return cli_error("bench: --dir %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cli_error("bench: --dir %s: not a directory", dir);
+	if (strlen(dir) > 4000)
+		return cli_error("bench: --dir: the name is too long");
+	const char *fs = fs_name(dir);
+	bool tmpfs = strcmp(fs, "tmpfs") == 0;
 	struct bench_session s;
 	struct bench_drain_figures f;
-	int err = bench_drain_session(&s, p, runs, events, rate, ms, circular_mb, &f);
+	int err = bench_drain_session(&s, p, dir, runs, events, rate, ms, circular_mb, &f);
 	if (err == -ENOMEM)
 		return cli_error("bench: out of memory");
 	if (err < 0 && !s.started.daemon_pid)
@@ -110,6 +139,7 @@ static int bench_drain(const struct rlog__region_params *p, unsigned runs, uint6
 	cli_kv_u64("events_per_run", events);
 	cli_kv_u64("drain_ms_per_run", ms);
 	double per_cpu_s = f.drain_cpu_ns > 0 ? 1e9 / f.drain_cpu_ns : 0;
+	double total = f.drain_cpu_ns + (f.kthreads_cpu_ns > 0 ? f.kthreads_cpu_ns : 0);
 	const struct figure fig[] = {
 		{ "drain_rate_events_per_s", f.rate, 0 },
 		{ "drain_rate_mb_per_s", f.rate * BENCH_RECORD_BYTES / 1e6, 1 },
@@ -118,18 +148,34 @@ static int bench_drain(const struct rlog__region_params *p, unsigned runs, uint6
 		{ "drain_cpu_vs_write_1t", f.write_1t > 0 ? f.drain_cpu_ns / f.write_1t : 0, 2 },
 		{ "drain_events_per_cpu_s", per_cpu_s, 0 },
 		{ "drain_mb_per_cpu_s", per_cpu_s * BENCH_RECORD_BYTES / 1e6, 1 },
-		{ "ref_tmpfs_write_cpu_ns_per_event", f.ref_write_ns, 2 },
-		{ "drain_cpu_vs_tmpfs_write", f.ref_write_ns > 0 ? f.drain_cpu_ns / f.ref_write_ns : 0, 2 },
+		{ "kernel_threads_cpu_ns_per_event", f.kthreads_cpu_ns, 2 },
+		{ "drain_total_cpu_ns_per_event", total, 2 },
+		{ "drain_total_vs_write_1t", f.write_1t > 0 ? total / f.write_1t : 0, 2 },
+		{ "ref_write_cpu_ns_per_event", f.ref_write_ns, 2 },
+		{ "drain_cpu_vs_ref_write", f.ref_write_ns > 0 ? f.drain_cpu_ns / f.ref_write_ns : 0, 2 },
 		{ "circular_file_mb", circular_mb, 0 },
 		{ "circular_drain_cpu_ns_per_event", f.circular_cpu_ns, 2 },
 		{ "circular_drain_cpu_vs_write_1t",
 		  f.write_1t > 0 ? f.circular_cpu_ns / f.write_1t : 0, 2 },
-		{ "ref_tmpfs_rewrite_cpu_ns_per_event", f.ref_rewrite_ns, 2 },
-		{ "circular_drain_cpu_vs_tmpfs_rewrite",
+		{ "ref_rewrite_cpu_ns_per_event", f.ref_rewrite_ns, 2 },
+		{ "circular_drain_cpu_vs_ref_rewrite",
 		  f.ref_rewrite_ns > 0 ? f.circular_cpu_ns / f.ref_rewrite_ns : 0, 2 },
 	};
-	for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++)
+	/* The names these had when the files were always on tmpfs, kept
+	 * for the scripts that read them, where they still say the truth. */
+	static const char *const tmpfs_keys[][2] = {
+		{ "ref_write_cpu_ns_per_event", "ref_tmpfs_write_cpu_ns_per_event" },
+		{ "drain_cpu_vs_ref_write", "drain_cpu_vs_tmpfs_write" },
+		{ "ref_rewrite_cpu_ns_per_event", "ref_tmpfs_rewrite_cpu_ns_per_event" },
+		{ "circular_drain_cpu_vs_ref_rewrite", "circular_drain_cpu_vs_tmpfs_rewrite" },
+	};
+	printf("drain_fs: %s\n", fs);
+	for (size_t i = 0; i < sizeof fig / sizeof fig[0]; i++) {
 		printf("%s: %.*f\n", fig[i].key, fig[i].decimals, fig[i].value);
+		for (size_t k = 0; tmpfs && k < sizeof tmpfs_keys / sizeof tmpfs_keys[0]; k++)
+			if (strcmp(fig[i].key, tmpfs_keys[k][0]) == 0)
+				printf("%s: %.*f\n", tmpfs_keys[k][1], fig[i].decimals, fig[i].value);
+	}
 	cli_kv_u64("events_emitted", f.emitted);
 	cli_kv_u64("events_lost", f.lost);
 	cli_kv_u64("events_written", f.written);
@@ -141,6 +187,7 @@ int cmd_bench(int argc, char **argv)
 {
 	uint64_t runs = 11, events = 250000;
 	bool runs_given = false, quick = false, drain = false, rate_given = false;
+	const char *dir = NULL;
 	uint64_t rate = 8000000;
 	/* The default properties (a pool that grows from MinimumBuffers to
 	 * MaximumBuffers), category 63 off: the disabled case. */
@@ -159,6 +206,8 @@ int cmd_bench(int argc, char **argv)
 			   cli_parse_u64(a.value, 100000, 1000000000, &v)) {
 			rate = v;
 			rate_given = true;
+		} else if (cli_is(&a, "--dir")) {
+			dir = a.value;
 		} else if (cli_is(&a, "--runs") && cli_parse_u64(a.value, 1, 101, &v)) {
 			runs = v;
 			runs_given = true;
@@ -178,11 +227,14 @@ int cmd_bench(int argc, char **argv)
 		return 2;
 	if (rate_given && !drain)
 		return cli_usage_error("bench", "--rate: only with --drain (see 'ringlog help bench')");
+	if (dir && !drain)
+		return cli_usage_error("bench", "--dir: only with --drain (see 'ringlog help bench')");
 	if (quick && !runs_given)
 		runs = 3;
 	if (drain) /* 5 runs of 500 ms each way, a circular file of 128 MiB */
-		return bench_drain(&p, (unsigned)(runs_given ? runs : quick ? 1 : 5), events,
-				   (double)rate, quick ? 100 : 500, quick ? 4 : 128);
+		return bench_drain(&p, dir ? dir : "/dev/shm",
+				   (unsigned)(runs_given ? runs : quick ? 1 : 5), events, (double)rate,
+				   quick ? 100 : 500, quick ? 4 : 128);
 
 	struct bench_session s;
 	struct bench_write_figures f;
