@@ -478,6 +478,15 @@ int main(void)
 	same("cut short", &f, whole - 1000, NULL);
 	fg_file_free(&f);
 
+	/* Rates of 3 GHz - 1 and 24 MHz (the runs follow the ns without
+	 * dividing, clock.h's rlog__ns_walk; the batches take the reader's). */
+	static const uint64_t odd[] = { 2999999999u, 24000000u };
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		build_mix(&f, odd[i], 5, 4, 50);
+		snprintf(what, sizeof(what), "%" PRIu64 " Hz ticks", odd[i]);
+		same(what, &f, SIZE_MAX, NULL);
+		fg_file_free(&f);
+	}
 	/* A tick rate of 2.5 GHz. */
 	build_mix(&f, 2500000000u, 5, 4, 50);
 	same("2.5 GHz ticks", &f, SIZE_MAX, NULL);

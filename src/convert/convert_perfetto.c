@@ -2132,6 +2132,11 @@ struct run_ctx {
 	 * mono + d ns (0: none is).  span <= 2^63 and start <= 2^63, so that
 	 * a time before start (d wrapped, >= 2^64 - start) is never below. */
 	uint64_t span;
+	uint64_t lim;             /* ns up to lim add to mono (ts_of's range) */
+	/* Another rate (clock.h): its ns followed along the run, or not
+	 * (walk false: the divisions). */
+	bool walk;
+	struct rlog__ns_walk w;
 	struct run_counts k;
 };
 
@@ -2198,8 +2203,11 @@ static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache 
 		return 0;
 	/* ts_of's time, kept only if the packet is written. */
 	uint64_t ts, d = ticks - x->start;
+	uint64_t ns;
 	if (d < x->span)
 		ts = x->mono + d;
+	else if (x->walk && rlog__ns_walk_next(&x->w, ticks, &ns) && ns <= x->lim)
+		ts = x->mono + ns;
 	else
 		ts = mono_of(c, rlog__ticks_since_ns(ticks, x->start, x->freq));
 	bool clamp = ts < c->last_ts;
@@ -2306,6 +2314,8 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 	 * mono + d up to UINT64_MAX. */
 	uint64_t lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
 	x.span = x.freq == 1000000000u && x.start <= (uint64_t)1 << 63 ? lim + 1 : 0;
+	x.lim = lim;
+	x.walk = rlog__ns_walk_init(&x.w, x.start, x.freq);
 	for (bool ready = false, fresh = true; used < run->avail; n++) {
 		uint64_t nc = cur;
 		uint32_t hw, fw;
