@@ -2179,6 +2179,17 @@ static inline const struct scache *run_template(struct pf *c, struct thread *t, 
 	return e;
 }
 
+/* mono_of(the reader's ns of ticks) for a time run_fast's line does not
+ * take: another rate than 1 GHz (walked), or out of its range.  Called,
+ * not inlined: run_fast's loop stays as small for a 1 GHz clock. */
+static uint64_t run_ts(const struct pf *c, struct run_ctx *x, uint64_t ticks)
+{
+	uint64_t ns;
+	if (x->walk && rlog__ns_walk_next(&x->w, ticks, &ns) && ns <= x->lim)
+		return x->mono + ns;
+	return mono_of(c, rlog__ticks_since_ns(ticks, x->start, x->freq));
+}
+
 /*
  * A record of a run (schema s, its template e; header word hw, flag word
  * fw or 0, payload pl, at ticks), of thread x->t whose sequence is the
@@ -2203,13 +2214,10 @@ static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache 
 		return 0;
 	/* ts_of's time, kept only if the packet is written. */
 	uint64_t ts, d = ticks - x->start;
-	uint64_t ns;
 	if (d < x->span)
 		ts = x->mono + d;
-	else if (x->walk && rlog__ns_walk_next(&x->w, ticks, &ns) && ns <= x->lim)
-		ts = x->mono + ns;
 	else
-		ts = mono_of(c, rlog__ticks_since_ns(ticks, x->start, x->freq));
+		ts = run_ts(c, x, ticks);
 	bool clamp = ts < c->last_ts;
 	if (clamp)
 		ts = c->last_ts;
