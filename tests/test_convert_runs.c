@@ -51,6 +51,11 @@
 #define BLOB 1303
 #define LATER 1304
 
+/* REQ's fields: a number of each size class and a string. */
+static const struct fx_field rq[] = {
+	{ RLOG_FIELD_U64, 0, "id" }, { RLOG_FIELD_I32, 0, "status" }, { RLOG_FIELD_STRING, 0, "path" },
+};
+
 /* The mix: threads of pids 500 and 501 in rounds of a block each, all at
  * the same times (ties broken by file offset), or with apart set, each
  * thread's block of a round after the one before it in time (long runs:
@@ -59,10 +64,6 @@ static void build_mix_as(struct fg_file *f, uint64_t freq, unsigned threads, uns
 			 unsigned per, bool apart)
 {
 	static const struct fx_field sp[] = { { RLOG_FIELD_U32, 0, "depth" } };
-	static const struct fx_field rq[] = {
-		{ RLOG_FIELD_U64, 0, "id" }, { RLOG_FIELD_I32, 0, "status" },
-		{ RLOG_FIELD_STRING, 0, "path" },
-	};
 	static const struct fx_field cn[] = {
 		{ RLOG_FIELD_U32, 0, "depth" }, { RLOG_FIELD_F64, 0, "load" },
 		{ RLOG_FIELD_I16, 0, "delta" },
@@ -188,10 +189,6 @@ static void build_mix(struct fg_file *f, uint64_t freq, unsigned threads, unsign
 #define TWO 1305
 static unsigned build_shapes(struct fg_file *f)
 {
-	static const struct fx_field rq[] = {
-		{ RLOG_FIELD_U64, 0, "id" }, { RLOG_FIELD_I32, 0, "status" },
-		{ RLOG_FIELD_STRING, 0, "path" },
-	};
 	static const struct fx_field two[] = {
 		{ RLOG_FIELD_STRING, 0, "a" }, { RLOG_FIELD_U16, 0, "n" },
 		{ RLOG_FIELD_STRING, 0, "b" },
