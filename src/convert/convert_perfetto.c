@@ -2133,10 +2133,10 @@ struct run_ctx {
 	 * a time before start (d wrapped, >= 2^64 - start) is never below. */
 	uint64_t span;
 	uint64_t lim;             /* ns up to lim add to mono (ts_of's range) */
-	/* Another rate (clock.h): its ns followed along the run, or not
-	 * (walk false: the divisions). */
-	bool walk;
-	struct rlog__ns_walk w;
+	/* Another rate (clock.h): its ns walked along the run, or NULL (the
+	 * divisions).  run_out's own, apart from this struct: only its
+	 * address goes to run_ts, not this struct's (see run_out). */
+	struct rlog__ns_walk *w;
 	struct run_counts k;
 };
 
@@ -2182,12 +2182,13 @@ static inline const struct scache *run_template(struct pf *c, struct thread *t, 
 /* mono_of(the reader's ns of ticks) for a time run_fast's line does not
  * take: another rate than 1 GHz (walked), or out of its range.  Called,
  * not inlined: run_fast's loop stays as small for a 1 GHz clock. */
-static uint64_t run_ts(const struct pf *c, struct run_ctx *x, uint64_t ticks)
+static uint64_t run_ts(const struct pf *c, struct rlog__ns_walk *w, uint64_t ticks,
+		       uint64_t mono, uint64_t lim)
 {
 	uint64_t ns;
-	if (x->walk && rlog__ns_walk_next(&x->w, ticks, &ns) && ns <= x->lim)
-		return x->mono + ns;
-	return mono_of(c, rlog__ticks_since_ns(ticks, x->start, x->freq));
+	if (w && rlog__ns_walk_next(w, ticks, &ns) && ns <= lim)
+		return mono + ns;
+	return mono_of(c, rlog__ticks_since_ns(ticks, c->info->start_ticks, c->info->tick_freq_hz));
 }
 
 /*
@@ -2217,7 +2218,7 @@ static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache 
 	if (d < x->span)
 		ts = x->mono + d;
 	else
-		ts = run_ts(c, x, ticks);
+		ts = run_ts(c, x->w, ticks, x->mono, x->lim);
 	bool clamp = ts < c->last_ts;
 	if (clamp)
 		ts = c->last_ts;
@@ -2323,16 +2324,23 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 	uint64_t lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
 	x.span = x.freq == 1000000000u && x.start <= (uint64_t)1 << 63 ? lim + 1 : 0;
 	x.lim = lim;
-	x.walk = rlog__ns_walk_init(&x.w, x.start, x.freq);
-	for (bool ready = false, fresh = true; used < run->avail; n++) {
+	struct rlog__ns_walk w;
+	x.w = rlog__ns_walk_init(&w, x.start, x.freq) ? &w : NULL;
+	/* The run's bounds in a copy of its own: the output is written
+	 * through char pointers, which may alias any object whose address
+	 * has escaped (the caller's run has, to the reader; so would x's,
+	 * given to a call), and the compiler would load those fields again
+	 * after each byte written. */
+	const struct rlog__run rl = *run;
+	for (bool ready = false, fresh = true; used < rl.avail; n++) {
 		uint64_t nc = cur;
 		uint32_t hw, fw;
-		uint32_t size = rlog__run_next(run, used, &nc, &hw, &fw);
+		uint32_t size = rlog__run_next(&rl, used, &nc, &hw, &fw);
 		if (!size)
 			break;
 		uint16_t id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw));
 		/* After the timestamp (bit 31) and the flag word, if any. */
-		const uint8_t *pl = run->p + used + 4 + (hw >> 31) * 4 + (fw ? 4 : 0);
+		const uint8_t *pl = rl.p + used + 4 + (hw >> 31) * 4 + (fw ? 4 : 0);
 		if (fresh) {
 			/* After the general way (which may describe, intern,
 			 * start a file or a process tree): convert_event's way
@@ -2354,7 +2362,7 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 			rc = run_fast(c, &x, e, s, hw, fw, pl, nc);
 		if (rc == 0) {
 			struct rlog_event ev;
-			rlog__run_event(run, used, size, nc, rlog__ticks_since_ns(nc, x.start, x.freq), hw,
+			rlog__run_event(&rl, used, size, nc, rlog__ticks_since_ns(nc, x.start, x.freq), hw,
 					fw, &ev);
 			run_counts_add(c, &x.k);
 			rc = one_event(c, &ev);
