@@ -1043,6 +1043,15 @@ static void cat_text(char *buf, const struct rlog_schema *s)
 	memmove(buf, p, (size_t)(e - p) + 1);
 }
 
+/* te_body is inlined into run_fast, its caller per event: called, it
+ * cost a dozen instructions an event in saving and restoring registers
+ * (callgrind).  A GCC and Clang attribute, as merge.c's MERGE_INLINE. */
+#if defined(__GNUC__)
+#define TE_INLINE __attribute__((always_inline)) inline
+#else
+#define TE_INLINE inline
+#endif
+
 /* Schema s's template in its cache entry e, its names' ids set. */
 static void template_make(struct scache *e, const struct rlog_schema *s)
 {
@@ -1095,14 +1104,6 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
  * payload not of the schema's shape (it goes out raw), a string that is
  * not ASCII (put_str's check), which write what this would.
  */
-/* te_body is inlined into run_fast, its caller per event: called, it
- * cost a dozen instructions an event in saving and restoring registers
- * (callgrind).  A GCC and Clang attribute, as merge.c's MERGE_INLINE. */
-#if defined(__GNUC__)
-#define TE_INLINE __attribute__((always_inline)) inline
-#else
-#define TE_INLINE inline
-#endif
 static TE_INLINE char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
 			       size_t len, char *restrict p);
 
