@@ -51,6 +51,11 @@
 #define BLOB 1303
 #define LATER 1304
 
+/* REQ's fields: a number of each size class and a string. */
+static const struct fx_field rq[] = {
+	{ RLOG_FIELD_U64, 0, "id" }, { RLOG_FIELD_I32, 0, "status" }, { RLOG_FIELD_STRING, 0, "path" },
+};
+
 /* The mix: threads of pids 500 and 501 in rounds of a block each, all at
  * the same times (ties broken by file offset), or with apart set, each
  * thread's block of a round after the one before it in time (long runs:
@@ -59,10 +64,6 @@ static void build_mix_as(struct fg_file *f, uint64_t freq, unsigned threads, uns
 			 unsigned per, bool apart)
 {
 	static const struct fx_field sp[] = { { RLOG_FIELD_U32, 0, "depth" } };
-	static const struct fx_field rq[] = {
-		{ RLOG_FIELD_U64, 0, "id" }, { RLOG_FIELD_I32, 0, "status" },
-		{ RLOG_FIELD_STRING, 0, "path" },
-	};
 	static const struct fx_field cn[] = {
 		{ RLOG_FIELD_U32, 0, "depth" }, { RLOG_FIELD_F64, 0, "load" },
 		{ RLOG_FIELD_I16, 0, "delta" },
@@ -176,6 +177,73 @@ static void build_mix(struct fg_file *f, uint64_t freq, unsigned threads, unsign
 		      unsigned per)
 {
 	build_mix_as(f, freq, threads, rounds, per, false);
+}
+
+/*
+ * Payloads of every shape against two schemas with strings (the
+ * templates check a payload's shape as a whole: its fixed part, then
+ * each string against what is left over, then nothing left): one thread,
+ * each bad payload between two good ones, so that the template is ready
+ * for it.  Returns the bad ones written.
+ */
+#define TWO 1305
+static unsigned build_shapes(struct fg_file *f)
+{
+	static const struct fx_field two[] = {
+		{ RLOG_FIELD_STRING, 0, "a" }, { RLOG_FIELD_U16, 0, "n" },
+		{ RLOG_FIELD_STRING, 0, "b" },
+	};
+	/* REQ: 8 + 4 + 2 fixed, "/x" */
+	static const uint8_t good[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 2, 0, '/', 'x' };
+	static const uint8_t empty[] = { 1, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0 };
+	/* TWO: "abcd", 7, "e" (6 fixed, 5 of text) */
+	static const uint8_t good2[] = { 4, 0, 'a', 'b', 'c', 'd', 7, 0, 1, 0, 'e' };
+	static const uint8_t over[] = { 7, 0, 'a', 'b', 'c', 'd', 7, 0, 1, 0, 'e' };
+	static const uint8_t second[] = { 4, 0, 'a', 'b', 'c', 'd', 7, 0, 2, 0, 'e' };
+	uint8_t buf[32];
+	struct fg_block b;
+	unsigned bad = 0;
+	uint64_t t = 1000;
+	fg_file_init(f);
+	fg_marker_block(f, 1, 1, 1000000000u, FX_START, FX_REALTIME, RLOG_TICK_TSC, 65536, 8, "shapes");
+	fg_block_begin(&b, 600, 600, FX_START, 0);
+	fx_schema(&b, 1, REQ, RLOG_KIND_EVENT, 2, "run.req", rq, 3);
+	fx_schema(&b, 2, TWO, RLOG_KIND_EVENT, 2, "run.two", two, 3);
+	fg_block_end(f, &b);
+	fg_block_begin(&b, 600, 601, FX_START + t, 0);
+#define SHAPE(id, p, n, is_bad)                                                    \
+	do {                                                                       \
+		fx_rec(&b, t += 10, id, -1, p, n);                                 \
+		bad += is_bad;                                                     \
+	} while (0)
+	SHAPE(REQ, good, sizeof(good), 0);
+	SHAPE(TWO, good2, sizeof(good2), 0);
+	memcpy(buf, good, sizeof(good));
+	buf[sizeof(good)] = 'y';
+	SHAPE(REQ, buf, sizeof(good) + 1, 1);          /* a byte left over */
+	SHAPE(REQ, good, sizeof(good), 0);
+	SHAPE(REQ, good, sizeof(good) - 1, 1);         /* the string past the end */
+	SHAPE(REQ, good, sizeof(good), 0);
+	SHAPE(REQ, good, 5, 1);                        /* shorter than the fixed part */
+	SHAPE(REQ, good, 13, 1);                       /* the string's length cut */
+	SHAPE(REQ, NULL, 0, 1);                        /* nothing */
+	SHAPE(REQ, empty, sizeof(empty), 0);           /* the fixed part alone, "" */
+	memcpy(buf, empty, sizeof(empty));
+	memcpy(buf + sizeof(empty), "xyz", 3);
+	SHAPE(REQ, buf, sizeof(empty) + 3, 1);         /* "" and bytes left over */
+	SHAPE(REQ, good, sizeof(good), 0);
+	SHAPE(TWO, over, sizeof(over), 1);             /* the first string too long */
+	SHAPE(TWO, good2, sizeof(good2), 0);
+	SHAPE(TWO, second, sizeof(second), 1);         /* the second string too long */
+	SHAPE(TWO, good2, sizeof(good2), 0);
+	memcpy(buf, good2, sizeof(good2));
+	buf[sizeof(good2)] = 0;
+	SHAPE(TWO, buf, sizeof(good2) + 1, 1);         /* a byte left over */
+	SHAPE(TWO, good2, 8, 1);                       /* the second's length missing */
+	SHAPE(TWO, good2, sizeof(good2), 0);
+#undef SHAPE
+	fg_block_end(f, &b);
+	return bad;
 }
 
 /* The file's bytes after the marker block and the next block's offset:
@@ -334,6 +402,22 @@ int main(void)
 	same("the converters' fixture", &f, SIZE_MAX, NULL);
 	fg_file_free(&f);
 
+	/* Payloads of every shape: the bad ones raw (mismatched), the good
+	 * ones from the templates. */
+	unsigned bad = build_shapes(&f);
+	uint64_t shaped = 0;
+	o = (struct rlog__perfetto_opts){ .in_place = &shaped };
+	same("payload shapes", &f, SIZE_MAX, &o);
+	/* Every good one but each schema's first (which makes its template). */
+	ok(shaped == 7, "payload shapes: %" PRIu64 " written in place", shaped);
+	struct out sh;
+	convert(&f, SIZE_MAX, NULL, &sh);
+	ok(sh.rc == 0 && sh.st.mismatched == bad && bad == 10 && sh.st.schema_events == 19 - bad,
+	   "payload shapes: %" PRIu64 " mismatched of %u bad, %" PRIu64 " from their schemas",
+	   sh.st.mismatched, bad, sh.st.schema_events);
+	free(sh.p);
+	fg_file_free(&f);
+
 	/* Many threads, short runs; then few threads, long runs (past the
 	 * output's 1 MiB flush). */
 	build_mix(&f, 1000000000u, 140, 3, 6);
@@ -391,6 +475,15 @@ int main(void)
 	same("cut short", &f, whole - 1000, NULL);
 	fg_file_free(&f);
 
+	/* Rates of 3 GHz - 1 and 24 MHz (the runs follow the ns without
+	 * dividing, clock.h's rlog__ns_walk; the batches take the reader's). */
+	static const uint64_t odd[] = { 2999999999u, 24000000u };
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		build_mix(&f, odd[i], 5, 4, 50);
+		snprintf(what, sizeof(what), "%" PRIu64 " Hz ticks", odd[i]);
+		same(what, &f, SIZE_MAX, NULL);
+		fg_file_free(&f);
+	}
 	/* A tick rate of 2.5 GHz. */
 	build_mix(&f, 2500000000u, 5, 4, 50);
 	same("2.5 GHz ticks", &f, SIZE_MAX, NULL);

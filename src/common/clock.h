@@ -79,6 +79,95 @@ static inline uint64_t rlog__ticks_to_ns(uint64_t ticks, uint64_t freq)
 	return whole + frac < whole ? UINT64_MAX : whole + frac;
 }
 
+/*
+ * rlog__ticks_to_ns(ticks - start, freq) for the times of a run of
+ * events, without dividing, at a rate other than 1 GHz (a TSC's): a
+ * converter's per-event cost was two 64-bit divisions.  From a base time
+ * b with (b - start) * 1e9 = ns_b * freq + rem_b (the divisions, once), a
+ * time b + dt (0 <= dt < 2^32) has ns_b + (rem_b + dt * 1e9) / freq:
+ * exact, as the division is (rounded down).  That quotient is estimated
+ * by a multiplication by 1 / freq and corrected until
+ * 0 <= remainder < freq, which makes it exact whatever the estimate; the
+ * bounds keep the estimate within a step or two (a quotient below 2^43,
+ * its error below 2^-50 of it) and the sums within 64 bits.  A time
+ * before the base, or 2^32 ticks or more after it, becomes the base.
+ * Each time from the base, not from the time before it: each event's
+ * answer would then wait for the one before (a chain of multiplications
+ * through the run), slower than the divisions it saves.
+ */
+struct rlog__ns_walk {
+	uint64_t start, freq;
+	double inv;       /* 1.0 / freq */
+	uint64_t ticks;   /* the base */
+	uint64_t ns;      /* rlog__ticks_to_ns(ticks - start, freq) */
+	uint64_t rem;     /* (ticks - start) * 1e9 mod freq */
+	bool set;         /* ticks, ns and rem hold */
+};
+
+/* The rates walked: 1 MHz to 18 GHz (r * 1e9 fits 64 bits for r < freq). */
+#define RLOG__NS_WALK_MIN_HZ ((uint64_t)1 << 20)
+#define RLOG__NS_WALK_MAX_HZ (UINT64_MAX / 1000000000u)
+
+/* Returns whether a walk can follow freq (else the caller divides). */
+static inline bool rlog__ns_walk_init(struct rlog__ns_walk *w, uint64_t start, uint64_t freq)
+{
+	*w = (struct rlog__ns_walk){ .start = start, .freq = freq };
+	if (freq < RLOG__NS_WALK_MIN_HZ || freq > RLOG__NS_WALK_MAX_HZ || freq == 1000000000u)
+		return false;
+	w->inv = 1.0 / (double)freq;
+	return true;
+}
+
+/* Makes ticks (>= start) w's base, with the divisions; false if its ns
+ * do not fit 64 bits. */
+static inline bool rlog__ns_walk_reset(struct rlog__ns_walk *w, uint64_t ticks)
+{
+	uint64_t d = ticks - w->start, q = d / w->freq, r = d % w->freq;
+	if (q > UINT64_MAX / 1000000000u)
+		return false;
+	uint64_t whole = q * 1000000000u, frac = r * 1000000000u / w->freq;
+	if (whole + frac < whole)
+		return false;
+	w->ns = whole + frac;
+	w->rem = r * 1000000000u % w->freq;
+	w->ticks = ticks;
+	w->set = true;
+	return true;
+}
+
+/*
+ * *ns = rlog__ticks_to_ns(ticks - w->start, w->freq) for a w that
+ * rlog__ns_walk_init accepted; true.  false (w unchanged, or not set)
+ * for a time before start, or whose ns do not fit: the caller divides.
+ */
+static inline bool rlog__ns_walk_next(struct rlog__ns_walk *w, uint64_t ticks, uint64_t *ns)
+{
+	uint64_t dt = ticks - w->ticks, f = w->freq;
+	if (!w->set || ticks < w->ticks || dt >> 32) {
+		if (ticks < w->start || !rlog__ns_walk_reset(w, ticks))
+			return false;
+		*ns = w->ns;
+		return true;
+	}
+	/* x < 2^32 * 1e9 + freq < 2^63; the estimate of x / freq (at most
+	 * 2^63 / 2^20) is within 2^-50 of it, a step or two off. */
+	uint64_t x = w->rem + dt * 1000000000u;
+	uint64_t q = (uint64_t)(int64_t)((double)(int64_t)x * w->inv), qf = q * f;
+	while (qf > x) {
+		q--;
+		qf -= f;
+	}
+	uint64_t r = x - qf;
+	while (r >= f) {
+		r -= f;
+		q++;
+	}
+	if (w->ns + q < w->ns)
+		return false;
+	*ns = w->ns + q;
+	return true;
+}
+
 uint64_t rlog__monotonic_ns(void);
 
 /* CLOCK_REALTIME's own estimate of its error, from adjtimex(2) (modes 0,

@@ -238,6 +238,7 @@ struct scache {
 	 */
 	bool fast;
 	uint8_t pre_len, nf;
+	uint16_t fixed;           /* the payload's fixed part (te_body) */
 	char pre[32];             /* category, type, name: up to 3 + 11 + 11 bytes */
 	uint8_t ftype[RLOG_SCHEMA_MAX_FIELDS];
 	uint8_t alen[RLOG_SCHEMA_MAX_FIELDS];
@@ -254,7 +255,8 @@ struct scache {
 	unsigned cgen;
 	uint32_t cpid;
 	uint16_t csize;
-	uint8_t chead_len;
+	uint8_t chead_len, cnf;
+	uint8_t ctype[RLOG_SCHEMA_MAX_FIELDS];
 	char chead[16];
 	uint8_t cplen[RLOG_SCHEMA_MAX_FIELDS];
 	char cpre[RLOG_SCHEMA_MAX_FIELDS][16];
@@ -1041,10 +1043,20 @@ static void cat_text(char *buf, const struct rlog_schema *s)
 	memmove(buf, p, (size_t)(e - p) + 1);
 }
 
+/* te_body is inlined into run_fast, its caller per event: called, it
+ * cost a dozen instructions an event in saving and restoring registers
+ * (callgrind).  A GCC and Clang attribute, as merge.c's MERGE_INLINE. */
+#if defined(__GNUC__)
+#define TE_INLINE __attribute__((always_inline)) inline
+#else
+#define TE_INLINE inline
+#endif
+
 /* Schema s's template in its cache entry e, its names' ids set. */
 static void template_make(struct scache *e, const struct rlog_schema *s)
 {
 	char *p = e->pre;
+	unsigned fixed = 0;
 	e->fast = s->kind != RLOG_KIND_COUNTER;
 	e->nf = s->field_count;
 	*p++ = (char)(TE_CATEGORY_IIDS << 3 | PB_VARINT);
@@ -1072,6 +1084,7 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
 			return;
 		}
 		e->ftype[i] = (uint8_t)type;
+		fixed += type == RLOG_FIELD_STRING ? 2u : rlog__num_size(type);
 		p = e->ann[i];
 		*p++ = (char)(TE_ANNOTATIONS << 3 | PB_LEN);
 		*p++ = 0;
@@ -1080,6 +1093,7 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
 		*p++ = (char)(vt << 3 | wire);
 		e->alen[i] = (uint8_t)(p - e->ann[i]);
 	}
+	e->fixed = (uint16_t)fixed;
 }
 
 /*
@@ -1090,8 +1104,8 @@ static void template_make(struct scache *e, const struct rlog_schema *s)
  * payload not of the schema's shape (it goes out raw), a string that is
  * not ASCII (put_str's check), which write what this would.
  */
-static inline char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
-			    size_t len, char *restrict p);
+static TE_INLINE char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
+			       size_t len, char *restrict p);
 
 static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size_t len)
 {
@@ -1106,33 +1120,76 @@ static int te_fill(struct pf *c, const struct scache *e, const uint8_t *pl, size
 	return 1;
 }
 
-/* te_fill's TrackEvent at p (TE_ROOM bytes of room): returns its end, or
+/*
+ * The number field of type t (a constant where the callers' switches
+ * inline it: one load of its own size, no second switch) at *q, read as
+ * rlog__values_decode reads it (rlog__num_load); *q advanced past it.
+ */
+static inline uint64_t num_take(const uint8_t **q, unsigned t)
+{
+	uint64_t v = rlog__num_load(*q, t);
+	*q += rlog__num_size(t);
+	return v;
+}
+
+/* The value of a number field of type t (U8 to I64) at *q, as a case per
+ * type: the switch te_body and counter_body share. */
+#define NUM_CASES(q, v)                                                         \
+	case RLOG_FIELD_U8: v = num_take(&q, RLOG_FIELD_U8); break;             \
+	case RLOG_FIELD_U16: v = num_take(&q, RLOG_FIELD_U16); break;           \
+	case RLOG_FIELD_U32: v = num_take(&q, RLOG_FIELD_U32); break;           \
+	case RLOG_FIELD_U64: v = num_take(&q, RLOG_FIELD_U64); break;           \
+	case RLOG_FIELD_I8: v = num_take(&q, RLOG_FIELD_I8); break;             \
+	case RLOG_FIELD_I16: v = num_take(&q, RLOG_FIELD_I16); break;           \
+	case RLOG_FIELD_I32: v = num_take(&q, RLOG_FIELD_I32); break;           \
+	case RLOG_FIELD_I64: v = num_take(&q, RLOG_FIELD_I64); break
+
+/*
+ * te_fill's TrackEvent at p (TE_ROOM bytes of room): returns its end, or
  * NULL for the general way.  The template, the payload and the output do
  * not overlap (restrict: the compiler need not read the template again
- * after each byte written). */
-static inline char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
-			    size_t len, char *restrict p)
+ * after each byte written).
+ *
+ * The payload's shape is checked as a whole, not field by field: its
+ * fixed parts (e->fixed bytes: the numbers, each string's length) first,
+ * then each string's text against what is left over (slack), and at the
+ * end nothing left over.  That accepts exactly the payloads
+ * rlog__values_decode accepts (len == fixed + the strings' lengths, each
+ * read where the fields before it end), and every read stays within len:
+ * before field i, fixed + the texts so far <= len, so the fixed parts
+ * from field i on fit after them.
+ */
+static TE_INLINE char *te_body(const struct scache *restrict e, const uint8_t *restrict pl,
+			       size_t len, char *restrict p)
 {
 	memcpy(p, e->pre, sizeof(e->pre));
 	p += e->pre_len;
-	const uint8_t *q = pl, *qe = pl + len;
+	if (len < e->fixed)
+		return NULL;
+	size_t slack = len - e->fixed;
+	const uint8_t *q = pl;
 	for (unsigned i = 0; i < e->nf; i++) {
-		unsigned al = e->alen[i], hl = al - 2u;
-		unsigned t = e->ftype[i];
+		unsigned al = e->alen[i];
 		uint64_t v;
-		size_t left = (size_t)(qe - q);
 		/* The annotation's bytes copied whole, its length set after. */
 		memcpy(p, e->ann[i], 16);
-		switch (t) {
-		case RLOG_FIELD_STRING: {
+		switch (e->ftype[i]) {
+		NUM_CASES(q, v);
+		case RLOG_FIELD_F64:
+			p[1] = (char)(al - 2u + 8u);
+			p += al;
+			memcpy(p, q, 8); /* little endian, as the wire */
+			p += 8;
+			q += 8;
+			continue;
+		default: { /* RLOG_FIELD_STRING (template_make's types) */
 			uint16_t sl;
-			if (left < 2)
-				return NULL;
 			memcpy(&sl, q, 2);
-			if (left - 2 < sl)
+			if (sl > slack)
 				return NULL;
+			slack -= sl;
 			q += 2;
-			size_t n = hl + pb_varint_size(sl) + sl;
+			size_t hl = al - 2u, n = hl + pb_varint_size(sl) + sl;
 			if (n < 0x80) {
 				p[1] = (char)n;
 				p += al;
@@ -1169,38 +1226,17 @@ static inline char *te_body(const struct scache *restrict e, const uint8_t *rest
 			q += sl;
 			continue;
 		}
-		case RLOG_FIELD_F64:
-			if (left < 8)
-				return NULL;
-			p[1] = (char)(hl + 8);
-			p += al;
-			memcpy(p, q, 8); /* little endian, as the wire */
-			p += 8;
-			q += 8;
-			continue;
-		default: { /* a number: rlog__values_decode's reading */
-			unsigned sz = rlog__num_size(t);
-			if (left < sz)
-				return NULL;
-			v = rlog__num_load(q, t);
-			q += sz;
-			break;
-		}
 		}
 		/* The value first, its size then known (one pass over it). */
 		unsigned vs = pb_varint_at(p + al, v);
-		p[1] = (char)(hl + vs);
+		p[1] = (char)(al - 2u + vs);
 		p += al + vs;
 	}
-	if (q != qe)
-		return NULL;
-	return p;
+	return slack ? NULL : p;
 }
 
-static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
-			 const uint8_t *pl);
-static inline char *counter_body(const struct scache *e, const struct rlog_schema *s,
-				 const uint8_t *pl, char *p);
+static void counter_fill(struct pf *c, const struct scache *e, const uint8_t *pl);
+static inline char *counter_body(const struct scache *e, const uint8_t *pl, char *p);
 
 /*
  * An event the templates write (the common one): a schema'd event, a
@@ -1220,7 +1256,7 @@ static int fast_event(struct pf *c, struct thread *t, const struct rlog_schema *
 		    !rlog__buf_need(&c->te, 16 + 26u * s->field_count))
 			return 0;
 		c->te.len = 0;
-		counter_fill(c, e, s, ev->payload);
+		counter_fill(c, e, ev->payload);
 	} else if (e->s != s || e->gen != c->gen || e->seq != c->cur->id || !e->fast ||
 		   t->gen != c->gen) {
 		return 0;
@@ -1525,6 +1561,7 @@ static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t
 				    : (dbl ? TE_DOUBLE_COUNTER : TE_COUNTER);
 		p += pb_varint_at(p, (uint64_t)vf << 3 | (dbl ? PB_FIXED64 : PB_VARINT));
 		e->cplen[i] = (uint8_t)(p - e->cpre[i]);
+		e->ctype[i] = (uint8_t)t;
 		size += rlog__num_size(t);
 	}
 	e->chead[0] = (char)(TE_TYPE << 3 | PB_VARINT);
@@ -1532,6 +1569,7 @@ static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t
 	e->chead[2] = (char)(TE_TRACK << 3 | PB_VARINT);
 	e->chead_len = (uint8_t)(3 + pb_varint_at(e->chead + 3, uuid[0]));
 	e->csize = (uint16_t)size;
+	e->cnf = (uint8_t)s->field_count;
 	e->cpid = pid;
 	e->cgen = c->gen;
 	e->cs = s;
@@ -1539,32 +1577,30 @@ static void counter_template(struct pf *c, const struct rlog_schema *s, uint32_t
 
 /* c->te as counter schema s's TrackEvent from its template e, the values
  * read from payload pl (e->csize bytes). */
-static void counter_fill(struct pf *c, const struct scache *e, const struct rlog_schema *s,
-			 const uint8_t *pl)
+static void counter_fill(struct pf *c, const struct scache *e, const uint8_t *pl)
 {
-	c->te.len = (size_t)(counter_body(e, s, pl, c->te.p) - c->te.p);
+	c->te.len = (size_t)(counter_body(e, pl, c->te.p) - c->te.p);
 }
 
 /* counter_fill's TrackEvent at p (16 + 26 bytes a field of room); returns
- * its end. */
-static inline char *counter_body(const struct scache *e, const struct rlog_schema *s,
-				 const uint8_t *pl, char *p)
+ * its end.  Its types are e's (counter_template), the payload e->csize
+ * bytes. */
+static inline char *counter_body(const struct scache *e, const uint8_t *pl, char *p)
 {
 	memcpy(p, e->chead, sizeof(e->chead));
 	p += e->chead_len;
-	for (unsigned i = 0; i < s->field_count; i++) {
-		unsigned t = s->fields[i].type;
+	for (unsigned i = 0; i < e->cnf; i++) {
 		uint64_t v;
 		memcpy(p, e->cpre[i], sizeof(e->cpre[i]));
 		p += e->cplen[i];
-		if (t == RLOG_FIELD_F64) {
+		switch (e->ctype[i]) {
+		NUM_CASES(pl, v);
+		default: /* RLOG_FIELD_F64 */
 			memcpy(p, pl, 8); /* little endian, as the wire */
 			p += 8;
 			pl += 8;
 			continue;
 		}
-		v = rlog__num_load(pl, t);
-		pl += rlog__num_size(t);
 		p += pb_varint_at(p, v);
 	}
 	return p;
@@ -2092,7 +2128,16 @@ static void run_counts_add(struct pf *c, struct run_counts *k)
 struct run_ctx {
 	struct thread *t;
 	uint64_t start, freq;     /* the reader's clock */
-	uint64_t mono, lim;       /* sync_monotonic_ns; ns up to lim add to it */
+	uint64_t mono;            /* sync_monotonic_ns */
+	/* Ticks of a nanosecond: a time d = ticks - start below span is
+	 * mono + d ns (0: none is).  span <= 2^63 and start <= 2^63, so that
+	 * a time before start (d wrapped, >= 2^64 - start) is never below. */
+	uint64_t span;
+	uint64_t lim;             /* ns up to lim add to mono (ts_of's range) */
+	/* Another rate (clock.h): its ns walked along the run, or NULL (the
+	 * divisions).  run_out's own, apart from this struct: only its
+	 * address goes to run_ts, not this struct's (see run_out). */
+	struct rlog__ns_walk *w;
 	struct run_counts k;
 };
 
@@ -2135,6 +2180,18 @@ static inline const struct scache *run_template(struct pf *c, struct thread *t, 
 	return e;
 }
 
+/* mono_of(the reader's ns of ticks) for a time run_fast's line does not
+ * take: another rate than 1 GHz (walked), or out of its range.  Called,
+ * not inlined: run_fast's loop stays as small for a 1 GHz clock. */
+static uint64_t run_ts(const struct pf *c, struct rlog__ns_walk *w, uint64_t ticks,
+		       uint64_t mono, uint64_t lim)
+{
+	uint64_t ns;
+	if (w && rlog__ns_walk_next(w, ticks, &ns) && ns <= lim)
+		return mono + ns;
+	return mono_of(c, rlog__ticks_since_ns(ticks, c->info->start_ticks, c->info->tick_freq_hz));
+}
+
 /*
  * A record of a run (schema s, its template e; header word hw, flag word
  * fw or 0, payload pl, at ticks), of thread x->t whose sequence is the
@@ -2151,18 +2208,18 @@ static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache 
 	struct thread *t = x->t;
 	struct seq *q = t->seq;
 	size_t len = rlog__hdr_length(hw);
-	/* The room te_body or counter_body may write (a counter entry's nf
-	 * is not its field count: fast_event's check). */
-	size_t room = c->out.cap - c->out.len;
-	if (!rlog__hdr_has_time(hw) || room < 64 + TE_ROOM(e->nf, len) ||
-	    (s->kind == RLOG_KIND_COUNTER && room < 64 + 16 + 26 * (size_t)s->field_count))
+	/* The room te_body or counter_body may write: the most of either
+	 * (16 fields; a counter's 16 + 26 bytes a field are less), one
+	 * comparison. */
+	if (!rlog__hdr_has_time(hw) ||
+	    c->out.cap - c->out.len < 64 + TE_ROOM(RLOG_SCHEMA_MAX_FIELDS, len))
 		return 0;
 	/* ts_of's time, kept only if the packet is written. */
 	uint64_t ts, d = ticks - x->start;
-	if (x->freq == 1000000000u && ticks >= x->start && d <= x->lim)
+	if (d < x->span)
 		ts = x->mono + d;
 	else
-		ts = mono_of(c, rlog__ticks_since_ns(ticks, x->start, x->freq));
+		ts = run_ts(c, x->w, ticks, x->mono, x->lim);
 	bool clamp = ts < c->last_ts;
 	if (clamp)
 		ts = c->last_ts;
@@ -2178,7 +2235,7 @@ static inline int run_fast(struct pf *c, struct run_ctx *x, const struct scache 
 	if (s->kind == RLOG_KIND_COUNTER) {
 		if (len != e->csize)
 			return 0;
-		end = counter_body(e, s, pl, body);
+		end = counter_body(e, pl, body);
 	} else if (s->kind != RLOG_KIND_SPAN) {
 		if (fw || !(end = te_body(e, pl, len, body)))
 			return 0;
@@ -2263,16 +2320,28 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 	size_t ti = (size_t)(th - c->th);
 	struct run_ctx x = { .start = c->info->start_ticks, .freq = c->info->tick_freq_hz,
 			     .mono = c->info->sync_monotonic_ns };
-	x.lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
-	for (bool ready = false, fresh = true; used < run->avail; n++) {
+	/* rlog__ticks_since_ns is d itself up to INT64_MAX, and mono_of
+	 * mono + d up to UINT64_MAX. */
+	uint64_t lim = UINT64_MAX - x.mono < (uint64_t)INT64_MAX ? UINT64_MAX - x.mono : (uint64_t)INT64_MAX;
+	x.span = x.freq == 1000000000u && x.start <= (uint64_t)1 << 63 ? lim + 1 : 0;
+	x.lim = lim;
+	struct rlog__ns_walk w;
+	x.w = rlog__ns_walk_init(&w, x.start, x.freq) ? &w : NULL;
+	/* The run's bounds in a copy of its own: the output is written
+	 * through char pointers, which may alias any object whose address
+	 * has escaped (the caller's run has, to the reader; so would x's,
+	 * given to a call), and the compiler would load those fields again
+	 * after each byte written. */
+	const struct rlog__run rl = *run;
+	for (bool ready = false, fresh = true; used < rl.avail; n++) {
 		uint64_t nc = cur;
 		uint32_t hw, fw;
-		uint32_t size = rlog__run_next(run, used, &nc, &hw, &fw);
+		uint32_t size = rlog__run_next(&rl, used, &nc, &hw, &fw);
 		if (!size)
 			break;
 		uint16_t id = (uint16_t)(fw ? fw & 0xffffu : rlog__hdr_id(hw));
 		/* After the timestamp (bit 31) and the flag word, if any. */
-		const uint8_t *pl = run->p + used + 4 + (hw >> 31) * 4 + (fw ? 4 : 0);
+		const uint8_t *pl = rl.p + used + 4 + (hw >> 31) * 4 + (fw ? 4 : 0);
 		if (fresh) {
 			/* After the general way (which may describe, intern,
 			 * start a file or a process tree): convert_event's way
@@ -2294,7 +2363,7 @@ static int run_out(struct pf *c, const struct rlog__run *run)
 			rc = run_fast(c, &x, e, s, hw, fw, pl, nc);
 		if (rc == 0) {
 			struct rlog_event ev;
-			rlog__run_event(run, used, size, nc, rlog__ticks_since_ns(nc, x.start, x.freq), hw,
+			rlog__run_event(&rl, used, size, nc, rlog__ticks_since_ns(nc, x.start, x.freq), hw,
 					fw, &ev);
 			run_counts_add(c, &x.k);
 			rc = one_event(c, &ev);

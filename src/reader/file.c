@@ -233,20 +233,60 @@ static size_t page_size(void)
 	return pg > 0 ? (size_t)pg : 4096;
 }
 
-void rlog__drop_range(struct rlog_reader *r, size_t from, size_t to)
+/* The whole pages of [from, to) given back now. */
+static void give_back(struct rlog_reader *r, size_t from, size_t to)
 {
 	size_t page = page_size();
 
-	if (!r->map)
-		return;
 	from = (from + page - 1) / page * page;
 	to = to / page * page;
 	if (to > r->map_size)
 		to = r->map_size / page * page;
 	/* Clean pages of a read-only private file mapping: dropping them
 	 * loses nothing, a later read faults them back in from the file. */
-	if (from < to)
+	if (from < to) {
 		(void)madvise((uint8_t *)r->map + from, to - from, MADV_DONTNEED);
+		r->give_backs++;
+	}
+}
+
+/*
+ * The ranges are gathered while they touch (a stream's blocks, then the
+ * next stream's after them: the threads' blocks interleave in the file
+ * and are read in about that order) and given back DROP_BATCH at a time,
+ * or when one that does not touch comes.  Each madvise() flushes the
+ * TLB of every CPU the process runs on (an interprocessor interrupt per
+ * call, and per huge page it splits, with the converter's writer thread
+ * on the other core), which cost a block-sized give-back per block
+ * about 40 % of a conversion's time (docs/PERFORMANCE.md, "Converting").
+ * The resident set grows by DROP_BATCH at most.
+ */
+#define DROP_BATCH ((size_t)2 << 20)
+
+void rlog__drop_range(struct rlog_reader *r, size_t from, size_t to)
+{
+	if (!r->map || from >= to)
+		return;
+	if (r->drop_lo < r->drop_hi && from <= r->drop_hi && to >= r->drop_lo) {
+		if (from < r->drop_lo)
+			r->drop_lo = from;
+		if (to > r->drop_hi)
+			r->drop_hi = to;
+	} else {
+		give_back(r, r->drop_lo, r->drop_hi);
+		r->drop_lo = from;
+		r->drop_hi = to;
+	}
+	if (r->drop_hi - r->drop_lo >= DROP_BATCH) {
+		/* Up to an address that is a multiple of DROP_BATCH, a huge
+		 * page's boundary: where the kernel maps the file with huge
+		 * pages, whole ones are unmapped, none split (a flush each);
+		 * the rest stays gathered (the range next to it may come). */
+		uintptr_t a = (uintptr_t)r->map + r->drop_hi;
+		size_t end = r->drop_hi - (size_t)(a % DROP_BATCH);
+		give_back(r, r->drop_lo, end);
+		r->drop_lo = end;
+	}
 }
 
 void rlog__drop_behind(struct rlog_reader *r, size_t upto)

@@ -245,6 +245,9 @@ struct rlog_reader {
 	size_t map_size;
 	size_t dropped;        /* bytes of the mapping at its start given back
 				* with MADV_DONTNEED (see rlog__drop_behind) */
+	size_t drop_lo, drop_hi; /* a range of the mapping to give back, gathered
+				  * (rlog__drop_range); empty if drop_lo >= drop_hi */
+	uint64_t give_backs;   /* madvise() calls made (for tests) */
 
 	unsigned flags;        /* RLOG_READER_* */
 	bool started;          /* rlog_reader_next() was called: streams built */
@@ -459,7 +462,8 @@ void rlog__seq_free(struct rlog_reader *r);
  */
 void rlog__drop_behind(struct rlog_reader *r, size_t upto);
 
-/* Gives back the whole pages of a file mapping within [from, to) (file.c). */
+/* Gives back the whole pages of a file mapping within [from, to), with the
+ * ranges next to it, gathered up to 2 MiB (file.c). */
 void rlog__drop_range(struct rlog_reader *r, size_t from, size_t to);
 
 /* The thread (pid, tid), or NULL (file.c). */

@@ -424,6 +424,7 @@ int rlog__reader_double(struct rlog_reader *r, size_t *base2)
 	r->map_size = 2 * b;
 	r->data = v;
 	r->dropped = 0;
+	r->drop_lo = r->drop_hi = 0; /* ranges of the old mapping */
 	*base2 = b;
 	return 0;
 }
