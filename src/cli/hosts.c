@@ -82,6 +82,9 @@ void cli_host_clock_json(struct rlog__buf *b, const struct rlog_reader_info *inf
 		rlog__buf_lit(b, ",\"clock_synchronized\":false,\"clock_error_ns\":null,"
 			      "\"clock_max_error_ns\":null");
 	else
-		rlog__buf_printf(b, ",\"clock_synchronized\":true,\"clock_error_ns\":%u000,"
-				 "\"clock_max_error_ns\":%u000", info->clock_esterror_us, max);
+		/* In ns as numbers: 0 us is 0, not "0000" (not JSON). */
+		rlog__buf_printf(b, ",\"clock_synchronized\":true,\"clock_error_ns\":%llu,"
+				 "\"clock_max_error_ns\":%llu",
+				 (unsigned long long)info->clock_esterror_us * 1000u,
+				 (unsigned long long)max * 1000u);
 }
