@@ -111,7 +111,7 @@ static int series_next(void *arg, unsigned index, int *fd)
 		if (f == -EEXIST)
 			cli_error("convert: %s: file exists (use --force to overwrite)", name);
 		else
-			cli_error("convert: cannot create %s: %s", name, strerror(-f));
+			cli_error("convert: cannot create %s: %s", name, rlog__output_strerror(-f));
 		se->err = f;
 		return f;
 	}
@@ -327,7 +327,7 @@ static int convert_hosts(const char *const *args, int nargs, const char *out, bo
 		if (fd == -EEXIST)
 			status = cli_error("convert: %s: file exists (use --force to overwrite)", out);
 		else if (fd < 0)
-			status = cli_error("convert: cannot create %s: %s", out, strerror(-fd));
+			status = cli_error("convert: cannot create %s: %s", out, rlog__output_strerror(-fd));
 	}
 	struct rlog__convert_stats sum, st;
 	memset(&sum, 0, sizeof(sum));
@@ -544,7 +544,7 @@ int cmd_convert(int argc, char **argv)
 			if (fd == -EEXIST)
 				cli_error("convert: %s: file exists (use --force to overwrite)", out);
 			else
-				cli_error("convert: cannot create %s: %s", out, strerror(-fd));
+				cli_error("convert: cannot create %s: %s", out, rlog__output_strerror(-fd));
 			rlog_reader_close(r);
 			return 1;
 		}

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "cli.h"
 #include "daemon/adopt.h"
+#include "io.h"
 #include "session_print.h"
 
 int cmd_recover(int argc, char **argv)
@@ -44,7 +45,7 @@ int cmd_recover(int argc, char **argv)
 	if (err == -EEXIST)
 		return cli_error("recover: %s: the file exists (--force overwrites it)", out);
 	if (err < 0 && err != -EINVAL && err != -ENOENT && err != -EPROTO)
-		return cli_error("recover: %s: %s: %s", name, out, strerror(-err));
+		return cli_error("recover: %s: %s: %s", name, out, rlog__output_strerror(-err));
 	if (err < 0)
 		return cli_stop_error("recover", name, &res, err);
 	static struct cli_stop_shown sh; /* 5 KiB: not on the stack */

@@ -69,7 +69,7 @@ static int create_out(const struct report_args *ra)
 	if (fd == -EEXIST)
 		cli_error("report: %s: file exists (use --force to overwrite)", ra->out);
 	else if (fd < 0)
-		cli_error("report: cannot create %s: %s", ra->out, strerror(-fd));
+		cli_error("report: cannot create %s: %s", ra->out, rlog__output_strerror(-fd));
 	return fd < 0 ? -1 : fd;
 }
 

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "buf.h"
+#include "io.h"
 #include "json.h"
 #include "args.h"
 #include "shm.h"
@@ -210,7 +211,7 @@ int cli_start_error(const struct rlog__start *s, const struct rlog__start_result
 	case RLOG__START_FILE:
 		if (err == -EEXIST)
 			return cli_error("start: %s: file exists (use --force to overwrite)", s->path);
-		return cli_error("start: %s: %s", s->path, strerror(-err));
+		return cli_error("start: %s: %s", s->path, rlog__output_strerror(-err));
 	case RLOG__START_PATH:
 		return cli_error("start: %s: the absolute path must be shorter than %d bytes", s->path,
 				 RLOG_PATH_MAX);

@@ -2,8 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "inuse.h"
 
 /* Pieces per writev: Linux's IOV_MAX (UIO_MAXIOV), which POSIX leaves to
  * <limits.h> under XSI only. */
@@ -105,6 +109,11 @@ int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *cr
 				return -errno;
 			continue;
 		}
+		/* A session's live log file is never overwritten: its data
+		 * would be gone while its statistics still count it. */
+		char session[64];
+		if (reg && !(flags & RLOG_OUT_OWN) && rlog__log_file_session(&st, session, sizeof session))
+			return -ETXTBSY;
 		fd = openat(dirfd, path,
 			    O_WRONLY | O_NOFOLLOW | O_CLOEXEC |
 				    (reg && !(flags & RLOG_OUT_KEEP) ? O_TRUNC : 0));
@@ -122,7 +131,38 @@ int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *cr
 	return -EEXIST;
 }
 
+const char *rlog__output_strerror(int err)
+{
+	return err == ETXTBSY ? "it is the log file of a session (stop or recover that session "
+				"first, or choose another file)"
+			      : strerror(err);
+}
+
 int rlog__create_output(const char *path, unsigned flags, bool *created)
 {
 	return rlog__create_output_at(AT_FDCWD, path, flags, created);
+}
+
+int rlog__file_name(const char *pattern, uint64_t index, char *out, size_t n)
+{
+	size_t k = 0;
+	for (const char *p = pattern; *p; p++) {
+		char num[24];
+		const char *s = p;
+		size_t len = 1;
+		if (p[0] == '%' && p[1] == '%') {
+			p++;
+		} else if (p[0] == '%' && p[1] == 'd') {
+			snprintf(num, sizeof num, "%llu", (unsigned long long)index);
+			s = num;
+			len = strlen(num);
+			p++;
+		}
+		if (k + len >= n)
+			return -ENAMETOOLONG;
+		memcpy(out + k, s, len);
+		k += len;
+	}
+	out[k] = '\0';
+	return 0;
 }

@@ -158,7 +158,7 @@ void rlog__journal_update(struct rlog__drain *d, const char *name)
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	/* FORCE: the last update's file is replaced; a link planted in its
 	 * place is removed, never written through. */
-	int fd = rlog__create_output(tmp, RLOG_OUT_FORCE, NULL);
+	int fd = rlog__create_output(tmp, RLOG_OUT_FORCE | RLOG_OUT_OWN, NULL);
 	if (fd < 0)
 		return;
 	uint32_t pid = (uint32_t)getpid();

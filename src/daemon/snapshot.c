@@ -257,7 +257,8 @@ static uint32_t candidates(struct rlog__drain *d)
 static void fail(struct snap_result *res, int err, const char *what, const char *path)
 {
 	res->status = -err;
-	snprintf(res->message, sizeof res->message, "%s %s: %s", what, path, strerror(err));
+	snprintf(res->message, sizeof res->message, "%s %s: %s", what, path,
+		 rlog__output_strerror(err));
 }
 
 /*

@@ -316,27 +316,3 @@ void rlog__logfile_close(struct rlog__logfile *lf)
 	lf->staged = NULL;
 	lf->iov = NULL;
 }
-
-int rlog__file_name(const char *pattern, uint64_t index, char *out, size_t n)
-{
-	size_t k = 0;
-	for (const char *p = pattern; *p; p++) {
-		char num[24];
-		const char *s = p;
-		size_t len = 1;
-		if (p[0] == '%' && p[1] == '%') {
-			p++;
-		} else if (p[0] == '%' && p[1] == 'd') {
-			snprintf(num, sizeof num, "%llu", (unsigned long long)index);
-			s = num;
-			len = strlen(num);
-			p++;
-		}
-		if (k + len >= n)
-			return -ENAMETOOLONG;
-		memcpy(out + k, s, len);
-		k += len;
-	}
-	out[k] = '\0';
-	return 0;
-}

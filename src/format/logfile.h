@@ -22,6 +22,7 @@
 #include <sys/uio.h>
 
 #include "format/block.h"
+#include "io.h" /* rlog__file_name */
 #include "region_abi.h"
 
 /* The least bytes a log file's stage holds (a block header and its data
@@ -136,10 +137,5 @@ uint32_t rlog__marker_record(uint8_t *out, const struct rlog_log_marker *m);
 
 void rlog__logfile_close(struct rlog__logfile *lf);
 
-/* The name of file index (1, 2, 3, ...) of a newfile session
- * (docs/FORMAT.md, "Files of a newfile session"): pattern with %d
- * replaced by index ("%%" by "%"), into out (n bytes).  Returns 0 or
- * -ENAMETOOLONG. */
-int rlog__file_name(const char *pattern, uint64_t index, char *out, size_t n);
 
 #endif
