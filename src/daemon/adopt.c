@@ -127,17 +127,14 @@ static uint64_t last_of(const struct recovery *x, uint32_t pid, uint32_t tid)
 /* What a file holds, as the reader counted it (reader/count.c, the one
  * count of `ringlog stats` too): its events and losses, and its DATA_LOSS
  * records per thread and cause.  Returns 0 or -ENOMEM. */
-static int take_counts(struct recovery *x, const struct rlog_reader *rd)
+/* The losses rd's file reports, thread by thread and cause by cause,
+ * added to those of x.  Returns 0 or -ENOMEM. */
+static int take_losses(struct recovery *x, const struct rlog_reader *rd)
 {
-	struct rlog_count c;
 	const struct rlog__thread_loss *tl;
 	size_t n;
-	if (rlog_reader_count(rd, &c) < 0 || rlog__count_thread_losses(rd, &tl, &n) < 0)
+	if (rlog__count_thread_losses(rd, &tl, &n) < 0)
 		return -ENOMEM; /* opened counting: cannot happen */
-	x->events += c.events;
-	x->bytes += c.bytes;
-	x->lost += c.lost_events;
-	x->lost_bytes += c.lost_bytes;
 	for (size_t i = 0; i < n; i++) {
 		struct file_loss *s = file_loss_of(x, tl[i].pid, tl[i].tid, tl[i].cause);
 		if (!s)
@@ -151,6 +148,18 @@ static int take_counts(struct recovery *x, const struct rlog_reader *rd)
 			s->last = tl[i].last;
 	}
 	return 0;
+}
+
+static int take_counts(struct recovery *x, const struct rlog_reader *rd)
+{
+	struct rlog_count c;
+	if (rlog_reader_count(rd, &c) < 0)
+		return -ENOMEM; /* opened counting: cannot happen */
+	x->events += c.events;
+	x->bytes += c.bytes;
+	x->lost += c.lost_events;
+	x->lost_bytes += c.lost_bytes;
+	return take_losses(x, rd);
 }
 
 /* Every block of the file, in the order it was written (rlog_block_fn). */
@@ -440,6 +449,17 @@ static int read_file(struct adopt *a, const char *path, struct rlog__layout *lay
 		err = a->x.err;
 	if (err == 0 && !lay->have_block0)
 		err = -ENODATA;
+	/* A newfile session's earlier files reported losses too: the drain
+	 * must not report them again in this one (their events and totals
+	 * are count_earlier's). */
+	for (uint64_t i = 1; err == 0 && (a->mode & RLOG_MODE_NEWFILE) && i < a->index; i++) {
+		char name[RLOG_PATH_MAX + 24];
+		if (rlog__file_name(a->r.hdr->log_file, i, name, sizeof name) < 0 ||
+		    rlog_reader_open_count(name, &rd) < 0)
+			continue;
+		err = take_losses(&a->x, rd);
+		rlog_reader_close(rd);
+	}
 	if (err == 0)
 		a->file_read = true;
 	return err;
