@@ -180,6 +180,12 @@ int main(int argc, char **argv)
 	   first_nl ? (int)(first_nl - r.out) : 0, r.out);
 #endif
 
+	/* A thread with no sample: no sample to sort (qsort of none was
+	 * undefined behaviour, which UBSan reported), a clean exit. */
+	h_ringlog(&r, "profile", path, "--tid", "4000000000", NULL);
+	ok((r.status == 0 || r.status == 1) && strstr(r.err, "runtime error") == NULL,
+	   "no sample: exit %d, %s", r.status, r.err);
+
 	/* A bad option value: one line, exit 1 (as in every command). */
 	h_ringlog(&r, "profile", path, "--top", "x", NULL);
 	ASSERT_EQ(r.status, 1);

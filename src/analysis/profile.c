@@ -233,7 +233,8 @@ static int stack_cmp(const void *a, const void *b)
 static int summarize(struct rlog_prof *out, struct priv *p)
 {
 	sort_p = p;
-	qsort(p->smps, p->nsmps, sizeof *p->smps, smp_cmp);
+	if (p->nsmps > 0) /* qsort(NULL, 0, ...) is undefined */
+		qsort(p->smps, p->nsmps, sizeof *p->smps, smp_cmp);
 	out->funcs = calloc(p->nnames ? p->nnames : 1, sizeof *out->funcs);
 	out->stacks = calloc(p->nsmps ? p->nsmps : 1, sizeof *out->stacks);
 	p->stack_frames = calloc(p->nframes ? p->nframes : 1, sizeof *p->stack_frames);
