@@ -129,6 +129,20 @@ int main(void)
 			       "\"buffers_held\":0,");
 	ASSERT_STREQ(r.err, "");
 
+	/* The name as the region's header holds it, escape sequences
+	 * planted in it: list escapes it as query and stop do. */
+	struct rlog__region reg;
+	ASSERT_EQ(rlog__region_open(name, &reg), 0);
+	char saved[sizeof reg.hdr->name];
+	memcpy(saved, reg.hdr->name, sizeof saved);
+	snprintf(reg.hdr->name, sizeof reg.hdr->name, "%.40s\x1b[5m\a", name);
+	h_ringlog(&r, "list", NULL);
+	ok(r.status == 0 && strchr(r.out, 0x1b) == NULL && strchr(r.out, '\a') == NULL &&
+		   strstr(r.out, "\\x1b[5m") != NULL,
+	   "list: a name with escape sequences from the region, escaped: %s", r.out);
+	memcpy(reg.hdr->name, saved, sizeof saved);
+	rlog__region_close(&reg);
+
 	h_ringlog(&r, "stop", name, NULL);
 	ASSERT_EQ(r.status, 0);
 	snprintf(line, sizeof line, "session: %s\nfile: %s\n", name, path);

@@ -56,19 +56,22 @@ static void list_one(int err, const struct rlog__session_info *in, void *arg)
 {
 	(void)arg;
 	uint32_t uid, mode;
+	/* The name may come from the region's header: escaped (term.h). */
+	char name[4 * 72];
+	rlog__term_cstr(in->name, name, sizeof name);
 	/* Shown, so that its name is not a mystery, but not opened. */
 	if (err == -EACCES && rlog__region_owner(in->name, &uid, &mode) == 0 &&
 	    rlog__shm_owner_check(uid, mode) < 0)
-		printf("%-24s %-9s uid %u, mode %04o\n", in->name, "foreign", uid, mode);
+		printf("%-24s %-9s uid %u, mode %04o\n", name, "foreign", uid, mode);
 	else if (err < 0)
-		printf("%-24s %-9s %s\n", in->name, "invalid", "-");
+		printf("%-24s %-9s %s\n", name, "invalid", "-");
 	else {
 		/* The log file's path comes from the region: escaped (term.h). */
 		static char file[4 * RLOG_PATH_MAX];
 		char sys[512] = "";
 		if (in->system.flags)
 			rlog__sys_names(in->system.flags, sys, sizeof sys);
-		printf("%-24.64s %-9s %s%s%s\n", in->name,
+		printf("%-24s %-9s %s%s%s\n", name,
 		       in->orphaned ? "orphaned" : cli_state_name(in->state),
 		       rlog__term_cstr(in->log_file[0] ? in->log_file : "-", file, sizeof file),
 		       sys[0] ? "  system: " : "", sys);
