@@ -380,5 +380,31 @@ int main(void)
 	check_manual_renders(man5);
 	run_free(&o);
 	free(man);
+	/* An error line never passes on what a terminal acts on, whether
+	 * the user typed it or a directory held it: one line, escaped. */
+	char dir[] = "/tmp/rlog-esc-XXXXXX", evil[128];
+	BAIL_IF(mkdtemp(dir) == NULL, "mkdtemp");
+	snprintf(evil, sizeof evil, "%s/h\x1b[31mX\a.rlog", dir);
+	FILE *f = fopen(evil, "w");
+	BAIL_IF(f == NULL, "cannot create %s", evil);
+	fputs("junk", f);
+	fclose(f);
+	const char *bad[][3] = { { "start", "x", "--mode=\x1b[31mred\xc2\x9b" },
+				 { "dump", dir, NULL },
+				 { "stats", dir, NULL },
+				 { "dump", "/nonexistent\a", NULL } };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		rl(&x, bad[i][0], bad[i][1], bad[i][2], NULL, NULL);
+		size_t ctl = 0, nl = 0;
+		for (const unsigned char *p = (const unsigned char *)x.err; *p; p++) {
+			ctl += (*p < 0x20 && *p != '\n') || *p == 0x7f || (*p == 0xc2 && p[1] == 0x9b);
+			nl += *p == '\n';
+		}
+		ok(x.status != 0 && ctl == 0 && nl == 1, "%s: one line, escaped (exit %d): %s",
+		   bad[i][0], x.status, x.err);
+		run_free(&x);
+	}
+	unlink(evil);
+	rmdir(dir);
 	return done_testing();
 }
