@@ -7,10 +7,14 @@
  *      ~1 MB session: the blocks the file could not take are counted
  *      (log_buffers_lost, events_lost), the file is cut back to whole
  *      blocks (no damage), and emitted = written + lost still holds.
+ *  (c) a full tmpfs of 1 MiB under a circular file of 2 MiB that wraps
+ *      while writes fail part way: the file still ends on a whole block,
+ *      its size the file_bytes stop reports, and reads without damage.
  */
 #include "harness.h"
 
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -125,9 +129,53 @@ static void file_limit(void)
 	unlink(path);
 }
 
+/* (c) A full file system, mounted for it (tmpfs of 1 MiB; root only),
+ * under a circular file of 2 MiB: writes fail part way after wraps. */
+static void circular_full(void)
+{
+	char dir[] = "/tmp/rlog-fdcirc-XXXXXX", path[64];
+	BAIL_IF(mkdtemp(dir) == NULL, "mkdtemp");
+	if (geteuid() != 0 || mount("none", dir, "tmpfs", 0, "size=1m") != 0) {
+		diag("no tmpfs of 1 MiB could be mounted (%s): part (c) not run", strerror(errno));
+		rmdir(dir);
+		return;
+	}
+	snprintf(path, sizeof path, "%s/c.rlog", dir);
+	const char *name = h_session("fdcirc");
+	struct h_run r;
+	h_ringlog(&r, "start", name, "-o", path, "--mode", "circular", "--max-file-size", "2",
+		  "--buffer-size", "4", NULL);
+	BAIL_IF(r.status != 0, "ringlog start failed: %s", r.err);
+	ASSERT_EQ(rlog_attach(name), 0);
+	struct h_tally tl = { 0 };
+	for (uint64_t i = 1; i <= 400000; i++) {
+		uint64_t v[2] = { i, 0 };
+		h_tally_add(&tl, rlog_write(1024, v, sizeof v));
+		for (volatile int k = 0; k < 50; k++)
+			;
+	}
+	rlog_detach();
+	h_ringlog(&r, "stop", name, NULL);
+	uint64_t w = h_kv(r.out, "events_written"), l = h_kv(r.out, "events_lost");
+	uint64_t fb = h_kv(r.out, "file_bytes");
+	ASSERT_EQ_U64(w + l, tl.written + tl.lost);
+	struct stat st;
+	ASSERT_EQ(stat(path, &st), 0);
+	ok((uint64_t)st.st_size == fb, "circular, disk full: the file's size %lld is file_bytes %llu",
+	   (long long)st.st_size, (unsigned long long)fb);
+	struct h_summary s;
+	h_summarize(path, &s);
+	ok(s.open_err == 0 && s.damage == 0, "circular, disk full: the file reads without damage "
+	   "(%zu)", s.damage);
+	unlink(path);
+	umount(dir);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	dev_full();
 	file_limit();
+	circular_full();
 	return done_testing();
 }

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format/logfile.h"
@@ -206,6 +207,15 @@ static void close_file(struct fsink *fs, const struct rlog_log_marker *refined)
 		return;
 	rlog__logfile_flush(&fs->lf);
 	absorb(fs);
+	/* A write that failed part way (a full disk) after a wrap leaves
+	 * its part past the position, where the older lap's bytes are
+	 * kept (keep_size): past every whole block it is cut off, so that
+	 * the file ends on a block (docs/FORMAT.md, "Circular files"). */
+	uint64_t end = fs->lf.file_bytes > fs->high ? fs->lf.file_bytes : fs->high;
+	struct stat st;
+	if (!(fs->mode & RLOG_MODE_PREALLOCATE) && fstat(fs->lf.fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size > end && ftruncate(fs->lf.fd, (off_t)end) < 0)
+		set_err(fs, errno, "cutting the log file's last, partly written block");
 	if (refined && rlog__logfile_rewrite_marker(&fs->lf, refined) < 0)
 		set_err(fs, errno ? errno : EIO, "rewriting the LOG_MARKER");
 	if (fsync(fs->lf.fd) < 0 && errno != EINVAL && errno != EROFS)
