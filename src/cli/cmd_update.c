@@ -1,5 +1,5 @@
 /*
- * cmd_update.c - `ringlog update NAME [--enable LIST | --mask HEX]
+ * cmd_update.c - `ringlog update NAME [--enable LIST | --mask MASK]
  * [--flush-timer T] [--max-buffers N] [--counters LIST] [--counter-period
  * MS] [--system LIST] [--system-pid LIST] [--follow | --no-follow]
  * [--profile-hz N] [--sink URL [--host-id ID] [--sink-buffer SIZE]

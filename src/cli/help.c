@@ -15,7 +15,7 @@ static const struct cli_help help[] = {
 		"start", "create a session and its capture daemon, which writes a log file",
 		"start NAME [-o FILE] [--mode MODES] [--max-file-size MB] [--buffer-size KB] "
 		"[--min-buffers N] [--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] "
-		"[--mask HEX] [--high-water PCT] [--age-limit MIN] [--drain-threads N] [--counters LIST] "
+		"[--mask MASK] [--high-water PCT] [--age-limit MIN] [--drain-threads N] [--counters LIST] "
 		"[--counter-period MS] [--system LIST] [--system-pid LIST] [--follow] "
 		"[--profile-hz N] [--sink URL [--host-id ID] [--sink-buffer SIZE] [--sink-chunk SIZE]] "
 		"[--force] | "
@@ -62,7 +62,7 @@ static const struct cli_help help[] = {
 		"  --enable LIST         EnableFlags: category names (rlog_category_name) and\n"
 		"                        numbers 0..63, comma-separated; a name no process has\n"
 		"                        declared yet is enabled when one does\n"
-		"  --mask HEX            EnableFlags as a number: bit n turns category n on\n"
+		"  --mask MASK           EnableFlags as a number: bit n turns category n on\n"
 		"                        (default: all on); hex with 0x, else decimal\n"
 		"  --high-water PCT      wake the daemon when PCT % of the pool is in use, 1 to\n"
 		"                        100 (default 70, as QNX)\n"
@@ -418,7 +418,7 @@ static const struct cli_help help[] = {
 	},
 	{
 		"update", "change a running session's enable flags, flush timer, maximum buffers",
-		"update NAME [--enable LIST] [--mask HEX] [--flush-timer T] [--max-buffers N] "
+		"update NAME [--enable LIST] [--mask MASK] [--flush-timer T] [--max-buffers N] "
 		"[--counters LIST] [--counter-period MS] [--system LIST] [--system-pid LIST] "
 		"[--follow] [--no-follow] [--profile-hz N] [--sink URL [--host-id ID] "
 		"[--sink-buffer SIZE] [--sink-chunk SIZE]]",
@@ -432,7 +432,8 @@ static const struct cli_help help[] = {
 		"                        with rlog_category_name, and numbers 0..63, separated by\n"
 		"                        commas); a name not declared yet is enabled when a\n"
 		"                        process declares it\n"
-		"  --mask HEX            EnableFlags as a number (0 pauses the session)\n"
+		"  --mask MASK           EnableFlags as a number, hex with 0x, else decimal (0\n"
+		"                        pauses the session)\n"
 		"  --flush-timer T       FlushTimer: milliseconds, or with a unit (500ms, 2s); 0:\n"
 		"                        full buffers only\n"
 		"  --max-buffers N       MaximumBuffers: from the buffers in the pool now up to\n"
