@@ -426,7 +426,7 @@ static void errors(void)
 	ASSERT_EQ(r.status, 2);
 	ASSERT_STREQ(r.err, "ringlog: start: missing -o FILE\nusage: ringlog start NAME [-o FILE] "
 		     "[--mode MODES] [--max-file-size MB] [--buffer-size KB] [--min-buffers N] "
-		     "[--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] [--mask HEX] "
+		     "[--max-buffers N] [--buffers N] [--flush-timer T] [--enable LIST] [--mask MASK] "
 		     "[--high-water PCT] [--age-limit MIN] [--drain-threads N] [--counters LIST] [--counter-period MS] "
 		     "[--system LIST] [--system-pid LIST] [--follow] [--profile-hz N] "
 		     "[--sink URL [--host-id ID] [--sink-buffer SIZE] [--sink-chunk SIZE]] "

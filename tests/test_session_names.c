@@ -90,6 +90,18 @@ static void cli_errors(void)
 	h_ringlog(&r, "emit", upper, "1024", "--count", "3", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_STREQ(r.out, "emitted: 3\nwritten: 3\nlost: 0\n");
+	/* What emit cannot write is said in one line naming why. */
+	h_ringlog(&r, "emit", upper, "33", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STREQ(r.err, "ringlog: emit: ID 33 is not one an application may write: 1024 to "
+			    "16383, or 16 to 25 (32 to 38 are ringlog's own)\n");
+	static char big[2 * 20000 + 1];
+	memset(big, 'a', 2 * 20000);
+	h_ringlog(&r, "emit", upper, "1024", "--payload", big, NULL);
+	ASSERT_EQ(r.status, 1);
+	snprintf(line, sizeof line, "ringlog: emit: %s: an event of 20000 payload bytes does not fit "
+		 "in one of the session's buffers (ringlog query %s: buffer_size)\n", upper, upper);
+	ASSERT_STREQ(r.err, line);
 
 	/* The shm object: lower-case name, mode 0600, ours. */
 	char shm[128], lower[64];
@@ -167,7 +179,7 @@ static void cli_errors(void)
 	/* Usage errors: exit 2, the error line then the usage line. */
 	const char *usage = "usage: ringlog start NAME [-o FILE] [--mode MODES] [--max-file-size MB] "
 			    "[--buffer-size KB] [--min-buffers N] [--max-buffers N] [--buffers N] "
-			    "[--flush-timer T] [--enable LIST] [--mask HEX] [--high-water PCT] "
+			    "[--flush-timer T] [--enable LIST] [--mask MASK] [--high-water PCT] "
 			    "[--age-limit MIN] [--drain-threads N] [--counters LIST] [--counter-period MS] [--system LIST] "
 			    "[--system-pid LIST] [--follow] [--profile-hz N] "
 			    "[--sink URL [--host-id ID] [--sink-buffer SIZE] [--sink-chunk SIZE]] [--force] | "

@@ -95,6 +95,14 @@ int cmd_emit(int argc, char **argv)
 			off++;
 		else {
 			rlog_detach();
+			if (r == -EINVAL)
+				return cli_error("emit: ID %llu is not one an application may write: "
+						 "1024 to 16383, or 16 to 25 (32 to 38 are ringlog's own)",
+						 (unsigned long long)id);
+			if (r == -EMSGSIZE)
+				return cli_error("emit: %s: an event of %zu payload bytes does not fit in "
+						 "one of the session's buffers (ringlog query %s: "
+						 "buffer_size)", name, hl / 2, name);
 			return cli_error("emit: %s", strerror(-r));
 		}
 	}

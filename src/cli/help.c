@@ -221,7 +221,8 @@ static const struct cli_help help[] = {
 		"                        are ringlog's own and refused)\n"
 		"  --count N             write N events (default 1)\n"
 		"  --payload HEX         the payload as pairs of hex digits, at most 65535 bytes\n"
-		"                        (default: none)\n"
+		"                        and what one of the session's buffers holds (default:\n"
+		"                        none)\n"
 		"  --flag F              write FLAGGED records with the 16-bit flag F, 0 to 65535\n",
 		true,
 	},
