@@ -8,7 +8,7 @@
  * common case), up to 2^31 (a record's largest), 2^32 and more (the walk
  * restarts with the divisions), and backwards (restarts too); times
  * before the start and past the ns that fit 64 bits: false, as the
- * caller then divides.  Rates it does not walk (1 GHz, below 1 MHz,
+ * caller then divides.  Rates it does not walk (1 GHz, below 2^20 Hz,
  * above 18 GHz): rlog__ns_walk_init says so.
  */
 #include <inttypes.h>
@@ -50,7 +50,7 @@ int main(void)
 					   UINT64_MAX - ((uint64_t)1 << 44) };
 	struct rlog__ns_walk w;
 	ok(!rlog__ns_walk_init(&w, 0, 1000000000u), "1 GHz: not walked (ns are ticks)");
-	ok(!rlog__ns_walk_init(&w, 0, RLOG__NS_WALK_MIN_HZ - 1), "below 1 MHz: not walked");
+	ok(!rlog__ns_walk_init(&w, 0, RLOG__NS_WALK_MIN_HZ - 1), "below 2^20 Hz (1.05 MHz): not walked");
 	ok(!rlog__ns_walk_init(&w, 0, RLOG__NS_WALK_MAX_HZ + 1), "above 18 GHz: not walked");
 	ok(!rlog__ns_walk_init(&w, 0, 0), "0 Hz: not walked");
 	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
@@ -107,7 +107,7 @@ int main(void)
 	}
 	ok(wrong == 0, "every step size to 2^16 and near 2^32: %" PRIu64 " of %" PRIu64 " wrong",
 	   wrong, n);
-	/* Up to the last ns that fit 64 bits and past them, at 1 MHz (ns
+	/* Up to the last ns that fit 64 bits and past them, at 2^20 Hz (ns
 	 * overflow near 1.9e16 ticks): exact up to there, false after. */
 	f = RLOG__NS_WALK_MIN_HZ;
 	BAIL_IF(!rlog__ns_walk_init(&w, 0, f), "not walked");

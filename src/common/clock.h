@@ -104,7 +104,7 @@ struct rlog__ns_walk {
 	bool set;         /* ticks, ns and rem hold */
 };
 
-/* The rates walked: 1 MHz to 18 GHz (r * 1e9 fits 64 bits for r < freq). */
+/* The rates walked: 2^20 Hz (1.05 MHz) to 18 GHz (r * 1e9 fits 64 bits for r < freq). */
 #define RLOG__NS_WALK_MIN_HZ ((uint64_t)1 << 20)
 #define RLOG__NS_WALK_MAX_HZ (UINT64_MAX / 1000000000u)
 
