@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -435,12 +436,39 @@ static int current_file(struct adopt *a, char *path, size_t n)
 	return rlog__file_name(pattern, a->index, path, n) < 0 ? -ENAMETOOLONG : 0;
 }
 
+/* A newfile session's files before the current one.  Their losses: the
+ * drain must not report them again (their events and totals are
+ * count_earlier's).  And the one just before it, walked as the current
+ * one is: a buffer the dead daemon wrote there and died before giving
+ * back (it rotates in the middle of a pass, and gives buffers back at its
+ * end) is matched there, not written again.  Returns 0 or -ENOMEM. */
+static int read_earlier(struct adopt *a)
+{
+	int err = 0;
+	for (uint64_t i = 1; err == 0 && (a->mode & RLOG_MODE_NEWFILE) && i < a->index; i++) {
+		char name[RLOG_PATH_MAX + 24];
+		struct rlog_reader *rd;
+		struct rlog__layout lay;
+		if (rlog__file_name(a->r.hdr->log_file, i, name, sizeof name) < 0 ||
+		    (i + 1 == a->index
+			     ? rlog__reader_open_layout(name, visit, &a->x, false, &rd, &lay)
+			     : rlog_reader_open_count(name, &rd)) < 0)
+			continue;
+		err = take_losses(&a->x, rd);
+		rlog_reader_close(rd);
+	}
+	return err < 0 ? err : a->x.err;
+}
+
 /* Reads the session's file: its layout (lay), its metadata, events and
  * losses (a->x), how much of each held buffer it holds. */
 static int read_file(struct adopt *a, const char *path, struct rlog__layout *lay)
 {
 	struct rlog_reader *rd;
-	int err = rlog__reader_open_layout(path, visit, &a->x, a->x.keep_cut, &rd, lay);
+	int err = read_earlier(a);
+	if (err < 0)
+		return err;
+	err = rlog__reader_open_layout(path, visit, &a->x, a->x.keep_cut, &rd, lay);
 	if (err == 0) {
 		err = take_counts(&a->x, rd);
 		rlog_reader_close(rd);
@@ -449,20 +477,21 @@ static int read_file(struct adopt *a, const char *path, struct rlog__layout *lay
 		err = a->x.err;
 	if (err == 0 && !lay->have_block0)
 		err = -ENODATA;
-	/* A newfile session's earlier files reported losses too: the drain
-	 * must not report them again in this one (their events and totals
-	 * are count_earlier's). */
-	for (uint64_t i = 1; err == 0 && (a->mode & RLOG_MODE_NEWFILE) && i < a->index; i++) {
-		char name[RLOG_PATH_MAX + 24];
-		if (rlog__file_name(a->r.hdr->log_file, i, name, sizeof name) < 0 ||
-		    rlog_reader_open_count(name, &rd) < 0)
-			continue;
-		err = take_losses(&a->x, rd);
-		rlog_reader_close(rd);
-	}
 	if (err == 0)
 		a->file_read = true;
 	return err;
+}
+
+/* True if fd's file is too short to hold a block 0 whole (a file header,
+ * a block header, the LOG_MARKER record), and then emptied for a new
+ * start. */
+static bool fresh_file(int fd)
+{
+	struct stat st;
+	size_t least = sizeof(struct rlog_file_header) + RLOG__BLOCK_HDR_SIZE + 8 +
+		       sizeof(struct rlog_log_marker);
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size < least &&
+	       ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0;
 }
 
 /* The file sink going on in the session's own file, after its last whole
@@ -486,11 +515,26 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 	if (err == 0 && !lay.wrapped && !lay.prealloc && lay.append_at < lay.file_size &&
 	    ftruncate(fd, (off_t)lay.append_at) < 0)
 		err = -errno;
+	struct rlog_shm_header *h = a->r.hdr;
+	if (err < 0 && err != -ENOMEM && (a->mode & RLOG_MODE_NEWFILE) && fresh_file(fd)) {
+		/* The dead daemon had begun this file of the series and died
+		 * before its block 0 was whole: it holds nothing; begun again. */
+		a->file_read = true;
+		struct rlog__file_opts fo = {
+			.fd = fd, .mode = a->mode, .max_size = h->max_file_size,
+			.pattern = h->log_file, .force = true, .max_block = a->r.buffer_size,
+			.pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+			.marker = rlog__daemon_marker_fn, .marker_arg = &a->r, .index = a->index,
+		};
+		err = rlog__sink_file_open(&fo, sink);
+		if (err < 0)
+			close(fd);
+		return err;
+	}
 	if (err < 0) {
 		close(fd);
 		return err;
 	}
-	struct rlog_shm_header *h = a->r.hdr;
 	struct rlog__file_opts fo = {
 		.fd = fd, .mode = a->mode, .max_size = h->max_file_size, .pattern = h->log_file,
 		.force = true, .max_block = a->r.buffer_size, .pid = lay.block0_pid,

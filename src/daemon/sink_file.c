@@ -379,7 +379,7 @@ static struct fsink *fs_new(const struct rlog__file_opts *o)
 		fs->file_flags |= RLOG_FILE_FLAG_CIRCULAR;
 	if ((o->mode & RLOG_MODE_PREALLOCATE) && o->max_size)
 		fs->file_flags |= RLOG_FILE_FLAG_PREALLOCATED;
-	fs->index = (o->mode & RLOG_MODE_NEWFILE) ? 1 : 0;
+	fs->index = (o->mode & RLOG_MODE_NEWFILE) ? (o->index ? o->index : 1) : 0;
 	fs->base.st.file_index = fs->index;
 	return fs;
 }

@@ -45,6 +45,7 @@ struct rlog__file_opts {
 	uint32_t pid, tid;        /* the daemon's: block 0's pid and tid */
 	rlog__marker_fn *marker;  /* the LOG_MARKER of each new file */
 	void *marker_arg;
+	uint64_t index;           /* NEWFILE: fd's file's number; 0: 1 */
 };
 
 /* Where an existing file continues (ringlog stop --force): what
