@@ -162,6 +162,68 @@ static void killed_while_writing(bool resume, int round)
 	}
 }
 
+/* The daemon died right after it created the next file of the series
+ * (here: the current file emptied after the kill): recovery begins that
+ * file again, with its file header, block 0 and the metadata copies of
+ * the files before it, instead of refusing it ("Bad message"). */
+static void begun_again(void)
+{
+	char name[64], pattern[256], cur[256];
+	snprintf(name, sizeof name, "%s", h_session("nlb"));
+	snprintf(pattern, sizeof pattern, "/tmp/rlog-test-nlb-%d-%%d.rlog", (int)getpid());
+	h_ringlog(&r, "start", name, "-o", pattern, "--mode", "newfile", "--max-file-size", "1",
+		  "--buffer-size", "4", "--buffers", "64", "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(rlog_attach(name), 0);
+	memset(&t, 0, sizeof t);
+	seq = 0;
+	h_ringlog(&r, "query", name, NULL);
+	for (int k = 0; k < 40 && h_kv(r.out, "file_index") < 3; k++) {
+		burst(name, 5000, false);
+		h_ringlog(&r, "query", name, NULL);
+	}
+	uint64_t n = h_kv(r.out, "file_index");
+	ok(n >= 3 && n < 64, "the session writes its file %llu", (unsigned long long)n);
+	h_kill_daemon(name);
+	/* 1,000 more, held in the buffers for the recovery to drain. */
+	uint64_t before = t.written;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t v = ++seq;
+		h_tally_add(&t, rlog_write(1024, &v, sizeof v));
+	}
+	rlog_flush_thread();
+	rlog_detach();
+	ok(t.written - before == 1000, "1000 events held with the daemon dead");
+	snprintf(cur, sizeof cur, pattern, (int)n);
+	ASSERT_EQ(truncate(cur, 0), 0);
+	h_ringlog(&r, "stop", name, "--force", NULL);
+	ok(r.status == 0, "stop --force with the current file empty: exit %d (%s)", r.status, r.err);
+	struct h_summary sm;
+	h_summarize(cur, &sm);
+	ok(sm.open_err == 0 && sm.damage == 0 && sm.markers == 1 && sm.events == 1000,
+	   "file %llu begun again: it reads (%d), undamaged (%zu), its block 0, the 1000 events "
+	   "held (%llu)", (unsigned long long)n, sm.open_err, sm.damage,
+	   (unsigned long long)sm.events);
+	/* Self-contained: the thread's and process's names copied into it. */
+	char comm[32] = "", line[64];
+	FILE *f = fopen("/proc/self/comm", "r");
+	if (f) {
+		if (fgets(comm, sizeof comm, f) == NULL)
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	h_ringlog(&r, "stats", cur, NULL);
+	snprintf(line, sizeof line, "  %s  %s", comm, comm);
+	ok(r.status == 0 && comm[0] && strstr(r.out, line) != NULL,
+	   "file %llu names the thread and the process (%s): %s", (unsigned long long)n, comm, r.out);
+	for (int i = 1; i < 64; i++) {
+		char p[256];
+		snprintf(p, sizeof p, pattern, i);
+		unlink(p);
+	}
+}
+
 static void one(bool resume)
 {
 	char name[64], pattern[256], fmt[256];
@@ -212,6 +274,7 @@ int main(void)
 {
 	one(false);
 	one(true);
+	begun_again();
 	for (int round = 1; round <= 3; round++) {
 		killed_while_writing(false, round);
 		killed_while_writing(true, round);

@@ -527,9 +527,15 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 			.marker = rlog__daemon_marker_fn, .marker_arg = &a->r, .index = a->index,
 		};
 		err = rlog__sink_file_open(&fo, sink);
-		if (err < 0)
+		if (err < 0) {
 			close(fd);
-		return err;
+			return err;
+		}
+		/* Its metadata copies: the names and schemas the files before
+		 * it hold (read_file), which the buffers drained into it may
+		 * not repeat. */
+		rlog__sink_file_copies(*sink, &a->o);
+		return 0;
 	}
 	if (err < 0) {
 		close(fd);
