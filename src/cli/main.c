@@ -16,33 +16,20 @@
 #include "cli.h"
 #include "help.h"
 #include "ringlog/version.h"
+#include "term.h"
 
 int cli_error(const char *fmt, ...)
 {
 	/* The line may hold what the user typed, a file's name read from a
-	 * directory or text from a file: whatever a terminal acts on (C0
-	 * controls, DEL, C1 controls in UTF-8) is written as \xHH, as
-	 * term.h does; text already escaped by term.h has none. */
-	char line[4096];
+	 * directory or text from a file: escaped as a whole (term.h), its
+	 * backslashes left, so that a name escaped before passes unchanged. */
+	char line[4096], safe[4 * sizeof line];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
+	if (vsnprintf(line, sizeof line, fmt, ap) < 0)
+		line[0] = '\0';
 	va_end(ap);
-	size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-	fputs("ringlog: ", stderr);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		bool c1 = c == 0xc2 && i + 1 < len && (unsigned char)line[i + 1] >= 0x80 &&
-			  (unsigned char)line[i + 1] <= 0x9f;
-		if (c < 0x20 || c == 0x7f || c1) {
-			fprintf(stderr, "\\x%02x", c);
-			if (c1)
-				fprintf(stderr, "\\x%02x", (unsigned char)line[++i]);
-		} else {
-			fputc(c, stderr);
-		}
-	}
-	fputc('\n', stderr);
+	fprintf(stderr, "ringlog: %s\n", rlog__term_line(line, safe, sizeof safe));
 	return 1;
 }
 

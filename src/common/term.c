@@ -11,15 +11,16 @@
 static const char hexdig[] = "0123456789abcdef";
 
 /* Escapes q[0..n) into o, up to end; returns the bytes written.  An escape
- * that would pass end is not begun. */
-static size_t escape(char *o, const char *end, const uint8_t *q, size_t n, bool quote)
+ * that would pass end is not begun.  backslash: '\' is escaped too. */
+static size_t escape(char *o, const char *end, const uint8_t *q, size_t n, bool quote,
+		     bool backslash)
 {
 	char *start = o;
 	for (size_t i = 0; i < n;) {
 		uint8_t c = q[i];
 		char e = 0;
 		switch (c) {
-		case '\\': e = '\\'; break;
+		case '\\': e = backslash ? '\\' : 0; break;
 		case '"': e = quote ? '"' : 0; break;
 		case '\n': e = 'n'; break;
 		case '\t': e = 't'; break;
@@ -67,12 +68,19 @@ void rlog__term_escape(struct rlog__buf *b, const void *p, size_t n, bool quote)
 	/* At most 4 bytes out per byte in. */
 	if (!rlog__buf_need(b, n * 4))
 		return;
-	b->len += escape(b->p + b->len, b->p + b->len + n * 4, p, n, quote);
+	b->len += escape(b->p + b->len, b->p + b->len + n * 4, p, n, quote, true);
 }
 
 const char *rlog__term_cstr(const char *s, char *out, size_t cap)
 {
-	size_t k = escape(out, out + cap - 1, (const uint8_t *)s, strlen(s), false);
+	size_t k = escape(out, out + cap - 1, (const uint8_t *)s, strlen(s), false, true);
+	out[k] = '\0';
+	return out;
+}
+
+const char *rlog__term_line(const char *s, char *out, size_t cap)
+{
+	size_t k = escape(out, out + cap - 1, (const uint8_t *)s, strlen(s), false, false);
 	out[k] = '\0';
 	return out;
 }

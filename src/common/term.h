@@ -29,4 +29,10 @@ void rlog__term_escape(struct rlog__buf *b, const void *p, size_t n, bool quote)
  * printf-style lines.  Returns out. */
 const char *rlog__term_cstr(const char *s, char *out, size_t cap);
 
+/* rlog__term_cstr with '\' left as it is: for a line that may already
+ * hold text escaped here (an error line built around an escaped name),
+ * which then passes unchanged; nothing a terminal acts on gets through
+ * either way. */
+const char *rlog__term_line(const char *s, char *out, size_t cap);
+
 #endif
