@@ -57,7 +57,7 @@ static void list_one(int err, const struct rlog__session_info *in, void *arg)
 	(void)arg;
 	uint32_t uid, mode;
 	/* The name may come from the region's header: escaped (term.h). */
-	char name[4 * 72];
+	char name[4 * sizeof in->name];
 	rlog__term_cstr(in->name, name, sizeof name);
 	/* Shown, so that its name is not a mystery, but not opened. */
 	if (err == -EACCES && rlog__region_owner(in->name, &uid, &mode) == 0 &&

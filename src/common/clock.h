@@ -122,14 +122,11 @@ static inline bool rlog__ns_walk_init(struct rlog__ns_walk *w, uint64_t start, u
  * do not fit 64 bits. */
 static inline bool rlog__ns_walk_reset(struct rlog__ns_walk *w, uint64_t ticks)
 {
-	uint64_t d = ticks - w->start, q = d / w->freq, r = d % w->freq;
-	if (q > UINT64_MAX / 1000000000u)
-		return false;
-	uint64_t whole = q * 1000000000u, frac = r * 1000000000u / w->freq;
-	if (whole + frac < whole)
-		return false;
-	w->ns = whole + frac;
-	w->rem = r * 1000000000u % w->freq;
+	uint64_t d = ticks - w->start, ns = rlog__ticks_to_ns(d, w->freq);
+	if (ns == UINT64_MAX)
+		return false; /* does not fit (or is the last ns: the caller's too) */
+	w->ns = ns;
+	w->rem = d % w->freq * 1000000000u % w->freq; /* < freq * 1e9 < 2^64 */
 	w->ticks = ticks;
 	w->set = true;
 	return true;

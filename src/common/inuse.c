@@ -6,7 +6,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "atomics.h"
@@ -21,9 +20,7 @@ static bool same_file(const char *path, const struct stat *st)
 
 struct find {
 	const struct stat *st;
-	char *name;
-	size_t n;
-	int found;
+	bool found;
 };
 
 static void check_one(const char *name, void *arg)
@@ -54,15 +51,12 @@ static void check_one(const char *name, void *arg)
 			hit = rlog__file_name(file, i, path, sizeof path) == 0 && same_file(path, f->st);
 		}
 	}
-	if (hit) {
-		snprintf(f->name, f->n, "%s", name);
-		f->found = 1;
-	}
+	f->found = hit;
 }
 
-int rlog__log_file_session(const struct stat *st, char *name, size_t n)
+bool rlog__log_file_session(const struct stat *st)
 {
-	struct find f = { .st = st, .name = name, .n = n };
+	struct find f = { .st = st };
 	rlog__region_list(check_one, &f);
 	return f.found;
 }

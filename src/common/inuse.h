@@ -6,17 +6,16 @@
 #ifndef RLOG_COMMON_INUSE_H
 #define RLOG_COMMON_INUSE_H
 
-#include <stddef.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 
 /*
- * 1 if st (its device and inode) is the log file of a session of this
+ * Whether st (its device and inode) is the log file of a session of this
  * user whose region exists (running, or its daemon dead and the session
  * not yet recovered): the file named by the region's log_file, or for a
- * newfile session one of its files 1 to the one being written.  The
- * session's name then into name (n bytes).  0 if not, or if it cannot
- * tell (no /dev/shm).
+ * newfile session one of its files 1 to the one being written.  false if
+ * it cannot tell (no /dev/shm).
  */
-int rlog__log_file_session(const struct stat *st, char *name, size_t n);
+bool rlog__log_file_session(const struct stat *st);
 
 #endif

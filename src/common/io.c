@@ -111,8 +111,7 @@ int rlog__create_output_at(int dirfd, const char *path, unsigned flags, bool *cr
 		}
 		/* A session's live log file is never overwritten: its data
 		 * would be gone while its statistics still count it. */
-		char session[64];
-		if (reg && !(flags & RLOG_OUT_OWN) && rlog__log_file_session(&st, session, sizeof session))
+		if (reg && !(flags & RLOG_OUT_OWN) && rlog__log_file_session(&st))
 			return -ETXTBSY;
 		fd = openat(dirfd, path,
 			    O_WRONLY | O_NOFOLLOW | O_CLOEXEC |

@@ -516,16 +516,18 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 	    ftruncate(fd, (off_t)lay.append_at) < 0)
 		err = -errno;
 	struct rlog_shm_header *h = a->r.hdr;
+	struct rlog__file_opts fo = {
+		.fd = fd, .mode = a->mode, .max_size = h->max_file_size, .pattern = h->log_file,
+		.force = true, .max_block = a->r.buffer_size, .marker = rlog__daemon_marker_fn,
+		.marker_arg = &a->r,
+	};
 	if (err < 0 && err != -ENOMEM && (a->mode & RLOG_MODE_NEWFILE) && fresh_file(fd)) {
 		/* The dead daemon had begun this file of the series and died
-		 * before its block 0 was whole: it holds nothing; begun again. */
+		 * before its block 0 was whole: it holds nothing; begun again,
+		 * its block 0 this process's. */
 		a->file_read = true;
-		struct rlog__file_opts fo = {
-			.fd = fd, .mode = a->mode, .max_size = h->max_file_size,
-			.pattern = h->log_file, .force = true, .max_block = a->r.buffer_size,
-			.pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
-			.marker = rlog__daemon_marker_fn, .marker_arg = &a->r, .index = a->index,
-		};
+		fo.pid = fo.tid = (uint32_t)getpid();
+		fo.index = a->index;
 		err = rlog__sink_file_open(&fo, sink);
 		if (err < 0) {
 			close(fd);
@@ -541,11 +543,8 @@ static int sink_session_file(struct adopt *a, struct rlog__sink **sink)
 		close(fd);
 		return err;
 	}
-	struct rlog__file_opts fo = {
-		.fd = fd, .mode = a->mode, .max_size = h->max_file_size, .pattern = h->log_file,
-		.force = true, .max_block = a->r.buffer_size, .pid = lay.block0_pid,
-		.tid = lay.block0_tid, .marker = rlog__daemon_marker_fn, .marker_arg = &a->r,
-	};
+	fo.pid = lay.block0_pid;
+	fo.tid = lay.block0_tid;
 	struct rlog__file_resume rs = {
 		.pos = lay.append_at, .next_seq = lay.next_seq, .marker_offset = lay.block0,
 		.marker_pid = lay.block0_pid, .marker_tid = lay.block0_tid,
