@@ -94,6 +94,52 @@ static void files_hold(const char *pattern_fmt, uint64_t written, uint64_t lost,
 	   (unsigned long long)lost);
 }
 
+/* Starts newfile session name, files pattern of 1 MB, a pool of buffers
+ * x 4 KiB; attaches, the producer's counts at 0. */
+static void start_series(const char *name, const char *pattern, const char *buffers)
+{
+	h_ringlog(&r, "start", name, "-o", pattern, "--mode", "newfile", "--max-file-size", "1",
+		  "--buffer-size", "4", "--buffers", buffers, "--force", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(rlog_attach(name), 0);
+	memset(&t, 0, sizeof t);
+	seq = 0;
+}
+
+static void remove_series(const char *pattern)
+{
+	for (int i = 1; i < 64; i++) {
+		char p[256];
+		snprintf(p, sizeof p, pattern, i);
+		unlink(p);
+	}
+}
+
+/* Recovers the orphan name: `stop --force`, or `start --resume` and
+ * `stop`; then its statistics are the producer's and the files hold
+ * them (files_hold); the files removed. */
+static void recovered(const char *name, const char *pattern, bool resume, const char *what)
+{
+	if (resume) {
+		h_ringlog(&r, "start", name, "--resume", NULL);
+		ok(r.status == 0, "%s: start --resume (%s)", what, r.err);
+		h_ringlog(&r, "stop", name, NULL);
+	} else {
+		h_ringlog(&r, "stop", name, "--force", NULL);
+	}
+	if (r.status != 0)
+		diag("stop: %s", r.err);
+	ok(r.status == 0 && h_kv(r.out, "events_written") == t.written &&
+		   h_kv(r.out, "events_lost") == t.lost,
+	   "%s, %s: events_written %llu, events_lost %llu: the producer's %llu and %llu", what,
+	   resume ? "start --resume, stop" : "stop --force",
+	   (unsigned long long)h_kv(r.out, "events_written"),
+	   (unsigned long long)h_kv(r.out, "events_lost"), (unsigned long long)t.written,
+	   (unsigned long long)t.lost);
+	files_hold(pattern, t.written, t.lost, what);
+	remove_series(pattern);
+}
+
 /* A thread writing numbered events while the daemon is killed. */
 static _Atomic int writing;
 static void *writer(void *arg)
@@ -115,16 +161,11 @@ static void *writer(void *arg)
  * has reached its third file. */
 static void killed_while_writing(bool resume, int round)
 {
-	char name[64], pattern[256], tag[16];
+	char name[64], pattern[256], tag[16], what[64];
 	snprintf(tag, sizeof tag, "nk%c%d", resume ? 'r' : 'f', round);
 	snprintf(name, sizeof name, "%s", h_session(tag));
 	snprintf(pattern, sizeof pattern, "/tmp/rlog-test-nk%d-%d-%%d.rlog", resume, (int)getpid());
-	h_ringlog(&r, "start", name, "-o", pattern, "--mode", "newfile", "--max-file-size", "1",
-		  "--buffer-size", "4", "--buffers", "64", "--force", NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ(rlog_attach(name), 0);
-	memset(&t, 0, sizeof t);
-	seq = 0;
+	start_series(name, pattern, "64");
 	atomic_store(&writing, 1);
 	pthread_t th;
 	ASSERT_EQ(pthread_create(&th, NULL, writer, NULL), 0);
@@ -137,29 +178,8 @@ static void killed_while_writing(bool resume, int round)
 	h_kill_daemon(name);
 	pthread_join(th, NULL);
 	rlog_detach();
-	if (resume) {
-		h_ringlog(&r, "start", name, "--resume", NULL);
-		if (r.status != 0)
-			diag("start --resume: %s", r.err);
-		h_ringlog(&r, "stop", name, NULL);
-	} else {
-		h_ringlog(&r, "stop", name, "--force", NULL);
-	}
-	if (r.status != 0)
-		diag("stop: %s", r.err);
-	ok(r.status == 0 && h_kv(r.out, "events_written") == t.written &&
-		   h_kv(r.out, "events_lost") == t.lost,
-	   "killed while writing, round %d, %s: events_written %llu, events_lost %llu: the "
-	   "producer's %llu and %llu", round, resume ? "start --resume, stop" : "stop --force",
-	   (unsigned long long)h_kv(r.out, "events_written"),
-	   (unsigned long long)h_kv(r.out, "events_lost"), (unsigned long long)t.written,
-	   (unsigned long long)t.lost);
-	files_hold(pattern, t.written, t.lost, resume ? "killed, --resume" : "killed, stop --force");
-	for (int i = 1; i < 64; i++) {
-		char p[256];
-		snprintf(p, sizeof p, pattern, i);
-		unlink(p);
-	}
+	snprintf(what, sizeof what, "killed while writing, round %d", round);
+	recovered(name, pattern, resume, what);
 }
 
 /* The daemon died right after it created the next file of the series
@@ -171,12 +191,7 @@ static void begun_again(void)
 	char name[64], pattern[256], cur[256];
 	snprintf(name, sizeof name, "%s", h_session("nlb"));
 	snprintf(pattern, sizeof pattern, "/tmp/rlog-test-nlb-%d-%%d.rlog", (int)getpid());
-	h_ringlog(&r, "start", name, "-o", pattern, "--mode", "newfile", "--max-file-size", "1",
-		  "--buffer-size", "4", "--buffers", "64", "--force", NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ(rlog_attach(name), 0);
-	memset(&t, 0, sizeof t);
-	seq = 0;
+	start_series(name, pattern, "64");
 	h_ringlog(&r, "query", name, NULL);
 	for (int k = 0; k < 40 && h_kv(r.out, "file_index") < 3; k++) {
 		burst(name, 5000, false);
@@ -217,25 +232,15 @@ static void begun_again(void)
 	snprintf(line, sizeof line, "  %s  %s", comm, comm);
 	ok(r.status == 0 && comm[0] && strstr(r.out, line) != NULL,
 	   "file %llu names the thread and the process (%s): %s", (unsigned long long)n, comm, r.out);
-	for (int i = 1; i < 64; i++) {
-		char p[256];
-		snprintf(p, sizeof p, pattern, i);
-		unlink(p);
-	}
+	remove_series(pattern);
 }
 
 static void one(bool resume)
 {
-	char name[64], pattern[256], fmt[256];
+	char name[64], pattern[256];
 	snprintf(name, sizeof name, "%s", h_session(resume ? "nlr" : "nlf"));
 	snprintf(pattern, sizeof pattern, "/tmp/rlog-test-nl%d-%d-%%d.rlog", resume, (int)getpid());
-	snprintf(fmt, sizeof fmt, "/tmp/rlog-test-nl%d-%d-%%d.rlog", resume, (int)getpid());
-	h_ringlog(&r, "start", name, "-o", pattern, "--mode", "newfile", "--max-file-size", "1",
-		  "--buffer-size", "4", "--buffers", "16", "--force", NULL);
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ(rlog_attach(name), 0);
-	memset(&t, 0, sizeof t);
-	seq = 0;
+	start_series(name, pattern, "16");
 	burst(name, 20000, true);  /* losses in file 1 */
 	for (int k = 0; k < 40; k++)
 		burst(name, 10000, false); /* some lost too: the pool holds 2,700 */
@@ -248,26 +253,7 @@ static void one(bool resume)
 	   (unsigned long long)h_kv(r.out, "file_index"));
 	rlog_detach();
 	h_kill_daemon(name);
-	if (resume) {
-		h_ringlog(&r, "start", name, "--resume", NULL);
-		ASSERT_EQ(r.status, 0);
-		h_ringlog(&r, "stop", name, NULL);
-	} else {
-		h_ringlog(&r, "stop", name, "--force", NULL);
-	}
-	ok(r.status == 0 && h_kv(r.out, "events_written") == t.written &&
-		   h_kv(r.out, "events_lost") == t.lost,
-	   "%s: events_written %llu, events_lost %llu: the producer's %llu and %llu",
-	   resume ? "start --resume, stop" : "stop --force",
-	   (unsigned long long)h_kv(r.out, "events_written"),
-	   (unsigned long long)h_kv(r.out, "events_lost"), (unsigned long long)t.written,
-	   (unsigned long long)t.lost);
-	files_hold(fmt, t.written, t.lost, resume ? "after --resume" : "after stop --force");
-	for (int i = 1; i < 64; i++) {
-		char p[256];
-		snprintf(p, sizeof p, fmt, i);
-		unlink(p);
-	}
+	recovered(name, pattern, resume, "losses in the first and the last file");
 }
 
 int main(void)
